@@ -1,0 +1,100 @@
+package rules
+
+import (
+	"errors"
+	"math"
+	"strconv"
+)
+
+// ErrMoney is returned by ParseNaira for a number that is not naira with at most two decimals.
+var ErrMoney = errors.New("amount must be a non-negative number of naira with at most 2 decimals")
+
+// FormatNaira writes kobo as naira with exactly two decimals: 320 is "3.20", -5 is "-0.05".
+func FormatNaira(kobo int64) string {
+	neg := kobo < 0
+	u := uint64(kobo)
+	if neg {
+		u = -u
+	}
+	b := make([]byte, 0, 24)
+	if neg {
+		b = append(b, '-')
+	}
+	b = strconv.AppendUint(b, u/100, 10)
+	frac := u % 100
+	b = append(b, '.', byte('0'+frac/10), byte('0'+frac%10))
+	return string(b)
+}
+
+// ParseNaira reads a JSON number of naira exactly into kobo, with no floating point on the way.
+// It accepts an optional minus sign, digits, and at most two decimals ("3", "3.2", "3.20");
+// trailing zeros past the second decimal ("3.200") and an exponent of zero-free form ("1e2") are
+// accepted when the value is still whole kobo. Anything else is ErrMoney.
+func ParseNaira(s string) (int64, error) {
+	neg := false
+	if len(s) > 0 && s[0] == '-' {
+		neg, s = true, s[1:]
+	}
+	// Split mantissa and exponent.
+	exp := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == 'e' || s[i] == 'E' {
+			e, err := strconv.Atoi(s[i+1:])
+			if err != nil || e > 20 || e < -20 {
+				return 0, ErrMoney
+			}
+			exp, s = e, s[:i]
+			break
+		}
+	}
+	intPart, frac := s, ""
+	for i := 0; i < len(s); i++ {
+		if s[i] == '.' {
+			intPart, frac = s[:i], s[i+1:]
+			if frac == "" {
+				return 0, ErrMoney
+			}
+			break
+		}
+	}
+	if intPart == "" || !digits(intPart) || !digits(frac) {
+		return 0, ErrMoney
+	}
+	// The value is int(intPart frac) * 10^(exp - len(frac)) naira; we want kobo: shift by 2.
+	mant := intPart + frac
+	shift := exp - len(frac) + 2
+	for shift < 0 {
+		if mant[len(mant)-1] != '0' {
+			return 0, ErrMoney
+		}
+		mant = mant[:len(mant)-1]
+		shift++
+		if mant == "" {
+			mant = "0"
+			shift = 0
+		}
+	}
+	v, err := strconv.ParseUint(mant, 10, 63)
+	if err != nil {
+		return 0, ErrMoney
+	}
+	for ; shift > 0; shift-- {
+		if v > math.MaxInt64/10 {
+			return 0, ErrMoney
+		}
+		v *= 10
+	}
+	if neg {
+		return -int64(v), nil
+	}
+	return int64(v), nil
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
