@@ -1,0 +1,427 @@
+package mockserver
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/seedsms/sms-go/internal/rules"
+)
+
+// The /_mock/ test controls, over HTTP and as Go methods. They need no credentials.
+
+func controlRoutes() []struct {
+	pattern string
+	route
+} {
+	const post, get, del = http.MethodPost, http.MethodGet, http.MethodDelete
+	c := func(method string, h handlerFunc) route {
+		return route{method: method, auth: authNone, body: method == post, handle: h}
+	}
+	return []struct {
+		pattern string
+		route
+	}{
+		{"/_mock/workspaces", c(post, ctlNewWorkspace)},
+		{"/_mock/workspaces/{id}/balance", c(post, ctlSetBalance)},
+		{"/_mock/sender-ids/{id}/approve", c(post, ctlMoveSender(senderActive))},
+		{"/_mock/sender-ids/{id}/block", c(post, ctlMoveSender(senderBlocked))},
+		{"/_mock/campaigns/{id}/deliver", c(post, ctlDeliver)},
+		{"/_mock/dnd", c(post, ctlDND)},
+		{"/_mock/otps/latest", c(get, ctlLatestOTP)},
+		{"/_mock/clock", c(post, ctlClock)},
+		{"/_mock/faults", c(post, ctlAddFaults)},
+		{"/_mock/faults", c(get, ctlListFaults)},
+		{"/_mock/faults", c(del, ctlClearFaults)},
+		{"/_mock/requests", c(get, ctlRequests)},
+		{"/_mock/reset", c(post, ctlReset)},
+	}
+}
+
+// decodeOptional decodes a control's body when there is one.
+func decodeOptional(body []byte, v any) *apiError {
+	if len(body) == 0 {
+		return nil
+	}
+	return decodeJSON(body, v)
+}
+
+// asError turns a possibly nil *apiError into an error without the typed-nil trap.
+func asError(e *apiError) error {
+	if e == nil {
+		return nil
+	}
+	return e
+}
+
+// --- workspaces and wallets ------------------------------------------------------------------
+
+// WorkspaceParams configures NewWorkspace. Nil balances take the server's defaults; an empty
+// Country takes the server's.
+type WorkspaceParams struct {
+	LiveBalance *int64 // kobo
+	TestBalance *int64 // kobo
+	Country     string
+}
+
+// NewWorkspace creates a workspace like the default one: a live and a test key with every
+// scope, the active sender ID MOCKSMS, and funded wallets.
+func (s *Server) NewWorkspace(p WorkspaceParams) (Workspace, error) {
+	live, test, country := s.cfg.liveBalance, s.cfg.testBalance, s.cfg.country
+	if p.LiveBalance != nil {
+		live = *p.LiveBalance
+	}
+	if p.TestBalance != nil {
+		test = *p.TestBalance
+	}
+	if p.Country != "" {
+		country = p.Country
+	}
+	if live < 0 || test < 0 {
+		return Workspace{}, badRequest("balance", "Balances cannot be negative.")
+	}
+	return s.createWorkspace(s.state.Load(), country, live, test, nil), nil
+}
+
+func ctlNewWorkspace(s *Server, rq *request) (int, any, *apiError) {
+	var in struct {
+		LiveBalance *naira `json:"liveBalance"`
+		TestBalance *naira `json:"testBalance"`
+		Country     string `json:"country"`
+	}
+	if e := decodeOptional(rq.body, &in); e != nil {
+		return 0, nil, e
+	}
+	ws, err := s.NewWorkspace(WorkspaceParams{LiveBalance: (*int64)(in.LiveBalance), TestBalance: (*int64)(in.TestBalance), Country: in.Country})
+	if err != nil {
+		return 0, nil, err.(*apiError)
+	}
+	return http.StatusCreated, ws, nil
+}
+
+func (s *Server) workspaceByID(id string) (*workspace, *apiError) {
+	oid, ok := parseOID(id)
+	if !ok {
+		return nil, notFound("Workspace")
+	}
+	w := s.state.Load().store.workspace(oid)
+	if w == nil {
+		return nil, notFound("Workspace")
+	}
+	return w, nil
+}
+
+// SetBalance sets a wallet of a workspace, in kobo.
+func (s *Server) SetBalance(workspaceID string, mode Mode, kobo int64) error {
+	return asError(s.setBalance(workspaceID, mode, kobo))
+}
+
+func (s *Server) setBalance(workspaceID string, mode Mode, kobo int64) *apiError {
+	if mode != Live && mode != Test {
+		return badRequest("mode", "mode must be live or test.")
+	}
+	if kobo < 0 {
+		return badRequest("balance", "balance cannot be negative.")
+	}
+	w, e := s.workspaceByID(workspaceID)
+	if e != nil {
+		return e
+	}
+	w.setBalance(mode, kobo)
+	return nil
+}
+
+// Balance returns a wallet of a workspace, in kobo.
+func (s *Server) Balance(workspaceID string, mode Mode) (int64, error) {
+	w, e := s.workspaceByID(workspaceID)
+	if e != nil {
+		return 0, e
+	}
+	return w.balance(mode), nil
+}
+
+func ctlSetBalance(s *Server, rq *request) (int, any, *apiError) {
+	var in struct {
+		Mode    Mode   `json:"mode"`
+		Balance *naira `json:"balance"`
+	}
+	if e := decodeJSON(rq.body, &in); e != nil {
+		return 0, nil, e
+	}
+	if in.Balance == nil {
+		return 0, nil, badRequest("balance", "balance is required.")
+	}
+	if e := s.setBalance(rq.param, in.Mode, int64(*in.Balance)); e != nil {
+		return 0, nil, e
+	}
+	return http.StatusOK, struct {
+		WorkspaceID string `json:"workspaceId"`
+		Mode        Mode   `json:"mode"`
+		Balance     naira  `json:"balance"`
+		Currency    string `json:"currency"`
+	}{rq.param, in.Mode, *in.Balance, "NGN"}, nil
+}
+
+// --- sender IDs ------------------------------------------------------------------------------
+
+// ApproveSenderID makes a pending sender ID active.
+func (s *Server) ApproveSenderID(id string) error {
+	_, e := s.moveSender(id, senderActive)
+	return asError(e)
+}
+
+// BlockSenderID makes a pending sender ID blocked.
+func (s *Server) BlockSenderID(id string) error {
+	_, e := s.moveSender(id, senderBlocked)
+	return asError(e)
+}
+
+func (s *Server) moveSender(id string, status uint8) (senderID, *apiError) {
+	oid, ok := parseOID(id)
+	if !ok {
+		return senderID{}, notFound("Sender ID")
+	}
+	for _, w := range s.state.Load().store.allWorkspaces() {
+		if sid, found, e := w.moveSenderID(oid, status); found {
+			return sid, e
+		}
+	}
+	return senderID{}, notFound("Sender ID")
+}
+
+func ctlMoveSender(status uint8) handlerFunc {
+	return func(s *Server, rq *request) (int, any, *apiError) {
+		sid, e := s.moveSender(rq.param, status)
+		if e != nil {
+			return 0, nil, e
+		}
+		return http.StatusOK, senderOut(&sid), nil
+	}
+}
+
+// --- delivery --------------------------------------------------------------------------------
+
+// DeliverCounts says how many of a campaign's sent recipients Deliver moves to each status.
+type DeliverCounts struct {
+	Delivered int `json:"delivered"`
+	Failed    int `json:"failed"`
+	DND       int `json:"dnd"`
+}
+
+// Deliver moves a campaign's sent recipients, in request order: the first c.Delivered to
+// delivered, the next c.Failed to failed, the next c.DND to dnd. A nil c delivers them all.
+func (s *Server) Deliver(campaignID string, c *DeliverCounts) error {
+	_, e := s.deliver(campaignID, c)
+	return asError(e)
+}
+
+func (s *Server) deliver(campaignID string, c *DeliverCounts) (campaign, *apiError) {
+	id, ok := parseOID(campaignID)
+	if !ok {
+		return campaign{}, notFound("Campaign")
+	}
+	if c != nil && (c.Delivered < 0 || c.Failed < 0 || c.DND < 0) {
+		return campaign{}, badRequest("", "Counts cannot be negative.")
+	}
+	now := s.clock.Now().UnixNano()
+	for _, w := range s.state.Load().store.allWorkspaces() {
+		n := c
+		if n == nil {
+			n = &DeliverCounts{Delivered: -1} // all: resolved under the lock
+		}
+		if v, found, e := w.deliver(id, *n, now); found {
+			return v, e
+		}
+	}
+	return campaign{}, notFound("Campaign")
+}
+
+func ctlDeliver(s *Server, rq *request) (int, any, *apiError) {
+	var in *DeliverCounts
+	if len(rq.body) > 0 {
+		in = new(DeliverCounts)
+		if e := decodeJSON(rq.body, in); e != nil {
+			return 0, nil, e
+		}
+	}
+	c, e := s.deliver(rq.param, in)
+	if e != nil {
+		return 0, nil, e
+	}
+	return http.StatusOK, struct {
+		CampaignID string     `json:"campaignId"`
+		Status     string     `json:"status"`
+		Counts     countsJSON `json:"counts"`
+	}{c.id.String(), c.rollup(), countsOut(&c)}, nil
+}
+
+// AddDND puts numbers on the Do-Not-Disturb register: sends to them on the generic channel
+// get the recipient status dnd.
+func (s *Server) AddDND(numbers ...string) error {
+	_, e := s.addDND(numbers)
+	return asError(e)
+}
+
+func (s *Server) addDND(numbers []string) (int, *apiError) {
+	phones := make([]uint64, len(numbers))
+	for i, n := range numbers {
+		p, e := phone("numbers["+strconv.Itoa(i)+"]", n)
+		if e != nil {
+			return 0, e
+		}
+		phones[i] = p
+	}
+	return s.state.Load().store.addDND(phones), nil
+}
+
+func ctlDND(s *Server, rq *request) (int, any, *apiError) {
+	var in struct {
+		Numbers []string `json:"numbers"`
+	}
+	if e := decodeJSON(rq.body, &in); e != nil {
+		return 0, nil, e
+	}
+	n, e := s.addDND(in.Numbers)
+	if e != nil {
+		return 0, nil, e
+	}
+	return http.StatusOK, struct {
+		Count int `json:"count"`
+	}{n}, nil
+}
+
+// --- OTP -------------------------------------------------------------------------------------
+
+// LatestOTP returns the newest pin sent to a number, as the phone received it.
+func (s *Server) LatestOTP(to string) (pinID, pin string, err error) {
+	n, nerr := rules.NormalizePhone(to)
+	if nerr != nil {
+		return "", "", badRequest("to", "to: %v.", nerr)
+	}
+	m, ok := s.state.Load().store.latestPin(n)
+	if !ok {
+		return "", "", notFound("OTP")
+	}
+	return m.pinID, m.pin, nil
+}
+
+func ctlLatestOTP(s *Server, rq *request) (int, any, *apiError) {
+	pinID, pin, err := s.LatestOTP(rq.r.URL.Query().Get("to"))
+	if err != nil {
+		return 0, nil, err.(*apiError)
+	}
+	return http.StatusOK, struct {
+		PinID string `json:"pinId"`
+		Pin   string `json:"pin"`
+	}{pinID, pin}, nil
+}
+
+// --- clock, faults, requests, reset ----------------------------------------------------------
+
+// Advance moves the mock's clock forward by d (negative d is ignored): pins and keys expire,
+// idempotency and rate-limit windows pass, processing campaigns are sent.
+func (s *Server) Advance(d time.Duration) {
+	if d > 0 {
+		s.clock.advance(d)
+	}
+}
+
+func ctlClock(s *Server, rq *request) (int, any, *apiError) {
+	var in struct {
+		Advance string `json:"advance"`
+	}
+	if e := decodeOptional(rq.body, &in); e != nil {
+		return 0, nil, e
+	}
+	if in.Advance != "" {
+		d, err := time.ParseDuration(in.Advance)
+		if err != nil || d < 0 {
+			return 0, nil, badRequest("advance", "advance must be a non-negative Go duration such as 10m.")
+		}
+		s.Advance(d)
+	}
+	return http.StatusOK, struct {
+		Now time.Time `json:"now"`
+	}{s.clock.Now()}, nil
+}
+
+// AddFaults appends fault rules; see FaultRule.
+func (s *Server) AddFaults(rules ...FaultRule) { s.state.Load().faults.add(rules...) }
+
+// ClearFaults removes every fault rule.
+func (s *Server) ClearFaults() { s.state.Load().faults.clear() }
+
+// Faults returns the active fault rules, with Times counting what is left.
+func (s *Server) Faults() []FaultRule { return s.state.Load().faults.list() }
+
+// faultJSON is a FaultRule on the wire, with latency as a Go duration string.
+type faultJSON struct {
+	FaultRule
+	Latency string `json:"latency,omitempty"`
+}
+
+func faultsOut(rules []FaultRule) any {
+	out := make([]faultJSON, len(rules))
+	for i, r := range rules {
+		out[i] = faultJSON{FaultRule: r}
+		if r.Latency > 0 {
+			out[i].Latency = r.Latency.String()
+		}
+	}
+	return struct {
+		Rules []faultJSON `json:"rules"`
+	}{out}
+}
+
+func ctlAddFaults(s *Server, rq *request) (int, any, *apiError) {
+	var in struct {
+		Rules []faultJSON `json:"rules"`
+	}
+	if e := decodeJSON(rq.body, &in); e != nil {
+		return 0, nil, e
+	}
+	rules := make([]FaultRule, len(in.Rules))
+	for i, r := range in.Rules {
+		field := "rules[" + strconv.Itoa(i) + "]"
+		rules[i] = r.FaultRule
+		if r.Latency != "" {
+			d, err := time.ParseDuration(r.Latency)
+			if err != nil || d < 0 || d > time.Minute {
+				return 0, nil, badRequest(field+".latency", "latency must be a Go duration from 0 to 1m.")
+			}
+			rules[i].Latency = d
+		}
+		if r.Status != 0 && (r.Status < 400 || r.Status > 599) {
+			return 0, nil, badRequest(field+".status", "status must be from 400 to 599.")
+		}
+		if r.Times < 0 || r.RetryAfter < 0 {
+			return 0, nil, badRequest(field, "times and retryAfter cannot be negative.")
+		}
+	}
+	s.AddFaults(rules...)
+	return http.StatusOK, faultsOut(s.Faults()), nil
+}
+
+func ctlListFaults(s *Server, _ *request) (int, any, *apiError) {
+	return http.StatusOK, faultsOut(s.Faults()), nil
+}
+
+func ctlClearFaults(s *Server, _ *request) (int, any, *apiError) {
+	s.ClearFaults()
+	return http.StatusOK, faultsOut(nil), nil
+}
+
+// Requests returns the /v1 requests received (the newest 1,000), oldest first, with secrets
+// and pins redacted.
+func (s *Server) Requests() []RecordedRequest { return s.state.Load().log.all() }
+
+func ctlRequests(s *Server, _ *request) (int, any, *apiError) {
+	return http.StatusOK, dataBody{s.Requests()}, nil
+}
+
+func ctlReset(s *Server, _ *request) (int, any, *apiError) {
+	s.Reset()
+	return http.StatusOK, struct {
+		Reset bool `json:"reset"`
+	}{true}, nil
+}

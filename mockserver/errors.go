@@ -1,0 +1,106 @@
+package mockserver
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// Error codes of the contract.
+const (
+	codeBadRequest       = "bad_request"
+	codeUnauthorized     = "unauthorized"
+	codeInsufficient     = "insufficient_balance"
+	codeInsufficientScop = "insufficient_scope"
+	codeNotFound         = "not_found"
+	codeMethodNotAllowed = "method_not_allowed"
+	codeConflict         = "conflict"
+	codeTooLarge         = "payload_too_large"
+	codeMediaType        = "unsupported_media_type"
+	codeRateLimited      = "rate_limited"
+	codeServerError      = "server_error"
+)
+
+// apiError is an error the mock answers with: a status, the contract's code and message, and
+// the optional field, scope and Retry-After.
+type apiError struct {
+	status     int
+	code       string
+	message    string
+	field      string
+	scope      string
+	retryAfter int // seconds; 0 = no header
+}
+
+func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.status, e.code, e.message) }
+
+// codeFor is the contract's code for a status.
+func codeFor(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return codeBadRequest
+	case http.StatusUnauthorized:
+		return codeUnauthorized
+	case http.StatusPaymentRequired:
+		return codeInsufficient
+	case http.StatusForbidden:
+		return codeInsufficientScop
+	case http.StatusNotFound:
+		return codeNotFound
+	case http.StatusMethodNotAllowed:
+		return codeMethodNotAllowed
+	case http.StatusConflict:
+		return codeConflict
+	case http.StatusRequestEntityTooLarge:
+		return codeTooLarge
+	case http.StatusUnsupportedMediaType:
+		return codeMediaType
+	case http.StatusTooManyRequests:
+		return codeRateLimited
+	}
+	if status >= 500 {
+		return codeServerError
+	}
+	return codeBadRequest
+}
+
+func newError(status int, message string) *apiError {
+	return &apiError{status: status, code: codeFor(status), message: message}
+}
+
+func badRequest(field, format string, args ...any) *apiError {
+	e := newError(http.StatusBadRequest, fmt.Sprintf(format, args...))
+	e.field = field
+	return e
+}
+
+func notFound(what string) *apiError {
+	return newError(http.StatusNotFound, what+" not found.")
+}
+
+func conflict(format string, args ...any) *apiError {
+	return newError(http.StatusConflict, fmt.Sprintf(format, args...))
+}
+
+func rateLimited(message string, retryAfter int) *apiError {
+	e := newError(http.StatusTooManyRequests, message)
+	e.retryAfter = max(retryAfter, 1)
+	return e
+}
+
+var errUnauthorized = newError(http.StatusUnauthorized, "Invalid API key or secret.")
+
+// errorBody is the wire form of an error, without requestId (added when written).
+type errorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Field   string `json:"field,omitempty"`
+		Scope   string `json:"scope,omitempty"`
+	} `json:"error"`
+}
+
+func (e *apiError) body() errorBody {
+	var b errorBody
+	b.Error.Code, b.Error.Message, b.Error.Field, b.Error.Scope = e.code, e.message, e.field, e.scope
+	return b
+}

@@ -1,0 +1,94 @@
+package mockserver
+
+import (
+	"strings"
+	"sync"
+	"time"
+)
+
+// FaultRule injects a fault into the requests it matches. Method and Path select requests
+// (empty matches any; a Path ending in "*" matches by prefix). Times is how many matching
+// requests it applies to; 0 means until ClearFaults.
+//
+// Latency delays the request. Status answers with that status and the contract's error body
+// before anything is processed (with RetryAfter seconds as Retry-After; a 429 always has one).
+// Drop processes and commits the request, then closes the connection without a response.
+// ProviderFailure makes the provider refuse a send: the campaign is failed and refunded.
+type FaultRule struct {
+	Method          string        `json:"method,omitempty"`
+	Path            string        `json:"path,omitempty"`
+	Status          int           `json:"status,omitempty"`
+	Times           int           `json:"times,omitempty"`
+	Latency         time.Duration `json:"-"`
+	Drop            bool          `json:"drop,omitempty"`
+	ProviderFailure bool          `json:"providerFailure,omitempty"`
+	RetryAfter      int           `json:"retryAfter,omitempty"`
+}
+
+type faultRule struct {
+	FaultRule
+	left int // applications left when Times > 0
+}
+
+// faults is the list of active rules, tried in order.
+type faults struct {
+	mu    sync.Mutex
+	rules []*faultRule
+}
+
+func (f *faults) add(rules ...FaultRule) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, r := range rules {
+		f.rules = append(f.rules, &faultRule{FaultRule: r, left: r.Times})
+	}
+}
+
+func (f *faults) clear() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rules = nil
+}
+
+func (f *faults) list() []FaultRule {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]FaultRule, 0, len(f.rules))
+	for _, r := range f.rules {
+		rule := r.FaultRule
+		if r.Times > 0 {
+			rule.Times = r.left
+		}
+		out = append(out, rule)
+	}
+	return out
+}
+
+// match returns the first rule that applies to the request and counts it, or nil.
+func (f *faults) match(method, path string) *FaultRule {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, r := range f.rules {
+		if r.Method != "" && !strings.EqualFold(r.Method, method) {
+			continue
+		}
+		if r.Path != "" {
+			if prefix, ok := strings.CutSuffix(r.Path, "*"); ok {
+				if !strings.HasPrefix(path, prefix) {
+					continue
+				}
+			} else if r.Path != path {
+				continue
+			}
+		}
+		rule := r.FaultRule
+		if r.Times > 0 {
+			r.left--
+			if r.left == 0 {
+				f.rules = append(f.rules[:i:i], f.rules[i+1:]...)
+			}
+		}
+		return &rule
+	}
+	return nil
+}

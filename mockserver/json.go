@@ -1,0 +1,133 @@
+package mockserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/seedsms/sms-go/internal/rules"
+)
+
+// naira is money in kobo that marshals as a JSON number of naira with two decimals.
+type naira int64
+
+func (n naira) MarshalJSON() ([]byte, error) { return []byte(rules.FormatNaira(int64(n))), nil }
+
+// UnmarshalJSON reads the number exactly, with no float on the way.
+func (n *naira) UnmarshalJSON(b []byte) error {
+	k, err := rules.ParseNaira(string(b))
+	if err != nil {
+		return err
+	}
+	*n = naira(k)
+	return nil
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// encodeBody marshals v, a value that encodes as a JSON object, without a trailing newline.
+func encodeBody(v any) ([]byte, error) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(buf)
+	buf.Reset()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(bytes.TrimRight(buf.Bytes(), "\n")), nil
+}
+
+// writeBody writes body, a JSON object, with requestId added as its last member.
+func writeBody(w http.ResponseWriter, status int, requestID string, body []byte) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(buf)
+	buf.Reset()
+	buf.Write(body[:len(body)-1])
+	if len(body) > 2 {
+		buf.WriteByte(',')
+	}
+	buf.WriteString(`"requestId":"`)
+	buf.WriteString(requestID)
+	buf.WriteString("\"}\n")
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// writeJSON encodes v and writes it with requestId.
+func writeJSON(w http.ResponseWriter, status int, requestID string, v any) {
+	body, err := encodeBody(v)
+	if err != nil {
+		body, _ = encodeBody(newError(http.StatusInternalServerError, "Could not encode the response.").body())
+		status = http.StatusInternalServerError
+	}
+	writeBody(w, status, requestID, body)
+}
+
+// writeError writes e as the contract's error body, with Retry-After when e has one.
+func writeError(w http.ResponseWriter, requestID string, e *apiError) {
+	if e.retryAfter > 0 {
+		w.Header().Set("Retry-After", itoa(e.retryAfter))
+	}
+	writeJSON(w, e.status, requestID, e.body())
+}
+
+// decodeJSON decodes body strictly into v: one JSON object, no unknown members, no trailing
+// data, every member of the right type. Its errors are the contract's 400s, naming the field.
+func decodeJSON(body []byte, v any) *apiError {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return badRequest("", "Request body is required.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if err := dec.Decode(&struct{}{}); err != io.EOF {
+		return badRequest("", "Request body must hold one JSON object and nothing after it.")
+	}
+	return nil
+}
+
+func jsonError(err error) *apiError {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return badRequest("", "Malformed JSON at byte %d.", syn.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("", "Malformed JSON: unexpected end of input.")
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return badRequest("", "Request body must be a JSON object.")
+		}
+		return badRequest(typ.Field, "%s must be %s.", typ.Field, jsonKind(typ.Type.Kind().String()))
+	}
+	if name, ok := strings.CutPrefix(err.Error(), `json: unknown field "`); ok {
+		name = strings.TrimSuffix(name, `"`)
+		return badRequest(name, "Unknown field %q.", name)
+	}
+	return badRequest("", "Invalid JSON body.")
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "int", "int64", "int32":
+		return "an integer"
+	case "bool":
+		return "a boolean"
+	case "slice":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	}
+	return "of another type"
+}

@@ -1,0 +1,366 @@
+package mockserver
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/seedsms/sms-go/internal/rules"
+)
+
+// This file is the one path every request takes: request ID -> recover -> record -> faults ->
+// route (404/405) -> credentials (401) -> scope (403) -> rate limit (429) -> Content-Type (415)
+// -> body size (413) -> idempotency (409, replay) -> handler. Handlers only do their work.
+
+type authKind uint8
+
+const (
+	authNone authKind = iota // /_mock/ controls
+	authKey                  // X-API-Key and X-API-Secret
+	authJWT                  // Authorization: Bearer <dashboard JWT>
+)
+
+// handlerFunc does one route's work: it validates the decoded request, calls the store and
+// returns the status and the JSON object to answer with, or an error.
+type handlerFunc func(s *Server, rq *request) (int, any, *apiError)
+
+type route struct {
+	method     string
+	auth       authKind
+	scope      uint8 // required scope bit; 0 = none
+	body       bool  // takes a JSON body
+	idempotent bool  // deduplicated by the body's reference
+	handle     handlerFunc
+}
+
+// pathRoute is one path pattern and the routes of its methods. A segment "{id}" matches any
+// non-empty segment.
+type pathRoute struct {
+	pattern string
+	routes  []*route
+	allow   string
+}
+
+// request is what the pipeline learns about one request on its way to the handler.
+type request struct {
+	r               *http.Request
+	st              *state
+	id              string
+	now             time.Time
+	param           string // the {id} of the path
+	body            []byte
+	ws              *workspace
+	mode            Mode
+	key             *apiKey
+	providerFailure bool
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	st := s.state.Load()
+	rq := &request{r: r, st: st, id: "req_" + s.ids.next().String(), now: s.clock.Now()}
+	w.Header().Set("X-Request-Id", rq.id)
+	sw := &statusWriter{ResponseWriter: w}
+	control := strings.HasPrefix(r.URL.Path, "/_mock/")
+	start := time.Now()
+	defer func() {
+		v := recover()
+		if v != nil && v != http.ErrAbortHandler {
+			if s.cfg.logger != nil {
+				s.cfg.logger.Error("mockserver: panic", "path", r.URL.Path, "requestId", rq.id, "panic", v)
+			}
+			if sw.status == 0 {
+				writeError(sw, rq.id, newError(http.StatusInternalServerError, "Internal server error."))
+			}
+		}
+		if !control {
+			st.log.add(rq, sw.status)
+		}
+		if s.cfg.logger != nil {
+			s.cfg.logger.Info("mockserver", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+				"requestId", rq.id, "duration", time.Since(start))
+		}
+		if v == http.ErrAbortHandler {
+			panic(v)
+		}
+	}()
+	var out http.ResponseWriter = sw
+	drop := false
+	if !control {
+		if f := st.faults.match(r.Method, r.URL.Path); f != nil {
+			if f.Latency > 0 {
+				t := time.NewTimer(f.Latency)
+				select {
+				case <-t.C:
+				case <-r.Context().Done():
+					t.Stop()
+					return
+				}
+			}
+			if f.Status != 0 {
+				e := newError(f.Status, "Injected fault.")
+				e.retryAfter = f.RetryAfter
+				if f.Status == http.StatusTooManyRequests {
+					e.retryAfter = max(f.RetryAfter, 1)
+				}
+				writeError(sw, rq.id, e)
+				return
+			}
+			rq.providerFailure = f.ProviderFailure
+			if f.Drop {
+				drop = true
+				out = &captureWriter{header: http.Header{}, sw: sw}
+			}
+		}
+	}
+	s.dispatch(out, rq)
+	if drop {
+		// The request was processed and committed; the client never hears of it.
+		panic(http.ErrAbortHandler)
+	}
+}
+
+func (s *Server) dispatch(w http.ResponseWriter, rq *request) {
+	pr, param := s.match(rq.r.URL.Path)
+	if pr == nil {
+		writeError(w, rq.id, newError(http.StatusNotFound, "No route for "+rq.r.Method+" "+rq.r.URL.Path+"."))
+		return
+	}
+	var rt *route
+	for _, c := range pr.routes {
+		if c.method == rq.r.Method {
+			rt = c
+		}
+	}
+	if rt == nil {
+		w.Header().Set("Allow", pr.allow)
+		writeError(w, rq.id, newError(http.StatusMethodNotAllowed, "Method "+rq.r.Method+" is not allowed here."))
+		return
+	}
+	rq.param = param
+	if e := s.admit(w, rq, rt); e != nil {
+		writeError(w, rq.id, e)
+		return
+	}
+	if rt.idempotent {
+		s.serveIdempotent(w, rq, rt)
+		return
+	}
+	s.run(w, rq, rt)
+}
+
+// run calls the handler and writes its answer; it returns what was written, for idempotency.
+func (s *Server) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte) {
+	status, v, e := rt.handle(s, rq)
+	if e != nil {
+		writeError(w, rq.id, e)
+		return e.status, nil
+	}
+	body, err := encodeBody(v)
+	if err != nil {
+		e := newError(http.StatusInternalServerError, "Could not encode the response.")
+		writeError(w, rq.id, e)
+		return e.status, nil
+	}
+	writeBody(w, status, rq.id, body)
+	return status, body
+}
+
+// match finds the path pattern of path and the value of its {id} segment.
+func (s *Server) match(path string) (*pathRoute, string) {
+	for _, pr := range s.routes {
+		if param, ok := matchPattern(pr.pattern, path); ok {
+			return pr, param
+		}
+	}
+	return nil, ""
+}
+
+func matchPattern(pattern, path string) (string, bool) {
+	param := ""
+	for pattern != "" || path != "" {
+		if pattern == "" || path == "" || pattern[0] != '/' || path[0] != '/' {
+			return "", false
+		}
+		var want, got string
+		want, pattern = cut(pattern[1:])
+		got, path = cut(path[1:])
+		switch {
+		case want == "{id}":
+			if got == "" {
+				return "", false
+			}
+			param = got
+		case want != got:
+			return "", false
+		}
+	}
+	return param, true
+}
+
+func cut(s string) (seg, rest string) {
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		return s[:i], s[i:]
+	}
+	return s, ""
+}
+
+// admit runs the checks every route shares, in the documented order, and reads the body.
+func (s *Server) admit(w http.ResponseWriter, rq *request, rt *route) *apiError {
+	r := rq.r
+	switch rt.auth {
+	case authKey:
+		public, secret := r.Header.Get("X-API-Key"), r.Header.Get("X-API-Secret")
+		if public == "" || secret == "" {
+			return newError(http.StatusUnauthorized, "Missing X-API-Key or X-API-Secret header.")
+		}
+		k, e := rq.st.store.authenticate(public, secret, rq.now.UnixNano())
+		if e != nil {
+			return e
+		}
+		rq.key, rq.ws, rq.mode = k, k.ws, modeOf(k.prefix)
+	case authJWT:
+		ws, e := s.authenticateJWT(rq)
+		if e != nil {
+			return e
+		}
+		rq.ws = ws
+	}
+	if rt.scope != 0 && rq.key.scopes&rt.scope == 0 {
+		name := scopeName(rt.scope)
+		e := newError(http.StatusForbidden, "This API key lacks the "+name+" scope.")
+		e.scope = name
+		return e
+	}
+	if rq.key != nil && s.cfg.rateLimit > 0 {
+		if e := s.rateLimit(w, rq); e != nil {
+			return e
+		}
+	}
+	if rt.body {
+		if rt.auth != authNone && !isJSON(r.Header.Get("Content-Type")) {
+			return newError(http.StatusUnsupportedMediaType, "Content-Type must be application/json.")
+		}
+		if r.ContentLength > rules.MaxBodyBytes {
+			return newError(http.StatusRequestEntityTooLarge, "Request body is larger than 1 MiB.")
+		}
+		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, rules.MaxBodyBytes))
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig):
+			return newError(http.StatusRequestEntityTooLarge, "Request body is larger than 1 MiB.")
+		case err != nil:
+			return badRequest("", "Could not read the request body.")
+		}
+		rq.body = b
+	}
+	return nil
+}
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
+}
+
+func scopeName(bit uint8) string {
+	for i, name := range rules.ScopeNames {
+		if bit == 1<<i {
+			return name
+		}
+	}
+	return ""
+}
+
+// authenticateJWT accepts only HS256 tokens with an exp in the future (on the mock's clock)
+// and a wid naming a workspace.
+func (s *Server) authenticateJWT(rq *request) (*workspace, *apiError) {
+	h := rq.r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
+		return nil, newError(http.StatusUnauthorized, "Missing dashboard token (Authorization: Bearer <JWT>).")
+	}
+	var claims dashboardClaims
+	_, err := jwt.ParseWithClaims(tok, &claims, func(*jwt.Token) (any, error) { return s.cfg.jwtSecret, nil },
+		jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithTimeFunc(s.clock.Now))
+	if err != nil {
+		return nil, newError(http.StatusUnauthorized, "Invalid or expired dashboard token.")
+	}
+	id, ok := parseOID(claims.WID)
+	if !ok {
+		return nil, newError(http.StatusUnauthorized, "Invalid or expired dashboard token.")
+	}
+	ws := rq.st.store.workspace(id)
+	if ws == nil {
+		return nil, newError(http.StatusUnauthorized, "Invalid or expired dashboard token.")
+	}
+	return ws, nil
+}
+
+// rateLimit counts the request in the key's fixed one-minute window and sets the headers.
+func (s *Server) rateLimit(w http.ResponseWriter, rq *request) *apiError {
+	limit := s.cfg.rateLimit
+	now := rq.now.Unix()
+	window := now - now%60
+	k := rq.key
+	k.rlMu.Lock()
+	if k.rlWindow != window {
+		k.rlWindow, k.rlCount = window, 0
+	}
+	allowed := k.rlCount < limit
+	if allowed {
+		k.rlCount++
+	}
+	remaining := limit - k.rlCount
+	k.rlMu.Unlock()
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(window+60, 10))
+	if !allowed {
+		return rateLimited("Rate limit exceeded; try again later.", int(window+60-now))
+	}
+	return nil
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// statusWriter remembers the status written.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// captureWriter swallows a response that will never be sent (a dropped connection), keeping
+// its status for the request log.
+type captureWriter struct {
+	header http.Header
+	sw     *statusWriter
+}
+
+func (w *captureWriter) Header() http.Header { return w.header }
+func (w *captureWriter) WriteHeader(code int) {
+	if w.sw.status == 0 {
+		w.sw.status = code
+	}
+}
+func (w *captureWriter) Write(b []byte) (int, error) { return len(b), nil }

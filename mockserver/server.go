@@ -1,0 +1,306 @@
+// Package mockserver is an in-memory server that speaks the whole /v1 contract of the SMS API,
+// so that applications can be tested without sending a real SMS or spending money.
+//
+// It is a real net/http server over an in-memory store: API keys with scopes and live/test
+// modes, wallets in integer kobo, sender IDs, campaigns with per-recipient delivery state,
+// OTPs, idempotency by reference and optional rate limits. Test controls, as HTTP routes under
+// /_mock/ and as methods on Server, move sender IDs and deliveries along, set balances, move
+// the clock and inject faults.
+//
+// From a test, one line starts a server on a free loopback port and closes it when the test
+// ends:
+//
+//	srv := mockserver.NewTest(t)
+//	ws := srv.Default() // keys with every scope, an active sender ID, funded wallets
+package mockserver
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Defaults of a new server.
+const (
+	DefaultGenericPrice = 320       // kobo per part on the generic channel (3.20 NGN)
+	DefaultDNDPrice     = 450       // kobo per part on the dnd channel (4.50 NGN)
+	DefaultBalance      = 1_000_000 // kobo in each wallet of a new workspace (10,000.00 NGN)
+	DefaultSenderID     = "MOCKSMS"
+	DefaultCountry      = "Nigeria"
+	DefaultAddr         = "127.0.0.1:0"
+	requestLogSize      = 1000
+)
+
+// Option configures a Server.
+type Option func(*config)
+
+type config struct {
+	addr           string
+	genericPrice   int64
+	dndPrice       int64
+	liveBalance    int64
+	testBalance    int64
+	country        string
+	rateLimit      int
+	jwtSecret      []byte
+	now            func() time.Time
+	logger         *slog.Logger
+	requestLogSize int
+}
+
+// WithAddr sets the address Start listens on (default 127.0.0.1:0, a free loopback port).
+func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
+
+// WithPrices sets the price of one SMS part, in kobo, on the generic and dnd channels.
+func WithPrices(generic, dnd int64) Option {
+	return func(c *config) { c.genericPrice, c.dndPrice = generic, dnd }
+}
+
+// WithBalances sets the starting live and test wallet balances, in kobo, of the default
+// workspace and of workspaces created without balances.
+func WithBalances(live, test int64) Option {
+	return func(c *config) { c.liveBalance, c.testBalance = live, test }
+}
+
+// WithCountry sets the country of new workspaces and their sender IDs (default Nigeria).
+func WithCountry(country string) Option { return func(c *config) { c.country = country } }
+
+// WithRateLimit limits each API key to n requests per minute of the mock's clock; 0 (the
+// default) means no limit.
+func WithRateLimit(n int) Option { return func(c *config) { c.rateLimit = n } }
+
+// WithJWTSecret sets the HS256 secret dashboard JWTs are signed with (default: random).
+func WithJWTSecret(secret []byte) Option {
+	return func(c *config) { c.jwtSecret = append([]byte(nil), secret...) }
+}
+
+// WithClock sets the base clock (default time.Now); Advance moves the mock's time past it.
+func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
+
+// WithLogger logs one line per request (method, path, status, request ID; never a secret).
+// Nil, the default, logs nothing.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// Workspace is what a test needs to talk to one workspace: its credentials and active sender
+// ID. Its JSON form is the mock binary's startup line.
+type Workspace struct {
+	URL            string `json:"url"`
+	WorkspaceID    string `json:"workspaceId"`
+	DashboardToken string `json:"dashboardToken"`
+	LiveKey        string `json:"liveKey"`
+	LiveSecret     string `json:"liveSecret"`
+	TestKey        string `json:"testKey"`
+	TestSecret     string `json:"testSecret"`
+	SenderID       string `json:"senderId"`
+}
+
+// String hides the secrets and the token.
+func (w Workspace) String() string {
+	return fmt.Sprintf("Workspace{ID: %s, LiveKey: %s, TestKey: %s, SenderID: %s}", w.WorkspaceID, w.LiveKey, w.TestKey, w.SenderID)
+}
+
+// GoString hides the secrets and the token from %#v.
+func (w Workspace) GoString() string { return w.String() }
+
+// Server is the mock. Create it with New, then Start it, or serve Handler yourself. All its
+// methods are safe for concurrent use.
+type Server struct {
+	cfg    config
+	clock  clock
+	ids    *idGen
+	routes []*pathRoute
+	state  atomic.Pointer[state]
+	seed   Workspace // credentials of the default workspace, kept across Reset
+
+	mu  sync.Mutex
+	ln  net.Listener
+	hs  *http.Server
+	url string
+}
+
+// state is everything Reset forgets.
+type state struct {
+	store  *store
+	idem   *idempotency
+	faults *faults
+	log    *requestLog
+}
+
+// New returns a server with a default workspace: a live and a test key with every scope, the
+// active sender ID MOCKSMS, and both wallets funded.
+func New(opts ...Option) *Server {
+	s := &Server{cfg: config{
+		addr: DefaultAddr, genericPrice: DefaultGenericPrice, dndPrice: DefaultDNDPrice,
+		liveBalance: DefaultBalance, testBalance: DefaultBalance, country: DefaultCountry,
+		now: time.Now, requestLogSize: requestLogSize,
+	}}
+	for _, o := range opts {
+		o(&s.cfg)
+	}
+	if len(s.cfg.jwtSecret) == 0 {
+		s.cfg.jwtSecret = make([]byte, 32)
+		_, _ = rand.Read(s.cfg.jwtSecret)
+	}
+	s.clock.base = s.cfg.now
+	s.ids = newIDGen()
+	s.routes = s.buildRoutes()
+	s.Reset()
+	return s
+}
+
+// Reset forgets everything: workspaces, campaigns, OTPs, faults, recorded requests and clock
+// moves. The default workspace comes back with the same credentials.
+func (s *Server) Reset() {
+	s.clock.offset.Store(0)
+	st := &state{store: newStore(), idem: newIdempotency(), faults: &faults{}, log: newRequestLog(s.cfg.requestLogSize)}
+	s.mu.Lock()
+	seed := s.seed
+	s.mu.Unlock()
+	ws := s.createWorkspace(st, s.cfg.country, s.cfg.liveBalance, s.cfg.testBalance, &seed)
+	s.mu.Lock()
+	s.seed = ws
+	s.mu.Unlock()
+	s.state.Store(st)
+}
+
+// Handler returns the server's http.Handler, for serving it in your own http.Server or calling
+// it in-process.
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
+
+// Start listens on the configured address and serves in the background.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln != nil {
+		return errors.New("mockserver: already started")
+	}
+	ln, err := net.Listen("tcp", s.cfg.addr)
+	if err != nil {
+		return fmt.Errorf("mockserver: listen: %w", err)
+	}
+	s.ln = ln
+	s.url = "http://" + ln.Addr().String()
+	s.hs = &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          nil,
+	}
+	go func() { _ = s.hs.Serve(ln) }()
+	return nil
+}
+
+// Serve serves on ln until Shutdown or Close; it is what Start does, for callers that need the
+// listener in hand (the mock binary prints its startup line once ln accepts).
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.ln != nil {
+		s.mu.Unlock()
+		return errors.New("mockserver: already started")
+	}
+	s.ln = ln
+	s.url = "http://" + ln.Addr().String()
+	s.hs = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
+	hs := s.hs
+	s.mu.Unlock()
+	err := hs.Serve(ln)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops accepting connections and waits for requests in flight, until ctx is done.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	hs := s.hs
+	s.mu.Unlock()
+	if hs == nil {
+		return nil
+	}
+	return hs.Shutdown(ctx)
+}
+
+// Close stops the server at once, closing every connection.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hs == nil {
+		return nil
+	}
+	err := s.hs.Close()
+	s.hs, s.ln = nil, nil
+	return err
+}
+
+// URL is the base URL of a started server, such as http://127.0.0.1:41234 ("" before Start).
+func (s *Server) URL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url
+}
+
+// Default returns the default workspace's credentials, with URL set once the server started.
+func (s *Server) Default() Workspace {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ws := s.seed
+	ws.URL = s.url
+	return ws
+}
+
+// Now returns the mock's current time.
+func (s *Server) Now() time.Time { return s.clock.Now() }
+
+// TB is the part of testing.TB that NewTest uses.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Fatalf(format string, args ...any)
+}
+
+// NewTest starts a server on a free loopback port and closes it when the test ends.
+func NewTest(t TB, opts ...Option) *Server {
+	t.Helper()
+	s := New(opts...)
+	if err := s.Start(); err != nil {
+		t.Fatalf("mockserver: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// dashboardClaims are the claims of a dashboard JWT.
+type dashboardClaims struct {
+	WID string `json:"wid"`
+	jwt.RegisteredClaims
+}
+
+// DashboardToken returns a dashboard JWT (HS256) for the workspace, valid for ttl of the mock's
+// clock.
+func (s *Server) DashboardToken(workspaceID string, ttl time.Duration) string {
+	now := s.clock.Now()
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, dashboardClaims{
+		WID: workspaceID,
+		RegisteredClaims: jwt.RegisteredClaims{
+			Subject:   "user_" + workspaceID,
+			IssuedAt:  jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
+		},
+	})
+	signed, err := tok.SignedString(s.cfg.jwtSecret)
+	if err != nil {
+		panic("mockserver: signing a JWT: " + err.Error()) // HS256 with a []byte key cannot fail
+	}
+	return signed
+}

@@ -1,0 +1,657 @@
+package mockserver
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/seedsms/sms-go/internal/rules"
+)
+
+// Mode is a key's mode: live and test keys of one workspace use separate wallets and data.
+type Mode string
+
+// The two modes.
+const (
+	Live Mode = "live"
+	Test Mode = "test"
+)
+
+func (m Mode) index() int {
+	if m == Test {
+		return 1
+	}
+	return 0
+}
+
+func modeOf(prefix string) Mode {
+	if prefix == "pk_test" {
+		return Test
+	}
+	return Live
+}
+
+// Scope bits of a key.
+const (
+	scopeSMS uint8 = 1 << iota
+	scopeOTP
+	scopeCampaigns
+	scopeSenderIDs
+	scopeBalance
+)
+
+func scopeBit(name string) uint8 {
+	for i, s := range rules.ScopeNames {
+		if s == name {
+			return 1 << i
+		}
+	}
+	return 0
+}
+
+// store is the mock's whole state. Lock order: a workspace's mu is never held while taking
+// store.mu, dndMu or inboxMu, and those three are never held together.
+type store struct {
+	mu         sync.RWMutex
+	workspaces map[oid]*workspace
+	keys       map[string]*apiKey // by public key
+
+	dndMu sync.RWMutex
+	dnd   map[uint64]struct{}
+
+	inboxMu sync.Mutex
+	inbox   map[string]pinMessage // the newest OTP each phone received, for /_mock/otps/latest
+}
+
+type pinMessage struct{ pinID, pin string }
+
+func newStore() *store {
+	return &store{
+		workspaces: make(map[oid]*workspace),
+		keys:       make(map[string]*apiKey),
+		dnd:        make(map[uint64]struct{}),
+		inbox:      make(map[string]pinMessage),
+	}
+}
+
+// workspace holds everything of one workspace; mu guards all of it but the keys' atomics.
+type workspace struct {
+	id      oid
+	country string
+
+	mu        sync.Mutex
+	modes     [2]modeData
+	senderIDs []*senderID // creation order
+	keys      []*apiKey   // creation order
+}
+
+// modeData is the part of a workspace that live and test keep apart.
+type modeData struct {
+	balance   int64       // kobo
+	campaigns []*campaign // creation order, so ids ascend
+	otps      map[string]*otp
+	pending   map[string]*otp    // newest pending pin per phone
+	otpSends  map[string][]int64 // send times per phone inside the limit window
+}
+
+type apiKey struct {
+	id         oid
+	ws         *workspace
+	name       string
+	prefix     string
+	public     string
+	secretHash [32]byte
+	scopes     uint8
+	createdAt  int64 // unix nanoseconds
+	expiresAt  int64 // 0 = never
+	revokedAt  atomic.Int64
+	lastUsedAt atomic.Int64
+
+	rlMu     sync.Mutex
+	rlWindow int64 // start of the current rate-limit window, unix seconds
+	rlCount  int
+}
+
+// Sender ID statuses.
+const (
+	senderPending uint8 = iota
+	senderActive
+	senderBlocked
+)
+
+var senderStatusNames = [...]string{"pending", "active", "blocked"}
+
+type senderID struct {
+	id        oid
+	title     string
+	status    uint8
+	country   string
+	usecase   string
+	company   string
+	createdAt int64
+}
+
+// Campaign statuses.
+const (
+	campaignProcessing uint8 = iota
+	campaignSent
+	campaignFailed
+)
+
+var campaignStatusNames = [...]string{"processing", "sent", "failed"}
+
+// Recipient statuses, kept in the top byte of recipient.packed.
+const (
+	rcptSent uint8 = iota
+	rcptDelivered
+	rcptFailed
+	rcptDND
+)
+
+var recipientStatusNames = [...]string{"sent", "delivered", "failed", "dnd"}
+
+// recipient is one number of a campaign in 16 bytes: the phone's digits as an integer with the
+// status in the top byte, and when the status last changed.
+type recipient struct {
+	packed    uint64
+	updatedAt int64
+}
+
+func (r recipient) phone() string { return strconv.FormatUint(r.packed&(1<<56-1), 10) }
+func (r recipient) status() uint8 { return uint8(r.packed >> 56) }
+func (r *recipient) set(s uint8, at int64) {
+	r.packed = r.packed&(1<<56-1) | uint64(s)<<56
+	r.updatedAt = at
+}
+
+type campaign struct {
+	id         oid
+	senderID   string
+	reference  string
+	createdAt  int64 // unix nanoseconds
+	readyAt    int64 // when a processing campaign becomes sent
+	amount     int64 // kobo actually charged
+	recipients []recipient
+	counts     [4]int32 // by recipient status
+	channel    uint8    // 0 generic, 1 dnd
+	status     uint8
+	parts      uint8
+}
+
+func (c *campaign) hasMessageID() bool { return c.status == campaignSent }
+func (c *campaign) messageID() string  { return "msg_" + c.id.String() }
+
+// settle moves a processing campaign to sent once its time has come.
+func (c *campaign) settle(now int64) {
+	if c.status == campaignProcessing && now >= c.readyAt {
+		c.status = campaignSent
+	}
+}
+
+// rollup is the delivery status of the whole campaign.
+func (c *campaign) rollup() string {
+	switch {
+	case c.counts[rcptSent] > 0:
+		return "sent"
+	case int(c.counts[rcptDelivered]) == len(c.recipients):
+		return "delivered"
+	case c.counts[rcptDelivered] > 0:
+		return "partially_delivered"
+	}
+	return "failed"
+}
+
+// OTP states.
+const (
+	otpPending uint8 = iota
+	otpVerified
+	otpVoided
+)
+
+type otp struct {
+	pinID     string
+	phone     string
+	hash      [32]byte // sha256(pinID + ":" + pin)
+	expiresAt int64
+	attempts  int
+	state     uint8
+}
+
+func pinHash(pinID, pin string) [32]byte { return sha256.Sum256([]byte(pinID + ":" + pin)) }
+
+// --- lookups ---------------------------------------------------------------------------------
+
+func (st *store) workspace(id oid) *workspace {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	return st.workspaces[id]
+}
+
+func (st *store) allWorkspaces() []*workspace {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	out := make([]*workspace, 0, len(st.workspaces))
+	for _, w := range st.workspaces {
+		out = append(out, w)
+	}
+	return out
+}
+
+// dummyHash is compared against when a public key is unknown, so that an unknown key and a
+// wrong secret take the same time.
+var dummyHash = sha256.Sum256([]byte("no such key"))
+
+// authenticate returns the key whose public part and secret match, or errUnauthorized. Secrets
+// are compared as SHA-256 hashes in constant time.
+func (st *store) authenticate(public, secret string, now int64) (*apiKey, *apiError) {
+	st.mu.RLock()
+	k := st.keys[public]
+	st.mu.RUnlock()
+	want := dummyHash
+	if k != nil {
+		want = k.secretHash
+	}
+	got := sha256.Sum256([]byte(secret))
+	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 || k == nil {
+		return nil, errUnauthorized
+	}
+	if k.revokedAt.Load() != 0 {
+		return nil, newError(http.StatusUnauthorized, "This API key has been revoked.")
+	}
+	if k.expiresAt != 0 && now >= k.expiresAt {
+		return nil, newError(http.StatusUnauthorized, "This API key has expired.")
+	}
+	k.lastUsedAt.Store(now)
+	return k, nil
+}
+
+func (st *store) onDND(phone uint64) bool {
+	st.dndMu.RLock()
+	defer st.dndMu.RUnlock()
+	_, ok := st.dnd[phone]
+	return ok
+}
+
+// deliverPin is the phone receiving its OTP: the newest pin per number, for LatestOTP.
+func (st *store) deliverPin(phone, pinID, pin string) {
+	st.inboxMu.Lock()
+	defer st.inboxMu.Unlock()
+	st.inbox[phone] = pinMessage{pinID: pinID, pin: pin}
+}
+
+func (st *store) latestPin(phone string) (pinMessage, bool) {
+	st.inboxMu.Lock()
+	defer st.inboxMu.Unlock()
+	m, ok := st.inbox[phone]
+	return m, ok
+}
+
+func (st *store) addDND(phones []uint64) int {
+	st.dndMu.Lock()
+	defer st.dndMu.Unlock()
+	for _, p := range phones {
+		st.dnd[p] = struct{}{}
+	}
+	return len(st.dnd)
+}
+
+// --- workspaces and keys ---------------------------------------------------------------------
+
+func (st *store) addWorkspace(id oid, country string, live, test int64) *workspace {
+	w := &workspace{id: id, country: country}
+	w.modes[0].balance, w.modes[1].balance = live, test
+	for i := range w.modes {
+		w.modes[i].otps = make(map[string]*otp)
+		w.modes[i].pending = make(map[string]*otp)
+		w.modes[i].otpSends = make(map[string][]int64)
+	}
+	st.mu.Lock()
+	st.workspaces[id] = w
+	st.mu.Unlock()
+	return w
+}
+
+func (st *store) addKey(w *workspace, k *apiKey) {
+	k.ws = w
+	w.mu.Lock()
+	w.keys = append(w.keys, k)
+	w.mu.Unlock()
+	st.mu.Lock()
+	st.keys[k.public] = k
+	st.mu.Unlock()
+}
+
+func (w *workspace) listKeys() []*apiKey {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := slices.Clone(w.keys)
+	slices.Reverse(out)
+	return out
+}
+
+func (w *workspace) revokeKey(id oid, now int64) (*apiKey, *apiError) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, k := range w.keys {
+		if k.id == id {
+			k.revokedAt.CompareAndSwap(0, now)
+			return k, nil
+		}
+	}
+	return nil, notFound("Key")
+}
+
+// --- sender IDs ------------------------------------------------------------------------------
+
+// requestSenderID adds s unless a pending or active sender ID has its title (ignoring case),
+// and returns a copy of it as stored.
+func (w *workspace) requestSenderID(s *senderID) (senderID, *apiError) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, o := range w.senderIDs {
+		if o.status != senderBlocked && strings.EqualFold(o.title, s.title) {
+			return senderID{}, conflict("Sender ID %q is already %s.", o.title, senderStatusNames[o.status])
+		}
+	}
+	s.country = w.country
+	w.senderIDs = append(w.senderIDs, s)
+	return *s, nil
+}
+
+// listSenderIDs returns copies, newest first; status < 0 means every status.
+func (w *workspace) listSenderIDs(status int) []senderID {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := []senderID{}
+	for i := len(w.senderIDs) - 1; i >= 0; i-- {
+		if s := w.senderIDs[i]; status < 0 || int(s.status) == status {
+			out = append(out, *s)
+		}
+	}
+	return out
+}
+
+// moveSenderID moves a pending sender ID to status.
+func (w *workspace) moveSenderID(id oid, status uint8) (senderID, bool, *apiError) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, s := range w.senderIDs {
+		if s.id == id {
+			if s.status != senderPending {
+				return *s, true, conflict("Sender ID is %s, not pending.", senderStatusNames[s.status])
+			}
+			s.status = status
+			return *s, true, nil
+		}
+	}
+	return senderID{}, false, nil
+}
+
+// activeSender reports whether title is an active sender ID; w.mu must be held.
+func (w *workspace) activeSender(title string) bool {
+	for _, s := range w.senderIDs {
+		if s.status == senderActive && s.title == title {
+			return true
+		}
+	}
+	return false
+}
+
+func errSenderNotActive(title string) *apiError {
+	return badRequest("from", "Sender ID %q is not active on this workspace.", title)
+}
+
+// --- sending ---------------------------------------------------------------------------------
+
+// sendOp is a validated send: who, what it costs, and how it goes.
+type sendOp struct {
+	from            string
+	reference       string
+	channel         uint8
+	maxParts        int
+	totalParts      int64      // parts summed over recipients
+	recipients      []recipient // status sent or dnd
+	providerFailure bool
+}
+
+// processingThreshold is the number of recipients above which a campaign is accepted as
+// processing and sent a second later.
+const processingThreshold = 100
+
+// send debits the wallet and creates the campaign in one step: either both happen or neither.
+func (w *workspace) send(mode Mode, id oid, op *sendOp, price int64, now time.Time) (*campaign, *apiError) {
+	amount := op.totalParts * price
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.activeSender(op.from) {
+		return nil, errSenderNotActive(op.from)
+	}
+	md := &w.modes[mode.index()]
+	if md.balance < amount {
+		return nil, newError(http.StatusPaymentRequired, "Insufficient wallet balance.")
+	}
+	ns := now.UnixNano()
+	c := &campaign{
+		id: id, senderID: op.from, reference: op.reference, createdAt: ns, readyAt: ns,
+		amount: amount, recipients: op.recipients, channel: op.channel, parts: uint8(op.maxParts),
+		status: campaignSent,
+	}
+	md.balance -= amount
+	for i := range c.recipients {
+		c.recipients[i].updatedAt = ns
+		c.counts[c.recipients[i].status()]++
+	}
+	switch {
+	case op.providerFailure:
+		md.balance += amount // the provider refused: refund at once
+		c.amount = 0
+		c.status = campaignFailed
+		for i := range c.recipients {
+			c.recipients[i].set(rcptFailed, ns)
+		}
+		c.counts = [4]int32{rcptFailed: int32(len(c.recipients))}
+	case len(c.recipients) > processingThreshold:
+		c.status = campaignProcessing
+		c.readyAt = ns + int64(time.Second)
+	}
+	md.campaigns = append(md.campaigns, c)
+	return c, nil
+}
+
+func (w *workspace) listCampaigns(mode Mode, page, limit int, now int64) (views []campaign, total int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	all := w.modes[mode.index()].campaigns
+	total = len(all)
+	start := (page - 1) * limit // offset from the newest
+	if page < 1 || start >= total {
+		return []campaign{}, total
+	}
+	end := min(start+limit, total)
+	views = make([]campaign, 0, end-start)
+	for i := total - 1 - start; i > total-1-end; i-- {
+		c := all[i]
+		c.settle(now)
+		v := *c
+		v.recipients = nil
+		views = append(views, v)
+	}
+	return views, total
+}
+
+// findCampaign returns the campaign with id in the mode's list; w.mu must be held.
+func (md *modeData) findCampaign(id oid) *campaign {
+	i := sort.Search(len(md.campaigns), func(i int) bool { return !md.campaigns[i].id.less(id) })
+	if i < len(md.campaigns) && md.campaigns[i].id == id {
+		return md.campaigns[i]
+	}
+	return nil
+}
+
+// deliveryStatus returns a copy of the campaign with the recipients of one page.
+func (w *workspace) deliveryStatus(mode Mode, id oid, page, limit int, now int64) (campaign, *apiError) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := w.modes[mode.index()].findCampaign(id)
+	if c == nil {
+		return campaign{}, notFound("Campaign")
+	}
+	c.settle(now)
+	if !c.hasMessageID() {
+		return campaign{}, conflict("Campaign is %s and has no provider message ID yet.", campaignStatusNames[c.status])
+	}
+	v := *c
+	start := (page - 1) * limit
+	if start >= len(c.recipients) {
+		v.recipients = nil
+	} else {
+		v.recipients = slices.Clone(c.recipients[start:min(start+limit, len(c.recipients))])
+	}
+	return v, nil
+}
+
+// deliver moves sent recipients, in request order: first n.Delivered to delivered, then
+// n.Failed to failed, then n.DND to dnd.
+func (w *workspace) deliver(id oid, n DeliverCounts, now int64) (campaign, bool, *apiError) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for m := range w.modes {
+		c := w.modes[m].findCampaign(id)
+		if c == nil {
+			continue
+		}
+		c.settle(now)
+		if !c.hasMessageID() {
+			return campaign{}, true, conflict("Campaign is %s and has no provider message ID yet.", campaignStatusNames[c.status])
+		}
+		if n.Delivered < 0 { // every sent recipient
+			n = DeliverCounts{Delivered: int(c.counts[rcptSent])}
+		}
+		if int64(n.Delivered)+int64(n.Failed)+int64(n.DND) > int64(c.counts[rcptSent]) {
+			return campaign{}, true, badRequest("", "Only %d recipients are still sent.", c.counts[rcptSent])
+		}
+		moves := [...]struct {
+			n  int
+			to uint8
+		}{{n.Delivered, rcptDelivered}, {n.Failed, rcptFailed}, {n.DND, rcptDND}}
+		i := 0
+		for _, mv := range moves {
+			for left := mv.n; left > 0; i++ {
+				if c.recipients[i].status() == rcptSent {
+					c.recipients[i].set(mv.to, now)
+					c.counts[rcptSent]--
+					c.counts[mv.to]++
+					left--
+				}
+			}
+		}
+		v := *c
+		v.recipients = nil
+		return v, true, nil
+	}
+	return campaign{}, false, nil
+}
+
+// --- OTP -------------------------------------------------------------------------------------
+
+// otpWindow and otpMaxSends bound OTP sends to one number.
+const (
+	otpWindow   = 10 * time.Minute
+	otpMaxSends = 5
+)
+
+type otpOp struct {
+	from  string
+	phone string
+	parts int
+	ttl   time.Duration
+	pin   string
+}
+
+// sendOTP charges one SMS and stores a new pin (as a hash), voiding older pending pins to the
+// same number, within the per-number limit.
+func (w *workspace) sendOTP(mode Mode, op *otpOp, price int64, now time.Time) (*otp, int64, *apiError) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.activeSender(op.from) {
+		return nil, 0, errSenderNotActive(op.from)
+	}
+	md := &w.modes[mode.index()]
+	ns := now.UnixNano()
+	sends := md.otpSends[op.phone]
+	for len(sends) > 0 && sends[0] <= ns-int64(otpWindow) {
+		sends = sends[1:]
+	}
+	if len(sends) >= otpMaxSends {
+		wait := time.Duration(sends[0] + int64(otpWindow) - ns)
+		return nil, 0, rateLimited("Too many OTPs sent to this number; try again later.", ceilSeconds(wait))
+	}
+	amount := int64(op.parts) * price
+	if md.balance < amount {
+		return nil, 0, newError(http.StatusPaymentRequired, "Insufficient wallet balance.")
+	}
+	md.balance -= amount
+	md.otpSends[op.phone] = append(slices.Clip(sends), ns)
+	if old := md.pending[op.phone]; old != nil && old.state == otpPending {
+		old.state = otpVoided
+	}
+	o := &otp{pinID: newUUID(), phone: op.phone, expiresAt: ns + int64(op.ttl)}
+	o.hash = pinHash(o.pinID, op.pin)
+	md.otps[o.pinID] = o
+	md.pending[op.phone] = o
+	return o, amount, nil
+}
+
+// verifyOTP checks pin against the stored hash in constant time and consumes the pin on a
+// match. It returns whether the pin matched and the attempts left.
+func (w *workspace) verifyOTP(mode Mode, pinID, pin string, now time.Time) (o otp, ok bool, left int, e *apiError) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p := w.modes[mode.index()].otps[pinID]
+	if p == nil {
+		return otp{}, false, 0, notFound("Pin")
+	}
+	ns := now.UnixNano()
+	switch {
+	case p.state == otpVerified:
+		return otp{}, false, 0, badRequest("pin_id", "This pin was already verified.")
+	case p.state == otpVoided:
+		return otp{}, false, 0, badRequest("pin_id", "This pin was replaced by a newer one.")
+	case ns >= p.expiresAt:
+		return otp{}, false, 0, badRequest("pin_id", "This pin has expired.")
+	case p.attempts >= rules.MaxPinAttempts:
+		return otp{}, false, 0, rateLimited("Too many wrong attempts; this pin is locked.", ceilSeconds(time.Duration(p.expiresAt-ns)))
+	}
+	h := pinHash(pinID, pin)
+	if subtle.ConstantTimeCompare(h[:], p.hash[:]) == 1 {
+		p.state = otpVerified
+		return *p, true, rules.MaxPinAttempts - p.attempts, nil
+	}
+	p.attempts++
+	return *p, false, rules.MaxPinAttempts - p.attempts, nil
+}
+
+func ceilSeconds(d time.Duration) int {
+	return int((d + time.Second - 1) / time.Second)
+}
+
+// --- balance ---------------------------------------------------------------------------------
+
+func (w *workspace) balance(mode Mode) int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.modes[mode.index()].balance
+}
+
+func (w *workspace) setBalance(mode Mode, kobo int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.modes[mode.index()].balance = kobo
+}
