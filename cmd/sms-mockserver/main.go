@@ -1,0 +1,125 @@
+// Command sms-mockserver runs the in-memory mock of the SMS API.
+//
+// Once it accepts connections it prints one JSON line on stdout with the URL and the
+// credentials of its default workspace:
+//
+//	{"url": "http://127.0.0.1:4010", "workspaceId": "...", "dashboardToken": "<JWT>",
+//	 "liveKey": "pk_live_...", "liveSecret": "sk_live_...", "testKey": "pk_test_...",
+//	 "testSecret": "sk_test_...", "senderId": "MOCKSMS"}
+//
+// It stops gracefully on SIGINT or SIGTERM.
+//
+// Usage:
+//
+//	sms-mockserver [-addr 127.0.0.1:4010] [-jwt-secret S] [-generic-price 3.20] [-dnd-price 4.50]
+//	               [-live-balance 10000.00] [-test-balance 10000.00] [-rate-limit N]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/seedsms/sms-go/internal/rules"
+	"github.com/seedsms/sms-go/mockserver"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "sms-mockserver:", err)
+		os.Exit(2)
+	}
+}
+
+// nairaFlag is a flag holding money in kobo, written in naira ("3.20").
+type nairaFlag struct{ kobo int64 }
+
+func (f *nairaFlag) String() string { return rules.FormatNaira(f.kobo) }
+func (f *nairaFlag) Set(s string) error {
+	k, err := rules.ParseNaira(s)
+	if err != nil || k < 0 {
+		return rules.ErrMoney
+	}
+	f.kobo = k
+	return nil
+}
+
+// run parses args, serves until ctx is done or a signal arrives, and prints the startup line
+// on stdout once the listener accepts connections.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sms-mockserver", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:4010", "address to listen on")
+	jwtSecret := fs.String("jwt-secret", "", "HS256 secret for dashboard JWTs (default: random)")
+	generic := &nairaFlag{mockserver.DefaultGenericPrice}
+	dnd := &nairaFlag{mockserver.DefaultDNDPrice}
+	live := &nairaFlag{mockserver.DefaultBalance}
+	test := &nairaFlag{mockserver.DefaultBalance}
+	fs.Var(generic, "generic-price", "price of one SMS part on the generic channel, NGN")
+	fs.Var(dnd, "dnd-price", "price of one SMS part on the dnd channel, NGN")
+	fs.Var(live, "live-balance", "starting live wallet balance, NGN")
+	fs.Var(test, "test-balance", "starting test wallet balance, NGN")
+	rateLimit := fs.Int("rate-limit", 0, "requests per minute per API key (0: no limit)")
+	verbose := fs.Bool("v", false, "log one line per request on stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if *rateLimit < 0 {
+		return errors.New("-rate-limit cannot be negative")
+	}
+	opts := []mockserver.Option{
+		mockserver.WithPrices(generic.kobo, dnd.kobo),
+		mockserver.WithBalances(live.kobo, test.kobo),
+		mockserver.WithRateLimit(*rateLimit),
+	}
+	if *jwtSecret != "" {
+		opts = append(opts, mockserver.WithJWTSecret([]byte(*jwtSecret)))
+	}
+	if *verbose {
+		opts = append(opts, mockserver.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
+	}
+	srv := mockserver.New(opts...)
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	ws := srv.Default()
+	ws.URL = "http://" + ln.Addr().String()
+	line, err := json.Marshal(ws)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(stdout, "%s\n", line); err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	return <-served
+}
