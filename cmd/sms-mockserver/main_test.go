@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRunPrintsStartupLineAndServes(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-live-balance", "12.50", "-jwt-secret", "s3cret"}, pw, io.Discard)
+		pw.Close()
+	}()
+
+	lines := bufio.NewScanner(pr)
+	require.True(t, lines.Scan(), "no startup line")
+	var ws struct {
+		URL, WorkspaceID, DashboardToken, LiveKey, LiveSecret, TestKey, TestSecret, SenderID string
+	}
+	require.NoError(t, json.Unmarshal(lines.Bytes(), &ws))
+	assert.True(t, strings.HasPrefix(ws.URL, "http://127.0.0.1:"), ws.URL)
+	assert.True(t, strings.HasPrefix(ws.LiveKey, "pk_live_"))
+	assert.True(t, strings.HasPrefix(ws.LiveSecret, "sk_live_"))
+	assert.True(t, strings.HasPrefix(ws.TestKey, "pk_test_"))
+	assert.True(t, strings.HasPrefix(ws.TestSecret, "sk_test_"))
+	assert.Equal(t, "MOCKSMS", ws.SenderID)
+	assert.Len(t, ws.WorkspaceID, 24)
+	assert.Equal(t, 2, strings.Count(ws.DashboardToken, "."))
+
+	// The server accepts connections as soon as the line is out, with the flags applied.
+	req, err := http.NewRequest(http.MethodGet, ws.URL+"/v1/balance", nil)
+	require.NoError(t, err)
+	req.Header.Set("X-API-Key", ws.LiveKey)
+	req.Header.Set("X-API-Secret", ws.LiveSecret)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, string(body), `"balance":12.50`)
+
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not return after its context was cancelled")
+	}
+	assert.False(t, lines.Scan(), "more than one line on stdout: %q", lines.Text())
+}
+
+func TestRunRejectsBadFlags(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"-generic-price", "3.201"},
+		{"-live-balance", "-5"},
+		{"-rate-limit", "-1"},
+		{"extra"},
+		{"-addr", "256.0.0.1:99999"},
+	} {
+		err := run(context.Background(), args, io.Discard, io.Discard)
+		assert.Error(t, err, "%v", args)
+	}
+}
