@@ -1,0 +1,544 @@
+package apitest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	reqID  = "req_0123456789abcdef01234567"
+	oid1   = "65a1b2c3d4e5f60718293a4b"
+	oid2   = "65a1b2c3d4e5f60718293a4c"
+	msgID  = "msg_65a1b2c3d4e5f60718293a4b"
+	pinID  = "9f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b"
+	pubKey = "pk_live_0123456789ABCDEFabcdefgh"
+	secret = "sk_live_0123456789ABCDEFGHIJabcdefghij0123456789"
+)
+
+// newRequest is a request to any host: routing uses only the method and the path.
+func newRequest(method, target string) *http.Request {
+	return httptest.NewRequest(method, "http://api.example.test"+target, nil)
+}
+
+func jsonHeader(extra ...string) http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Request-Id", reqID)
+	for i := 0; i+1 < len(extra); i += 2 {
+		h.Set(extra[i], extra[i+1])
+	}
+	return h
+}
+
+func errorBody(code string) string {
+	return `{"error":{"code":"` + code + `","message":"Something went wrong."},"requestId":"` + reqID + `"}`
+}
+
+const keyJSON = `{"_id":"` + oid1 + `","name":"Backend","prefix":"pk_live","publicKey":"` + pubKey + `",
+	"scopes":{"sms":true,"otp":false,"campaigns":true,"sender_ids":false,"balance":true},
+	"createdAt":"2026-11-21T10:00:00Z","expiresAt":null,"revokedAt":null,"lastUsedAt":null}`
+
+const keyWithSecretJSON = `{"_id":"` + oid1 + `","name":"Backend","prefix":"pk_live","publicKey":"` + pubKey + `",
+	"secret":"` + secret + `",
+	"scopes":{"sms":true,"otp":false,"campaigns":true,"sender_ids":false,"balance":true},
+	"createdAt":"2026-11-21T10:00:00Z","expiresAt":"2027-02-19T10:00:00Z","revokedAt":null,"lastUsedAt":null}`
+
+const acceptedJSON = `{"message":"SMS request accepted.","campaign":{"id":"` + oid1 + `","status":"processing",
+	"message_id":null,"recipients":2,"amount":6.40,"currency":"NGN","sms_parts":1},"requestId":"` + reqID + `"}`
+
+const campaignItemJSON = `{"_id":"` + oid2 + `","senderId":"MOCKSMS","recipientCount":2,"amount":6.40,
+	"status":"sent","currency":"NGN","channel":"generic","smsParts":1,"messageId":"` + msgID + `",
+	"reference":"order-1042","createdAt":"2026-11-21T10:00:01.123456Z"}`
+
+const senderIDJSON = `{"_id":"` + oid1 + `","title":"MYBRAND","status":"pending","country":"Nigeria",
+	"usecase":"Order notifications.","company":"My Brand Ltd","createdAt":"2026-11-21T10:00:00Z"}`
+
+type responseCase struct {
+	name   string
+	method string
+	path   string
+	status int
+	header http.Header
+	body   string
+}
+
+func TestDocumentLoadsAndValidates(t *testing.T) {
+	t.Parallel()
+	v := NewValidator(t)
+	require.NotNil(t, v)
+	doc := v.Document()
+	require.NotNil(t, doc)
+	assert.Equal(t, "3.0.3", doc.OpenAPI)
+	assert.Nil(t, doc.Servers, "servers are removed so any host routes")
+	assert.Same(t, v, NewValidator(t), "the document is loaded once per process")
+
+	ops := map[string][]int{
+		"POST /v1/keys":                     {400, 401, 405, 413, 415, 500, 502, 503},
+		"GET /v1/keys":                      {401, 405, 500, 502, 503},
+		"DELETE /v1/keys/{id}":              {401, 404, 405, 500, 502, 503},
+		"POST /v1/sms/send":                 {400, 401, 402, 403, 405, 409, 413, 415, 429, 500, 502, 503},
+		"POST /v1/sms/campaigns":            {400, 401, 402, 403, 405, 409, 413, 415, 429, 500, 502, 503},
+		"GET /v1/sms/campaigns":             {400, 401, 403, 405, 429, 500, 502, 503},
+		"GET /v1/sms/campaigns/{id}/status": {400, 401, 403, 404, 405, 409, 429, 500, 502, 503},
+		"POST /v1/otp/send":                 {400, 401, 402, 403, 405, 413, 415, 429, 500, 502, 503},
+		"POST /v1/otp/verify":               {400, 401, 403, 404, 405, 413, 415, 429, 500, 502, 503},
+		"GET /v1/balance":                   {401, 403, 405, 429, 500, 502, 503},
+		"POST /v1/sender-ids":               {400, 401, 403, 405, 409, 413, 415, 429, 500, 502, 503},
+		"GET /v1/sender-ids":                {400, 401, 403, 405, 429, 500, 502, 503},
+	}
+	found := 0
+	for path, item := range doc.Paths.Map() {
+		assert.True(t, strings.HasPrefix(path, "/v1/"), "path %s", path)
+		for method, op := range item.Operations() {
+			name := method + " " + path
+			statuses, ok := ops[name]
+			if !assert.True(t, ok, "undocumented operation %s", name) {
+				continue
+			}
+			found++
+			assert.NotEmpty(t, op.OperationID, name)
+			assert.NotNil(t, op.Responses.Default(), "%s: default response", name)
+			for _, s := range statuses {
+				ref := op.Responses.Status(s)
+				if assert.NotNil(t, ref, "%s: %d", name, s) {
+					mt := ref.Value.Content.Get("application/json")
+					if assert.NotNil(t, mt, "%s: %d content", name, s) {
+						assert.Equal(t, "#/components/schemas/Error", mt.Schema.Ref, "%s: %d schema", name, s)
+					}
+				}
+			}
+			if strings.HasPrefix(path, "/v1/keys") {
+				require.NotNil(t, op.Security, name)
+				assert.Contains(t, (*op.Security)[0], "DashboardJWT", name)
+			} else {
+				assert.Nil(t, op.Security, "%s uses the document's API-key security", name)
+			}
+		}
+	}
+	assert.Equal(t, len(ops), found)
+	require.Len(t, doc.Security, 1)
+	assert.Len(t, doc.Security[0], 2, "X-API-Key and X-API-Secret are required together")
+}
+
+// TestDocumentSchemasAreClosedOverRequired checks that every required member of every object
+// schema is also declared, so that a typo in either list cannot go unnoticed.
+func TestDocumentSchemasAreClosedOverRequired(t *testing.T) {
+	t.Parallel()
+	doc := NewValidator(t).Document()
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(where string, ref *openapi3.SchemaRef)
+	walk = func(where string, ref *openapi3.SchemaRef) {
+		if ref == nil || ref.Value == nil || seen[ref.Value] {
+			return
+		}
+		s := ref.Value
+		seen[s] = true
+		if len(s.Properties) > 0 {
+			for _, name := range s.Required {
+				assert.Contains(t, s.Properties, name, "%s: required %q is not a property", where, name)
+			}
+		}
+		for name, p := range s.Properties {
+			walk(where+"."+name, p)
+		}
+		walk(where+"[]", s.Items)
+		for i, sub := range s.AllOf {
+			walk(fmt.Sprintf("%s/allOf[%d]", where, i), sub)
+		}
+		for i, sub := range s.OneOf {
+			walk(fmt.Sprintf("%s/oneOf[%d]", where, i), sub)
+		}
+	}
+	for name, ref := range doc.Components.Schemas {
+		walk(name, ref)
+	}
+	for name, ref := range doc.Components.Responses {
+		for mt, m := range ref.Value.Content {
+			walk(name+" "+mt, m.Schema)
+		}
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for status, ref := range op.Responses.Map() {
+				for _, m := range ref.Value.Content {
+					walk(fmt.Sprintf("%s %s %s", method, path, status), m.Schema)
+				}
+			}
+		}
+	}
+	assert.NotEmpty(t, seen)
+}
+
+func TestValidResponses(t *testing.T) {
+	t.Parallel()
+	v := NewValidator(t)
+	cases := []responseCase{
+		{"create key", "POST", "/v1/keys", 201, jsonHeader(),
+			`{"data":` + keyWithSecretJSON + `,"requestId":"` + reqID + `"}`},
+		{"list keys", "GET", "/v1/keys", 200, jsonHeader(),
+			`{"data":[` + keyJSON + `],"count":1,"requestId":"` + reqID + `"}`},
+		{"list keys empty", "GET", "/v1/keys", 200, jsonHeader(),
+			`{"data":[],"count":0,"requestId":"` + reqID + `"}`},
+		{"revoke key", "DELETE", "/v1/keys/" + oid1, 200, jsonHeader(),
+			`{"data":` + strings.Replace(keyJSON, `"revokedAt":null`, `"revokedAt":"2026-11-21T11:00:00Z"`, 1) +
+				`,"requestId":"` + reqID + `"}`},
+		{"send processing", "POST", "/v1/sms/send", 202, jsonHeader(), acceptedJSON},
+		{"send sent", "POST", "/v1/sms/send", 202, jsonHeader(),
+			`{"message":"SMS request accepted.","campaign":{"id":"` + oid1 + `","status":"sent","message_id":"` + msgID +
+				`","recipients":1,"amount":3.2,"currency":"NGN","sms_parts":1},"requestId":"` + reqID + `"}`},
+		{"send replayed", "POST", "/v1/sms/send", 202, jsonHeader("Idempotent-Replayed", "true"), acceptedJSON},
+		{"send failed refunded", "POST", "/v1/sms/send", 202, jsonHeader(),
+			strings.Replace(strings.Replace(acceptedJSON, `"processing"`, `"failed"`, 1), "6.40", "0.00", 1)},
+		{"send rate-limit headers", "POST", "/v1/sms/send", 202,
+			jsonHeader("X-RateLimit-Limit", "60", "X-RateLimit-Remaining", "59", "X-RateLimit-Reset", "1795262460"), acceptedJSON},
+		{"create campaign", "POST", "/v1/sms/campaigns", 202, jsonHeader(), acceptedJSON},
+		{"list campaigns", "GET", "/v1/sms/campaigns?page=1&limit=20", 200, jsonHeader(),
+			`{"data":[` + campaignItemJSON + `,` +
+				strings.NewReplacer(`"messageId":"`+msgID+`"`, `"messageId":null`, `"reference":"order-1042"`, `"reference":null`,
+					`"status":"sent"`, `"status":"processing"`).Replace(campaignItemJSON) +
+				`],"pagination":{"page":1,"limit":20,"total":2},"requestId":"` + reqID + `"}`},
+		{"list campaigns past the end", "GET", "/v1/sms/campaigns?page=9", 200, jsonHeader(),
+			`{"data":[],"pagination":{"page":9,"limit":20,"total":2},"requestId":"` + reqID + `"}`},
+		{"delivery status", "GET", "/v1/sms/campaigns/" + oid1 + "/status", 200, jsonHeader(),
+			`{"data":{"campaignId":"` + oid1 + `","messageId":"` + msgID + `","status":"partially_delivered",
+			"counts":{"sent":0,"delivered":1,"failed":0,"dnd":1},
+			"recipients":[{"to":"2348025671695","status":"delivered","updatedAt":"2026-11-21T10:00:05Z"},
+			{"to":"2348031234567","status":"dnd","updatedAt":"2026-11-21T10:00:00Z"}]},
+			"pagination":{"page":1,"limit":20,"total":2},"requestId":"` + reqID + `"}`},
+		{"otp send", "POST", "/v1/otp/send", 200, jsonHeader(),
+			`{"data":{"smsStatus":"Message Sent","phone_number":"2348025671695","pinId":"` + pinID +
+				`","status":"200","amount":3.20,"currency":"NGN"},"requestId":"` + reqID + `"}`},
+		{"otp verify", "POST", "/v1/otp/verify", 200, jsonHeader(),
+			`{"data":{"pinId":"` + pinID + `","verified":true,"msisdn":"2348025671695","attemptsRemaining":5},"requestId":"` + reqID + `"}`},
+		{"otp verify wrong pin", "POST", "/v1/otp/verify", 200, jsonHeader(),
+			`{"data":{"pinId":"` + pinID + `","verified":false,"msisdn":"2348025671695","attemptsRemaining":0},"requestId":"` + reqID + `"}`},
+		{"balance", "GET", "/v1/balance", 200, jsonHeader(),
+			`{"data":{"balance":10000.00,"cashback":0.00,"currency":"NGN"},"requestId":"` + reqID + `"}`},
+		{"request sender ID", "POST", "/v1/sender-ids", 201, jsonHeader(),
+			`{"message":"Sender ID request submitted.","data":` + senderIDJSON + `,"requestId":"` + reqID + `"}`},
+		{"list sender IDs", "GET", "/v1/sender-ids?status=pending", 200, jsonHeader(),
+			`{"data":[` + senderIDJSON + `],"count":1,"requestId":"` + reqID + `"}`},
+		{"content type with charset", "GET", "/v1/balance", 200,
+			jsonHeader("Content-Type", "application/json; charset=utf-8"),
+			`{"data":{"balance":1.5,"cashback":0,"currency":"NGN"},"requestId":"` + reqID + `"}`},
+
+		// Errors.
+		{"400 with field", "POST", "/v1/sms/send", 400, jsonHeader(),
+			`{"error":{"code":"bad_request","message":"to[3] is not a phone number.","field":"to[3]"},"requestId":"` + reqID + `"}`},
+		{"401", "GET", "/v1/balance", 401, jsonHeader(), errorBody("unauthorized")},
+		{"401 keys", "GET", "/v1/keys", 401, jsonHeader(), errorBody("unauthorized")},
+		{"402", "POST", "/v1/sms/campaigns", 402, jsonHeader(), errorBody("insufficient_balance")},
+		{"403 with scope", "GET", "/v1/balance", 403, jsonHeader(),
+			`{"error":{"code":"insufficient_scope","message":"This key lacks the balance scope.","scope":"balance"},"requestId":"` + reqID + `"}`},
+		{"404 id", "DELETE", "/v1/keys/" + oid2, 404, jsonHeader(), errorBody("not_found")},
+		{"404 unknown path", "GET", "/v1/nope", 404, jsonHeader(), errorBody("not_found")},
+		{"405 declared", "POST", "/v1/balance", 405, jsonHeader("Allow", "GET"), errorBody("method_not_allowed")},
+		{"409", "GET", "/v1/sms/campaigns/" + oid1 + "/status", 409, jsonHeader(), errorBody("conflict")},
+		{"413", "POST", "/v1/sender-ids", 413, jsonHeader(), errorBody("payload_too_large")},
+		{"415", "POST", "/v1/otp/send", 415, jsonHeader(), errorBody("unsupported_media_type")},
+		{"429", "POST", "/v1/otp/verify", 429, jsonHeader("Retry-After", "30"), errorBody("rate_limited")},
+		{"500", "GET", "/v1/sender-ids", 500, jsonHeader(), errorBody("server_error")},
+		{"502", "POST", "/v1/sms/send", 502, jsonHeader(), errorBody("server_error")},
+		{"503 with Retry-After", "POST", "/v1/sms/send", 503, jsonHeader("Retry-After", "2"), errorBody("server_error")},
+		{"default status", "GET", "/v1/balance", 504, jsonHeader(), errorBody("server_error")},
+		{"HEAD of a GET path", "HEAD", "/v1/balance", 200, jsonHeader(), ``},
+		{"mock control ignored", "POST", "/_mock/reset", 200, http.Header{}, `{"anything": "goes"}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := v.Response(newRequest(tc.method, tc.path), tc.status, tc.header, []byte(tc.body))
+			assert.NoError(t, err)
+		})
+	}
+}
+
+func TestInvalidResponses(t *testing.T) {
+	t.Parallel()
+	v := NewValidator(t)
+	cases := []responseCase{
+		{"missing requestId", "GET", "/v1/balance", 401, jsonHeader(),
+			`{"error":{"code":"unauthorized","message":"No."}}`},
+		{"unknown error code", "GET", "/v1/balance", 401, jsonHeader(), errorBody("forbidden")},
+		{"unknown scope", "GET", "/v1/balance", 403, jsonHeader(),
+			`{"error":{"code":"insufficient_scope","message":"No.","scope":"admin"},"requestId":"` + reqID + `"}`},
+		{"missing X-Request-Id", "GET", "/v1/balance", 401, http.Header{"Content-Type": {"application/json"}},
+			errorBody("unauthorized")},
+		{"429 without Retry-After", "POST", "/v1/sms/send", 429, jsonHeader(), errorBody("rate_limited")},
+		{"405 without Allow", "POST", "/v1/balance", 405, jsonHeader(), errorBody("method_not_allowed")},
+		{"money as string", "GET", "/v1/balance", 200, jsonHeader(),
+			`{"data":{"balance":"10000.00","cashback":0,"currency":"NGN"},"requestId":"` + reqID + `"}`},
+		{"other currency", "GET", "/v1/balance", 200, jsonHeader(),
+			`{"data":{"balance":1,"cashback":0,"currency":"USD"},"requestId":"` + reqID + `"}`},
+		{"missing message_id", "POST", "/v1/sms/send", 202, jsonHeader(),
+			strings.Replace(acceptedJSON, `"message_id":null,`, ``, 1)},
+		{"recipients not integer", "POST", "/v1/sms/send", 202, jsonHeader(),
+			strings.Replace(acceptedJSON, `"recipients":2`, `"recipients":2.5`, 1)},
+		{"bad Idempotent-Replayed", "POST", "/v1/sms/send", 202, jsonHeader("Idempotent-Replayed", "yes"), acceptedJSON},
+		{"unknown campaign status", "GET", "/v1/sms/campaigns", 200, jsonHeader(),
+			`{"data":[` + strings.Replace(campaignItemJSON, `"status":"sent"`, `"status":"queued"`, 1) +
+				`],"pagination":{"page":1,"limit":20,"total":1},"requestId":"` + reqID + `"}`},
+		{"missing pagination", "GET", "/v1/sms/campaigns", 200, jsonHeader(),
+			`{"data":[],"requestId":"` + reqID + `"}`},
+		{"null reference missing", "GET", "/v1/sms/campaigns", 200, jsonHeader(),
+			`{"data":[` + strings.Replace(campaignItemJSON, `"reference":"order-1042",`, ``, 1) +
+				`],"pagination":{"page":1,"limit":20,"total":1},"requestId":"` + reqID + `"}`},
+		{"key without lastUsedAt", "GET", "/v1/keys", 200, jsonHeader(),
+			`{"data":[` + strings.Replace(keyJSON, `,"lastUsedAt":null`, ``, 1) + `],"count":1,"requestId":"` + reqID + `"}`},
+		{"create key without secret", "POST", "/v1/keys", 201, jsonHeader(),
+			`{"data":` + keyJSON + `,"requestId":"` + reqID + `"}`},
+		{"bad timestamp", "GET", "/v1/sender-ids", 200, jsonHeader(),
+			`{"data":[` + strings.Replace(senderIDJSON, "2026-11-21T10:00:00Z", "21/11/2026", 1) + `],"count":1,"requestId":"` + reqID + `"}`},
+		{"otp status as number", "POST", "/v1/otp/send", 200, jsonHeader(),
+			`{"data":{"smsStatus":"Message Sent","phone_number":"2348025671695","pinId":"` + pinID +
+				`","status":200,"amount":3.20,"currency":"NGN"},"requestId":"` + reqID + `"}`},
+		{"phone not normalized", "POST", "/v1/otp/verify", 200, jsonHeader(),
+			`{"data":{"pinId":"` + pinID + `","verified":true,"msisdn":"+2348025671695","attemptsRemaining":5},"requestId":"` + reqID + `"}`},
+		{"undeclared status", "GET", "/v1/balance", 201, jsonHeader(),
+			`{"data":{"balance":1,"cashback":0,"currency":"NGN"},"requestId":"` + reqID + `"}`},
+		{"undeclared status success body", "POST", "/v1/sms/send", 200, jsonHeader(), acceptedJSON},
+		{"not JSON", "GET", "/v1/balance", 200, jsonHeader(), `<html>`},
+		{"empty body", "GET", "/v1/balance", 200, jsonHeader(), ``},
+		{"wrong content type", "GET", "/v1/balance", 200, jsonHeader("Content-Type", "text/plain"),
+			`{"data":{"balance":1,"cashback":0,"currency":"NGN"},"requestId":"` + reqID + `"}`},
+		{"unknown route", "GET", "/v1/nope", 200, jsonHeader(), `{"requestId":"` + reqID + `"}`},
+		{"undeclared method", "PUT", "/v1/balance", 200, jsonHeader(), `{"requestId":"` + reqID + `"}`},
+		{"HEAD of an unknown path", "HEAD", "/v1/nope", 200, jsonHeader(), ``},
+		{"unknown route 404 with bad body", "GET", "/v1/nope", 404, jsonHeader(), `{"error":"not found"}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := v.Response(newRequest(tc.method, tc.path), tc.status, tc.header, []byte(tc.body))
+			assert.Error(t, err)
+		})
+	}
+}
+
+func TestRequests(t *testing.T) {
+	t.Parallel()
+	v := NewValidator(t)
+	cases := []struct {
+		name   string
+		method string
+		path   string
+		body   string // "" = no body
+		valid  bool
+	}{
+		{"send one number", "POST", "/v1/sms/send",
+			`{"to":"08025671695","from":"MOCKSMS","message":"Hello"}`, true},
+		{"send many, all members", "POST", "/v1/sms/send",
+			`{"to":["+2348025671695","2348031234567"],"from":"MOCKSMS","message":"Hi","channel":"dnd","reference":"order 1042"}`, true},
+		{"send missing from", "POST", "/v1/sms/send", `{"to":"2348025671695","message":"Hi"}`, false},
+		{"send unknown member", "POST", "/v1/sms/send",
+			`{"to":"2348025671695","from":"MOCKSMS","message":"Hi","priority":1}`, false},
+		{"send bad phone", "POST", "/v1/sms/send", `{"to":"12345","from":"MOCKSMS","message":"Hi"}`, false},
+		{"send empty array", "POST", "/v1/sms/send", `{"to":[],"from":"MOCKSMS","message":"Hi"}`, false},
+		{"send recipient objects", "POST", "/v1/sms/send",
+			`{"to":[{"phone":"2348025671695"}],"from":"MOCKSMS","message":"Hi"}`, false},
+		{"send bad channel", "POST", "/v1/sms/send",
+			`{"to":"2348025671695","from":"MOCKSMS","message":"Hi","channel":"flash"}`, false},
+		{"send empty message", "POST", "/v1/sms/send", `{"to":"2348025671695","from":"MOCKSMS","message":""}`, false},
+		{"send reference not ASCII", "POST", "/v1/sms/send",
+			`{"to":"2348025671695","from":"MOCKSMS","message":"Hi","reference":"ré"}`, false},
+		{"send no body", "POST", "/v1/sms/send", "", false},
+		{"campaign mixed recipients", "POST", "/v1/sms/campaigns",
+			`{"to":["08025671695",{"phone":"2348031234567","name":"Ada"},{"phone":"2348031234568"}],"from":"MOCKSMS","message":"Hi {{name}}"}`, true},
+		{"campaign string to", "POST", "/v1/sms/campaigns",
+			`{"to":"2348025671695","from":"MOCKSMS","message":"Hi"}`, false},
+		{"campaign recipient unknown member", "POST", "/v1/sms/campaigns",
+			`{"to":[{"phone":"2348025671695","nick":"A"}],"from":"MOCKSMS","message":"Hi"}`, false},
+		{"create key", "POST", "/v1/keys",
+			`{"name":"Backend","scopes":{"sms":true,"balance":false},"prefix":"pk_test","expiresInDays":30}`, true},
+		{"create key minimal", "POST", "/v1/keys", `{"name":"B","scopes":{"otp":true}}`, true},
+		{"create key unknown scope", "POST", "/v1/keys", `{"name":"B","scopes":{"sms":true,"foo":true}}`, false},
+		{"create key no true scope", "POST", "/v1/keys", `{"name":"B","scopes":{"sms":false}}`, false},
+		{"create key empty scopes", "POST", "/v1/keys", `{"name":"B","scopes":{}}`, false},
+		{"create key bad prefix", "POST", "/v1/keys", `{"name":"B","scopes":{"sms":true},"prefix":"pk_prod"}`, false},
+		{"create key expiry too long", "POST", "/v1/keys", `{"name":"B","scopes":{"sms":true},"expiresInDays":3651}`, false},
+		{"create key missing name", "POST", "/v1/keys", `{"scopes":{"sms":true}}`, false},
+		{"create key long name", "POST", "/v1/keys", `{"name":"` + strings.Repeat("n", 101) + `","scopes":{"sms":true}}`, false},
+		{"otp send", "POST", "/v1/otp/send",
+			`{"to":"08025671695","from":"MOCKSMS","message_text":"Code: < 1234 >","pin_type":"alphanumeric","pin_length":8,"pin_time_to_live":60}`, true},
+		{"otp send pin too short", "POST", "/v1/otp/send",
+			`{"to":"08025671695","from":"MOCKSMS","message_text":"< 1234 >","pin_length":3}`, false},
+		{"otp verify", "POST", "/v1/otp/verify", `{"pin_id":"` + pinID + `","pin":"123456"}`, true},
+		{"otp verify pin as number", "POST", "/v1/otp/verify", `{"pin_id":"` + pinID + `","pin":123456}`, false},
+		{"sender ID", "POST", "/v1/sender-ids", `{"sender_id":"MyBrand1","usecase":"Alerts","company":"Me"}`, true},
+		{"sender ID too long", "POST", "/v1/sender-ids", `{"sender_id":"MyBrand12345","usecase":"Alerts","company":"Me"}`, false},
+		{"list campaigns", "GET", "/v1/sms/campaigns?page=2&limit=100", "", true},
+		{"list campaigns limit too big", "GET", "/v1/sms/campaigns?limit=101", "", false},
+		{"list campaigns page zero", "GET", "/v1/sms/campaigns?page=0", "", false},
+		{"list campaigns page not a number", "GET", "/v1/sms/campaigns?page=x", "", false},
+		{"status of campaign", "GET", "/v1/sms/campaigns/" + oid1 + "/status?limit=5", "", true},
+		{"sender IDs filter", "GET", "/v1/sender-ids?status=active", "", true},
+		{"sender IDs bad filter", "GET", "/v1/sender-ids?status=approved", "", false},
+		{"revoke key", "DELETE", "/v1/keys/" + oid1, "", true},
+		{"balance", "GET", "/v1/balance", "", true},
+		{"unknown path", "GET", "/v1/nope", "", false},
+		{"mock control ignored", "POST", "/_mock/clock", `{"advance":"10m"}`, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			req := newRequest(tc.method, tc.path)
+			var body []byte
+			if tc.body != "" {
+				body = []byte(tc.body)
+				req.Header.Set("Content-Type", "application/json")
+			}
+			err := v.Request(req, body)
+			if tc.valid {
+				assert.NoError(t, err)
+			} else {
+				assert.Error(t, err)
+			}
+		})
+	}
+}
+
+// recorder is a testing.TB that collects Errorf calls instead of failing.
+type recorder struct {
+	testing.TB
+	mu   sync.Mutex
+	errs []string
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+func (r *recorder) errors() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.errs...)
+}
+
+func TestTransport(t *testing.T) {
+	t.Parallel()
+	const balanceOK = `{"data":{"balance":10000.00,"cashback":0.00,"currency":"NGN"},"requestId":"` + reqID + `"}`
+	var (
+		mu       sync.Mutex
+		received []string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		received = append(received, string(b))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Request-Id", reqID)
+		switch r.URL.Path {
+		case "/v1/balance":
+			if r.URL.Query().Get("bad") != "" {
+				_, _ = io.WriteString(w, `{"data":{"balance":"lots"},"requestId":"`+reqID+`"}`)
+				return
+			}
+			_, _ = io.WriteString(w, balanceOK)
+		case "/v1/sms/send":
+			w.WriteHeader(http.StatusAccepted)
+			_, _ = io.WriteString(w, acceptedJSON)
+		default:
+			_, _ = io.WriteString(w, `{"not":"described"}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+
+	t.Run("valid exchange keeps bodies whole", func(t *testing.T) {
+		rec := &recorder{TB: t}
+		client := &http.Client{Transport: Transport(rec, nil, true)}
+		sendBody := `{"to":"2348025671695","from":"MOCKSMS","message":"Hello"}`
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/sms/send", strings.NewReader(sendBody))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		require.NoError(t, err)
+		defer func() { _ = resp.Body.Close() }()
+		got, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusAccepted, resp.StatusCode)
+		assert.JSONEq(t, acceptedJSON, string(got))
+		assert.Same(t, req, resp.Request)
+		mu.Lock()
+		assert.Contains(t, received, sendBody, "the server got the whole request body")
+		mu.Unlock()
+		assert.Empty(t, rec.errors())
+	})
+
+	t.Run("invalid request and response are reported", func(t *testing.T) {
+		rec := &recorder{TB: t}
+		client := &http.Client{Transport: Transport(rec, http.DefaultTransport, true)}
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/sms/send", strings.NewReader(`{"to":"1"}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+
+		resp, err = client.Get(srv.URL + "/v1/balance?bad=1")
+		require.NoError(t, err)
+		got, err := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		require.NoError(t, err)
+		assert.Contains(t, string(got), `"lots"`, "the caller still reads the invalid body")
+
+		errs := rec.errors()
+		require.Len(t, errs, 2)
+		assert.Contains(t, errs[0], "request does not match")
+		assert.Contains(t, errs[1], "response does not match")
+	})
+
+	t.Run("requests unchecked when asked", func(t *testing.T) {
+		rec := &recorder{TB: t}
+		client := &http.Client{Transport: Transport(rec, nil, false)}
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/sms/send", strings.NewReader(`{"to":"1"}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		assert.Empty(t, rec.errors())
+	})
+
+	t.Run("mock controls and unknown routes", func(t *testing.T) {
+		rec := &recorder{TB: t}
+		client := &http.Client{Transport: Transport(rec, nil, true)}
+		resp, err := client.Post(srv.URL+"/_mock/reset", "text/plain", strings.NewReader("x"))
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		assert.Empty(t, rec.errors(), "/_mock/ is not validated")
+
+		resp, err = client.Get(srv.URL + "/v1/undocumented")
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		assert.Len(t, rec.errors(), 2, "unknown route: request and response reported")
+	})
+
+	t.Run("transport errors pass through", func(t *testing.T) {
+		rec := &recorder{TB: t}
+		boom := errors.New("boom")
+		base := roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, boom })
+		client := &http.Client{Transport: Transport(rec, base, true)}
+		_, err := client.Get(srv.URL + "/v1/balance")
+		require.ErrorIs(t, err, boom)
+		assert.Empty(t, rec.errors())
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
