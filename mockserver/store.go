@@ -416,7 +416,7 @@ type sendOp struct {
 	reference       string
 	channel         uint8
 	maxParts        int
-	totalParts      int64      // parts summed over recipients
+	totalParts      int64       // parts summed over recipients
 	recipients      []recipient // status sent or dnd
 	providerFailure bool
 }
