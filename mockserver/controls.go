@@ -397,6 +397,9 @@ func ctlAddFaults(s *Server, rq *request) (int, any, *apiError) {
 		if r.Times < 0 || r.RetryAfter < 0 {
 			return 0, nil, badRequest(field, "times and retryAfter cannot be negative.")
 		}
+		if r.Probability < 0 || r.Probability > 1 {
+			return 0, nil, badRequest(field+".probability", "probability must be from 0 to 1.")
+		}
 	}
 	s.AddFaults(rules...)
 	return http.StatusOK, faultsOut(s.Faults()), nil

@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +15,8 @@ import (
 // before anything is processed (with RetryAfter seconds as Retry-After; a 429 always has one).
 // Drop processes and commits the request, then closes the connection without a response.
 // ProviderFailure makes the provider refuse a send: the campaign is failed and refunded.
+// Probability, when between 0 and 1, applies the rule to each matching request with that
+// chance (a request it skips goes on to the next rule), for soak tests with random faults.
 type FaultRule struct {
 	Method          string        `json:"method,omitempty"`
 	Path            string        `json:"path,omitempty"`
@@ -23,6 +26,7 @@ type FaultRule struct {
 	Drop            bool          `json:"drop,omitempty"`
 	ProviderFailure bool          `json:"providerFailure,omitempty"`
 	RetryAfter      int           `json:"retryAfter,omitempty"`
+	Probability     float64       `json:"probability,omitempty"`
 }
 
 type faultRule struct {
@@ -55,6 +59,9 @@ func (f *faults) list() []FaultRule {
 	defer f.mu.Unlock()
 	out := make([]FaultRule, 0, len(f.rules))
 	for _, r := range f.rules {
+		if r.Probability > 0 && r.Probability < 1 && rand.Float64() >= r.Probability {
+			continue
+		}
 		rule := r.FaultRule
 		if r.Times > 0 {
 			rule.Times = r.left
@@ -80,6 +87,9 @@ func (f *faults) match(method, path string) *FaultRule {
 			} else if r.Path != path {
 				continue
 			}
+		}
+		if r.Probability > 0 && r.Probability < 1 && rand.Float64() >= r.Probability {
+			continue
 		}
 		rule := r.FaultRule
 		if r.Times > 0 {
