@@ -1,0 +1,279 @@
+package sms_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/mockserver"
+)
+
+// These tests prove the retry policy against the mock's injected faults: an SMS is never sent
+// or charged twice because of a retry, and an OTP is never sent twice.
+
+// inProcessClient returns a client of the default workspace's test key that reaches srv
+// through its in-process transport: no sockets, so it runs inside a synctest bubble, where
+// backoff waits take no wall time.
+func inProcessClient(t *testing.T, srv *mockserver.Server, opts ...sms.Option) *sms.Client {
+	t.Helper()
+	ws := srv.Default()
+	c, err := sms.NewClient(ws.TestKey, ws.TestSecret, append([]sms.Option{
+		sms.WithBaseURL("http://127.0.0.1"),
+		sms.WithHTTPClient(&http.Client{Transport: srv.Transport()}),
+	}, opts...)...)
+	require.NoError(t, err)
+	return c
+}
+
+func campaignTotal(t *testing.T, c *sms.Client) int {
+	t.Helper()
+	page, err := c.Campaigns.List(context.Background(), &sms.ListCampaignsParams{Limit: 1})
+	require.NoError(t, err)
+	return page.Total
+}
+
+func TestProofServerErrorsThenSuccessSendOnce(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv)
+		before := balance(t, srv)
+		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Status: 503, Times: 2})
+
+		start := time.Now()
+		res, err := c.SMS.Send(context.Background(), &sms.SendParams{To: []string{"08025671695"}, From: "MOCKSMS", Message: "hello"})
+		require.NoError(t, err)
+		assert.Less(t, time.Since(start), 10*time.Second, "backoff stays within its bounds")
+
+		assert.Equal(t, 3, requestsTo(srv, "POST", "/v1/sms/send"), "two 503s, then the success")
+		assert.Equal(t, 1, campaignTotal(t, c), "one campaign")
+		assert.Equal(t, before-res.Campaign.Amount.Kobo(), balance(t, srv), "one debit")
+		assert.Equal(t, int64(320), res.Campaign.Amount.Kobo())
+	})
+}
+
+func TestProofDroppedAfterCommitReplays(t *testing.T) {
+	t.Parallel()
+	for _, transport := range []string{"in-process", "loopback"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			var srv *mockserver.Server
+			var c *sms.Client
+			if transport == "loopback" {
+				srv = mockserver.NewTest(t)
+				c = testClient(t, srv)
+			} else {
+				srv = mockserver.New()
+				c = inProcessClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond))
+			}
+			before := balance(t, srv)
+			srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Drop: true, Times: 1})
+
+			res, err := c.SMS.Send(context.Background(), &sms.SendParams{
+				To: []string{"08025671695", "2348025671696"}, From: "MOCKSMS", Message: "order shipped",
+			})
+			require.NoError(t, err)
+
+			reqs := srv.Requests()
+			require.Len(t, reqs, 2, "the dropped attempt and its retry")
+			assert.Equal(t, reqs[0].Body, reqs[1].Body, "the retry carries the same body, reference included")
+			page, err := c.Campaigns.List(context.Background(), nil)
+			require.NoError(t, err)
+			require.Len(t, page.Campaigns, 1, "exactly one campaign")
+			assert.Equal(t, page.Campaigns[0].ID, res.Campaign.ID, "the caller sees the committed campaign")
+			assert.Equal(t, before-res.Campaign.Amount.Kobo(), balance(t, srv), "exactly one debit")
+			assert.Equal(t, int64(2*320), res.Campaign.Amount.Kobo())
+		})
+	}
+}
+
+func TestProofCampaignDroppedAfterCommitReplays(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.New()
+	c := inProcessClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond))
+	before := balance(t, srv)
+	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 2})
+
+	res, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
+		To:      []sms.Recipient{{Phone: "08025671695", Name: "Ada"}, {Phone: "08025671696", Name: "Obi"}},
+		From:    "MOCKSMS",
+		Message: "Hi {{name}}",
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 3, requestsTo(srv, "POST", "/v1/sms/campaigns"))
+	assert.Equal(t, 1, campaignTotal(t, c))
+	assert.Equal(t, before-res.Campaign.Amount.Kobo(), balance(t, srv))
+}
+
+func TestProofRetryAfterIsHonoured(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv, sms.WithRetryWait(100*time.Millisecond, 30*time.Second))
+		srv.AddFaults(mockserver.FaultRule{Method: "GET", Path: "/v1/balance", Status: 429, RetryAfter: 2, Times: 1})
+
+		start := time.Now()
+		b, err := c.Balance.Get(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 2*time.Second, time.Since(start), "waited exactly Retry-After, in virtual time")
+		assert.Equal(t, "10000.00", b.Balance.String())
+	})
+}
+
+func TestProofRetryAfterIsCappedByMaxWait(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv, sms.WithRetryWait(100*time.Millisecond, 5*time.Second))
+		srv.AddFaults(mockserver.FaultRule{Method: "GET", Path: "/v1/balance", Status: 429, RetryAfter: 3600, Times: 1})
+
+		start := time.Now()
+		_, err := c.Balance.Get(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 5*time.Second, time.Since(start))
+	})
+}
+
+func TestProofFinalFailureIsTheAPIError(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv, sms.WithMaxRetries(2))
+		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Status: 503})
+		before := balance(t, srv)
+
+		_, err := c.SMS.Send(context.Background(), &sms.SendParams{To: []string{"08025671695"}, From: "MOCKSMS", Message: "x"})
+		require.Error(t, err)
+		var apiErr *sms.Error
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, 503, apiErr.StatusCode)
+		assert.Equal(t, "server_error", apiErr.Code)
+		assert.Equal(t, "Injected fault.", apiErr.Message)
+		assert.NotEmpty(t, apiErr.RequestID)
+		assert.ErrorIs(t, err, sms.ErrServer)
+		assert.NotContains(t, err.Error(), "giving up")
+		assert.Equal(t, 3, requestsTo(srv, "POST", "/v1/sms/send"))
+		assert.Equal(t, before, balance(t, srv), "nothing charged")
+	})
+}
+
+func TestProofCancelEndsTheWait(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv, sms.WithRetryWait(time.Minute, time.Minute))
+		srv.AddFaults(mockserver.FaultRule{Method: "GET", Path: "/v1/balance", Status: 503})
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(3*time.Second, cancel)
+
+		start := time.Now()
+		_, err := c.Balance.Get(ctx)
+		require.Error(t, err)
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, 3*time.Second, time.Since(start), "returned when cancelled, not after the minute")
+	})
+}
+
+func TestProofOTPDroppedIsNotRetried(t *testing.T) {
+	t.Parallel()
+	for _, transport := range []string{"in-process", "loopback"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			var srv *mockserver.Server
+			var c *sms.Client
+			if transport == "loopback" {
+				srv = mockserver.NewTest(t)
+				c = testClient(t, srv)
+			} else {
+				srv = mockserver.New()
+				c = inProcessClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond))
+			}
+			before := balance(t, srv)
+			srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/otp/send", Drop: true, Times: 1})
+
+			_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{
+				To: "08025671695", From: "MOCKSMS", MessageText: "Your code is < 1234 >",
+			})
+			require.Error(t, err)
+			assert.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+			assert.Equal(t, 1, requestsTo(srv, "POST", "/v1/otp/send"), "not retried")
+			pinID, pin, err := srv.LatestOTP("08025671695")
+			require.NoError(t, err, "the OTP was sent once")
+			assert.NotEmpty(t, pinID)
+			assert.NotEmpty(t, pin)
+			assert.Equal(t, before-320, balance(t, srv), "charged once")
+		})
+	}
+}
+
+func TestProofOTPRetriedOn429Only(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv)
+		srv.AddFaults(
+			mockserver.FaultRule{Method: "POST", Path: "/v1/otp/send", Status: 429, RetryAfter: 1, Times: 1},
+			mockserver.FaultRule{Method: "POST", Path: "/v1/otp/send", Status: 503, Times: 1},
+		)
+		_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+		require.Error(t, err)
+		assert.ErrorIs(t, err, sms.ErrServer, "the 503 after the 429 is final")
+		assert.Equal(t, 2, requestsTo(srv, "POST", "/v1/otp/send"))
+		_, _, err = srv.LatestOTP("08025671695")
+		assert.Error(t, err, "no OTP was sent")
+	})
+}
+
+func TestProofConcurrentDuplicatesSendOnce(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	c := testClient(t, srv)
+	before := balance(t, srv)
+	const n = 16
+	ids := make(chan string, n)
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			res, err := c.SMS.Send(context.Background(), &sms.SendParams{
+				To: []string{"08025671695"}, From: "MOCKSMS", Message: "once", Reference: "order-42",
+			})
+			if err != nil {
+				errs <- err
+				return
+			}
+			ids <- res.Campaign.ID
+		}()
+	}
+	seen := map[string]int{}
+	for range n {
+		select {
+		case id := <-ids:
+			seen[id]++
+		case err := <-errs:
+			t.Fatalf("send: %v", err)
+		}
+	}
+	assert.Len(t, seen, 1, "every caller sees the same campaign: %v", seen)
+	assert.Equal(t, 1, campaignTotal(t, c))
+	assert.Equal(t, before-320, balance(t, srv))
+}
+
+func ExampleSMSService_Send_idempotent() {
+	srv := mockserver.New()
+	ws := srv.Default()
+	c, _ := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL("http://127.0.0.1"),
+		sms.WithHTTPClient(&http.Client{Transport: srv.Transport()}))
+	p := &sms.SendParams{To: []string{"08025671695"}, From: "MOCKSMS", Message: "Your order shipped", Reference: "order-1001"}
+	first, _ := c.SMS.Send(context.Background(), p)
+	again, _ := c.SMS.Send(context.Background(), p) // same reference, same body: replayed
+	b, _ := c.Balance.Get(context.Background())
+	fmt.Println(first.Campaign.ID == again.Campaign.ID, first.Campaign.Amount, b.Balance)
+	// Output: true 3.20 9996.80
+}
