@@ -237,14 +237,17 @@ func (s *Server) deliver(campaignID string, c *DeliverCounts) (campaign, *apiErr
 }
 
 func ctlDeliver(s *Server, rq *request) (int, any, *apiError) {
-	var in *DeliverCounts
-	if len(rq.body) > 0 {
-		in = new(DeliverCounts)
-		if e := decodeJSON(rq.body, in); e != nil {
-			return 0, nil, e
-		}
+	var in struct {
+		Delivered, Failed, DND *int
 	}
-	c, e := s.deliver(rq.param, in)
+	if e := decodeOptional(rq.body, &in); e != nil {
+		return 0, nil, e
+	}
+	var counts *DeliverCounts // none given: all delivered
+	if in.Delivered != nil || in.Failed != nil || in.DND != nil {
+		counts = &DeliverCounts{Delivered: deref(in.Delivered), Failed: deref(in.Failed), DND: deref(in.DND)}
+	}
+	c, e := s.deliver(rq.param, counts)
 	if e != nil {
 		return 0, nil, e
 	}
@@ -253,6 +256,13 @@ func ctlDeliver(s *Server, rq *request) (int, any, *apiError) {
 		Status     string     `json:"status"`
 		Counts     countsJSON `json:"counts"`
 	}{c.id.String(), c.rollup(), countsOut(&c)}, nil
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // AddDND puts numbers on the Do-Not-Disturb register: sends to them on the generic channel

@@ -3,6 +3,7 @@ package mockserver
 import (
 	"crypto/rand"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -260,10 +261,12 @@ type sendFields struct {
 	Reference *string         `json:"reference"`
 }
 
-// target is one normalized recipient and the name {{name}} is filled with.
+// target is one normalized recipient, the name {{name}} is filled with, and its index in the
+// request's to.
 type target struct {
 	phone uint64
 	name  string
+	index int
 }
 
 func sendSMS(s *Server, rq *request) (int, any, *apiError) {
@@ -321,6 +324,11 @@ func (s *Server) send(rq *request, in *sendFields, targets []target, personalize
 	msg := *in.Message
 	personalize = personalize && strings.Contains(msg, "{{name}}")
 	partsByName := map[string]int{}
+	if personalize { // too long with no name at all: the message is at fault, not a recipient
+		if parts, _ := rules.CountParts(strings.ReplaceAll(msg, "{{name}}", "")); parts > rules.MaxParts {
+			return 0, nil, badRequest("message", "The message is %d parts long; at most %d are allowed.", parts, rules.MaxParts)
+		}
+	}
 	for i, t := range targets {
 		name := ""
 		if personalize {
@@ -328,14 +336,21 @@ func (s *Server) send(rq *request, in *sendFields, targets []target, personalize
 		}
 		parts, seen := partsByName[name]
 		if !seen {
-			parts, _ = rules.CountParts(strings.ReplaceAll(msg, "{{name}}", name))
+			text := msg
+			if personalize {
+				text = strings.ReplaceAll(msg, "{{name}}", name)
+			}
+			parts, _ = rules.CountParts(text)
 			partsByName[name] = parts
 		}
-		if parts > rules.MaxParts {
-			field := "message"
-			if personalize {
-				field = "to[" + strconv.Itoa(i) + "].name"
-			}
+		field := "message"
+		if name != "" {
+			field = "to[" + strconv.Itoa(t.index) + "].name"
+		}
+		switch {
+		case parts == 0:
+			return 0, nil, badRequest(field, "The message is empty once {{name}} is filled for to[%d].", t.index)
+		case parts > rules.MaxParts:
 			return 0, nil, badRequest(field, "The message is %d parts long; at most %d are allowed.", parts, rules.MaxParts)
 		}
 		op.maxParts = max(op.maxParts, parts)
@@ -346,7 +361,7 @@ func (s *Server) send(rq *request, in *sendFields, targets []target, personalize
 		}
 		op.recipients[i] = recipient{packed: t.phone | uint64(status)<<56}
 	}
-	c, e := rq.ws.send(rq.mode, s.ids.next(), op, price, rq.now)
+	c, e := rq.ws.send(rq.mode, s.ids, op, price, rq.now)
 	if e != nil {
 		return 0, nil, e
 	}
@@ -394,7 +409,7 @@ func parseSendTo(raw json.RawMessage) ([]target, *apiError) {
 		if e != nil {
 			return nil, e
 		}
-		b.add(p, "")
+		b.add(p, "", i)
 	}
 	return b.list, nil
 }
@@ -420,7 +435,7 @@ func parseCampaignTo(raw json.RawMessage) ([]target, *apiError) {
 			if e != nil {
 				return nil, e
 			}
-			b.add(p, "")
+			b.add(p, "", i)
 			continue
 		}
 		var obj struct {
@@ -450,7 +465,7 @@ func parseCampaignTo(raw json.RawMessage) ([]target, *apiError) {
 				return nil, badRequest(field+".name", "%s.name must be at most %d characters.", field, rules.MaxNameLen)
 			}
 		}
-		b.add(p, name)
+		b.add(p, name, i)
 	}
 	return b.list, nil
 }
@@ -465,12 +480,12 @@ func newTargets(n int) *targets {
 	return &targets{list: make([]target, 0, n), seen: make(map[uint64]struct{}, n)}
 }
 
-func (t *targets) add(p uint64, name string) {
+func (t *targets) add(p uint64, name string, index int) {
 	if _, dup := t.seen[p]; dup {
 		return
 	}
 	t.seen[p] = struct{}{}
-	t.list = append(t.list, target{phone: p, name: name})
+	t.list = append(t.list, target{phone: p, name: name, index: index})
 }
 
 func phone(field, s string) (uint64, *apiError) {
@@ -502,7 +517,7 @@ var channelNames = [...]string{"generic", "dnd"}
 
 func campaignOut(c *campaign) campaignJSON {
 	out := campaignJSON{
-		ID: c.id.String(), SenderID: c.senderID, RecipientCount: int(c.counts[0] + c.counts[1] + c.counts[2] + c.counts[3]),
+		ID: c.id.String(), SenderID: c.senderID, RecipientCount: c.total(),
 		Amount: naira(c.amount), Status: campaignStatusNames[c.status], Currency: "NGN",
 		Channel: channelNames[c.channel], SMSParts: int(c.parts), Reference: optString(c.reference),
 		CreatedAt: timeOf(c.createdAt),
@@ -515,7 +530,7 @@ func campaignOut(c *campaign) campaignJSON {
 
 // pageParams reads page (>= 1, default 1) and limit (1 to 100, default 20).
 func pageParams(q url.Values) (page, limit int, e *apiError) {
-	page, e = intParam(q, "page", rules.DefaultPage, 1, 1<<40)
+	page, e = intParam(q, "page", rules.DefaultPage, 1, math.MaxInt)
 	if e != nil {
 		return 0, 0, e
 	}
@@ -592,8 +607,7 @@ func campaignStatus(_ *Server, rq *request) (int, any, *apiError) {
 	for i, r := range c.recipients {
 		out.Recipients[i] = recipientJSON{To: r.phone(), Status: recipientStatusNames[r.status()], UpdatedAt: timeOf(r.updatedAt)}
 	}
-	total := int(c.counts[0] + c.counts[1] + c.counts[2] + c.counts[3])
-	return http.StatusOK, pageBody{out, pagination{page, limit, total}}, nil
+	return http.StatusOK, pageBody{out, pagination{page, limit, c.total()}}, nil
 }
 
 // --- OTP -------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -84,6 +85,9 @@ func decodeJSON(body []byte, v any) *apiError {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return badRequest("", "Request body is required.")
 	}
+	if e := rejectNulls(body); e != nil {
+		return e
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -93,6 +97,29 @@ func decodeJSON(body []byte, v any) *apiError {
 		return badRequest("", "Request body must hold one JSON object and nothing after it.")
 	}
 	return nil
+}
+
+// rejectNulls refuses a member whose value is null: no member of the contract is nullable, and
+// null is not the same as leaving a member out.
+func rejectNulls(body []byte) *apiError {
+	if !bytes.Contains(body, []byte("null")) {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return nil // not an object: the strict decode says why
+	}
+	names := make([]string, 0, len(m))
+	for name, v := range m {
+		if string(v) == "null" {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	slices.Sort(names)
+	return badRequest(names[0], "%s cannot be null; leave it out instead.", names[0])
 }
 
 func jsonError(err error) *apiError {

@@ -196,7 +196,8 @@ func (s *Server) Start() error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          nil,
 	}
-	go func() { _ = s.hs.Serve(ln) }()
+	hs := s.hs
+	go func() { _ = hs.Serve(ln) }()
 	return nil
 }
 

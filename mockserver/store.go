@@ -195,12 +195,17 @@ func (c *campaign) settle(now int64) {
 	}
 }
 
+// total is the number of recipients, whatever their status.
+func (c *campaign) total() int {
+	return int(c.counts[rcptSent] + c.counts[rcptDelivered] + c.counts[rcptFailed] + c.counts[rcptDND])
+}
+
 // rollup is the delivery status of the whole campaign.
 func (c *campaign) rollup() string {
 	switch {
 	case c.counts[rcptSent] > 0:
 		return "sent"
-	case int(c.counts[rcptDelivered]) == len(c.recipients):
+	case int(c.counts[rcptDelivered]) == c.total():
 		return "delivered"
 	case c.counts[rcptDelivered] > 0:
 		return "partially_delivered"
@@ -426,7 +431,8 @@ type sendOp struct {
 const processingThreshold = 100
 
 // send debits the wallet and creates the campaign in one step: either both happen or neither.
-func (w *workspace) send(mode Mode, id oid, op *sendOp, price int64, now time.Time) (*campaign, *apiError) {
+// The campaign's id is taken under the lock, so that a mode's campaigns stay in id order.
+func (w *workspace) send(mode Mode, ids *idGen, op *sendOp, price int64, now time.Time) (*campaign, *apiError) {
 	amount := op.totalParts * price
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -439,7 +445,7 @@ func (w *workspace) send(mode Mode, id oid, op *sendOp, price int64, now time.Ti
 	}
 	ns := now.UnixNano()
 	c := &campaign{
-		id: id, senderID: op.from, reference: op.reference, createdAt: ns, readyAt: ns,
+		id: ids.next(), senderID: op.from, reference: op.reference, createdAt: ns, readyAt: ns,
 		amount: amount, recipients: op.recipients, channel: op.channel, parts: uint8(op.maxParts),
 		status: campaignSent,
 	}
@@ -470,10 +476,10 @@ func (w *workspace) listCampaigns(mode Mode, page, limit int, now int64) (views 
 	defer w.mu.Unlock()
 	all := w.modes[mode.index()].campaigns
 	total = len(all)
-	start := (page - 1) * limit // offset from the newest
-	if page < 1 || start >= total {
+	if page < 1 || page-1 >= (total+limit-1)/limit { // past the end, without overflow
 		return []campaign{}, total
 	}
+	start := (page - 1) * limit // offset from the newest
 	end := min(start+limit, total)
 	views = make([]campaign, 0, end-start)
 	for i := total - 1 - start; i > total-1-end; i-- {
@@ -508,10 +514,10 @@ func (w *workspace) deliveryStatus(mode Mode, id oid, page, limit int, now int64
 		return campaign{}, conflict("Campaign is %s and has no provider message ID yet.", campaignStatusNames[c.status])
 	}
 	v := *c
-	start := (page - 1) * limit
-	if start >= len(c.recipients) {
+	if page-1 >= (len(c.recipients)+limit-1)/limit {
 		v.recipients = nil
 	} else {
+		start := (page - 1) * limit
 		v.recipients = slices.Clone(c.recipients[start:min(start+limit, len(c.recipients))])
 	}
 	return v, nil
