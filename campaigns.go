@@ -1,0 +1,366 @@
+package sms
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"iter"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/seedsms/sms-go/internal/rules"
+)
+
+// CampaignsService creates campaigns of up to 10,000 recipients, lists them and reads their
+// delivery status.
+type CampaignsService struct{ c *core }
+
+// Campaign is one send: an SMS.Send or a Campaigns.Create.
+type Campaign struct {
+	ID     string
+	Status Status // StatusProcessing, StatusSent or StatusFailed
+	// MessageID is the provider's message ID, used for delivery status; empty while the
+	// campaign is processing, and when it failed.
+	MessageID  string
+	Recipients int    // distinct recipients
+	Amount     Amount // what the campaign cost in the end: 0.00 when it failed and was refunded
+	Currency   string // "NGN"
+	Parts      int    // SMS parts of the message; for a personalized campaign, the largest
+	SenderID   string
+	Channel    Channel
+	Reference  string    // empty when the request had none
+	CreatedAt  time.Time // zero in a SendResult
+}
+
+// Recipient is one recipient of a campaign.
+type Recipient struct {
+	// Phone is the number, international or local Nigerian (see NormalizePhone).
+	Phone string
+	// Name, at most 100 characters, replaces {{name}} in the message (empty when not set).
+	Name string
+}
+
+// CreateCampaignParams is the input of CampaignsService.Create.
+type CreateCampaignParams struct {
+	// To holds 1 to 10,000 recipients. Duplicate numbers are sent once, to the first.
+	To []Recipient
+	// From is an active sender ID of the workspace.
+	From string
+	// Message is the text, in which {{name}} is replaced by each recipient's Name. Each
+	// recipient's message must fit 10 parts.
+	Message string
+	// Channel is ChannelGeneric (when empty) or ChannelDND.
+	Channel Channel
+	// Reference makes the request idempotent, as in SendParams.
+	Reference string
+}
+
+// Create sends a campaign, personalizing {{name}} per recipient. Up to 100 recipients are
+// sent at once (status sent); larger campaigns are accepted as processing. Charging, refunds,
+// idempotency and retries are as for SMSService.Send.
+func (s *CampaignsService) Create(ctx context.Context, p *CreateCampaignParams) (*SendResult, error) {
+	if p == nil {
+		return nil, invalid("CreateCampaignParams", "parameters are required")
+	}
+	to, err := validateCampaign(p)
+	if err != nil {
+		return nil, err
+	}
+	ref := referenceFor(p.Reference)
+	cl := &call{
+		method: http.MethodPost, path: "/v1/sms/campaigns", policy: retryIdempotent,
+		body:  sendBody[wireRecipient]{To: to, From: p.From, Message: p.Message, Channel: p.Channel, Reference: ref},
+		attrs: []slog.Attr{slog.Int("recipients", len(to)), slog.String("reference", ref)},
+	}
+	var out wireSent
+	if err := s.c.do(ctx, cl, &out); err != nil {
+		return nil, err
+	}
+	return out.result(cl, p.From, p.Channel, ref), nil
+}
+
+// wireRecipient is a campaign recipient on the wire: a number, or {phone, name} when named.
+type wireRecipient Recipient
+
+func (r wireRecipient) MarshalJSON() ([]byte, error) {
+	if r.Name == "" {
+		return json.Marshal(r.Phone)
+	}
+	return json.Marshal(struct {
+		Phone string `json:"phone"`
+		Name  string `json:"name"`
+	}{r.Phone, r.Name})
+}
+
+const nameTag = "{{name}}"
+
+func validateCampaign(p *CreateCampaignParams) ([]wireRecipient, error) {
+	if len(p.To) == 0 {
+		return nil, invalid("To", "at least one recipient is required")
+	}
+	if len(p.To) > rules.MaxCampaignRecipients {
+		return nil, invalid("To", "at most "+strconv.Itoa(rules.MaxCampaignRecipients)+" recipients per campaign")
+	}
+	if err := validateFrom("From", p.From); err != nil {
+		return nil, err
+	}
+	if p.Message == "" {
+		return nil, invalid("Message", "a message is required")
+	}
+	personal := strings.Contains(p.Message, nameTag)
+	if !personal {
+		if err := validateParts("Message", p.Message); err != nil {
+			return nil, err
+		}
+	}
+	to := make([]wireRecipient, len(p.To))
+	first := make(map[string]struct{}, len(p.To))   // numbers seen: the server keeps the first
+	checked := make(map[string]struct{}, len(p.To)) // names whose message fits
+	for i, r := range p.To {
+		field := "To[" + strconv.Itoa(i) + "]"
+		phone, err := rules.NormalizePhone(r.Phone)
+		if err != nil {
+			return nil, invalid(field+".Phone", err.Error())
+		}
+		if utf8.RuneCountInString(r.Name) > rules.MaxNameLen {
+			return nil, invalid(field+".Name", "a name is at most "+strconv.Itoa(rules.MaxNameLen)+" characters")
+		}
+		to[i] = wireRecipient{Phone: phone, Name: r.Name}
+		if _, dup := first[phone]; dup || !personal {
+			continue
+		}
+		first[phone] = struct{}{}
+		if _, ok := checked[r.Name]; ok {
+			continue
+		}
+		if err := validateParts(field+".Name", strings.ReplaceAll(p.Message, nameTag, r.Name)); err != nil {
+			return nil, err
+		}
+		checked[r.Name] = struct{}{}
+	}
+	if err := validateChannel(p.Channel); err != nil {
+		return nil, err
+	}
+	return to, validateReference(p.Reference)
+}
+
+// ListCampaignsParams pages the campaign list.
+type ListCampaignsParams struct {
+	// Page is the 1-based page (0: the first).
+	Page int `url:"page,omitempty"`
+	// Limit is the page size, 1 to 100 (0: the server's default, 20; for All, 100).
+	Limit int `url:"limit,omitempty"`
+}
+
+// CampaignPage is one page of campaigns, newest first.
+type CampaignPage struct {
+	Campaigns []Campaign
+	Pagination
+}
+
+// List returns one page of the campaigns of the key's mode, newest first. A page past the
+// end is empty. A nil p gives the first page.
+func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*CampaignPage, error) {
+	if p == nil {
+		p = &ListCampaignsParams{}
+	}
+	if err := validatePage(p.Page, p.Limit); err != nil {
+		return nil, err
+	}
+	var out struct {
+		Data       []wireCampaign `json:"data"`
+		Pagination wirePagination `json:"pagination"`
+	}
+	cl := &call{method: http.MethodGet, path: "/v1/sms/campaigns", query: p, policy: retryIdempotent}
+	if err := s.c.do(ctx, cl, &out); err != nil {
+		return nil, err
+	}
+	page := &CampaignPage{Campaigns: make([]Campaign, len(out.Data)), Pagination: Pagination(out.Pagination)}
+	for i, w := range out.Data {
+		page.Campaigns[i] = w.campaign()
+	}
+	return page, nil
+}
+
+// All returns an iterator over every campaign of the key's mode, newest first, from page
+// p.Page on (p may be nil), fetching p.Limit campaigns per request (default 100).
+//
+// Nothing is fetched before the loop starts, pages are fetched as the loop needs them, and
+// breaking out of the loop stops fetching; one page is held at a time. Every campaign that
+// exists when the loop starts is yielded exactly once, even when new campaigns are created
+// while it runs (they push older ones down the list); campaigns created meanwhile may or may
+// not be yielded. Should a page's worth of campaigns or more be created before each of 10
+// requests in a row, offsets cannot keep up and the loop ends with an error: use a larger
+// Limit. An error is yielded once and ends the loop.
+func (s *CampaignsService) All(ctx context.Context, p *ListCampaignsParams) iter.Seq2[Campaign, error] {
+	q := ListCampaignsParams{}
+	if p != nil {
+		q = *p
+	}
+	if err := validatePage(q.Page, q.Limit); err != nil {
+		return fail[Campaign](err)
+	}
+	q.Page, q.Limit = max(q.Page, 1), cmp.Or(q.Limit, rules.MaxLimit)
+	fetch := func(ctx context.Context, page, limit int) ([]Campaign, Pagination, error) {
+		pg, err := s.List(ctx, &ListCampaignsParams{Page: page, Limit: limit})
+		if err != nil {
+			return nil, Pagination{}, err
+		}
+		return pg.Campaigns, pg.Pagination, nil
+	}
+	return walk(ctx, q.Page, q.Limit, fetch, func(c Campaign) string { return c.ID })
+}
+
+// CampaignStatusParams pages the recipients of a delivery status.
+type CampaignStatusParams struct {
+	// Page is the 1-based page of recipients (0: the first).
+	Page int `url:"page,omitempty"`
+	// Limit is the number of recipients per page, 1 to 100 (0: the server's default, 20; for
+	// Recipients, 100).
+	Limit int `url:"limit,omitempty"`
+}
+
+// DeliveryStatus is the provider's report on a campaign, with one page of its recipients.
+type DeliveryStatus struct {
+	CampaignID string
+	MessageID  string
+	// Status is StatusSent while any recipient is, else StatusDelivered when all are,
+	// StatusFailed when none is, or StatusPartiallyDelivered.
+	Status     Status
+	Counts     DeliveryCounts
+	Recipients []RecipientStatus // in request order
+	Pagination                   // of Recipients; Total is the number of recipients
+}
+
+// DeliveryCounts counts a campaign's recipients by status.
+type DeliveryCounts struct {
+	Sent      int // no report yet
+	Delivered int
+	Failed    int
+	DND       int // blocked by the Do-Not-Disturb register
+}
+
+// RecipientStatus is the delivery of a campaign to one number.
+type RecipientStatus struct {
+	To        string // normalized number
+	Status    Status // StatusSent, StatusDelivered, StatusFailed or StatusDND
+	UpdatedAt time.Time
+}
+
+// Status returns the delivery status of campaign id with one page of its recipients (p may
+// be nil). A campaign without a provider message ID yet (processing or failed) is a 409
+// (ErrConflict).
+func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignStatusParams) (*DeliveryStatus, error) {
+	if p == nil {
+		p = &CampaignStatusParams{}
+	}
+	seg, err := pathID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	if err := validatePage(p.Page, p.Limit); err != nil {
+		return nil, err
+	}
+	var out struct {
+		Data struct {
+			CampaignID string `json:"campaignId"`
+			MessageID  string `json:"messageId"`
+			Status     Status `json:"status"`
+			Counts     struct {
+				Sent      int `json:"sent"`
+				Delivered int `json:"delivered"`
+				Failed    int `json:"failed"`
+				DND       int `json:"dnd"`
+			} `json:"counts"`
+			Recipients []struct {
+				To        string    `json:"to"`
+				Status    Status    `json:"status"`
+				UpdatedAt time.Time `json:"updatedAt"`
+			} `json:"recipients"`
+		} `json:"data"`
+		Pagination wirePagination `json:"pagination"`
+	}
+	cl := &call{method: http.MethodGet, path: "/v1/sms/campaigns/" + seg + "/status", query: p, policy: retryIdempotent}
+	if err := s.c.do(ctx, cl, &out); err != nil {
+		return nil, err
+	}
+	d := out.Data
+	st := &DeliveryStatus{
+		CampaignID: d.CampaignID, MessageID: d.MessageID, Status: d.Status,
+		Counts:     DeliveryCounts(d.Counts),
+		Recipients: make([]RecipientStatus, len(d.Recipients)),
+		Pagination: Pagination(out.Pagination),
+	}
+	for i, r := range d.Recipients {
+		st.Recipients[i] = RecipientStatus(r)
+	}
+	return st, nil
+}
+
+// Recipients returns an iterator over the delivery status of every recipient of campaign id,
+// in request order, from page p.Page on (p may be nil), p.Limit per request (default 100).
+// It is lazy, stops fetching when the loop breaks and yields each recipient once, like All.
+func (s *CampaignsService) Recipients(ctx context.Context, id string, p *CampaignStatusParams) iter.Seq2[RecipientStatus, error] {
+	q := CampaignStatusParams{}
+	if p != nil {
+		q = *p
+	}
+	if _, err := pathID("id", id); err != nil {
+		return fail[RecipientStatus](err)
+	}
+	if err := validatePage(q.Page, q.Limit); err != nil {
+		return fail[RecipientStatus](err)
+	}
+	q.Page, q.Limit = max(q.Page, 1), cmp.Or(q.Limit, rules.MaxLimit)
+	fetch := func(ctx context.Context, page, limit int) ([]RecipientStatus, Pagination, error) {
+		st, err := s.Status(ctx, id, &CampaignStatusParams{Page: page, Limit: limit})
+		if err != nil {
+			return nil, Pagination{}, err
+		}
+		return st.Recipients, st.Pagination, nil
+	}
+	return walk(ctx, q.Page, q.Limit, fetch, func(r RecipientStatus) string { return r.To })
+}
+
+func validatePage(page, limit int) error {
+	if page < 0 {
+		return invalid("Page", "the page is 1 or more (0 for the first)")
+	}
+	if limit < 0 || limit > rules.MaxLimit {
+		return invalid("Limit", "the limit is 1 to "+strconv.Itoa(rules.MaxLimit)+" (0 for the default)")
+	}
+	return nil
+}
+
+type wirePagination struct {
+	Page  int `json:"page"`
+	Limit int `json:"limit"`
+	Total int `json:"total"`
+}
+
+// wireCampaign is a campaign as GET /v1/sms/campaigns lists it.
+type wireCampaign struct {
+	ID             string    `json:"_id"`
+	SenderID       string    `json:"senderId"`
+	RecipientCount int       `json:"recipientCount"`
+	Amount         Amount    `json:"amount"`
+	Status         Status    `json:"status"`
+	Currency       string    `json:"currency"`
+	Channel        Channel   `json:"channel"`
+	SMSParts       int       `json:"smsParts"`
+	MessageID      string    `json:"messageId"` // null while the campaign has none
+	Reference      string    `json:"reference"` // null when the request had none
+	CreatedAt      time.Time `json:"createdAt"`
+}
+
+func (w *wireCampaign) campaign() Campaign {
+	return Campaign{
+		ID: w.ID, Status: w.Status, MessageID: w.MessageID, Recipients: w.RecipientCount,
+		Amount: w.Amount, Currency: w.Currency, Parts: w.SMSParts, SenderID: w.SenderID,
+		Channel: w.Channel, Reference: w.Reference, CreatedAt: w.CreatedAt,
+	}
+}

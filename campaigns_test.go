@@ -1,0 +1,348 @@
+package sms_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/mockserver"
+)
+
+// sendN sends n single-recipient campaigns and returns their IDs, oldest first.
+func sendN(t *testing.T, srv *mockserver.Server, client *sms.Client, n int) []string {
+	t.Helper()
+	ids := make([]string, n)
+	for i := range n {
+		res, err := client.SMS.Send(context.Background(), &sms.SendParams{
+			To: []string{fmt.Sprintf("23480300%05d", i)}, From: srv.Default().SenderID, Message: "hi",
+		})
+		require.NoError(t, err)
+		ids[i] = res.Campaign.ID
+	}
+	return ids
+}
+
+// numbers returns n distinct Nigerian numbers.
+func numbers(n int) []sms.Recipient {
+	out := make([]sms.Recipient, n)
+	for i := range out {
+		out[i] = sms.Recipient{Phone: fmt.Sprintf("0803%07d", i)}
+	}
+	return out
+}
+
+func TestCampaignsCreate(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := testClient(t, srv)
+	before := balance(t, srv)
+
+	res, err := client.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
+		To: []sms.Recipient{
+			{Phone: "08025671695", Name: "Ada"},
+			{Phone: "2348030000001", Name: strings.Repeat("N", 100)},
+			{Phone: "+2348030000002"},
+			{Phone: "2348025671695", Name: "duplicate, dropped"},
+		},
+		From:      srv.Default().SenderID,
+		Message:   "Hello {{name}}, " + strings.Repeat("x", 100),
+		Reference: "campaign-1",
+	})
+	require.NoError(t, err)
+	c := res.Campaign
+	assert.Equal(t, sms.StatusSent, c.Status)
+	assert.Equal(t, 3, c.Recipients)
+	assert.Equal(t, 2, c.Parts, "the 100-character name makes that message two parts")
+	assert.Equal(t, "12.80", c.Amount.String(), "(1 + 2 + 1) parts x 3.20")
+	assert.Equal(t, "campaign-1", c.Reference)
+	assert.Equal(t, before-1280, balance(t, srv))
+
+	var body struct {
+		To []json.RawMessage `json:"to"`
+	}
+	reqs := srv.Requests()
+	require.NoError(t, json.Unmarshal(reqs[len(reqs)-1].Body, &body))
+	require.Len(t, body.To, 4)
+	assert.JSONEq(t, `{"phone":"2348025671695","name":"Ada"}`, string(body.To[0]), "named recipients are objects")
+	assert.JSONEq(t, `"2348030000002"`, string(body.To[2]), "unnamed recipients are numbers")
+}
+
+func TestCampaignsCreateLargeIsProcessing(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := testClient(t, srv)
+	ctx := context.Background()
+
+	res, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(150), From: srv.Default().SenderID, Message: "hi"})
+	require.NoError(t, err)
+	assert.Equal(t, sms.StatusProcessing, res.Campaign.Status)
+	assert.Empty(t, res.Campaign.MessageID)
+	assert.Equal(t, 150, res.Campaign.Recipients)
+
+	_, err = client.Campaigns.Status(ctx, res.Campaign.ID, nil)
+	require.ErrorIs(t, err, sms.ErrConflict, "no provider message ID while processing")
+
+	srv.Advance(time.Second)
+	page, err := client.Campaigns.List(ctx, nil)
+	require.NoError(t, err)
+	require.Len(t, page.Campaigns, 1)
+	assert.Equal(t, sms.StatusSent, page.Campaigns[0].Status)
+	assert.NotEmpty(t, page.Campaigns[0].MessageID)
+}
+
+func TestCampaignsList(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := testClient(t, srv)
+	ctx := context.Background()
+	ids := sendN(t, srv, client, 5)
+
+	tests := []struct {
+		params *sms.ListCampaignsParams
+		want   []string
+		page   sms.Pagination
+	}{
+		{nil, []string{ids[4], ids[3], ids[2], ids[1], ids[0]}, sms.Pagination{Page: 1, Limit: 20, Total: 5}},
+		{&sms.ListCampaignsParams{Limit: 2}, []string{ids[4], ids[3]}, sms.Pagination{Page: 1, Limit: 2, Total: 5}},
+		{&sms.ListCampaignsParams{Page: 3, Limit: 2}, []string{ids[0]}, sms.Pagination{Page: 3, Limit: 2, Total: 5}},
+		{&sms.ListCampaignsParams{Page: 4, Limit: 2}, []string{}, sms.Pagination{Page: 4, Limit: 2, Total: 5}},
+	}
+	for _, tt := range tests {
+		page, err := client.Campaigns.List(ctx, tt.params)
+		require.NoError(t, err)
+		got := []string{}
+		for _, c := range page.Campaigns {
+			got = append(got, c.ID)
+		}
+		assert.Equal(t, tt.want, got)
+		assert.Equal(t, tt.page, page.Pagination)
+	}
+
+	page, err := client.Campaigns.List(ctx, &sms.ListCampaignsParams{Limit: 1})
+	require.NoError(t, err)
+	c := page.Campaigns[0]
+	assert.Equal(t, srv.Default().SenderID, c.SenderID)
+	assert.Equal(t, sms.ChannelGeneric, c.Channel)
+	assert.Equal(t, 1, c.Recipients)
+	assert.Equal(t, 1, c.Parts)
+	assert.Equal(t, sms.AmountFromKobo(320), c.Amount)
+	assert.Equal(t, "NGN", c.Currency)
+	assert.True(t, strings.HasPrefix(c.Reference, "sms-go-"))
+	assert.WithinDuration(t, srv.Now(), c.CreatedAt, time.Minute)
+
+	// Live data is separate from test data.
+	ws := srv.Default()
+	live, err := sms.NewClient(ws.LiveKey, ws.LiveSecret, clientOpts(t, srv)...)
+	require.NoError(t, err)
+	page, err = live.Campaigns.List(ctx, nil)
+	require.NoError(t, err)
+	assert.Empty(t, page.Campaigns)
+	assert.Equal(t, 0, page.Total)
+}
+
+func TestCampaignsAll(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := testClient(t, srv)
+	ctx := context.Background()
+	ids := sendN(t, srv, client, 7)
+	list := func() int { return requestsTo(srv, "GET", "/v1/sms/campaigns") }
+
+	t.Run("every campaign once, newest first", func(t *testing.T) {
+		var got []string
+		for c, err := range client.Campaigns.All(ctx, &sms.ListCampaignsParams{Limit: 3}) {
+			require.NoError(t, err)
+			got = append(got, c.ID)
+		}
+		assert.Equal(t, []string{ids[6], ids[5], ids[4], ids[3], ids[2], ids[1], ids[0]}, got)
+	})
+
+	t.Run("lazy", func(t *testing.T) {
+		before := list()
+		seq := client.Campaigns.All(ctx, &sms.ListCampaignsParams{Limit: 3})
+		assert.Equal(t, before, list(), "nothing fetched before the loop")
+		for range seq {
+			break
+		}
+		assert.Equal(t, before+1, list(), "break stops fetching")
+	})
+
+	t.Run("break on a later page", func(t *testing.T) {
+		before := list()
+		n := 0
+		for _, err := range client.Campaigns.All(ctx, &sms.ListCampaignsParams{Limit: 2}) {
+			require.NoError(t, err)
+			if n++; n == 3 {
+				break
+			}
+		}
+		assert.Equal(t, before+2, list())
+	})
+
+	t.Run("campaigns created while iterating", func(t *testing.T) {
+		// After each page, more campaigns than a page holds are created: they push the
+		// campaigns not yet seen down by more than a page.
+		seen := map[string]int{}
+		n := 0
+		for c, err := range client.Campaigns.All(ctx, &sms.ListCampaignsParams{Limit: 2}) {
+			require.NoError(t, err)
+			seen[c.ID]++
+			if n++; n%2 == 0 {
+				sendN(t, srv, client, 3)
+			}
+		}
+		for _, id := range ids {
+			assert.Equal(t, 1, seen[id], "campaign %s", id)
+		}
+		for id, k := range seen {
+			assert.Equal(t, 1, k, "campaign %s yielded %d times", id, k)
+		}
+	})
+
+	t.Run("error", func(t *testing.T) {
+		srv.AddFaults(mockserver.FaultRule{Method: "GET", Path: "/v1/sms/campaigns", Status: 401, Times: 1})
+		n := 0
+		for c, err := range client.Campaigns.All(ctx, nil) {
+			n++
+			require.ErrorIs(t, err, sms.ErrUnauthorized)
+			assert.Empty(t, c.ID)
+		}
+		assert.Equal(t, 1, n, "an error is yielded once and ends the loop")
+	})
+}
+
+func TestCampaignsStatusAndRecipients(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := testClient(t, srv)
+	ctx := context.Background()
+	dnd := "2348039999999"
+	require.NoError(t, srv.AddDND(dnd))
+	to := append(numbers(4), sms.Recipient{Phone: dnd})
+
+	res, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: to, From: srv.Default().SenderID, Message: "hi"})
+	require.NoError(t, err)
+	id := res.Campaign.ID
+
+	st, err := client.Campaigns.Status(ctx, id, nil)
+	require.NoError(t, err)
+	assert.Equal(t, sms.StatusSent, st.Status)
+	assert.Equal(t, sms.DeliveryCounts{Sent: 4, DND: 1}, st.Counts)
+	assert.Equal(t, res.Campaign.MessageID, st.MessageID)
+	assert.Equal(t, id, st.CampaignID)
+
+	require.NoError(t, srv.Deliver(id, &mockserver.DeliverCounts{Delivered: 2, Failed: 1}))
+	st, err = client.Campaigns.Status(ctx, id, &sms.CampaignStatusParams{Page: 1, Limit: 2})
+	require.NoError(t, err)
+	assert.Equal(t, sms.StatusSent, st.Status, "one recipient has no report yet")
+	assert.Equal(t, sms.DeliveryCounts{Sent: 1, Delivered: 2, Failed: 1, DND: 1}, st.Counts)
+	assert.Equal(t, sms.Pagination{Page: 1, Limit: 2, Total: 5}, st.Pagination)
+	require.Len(t, st.Recipients, 2)
+	assert.Equal(t, "2348030000000", st.Recipients[0].To)
+	assert.Equal(t, sms.StatusDelivered, st.Recipients[0].Status)
+	assert.False(t, st.Recipients[0].UpdatedAt.IsZero())
+
+	require.NoError(t, srv.Deliver(id, nil))
+	st, err = client.Campaigns.Status(ctx, id, nil)
+	require.NoError(t, err)
+	assert.Equal(t, sms.StatusPartiallyDelivered, st.Status)
+
+	var got []sms.Status
+	for r, err := range client.Campaigns.Recipients(ctx, id, &sms.CampaignStatusParams{Limit: 2}) {
+		require.NoError(t, err)
+		got = append(got, r.Status)
+	}
+	assert.Equal(t, []sms.Status{sms.StatusDelivered, sms.StatusDelivered, sms.StatusFailed, sms.StatusDelivered, sms.StatusDND}, got)
+
+	_, err = client.Campaigns.Status(ctx, "0123456789abcdef01234567", nil)
+	require.ErrorIs(t, err, sms.ErrNotFound)
+	_, err = client.Campaigns.Status(ctx, "not/an-id", nil)
+	require.ErrorIs(t, err, sms.ErrNotFound, "the id is one escaped path segment")
+}
+
+func TestCampaignsRecipientsManyPages(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := testClient(t, srv)
+	ctx := context.Background()
+	res, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(250), From: srv.Default().SenderID, Message: "hi"})
+	require.NoError(t, err)
+	srv.Advance(time.Second)
+
+	before := requestsTo(srv, "GET", "/v1/sms/campaigns/"+res.Campaign.ID+"/status")
+	seen := map[string]bool{}
+	for r, err := range client.Campaigns.Recipients(ctx, res.Campaign.ID, nil) {
+		require.NoError(t, err)
+		assert.False(t, seen[r.To], "recipient %s twice", r.To)
+		seen[r.To] = true
+	}
+	assert.Len(t, seen, 250)
+	assert.Equal(t, 3, requestsTo(srv, "GET", "/v1/sms/campaigns/"+res.Campaign.ID+"/status")-before, "pages of 100")
+}
+
+func TestCampaignsScope(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := scopedClient(t, srv, sms.ScopeSMS)
+	ctx := context.Background()
+	calls := map[string]func() error{
+		"Create": func() error {
+			_, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(1), From: srv.Default().SenderID, Message: "hi"})
+			return err
+		},
+		"List": func() error { _, err := client.Campaigns.List(ctx, nil); return err },
+		"Status": func() error {
+			_, err := client.Campaigns.Status(ctx, "0123456789abcdef01234567", nil)
+			return err
+		},
+		"All": func() error {
+			for _, err := range client.Campaigns.All(ctx, nil) {
+				return err
+			}
+			return nil
+		},
+	}
+	for name, call := range calls {
+		err := call()
+		var se *sms.ScopeError
+		require.ErrorAs(t, err, &se, name)
+		assert.Equal(t, sms.ScopeCampaigns, se.Scope, name)
+		assert.Equal(t, 403, se.Err.StatusCode, name)
+		assert.ErrorIs(t, err, sms.ErrInsufficientScope, name)
+	}
+}
+
+func TestCampaignsCreateErrors(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := testClient(t, srv)
+	ctx := context.Background()
+	p := &sms.CreateCampaignParams{To: numbers(3), From: srv.Default().SenderID, Message: "hi", Reference: "c-1"}
+
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 959))
+	_, err := client.Campaigns.Create(ctx, p)
+	require.ErrorIs(t, err, sms.ErrInsufficientBalance, "3 x 3.20 > 9.59")
+	assert.Equal(t, int64(959), balance(t, srv), "nothing charged")
+
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 960))
+	_, err = client.Campaigns.Create(ctx, p)
+	require.NoError(t, err, "the failed request left its reference free")
+	assert.Equal(t, int64(0), balance(t, srv))
+
+	other := *p
+	other.To = numbers(2)
+	_, err = client.Campaigns.Create(ctx, &other)
+	require.ErrorIs(t, err, sms.ErrConflict)
+
+	other.Reference, other.From = "c-2", "NOTACTIVE"
+	_, err = client.Campaigns.Create(ctx, &other)
+	require.ErrorIs(t, err, sms.ErrBadRequest)
+	assert.Equal(t, "from", asAPIError(t, err).Field)
+}

@@ -1,0 +1,347 @@
+package sms
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/google/go-querystring/query"
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// Version is the SDK's version, sent in the default User-Agent.
+const Version = "0.1.0"
+
+// Client calls the developer endpoints with an API key pair. Its fields group the endpoints by
+// resource. Create it with NewClient; it is safe for concurrent use, so create one and reuse
+// it.
+type Client struct {
+	SMS       *SMSService       // POST /v1/sms/send
+	Campaigns *CampaignsService // /v1/sms/campaigns
+	OTP       *OTPService       // /v1/otp
+	Balance   *BalanceService   // /v1/balance
+	SenderIDs *SenderIDsService // /v1/sender-ids
+
+	c *core
+}
+
+// NewClient returns a Client that authenticates with apiKey (pk_live_... or pk_test_...) and
+// the matching apiSecret (sk_live_... or sk_test_...). A live key uses the live wallet and
+// data, a test key the test wallet and data. Malformed credentials, a missing base URL (see
+// WithBaseURL) and invalid options are reported here, before any request.
+func NewClient(apiKey, apiSecret string, opts ...Option) (*Client, error) {
+	mode, err := checkKeyPair(apiKey, apiSecret)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newCore(opts, mode, func(h http.Header) {
+		h.Set("X-API-Key", apiKey)
+		h.Set("X-API-Secret", apiSecret)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Client{
+		SMS:       &SMSService{c: c},
+		Campaigns: &CampaignsService{c: c},
+		OTP:       &OTPService{c: c},
+		Balance:   &BalanceService{c: c},
+		SenderIDs: &SenderIDsService{c: c},
+		c:         c,
+	}, nil
+}
+
+// String describes the client without its credentials.
+func (c Client) String() string { return c.c.describe("Client") }
+
+// GoString describes the client without its credentials.
+func (c Client) GoString() string { return c.String() }
+
+// Format prints the client without its credentials, whatever the verb.
+func (c Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
+
+// LogValue logs the client without its credentials, whatever the slog handler.
+func (c Client) LogValue() slog.Value { return slog.StringValue(c.String()) }
+
+// DashboardClient manages API keys with a dashboard user's JWT. Create it with
+// NewDashboardClient; it is safe for concurrent use.
+type DashboardClient struct {
+	Keys *KeysService // /v1/keys
+
+	c *core
+}
+
+// NewDashboardClient returns a DashboardClient that authenticates with jwt, a dashboard user's
+// token (three dot-separated parts), sent as "Authorization: Bearer <jwt>". A malformed token,
+// a missing base URL and invalid options are reported here, before any request.
+func NewDashboardClient(jwt string, opts ...Option) (*DashboardClient, error) {
+	if err := checkJWT(jwt); err != nil {
+		return nil, err
+	}
+	c, err := newCore(opts, "", func(h http.Header) {
+		h.Set("Authorization", "Bearer "+jwt)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &DashboardClient{Keys: &KeysService{c: c}, c: c}, nil
+}
+
+// String describes the client without its token.
+func (c DashboardClient) String() string { return c.c.describe("DashboardClient") }
+
+// GoString describes the client without its token.
+func (c DashboardClient) GoString() string { return c.String() }
+
+// Format prints the client without its token, whatever the verb.
+func (c DashboardClient) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
+
+// LogValue logs the client without its token, whatever the slog handler.
+func (c DashboardClient) LogValue() slog.Value { return slog.StringValue(c.String()) }
+
+// checkKeyPair checks the shape of a key pair and returns its mode, "live" or "test". Errors
+// never repeat the credentials.
+func checkKeyPair(key, secret string) (string, error) {
+	var mode string
+	switch {
+	case strings.HasPrefix(key, "pk_live_"):
+		mode = "live"
+	case strings.HasPrefix(key, "pk_test_"):
+		mode = "test"
+	default:
+		return "", errors.New("sms: the API key must start with pk_live_ or pk_test_")
+	}
+	if !alnum(key[len("pk_live_"):]) {
+		return "", errors.New("sms: the API key must be pk_" + mode + "_ followed by letters and digits")
+	}
+	prefix := "sk_" + mode + "_"
+	if !strings.HasPrefix(secret, prefix) {
+		return "", errors.New("sms: the API secret must start with " + prefix + " to match the pk_" + mode + "_ key")
+	}
+	if !alnum(secret[len(prefix):]) {
+		return "", errors.New("sms: the API secret must be " + prefix + " followed by letters and digits")
+	}
+	return mode, nil
+}
+
+// checkJWT checks that jwt is three non-empty dot-separated base64url parts.
+func checkJWT(jwt string) error {
+	parts := strings.Split(jwt, ".")
+	if len(parts) != 3 {
+		return errors.New("sms: the dashboard token must be a JWT: three dot-separated parts")
+	}
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
+			return errors.New("sms: the dashboard token must be a JWT: three dot-separated base64url parts")
+		}
+	}
+	return nil
+}
+
+func alnum(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// core is what both clients share: the base URL, the HTTP client with the retry policy, and
+// the one request path, do.
+type core struct {
+	mode      string // "live", "test" or "" (dashboard)
+	base      string // scheme://host/prefix, without a trailing slash
+	http      *retryablehttp.Client
+	userAgent string
+	logger    *slog.Logger
+	auth      func(http.Header)
+}
+
+func newCore(opts []Option, mode string, auth func(http.Header)) (*core, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	raw := cfg.baseURL
+	if raw == "" {
+		raw = os.Getenv(BaseURLEnv)
+	}
+	base, err := parseBaseURL(raw, cfg.insecure)
+	if err != nil {
+		return nil, err
+	}
+	c := &core{mode: mode, base: base, userAgent: cfg.userAgent, logger: cfg.logger, auth: auth}
+	if c.userAgent == "" {
+		c.userAgent = "sms-go/" + Version
+	}
+	c.http = newRetryClient(cfg, c.checkRetry)
+	return c, nil
+}
+
+// describe names a client of kind without its credentials.
+func (c *core) describe(kind string) string {
+	switch {
+	case c == nil:
+		return "sms." + kind + "{}"
+	case c.mode == "":
+		return fmt.Sprintf("sms.%s{BaseURL: %q}", kind, c.base)
+	}
+	return fmt.Sprintf("sms.%s{BaseURL: %q, Mode: %q}", kind, c.base, c.mode)
+}
+
+// parseBaseURL checks the base URL and returns it without a trailing slash. Error messages do
+// not repeat the URL, which might hold credentials.
+func parseBaseURL(raw string, insecure bool) (string, error) {
+	if raw == "" {
+		return "", errors.New("sms: no base URL: use WithBaseURL or set " + BaseURLEnv)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", errors.New("sms: the base URL must be an absolute http:// or https:// URL")
+	}
+	if u.User != nil {
+		return "", errors.New("sms: the base URL must not hold credentials; they are sent in headers")
+	}
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return "", errors.New("sms: the base URL must not have a query or fragment")
+	}
+	if u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()) {
+		return "", errors.New("sms: refusing plain http:// to a host that is not loopback, as credentials would cross the network in clear text: use https:// or WithInsecureHTTP")
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// call is one API call: what to send and how to retry it, then what the latest attempt gave.
+type call struct {
+	method string
+	path   string // escaped, starting with /v1
+	query  any    // a struct with url tags, or nil
+	body   any    // marshalled to JSON once, or nil
+	policy retryPolicy
+	attrs  []slog.Attr // extra debug-log attributes; never secrets, phone numbers masked
+
+	// Filled in while the call runs, by the retry policy.
+	attempt   int         // 1-based number of the latest attempt
+	start     time.Time   // when the latest attempt started
+	status    int         // status of the latest response, 0 when none
+	header    http.Header // its headers
+	data      []byte      // its body
+	err       error       // transport or read error of the latest attempt
+	maybeDone bool        // some attempt may have been processed without our knowing
+}
+
+func (cl *call) op() string { return cl.method + " " + cl.path }
+
+type callKey struct{}
+
+func callFrom(ctx context.Context) *call {
+	cl, _ := ctx.Value(callKey{}).(*call)
+	return cl
+}
+
+// maxBody is how much of a successful response is read; API pages are far smaller.
+const maxBody = 16 << 20
+
+// do is the one request path: it builds the URL and the body, sets the headers, sends with the
+// retry policy, and decodes the JSON answer into out (when not nil) or returns the typed error.
+func (c *core) do(ctx context.Context, cl *call, out any) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("sms: %s: %w", cl.op(), err)
+	}
+	target := c.base + cl.path
+	if cl.query != nil {
+		v, err := query.Values(cl.query)
+		if err != nil {
+			return fmt.Errorf("sms: %s: encoding the query: %w", cl.op(), err)
+		}
+		if q := v.Encode(); q != "" {
+			target += "?" + q
+		}
+	}
+	var body any // nil or []byte, which retryablehttp replays on every attempt
+	if cl.body != nil {
+		b, err := json.Marshal(cl.body)
+		if err != nil {
+			return fmt.Errorf("sms: %s: encoding the body: %w", cl.op(), err)
+		}
+		body = b
+	}
+	req, err := retryablehttp.NewRequestWithContext(context.WithValue(ctx, callKey{}, cl), cl.method, target, body)
+	if err != nil {
+		return fmt.Errorf("sms: %s: %w", cl.op(), err)
+	}
+	c.auth(req.Header)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if resp != nil {
+		_ = resp.Body.Close() // already read by the retry policy
+	}
+	return cl.result(ctx, err, out)
+}
+
+// result turns the latest attempt into the call's answer.
+func (cl *call) result(ctx context.Context, doErr error, out any) error {
+	var err error // unprefixed: a transport or context error, or the *Error of a response
+	switch {
+	case cl.attempt == 0: // nothing was sent
+		if doErr == nil {
+			doErr = errors.New("no request was sent")
+		}
+		return fmt.Errorf("sms: %s: %w", cl.op(), doErr)
+	case ctx.Err() != nil && (doErr != nil || cl.err != nil):
+		err = ctx.Err()
+	case cl.err != nil:
+		err = cl.err
+	case cl.status < 200 || cl.status > 299:
+		err = apiError(cl.status, cl.header, cl.data)
+	default:
+		if out == nil {
+			return nil
+		}
+		if err := json.Unmarshal(cl.data, out); err != nil {
+			return fmt.Errorf("sms: %s: decoding the %d response: %w", cl.op(), cl.status, err)
+		}
+		return nil
+	}
+	if cl.maybeDone && cl.method != http.MethodGet {
+		return &outcomeError{op: cl.op(), err: err}
+	}
+	if cl.err == nil && ctx.Err() == nil {
+		return err // the *Error names itself
+	}
+	return fmt.Errorf("sms: %s: %w", cl.op(), err)
+}
+
+// pathID escapes one path segment, refusing ids that would change the path.
+func pathID(field, id string) (string, error) {
+	if id == "" || id == "." || id == ".." {
+		return "", invalid(field, "an id is required")
+	}
+	return url.PathEscape(id), nil
+}

@@ -1,0 +1,128 @@
+package sms_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/mockserver"
+)
+
+// TestEveryMethodErrorForms checks, for every method, the Go form of every error status the
+// API answers: the *Error with status, code, message and request ID, the sentinel, and the
+// *ScopeError of a 403.
+func TestEveryMethodErrorForms(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	type env struct {
+		client *sms.Client
+		dash   *sms.DashboardClient
+	}
+	methods := []struct {
+		name, method, path string
+		call               func(e env) error
+	}{
+		{"SMS.Send", "POST", "/v1/sms/send", func(e env) error {
+			_, err := e.client.SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "MOCKSMS", Message: "hi"})
+			return err
+		}},
+		{"Campaigns.Create", "POST", "/v1/sms/campaigns", func(e env) error {
+			_, err := e.client.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: []sms.Recipient{{Phone: "2348025671695"}}, From: "MOCKSMS", Message: "hi"})
+			return err
+		}},
+		{"Campaigns.List", "GET", "/v1/sms/campaigns", func(e env) error {
+			_, err := e.client.Campaigns.List(ctx, nil)
+			return err
+		}},
+		{"Campaigns.All", "GET", "/v1/sms/campaigns", func(e env) error {
+			for _, err := range e.client.Campaigns.All(ctx, nil) {
+				return err
+			}
+			return errors.New("no error yielded")
+		}},
+		{"Campaigns.Status", "GET", "/v1/sms/campaigns/*", func(e env) error {
+			_, err := e.client.Campaigns.Status(ctx, "0123456789abcdef01234567", nil)
+			return err
+		}},
+		{"Campaigns.Recipients", "GET", "/v1/sms/campaigns/*", func(e env) error {
+			for _, err := range e.client.Campaigns.Recipients(ctx, "0123456789abcdef01234567", nil) {
+				return err
+			}
+			return errors.New("no error yielded")
+		}},
+		{"OTP.Send", "POST", "/v1/otp/send", func(e env) error {
+			_, err := e.client.OTP.Send(ctx, &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+			return err
+		}},
+		{"OTP.Verify", "POST", "/v1/otp/verify", func(e env) error {
+			_, err := e.client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "p", Pin: "1234"})
+			return err
+		}},
+		{"Balance.Get", "GET", "/v1/balance", func(e env) error {
+			_, err := e.client.Balance.Get(ctx)
+			return err
+		}},
+		{"SenderIDs.Request", "POST", "/v1/sender-ids", func(e env) error {
+			_, err := e.client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "u", Company: "c"})
+			return err
+		}},
+		{"SenderIDs.List", "GET", "/v1/sender-ids", func(e env) error {
+			_, err := e.client.SenderIDs.List(ctx, nil)
+			return err
+		}},
+		{"Keys.Create", "POST", "/v1/keys", func(e env) error {
+			_, err := e.dash.Keys.Create(ctx, &sms.CreateKeyParams{Name: "k", Scopes: sms.Scopes{sms.ScopeSMS}})
+			return err
+		}},
+		{"Keys.List", "GET", "/v1/keys", func(e env) error {
+			_, err := e.dash.Keys.List(ctx)
+			return err
+		}},
+		{"Keys.Revoke", "DELETE", "/v1/keys/*", func(e env) error {
+			_, err := e.dash.Keys.Revoke(ctx, "0123456789abcdef01234567")
+			return err
+		}},
+	}
+	statuses := []struct {
+		status int
+		code   string
+		target error
+	}{
+		{http.StatusBadRequest, "bad_request", sms.ErrBadRequest},
+		{http.StatusUnauthorized, "unauthorized", sms.ErrUnauthorized},
+		{http.StatusPaymentRequired, "insufficient_balance", sms.ErrInsufficientBalance},
+		{http.StatusForbidden, "insufficient_scope", sms.ErrInsufficientScope},
+		{http.StatusNotFound, "not_found", sms.ErrNotFound},
+		{http.StatusConflict, "conflict", sms.ErrConflict},
+		{http.StatusTooManyRequests, "rate_limited", sms.ErrRateLimited},
+		{http.StatusInternalServerError, "server_error", sms.ErrServer},
+		{http.StatusServiceUnavailable, "server_error", sms.ErrServer},
+	}
+	for _, m := range methods {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			srv := mockserver.NewTest(t)
+			e := env{client: testClient(t, srv, sms.WithMaxRetries(0)), dash: dashboardClient(t, srv, sms.WithMaxRetries(0))}
+			for _, st := range statuses {
+				srv.AddFaults(mockserver.FaultRule{Method: m.method, Path: m.path, Status: st.status, Times: 1})
+				err := m.call(e)
+				require.ErrorIs(t, err, st.target, "%d", st.status)
+				apiErr := asAPIError(t, err)
+				assert.Equal(t, st.status, apiErr.StatusCode)
+				assert.Equal(t, st.code, apiErr.Code)
+				assert.Equal(t, "Injected fault.", apiErr.Message)
+				assert.NotEmpty(t, apiErr.RequestID)
+				var se *sms.ScopeError
+				assert.Equal(t, st.status == http.StatusForbidden, errors.As(err, &se), "%d", st.status)
+				if st.status == http.StatusTooManyRequests {
+					assert.Positive(t, apiErr.RetryAfter)
+				}
+			}
+		})
+	}
+}

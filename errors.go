@@ -1,0 +1,246 @@
+package sms
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Sentinel errors. Every *Error (and *ScopeError) matches, with errors.Is, the sentinel of its
+// HTTP status; *ValidationError matches ErrBadRequest; an error whose request may or may not
+// have taken effect matches ErrOutcomeUnknown.
+var (
+	// ErrBadRequest matches a 400, and any other 4xx without a sentinel of its own (405, 413,
+	// 415): the request was refused as invalid and had no effect. A *ValidationError, found
+	// before any request was sent, matches it too.
+	ErrBadRequest = errors.New("sms: bad request")
+	// ErrUnauthorized matches a 401: missing, invalid, revoked or expired credentials.
+	ErrUnauthorized = errors.New("sms: unauthorized")
+	// ErrInsufficientBalance matches a 402: the wallet cannot pay; nothing was sent or charged.
+	ErrInsufficientBalance = errors.New("sms: insufficient balance")
+	// ErrInsufficientScope matches a 403: the API key lacks the scope (see *ScopeError).
+	ErrInsufficientScope = errors.New("sms: insufficient scope")
+	// ErrNotFound matches a 404: an unknown id, or one of another workspace.
+	ErrNotFound = errors.New("sms: not found")
+	// ErrConflict matches a 409: a reference reused for a different request, a duplicate
+	// sender ID, or a campaign without a provider message ID yet.
+	ErrConflict = errors.New("sms: conflict")
+	// ErrRateLimited matches a 429; Error.RetryAfter says when to try again.
+	ErrRateLimited = errors.New("sms: rate limited")
+	// ErrServer matches any 5xx.
+	ErrServer = errors.New("sms: server error")
+	// ErrOutcomeUnknown matches an error after which the request may or may not have taken
+	// effect: the connection failed after the request was sent, or the context ended while
+	// waiting for the answer. Calls that are not retried automatically (OTP.Send, OTP.Verify,
+	// Keys.*, SenderIDs.Request) return it so that the caller decides; SMS.Send and
+	// Campaigns.Create return it only when every retry failed, and may then be called again
+	// with the same Reference without sending or charging twice.
+	ErrOutcomeUnknown = errors.New("sms: outcome unknown")
+)
+
+// Error is an error answered by the API.
+type Error struct {
+	// StatusCode is the HTTP status, such as 402.
+	StatusCode int
+	// Code is the API's error code, such as "insufficient_balance"; when the body could not
+	// be read, the code of the status.
+	Code string
+	// Message is the API's human-readable explanation.
+	Message string
+	// Field names the offending input on a 400, in the wire's spelling (such as "to[3]").
+	Field string
+	// RequestID identifies the request; quote it when asking for support.
+	RequestID string
+	// RetryAfter is the wait the server asked for with Retry-After (mostly on a 429), or 0.
+	RetryAfter time.Duration
+}
+
+// Error returns a one-line description: status, code, message, field and request ID.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("sms: ")
+	b.WriteString(strconv.Itoa(e.StatusCode))
+	b.WriteByte(' ')
+	b.WriteString(e.Code)
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	if e.Field != "" {
+		b.WriteString(" (field ")
+		b.WriteString(e.Field)
+		b.WriteByte(')')
+	}
+	if e.RequestID != "" {
+		b.WriteString(" [request ")
+		b.WriteString(e.RequestID)
+		b.WriteByte(']')
+	}
+	return b.String()
+}
+
+// Is reports whether target is the sentinel of e's status, such as ErrNotFound for a 404.
+func (e *Error) Is(target error) bool {
+	s := sentinelFor(e.StatusCode)
+	return s != nil && s == target
+}
+
+func sentinelFor(status int) error {
+	switch {
+	case status == http.StatusUnauthorized:
+		return ErrUnauthorized
+	case status == http.StatusPaymentRequired:
+		return ErrInsufficientBalance
+	case status == http.StatusForbidden:
+		return ErrInsufficientScope
+	case status == http.StatusNotFound:
+		return ErrNotFound
+	case status == http.StatusConflict:
+		return ErrConflict
+	case status == http.StatusTooManyRequests:
+		return ErrRateLimited
+	case status >= 400 && status < 500:
+		return ErrBadRequest
+	case status >= 500:
+		return ErrServer
+	}
+	return nil
+}
+
+// ScopeError is the error of a 403: the API key lacks Scope. It unwraps to the *Error, so
+// errors.As(err, &apiErr) and errors.Is(err, ErrInsufficientScope) both work.
+type ScopeError struct {
+	// Scope is the scope the key lacks, as named by the server.
+	Scope Scope
+	// Err is the API error, with the status, message and request ID.
+	Err *Error
+}
+
+// Error names the missing scope.
+func (e *ScopeError) Error() string {
+	msg := "sms: 403 insufficient_scope: the API key lacks the " + strconv.Quote(string(e.Scope)) + " scope"
+	if e.Err != nil && e.Err.RequestID != "" {
+		msg += " [request " + e.Err.RequestID + "]"
+	}
+	return msg
+}
+
+// Unwrap returns the *Error.
+func (e *ScopeError) Unwrap() error {
+	if e.Err == nil {
+		return nil
+	}
+	return e.Err
+}
+
+// ValidationError reports a parameter that the API would refuse, found before any request was
+// sent. It matches ErrBadRequest.
+type ValidationError struct {
+	// Field names the parameter as spelled in Go, such as "To[3]" or "PinLength".
+	Field string
+	// Reason says what is wrong. It never repeats the value.
+	Reason string
+}
+
+// Error returns "sms: invalid <Field>: <Reason>".
+func (e *ValidationError) Error() string { return "sms: invalid " + e.Field + ": " + e.Reason }
+
+// Is reports whether target is ErrBadRequest.
+func (e *ValidationError) Is(target error) bool { return target == ErrBadRequest }
+
+func invalid(field, reason string) *ValidationError {
+	return &ValidationError{Field: field, Reason: reason}
+}
+
+// outcomeError marks an error after which the request may have taken effect.
+type outcomeError struct {
+	op  string // "POST /v1/otp/send"
+	err error
+}
+
+func (e *outcomeError) Error() string {
+	return "sms: " + e.op + ": outcome unknown, the request may have been processed: " + strings.TrimPrefix(e.err.Error(), "sms: ")
+}
+
+func (e *outcomeError) Is(target error) bool { return target == ErrOutcomeUnknown }
+
+func (e *outcomeError) Unwrap() error { return e.err }
+
+// maxErrorBody is how much of an error response is read.
+const maxErrorBody = 1 << 20
+
+// wireError is the API's error body.
+type wireError struct {
+	Error *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Field   string `json:"field"`
+		Scope   string `json:"scope"`
+	} `json:"error"`
+	RequestID string `json:"requestId"`
+}
+
+// apiError builds the typed error of a non-2xx response. A body that is not the API's error
+// JSON still gives an *Error, with the code of the status.
+func apiError(status int, header http.Header, body []byte) error {
+	e := &Error{StatusCode: status, RequestID: header.Get("X-Request-Id")}
+	var w wireError
+	scope := ""
+	if json.Unmarshal(body, &w) == nil {
+		if w.Error != nil {
+			e.Code, e.Message, e.Field, scope = w.Error.Code, w.Error.Message, w.Error.Field, w.Error.Scope
+		}
+		if w.RequestID != "" {
+			e.RequestID = w.RequestID
+		}
+	}
+	if e.Code == "" {
+		e.Code = codeFor(status)
+	}
+	if e.Message == "" {
+		e.Message = http.StatusText(status)
+	}
+	if d, ok := retryAfter(header, time.Now()); ok {
+		e.RetryAfter = d
+	}
+	if status == http.StatusForbidden {
+		return &ScopeError{Scope: Scope(scope), Err: e}
+	}
+	return e
+}
+
+// codeFor is the API's error code for a status, used when the body does not say.
+func codeFor(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "bad_request"
+	case http.StatusUnauthorized:
+		return "unauthorized"
+	case http.StatusPaymentRequired:
+		return "insufficient_balance"
+	case http.StatusForbidden:
+		return "insufficient_scope"
+	case http.StatusNotFound:
+		return "not_found"
+	case http.StatusMethodNotAllowed:
+		return "method_not_allowed"
+	case http.StatusConflict:
+		return "conflict"
+	case http.StatusRequestEntityTooLarge:
+		return "payload_too_large"
+	case http.StatusUnsupportedMediaType:
+		return "unsupported_media_type"
+	case http.StatusTooManyRequests:
+		return "rate_limited"
+	}
+	switch {
+	case status >= 500:
+		return "server_error"
+	case status >= 400:
+		return "bad_request"
+	}
+	return "unexpected_status"
+}

@@ -1,0 +1,211 @@
+package sms
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestErrorMatchesTheSentinelOfItsStatus(t *testing.T) {
+	t.Parallel()
+	sentinels := []error{ErrBadRequest, ErrUnauthorized, ErrInsufficientBalance, ErrInsufficientScope,
+		ErrNotFound, ErrConflict, ErrRateLimited, ErrServer, ErrOutcomeUnknown}
+	tests := []struct {
+		status int
+		want   error
+	}{
+		{400, ErrBadRequest}, {401, ErrUnauthorized}, {402, ErrInsufficientBalance}, {403, ErrInsufficientScope},
+		{404, ErrNotFound}, {405, ErrBadRequest}, {409, ErrConflict}, {413, ErrBadRequest}, {415, ErrBadRequest},
+		{429, ErrRateLimited}, {500, ErrServer}, {501, ErrServer}, {503, ErrServer}, {599, ErrServer}, {307, nil},
+	}
+	for _, tt := range tests {
+		err := apiError(tt.status, http.Header{}, nil)
+		for _, s := range sentinels {
+			assert.Equal(t, s == tt.want, errors.Is(err, s), "%d and %v", tt.status, s)
+		}
+	}
+}
+
+func TestAPIErrorDecoding(t *testing.T) {
+	t.Parallel()
+	hdr := func(kv ...string) http.Header {
+		h := http.Header{}
+		for i := 0; i < len(kv); i += 2 {
+			h.Set(kv[i], kv[i+1])
+		}
+		return h
+	}
+	tests := []struct {
+		name   string
+		status int
+		header http.Header
+		body   string
+		want   Error
+		scope  Scope
+	}{
+		{"full", 400, hdr("X-Request-Id", "req_h"),
+			`{"error":{"code":"bad_request","message":"to[3]: bad number.","field":"to[3]"},"requestId":"req_b"}`,
+			Error{StatusCode: 400, Code: "bad_request", Message: "to[3]: bad number.", Field: "to[3]", RequestID: "req_b"}, ""},
+		{"request ID from the header", 404, hdr("X-Request-Id", "req_h"), `{"error":{"code":"not_found","message":"Campaign not found."}}`,
+			Error{StatusCode: 404, Code: "not_found", Message: "Campaign not found.", RequestID: "req_h"}, ""},
+		{"scope", 403, nil, `{"error":{"code":"insufficient_scope","message":"no","scope":"otp"},"requestId":"req_1"}`,
+			Error{StatusCode: 403, Code: "insufficient_scope", Message: "no", RequestID: "req_1"}, ScopeOTP},
+		{"403 without scope", 403, nil, `{}`,
+			Error{StatusCode: 403, Code: "insufficient_scope", Message: "Forbidden"}, ""},
+		{"Retry-After seconds", 429, hdr("Retry-After", "30"), `{"error":{"code":"rate_limited","message":"m"}}`,
+			Error{StatusCode: 429, Code: "rate_limited", Message: "m", RetryAfter: 30 * time.Second}, ""},
+		{"HTML", 502, hdr("Content-Type", "text/html"), `<html><body>Bad Gateway</body></html>`,
+			Error{StatusCode: 502, Code: "server_error", Message: "Bad Gateway"}, ""},
+		{"empty", 401, nil, ``, Error{StatusCode: 401, Code: "unauthorized", Message: "Unauthorized"}, ""},
+		{"error is a string", 409, nil, `{"error":"conflict"}`, Error{StatusCode: 409, Code: "conflict", Message: "Conflict"}, ""},
+		{"error is null", 402, nil, `{"error":null,"requestId":"req_x"}`,
+			Error{StatusCode: 402, Code: "insufficient_balance", Message: "Payment Required", RequestID: "req_x"}, ""},
+		{"truncated", 500, nil, `{"error":{"code":"server_er`, Error{StatusCode: 500, Code: "server_error", Message: "Internal Server Error"}, ""},
+		{"array", 413, nil, `[1,2]`, Error{StatusCode: 413, Code: "payload_too_large", Message: "Request Entity Too Large"}, ""},
+		{"unknown status", 418, nil, `nope`, Error{StatusCode: 418, Code: "bad_request", Message: "I'm a teapot"}, ""},
+		{"redirect", 307, nil, ``, Error{StatusCode: 307, Code: "unexpected_status", Message: "Temporary Redirect"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := tt.header
+			if h == nil {
+				h = http.Header{}
+			}
+			err := apiError(tt.status, h, []byte(tt.body))
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, tt.want, *e)
+			var se *ScopeError
+			if tt.status == 403 {
+				require.ErrorAs(t, err, &se)
+				assert.Equal(t, tt.scope, se.Scope)
+				assert.Same(t, e, se.Err)
+			} else {
+				assert.False(t, errors.As(err, &se))
+			}
+		})
+	}
+}
+
+func TestErrorStrings(t *testing.T) {
+	t.Parallel()
+	e := &Error{StatusCode: 400, Code: "bad_request", Message: "Bad number.", Field: "to[0]", RequestID: "req_1"}
+	assert.Equal(t, "sms: 400 bad_request: Bad number. (field to[0]) [request req_1]", e.Error())
+	assert.Equal(t, "sms: 500 server_error", (&Error{StatusCode: 500, Code: "server_error"}).Error())
+	se := &ScopeError{Scope: ScopeBalance, Err: &Error{StatusCode: 403, RequestID: "req_2"}}
+	assert.Equal(t, `sms: 403 insufficient_scope: the API key lacks the "balance" scope [request req_2]`, se.Error())
+	assert.Nil(t, (&ScopeError{}).Unwrap())
+	assert.Equal(t, "sms: invalid To[0]: bad", invalid("To[0]", "bad").Error())
+	oe := &outcomeError{op: "POST /v1/otp/send", err: io.EOF}
+	assert.Equal(t, "sms: POST /v1/otp/send: outcome unknown, the request may have been processed: EOF", oe.Error())
+	assert.ErrorIs(t, oe, io.EOF)
+	assert.ErrorIs(t, oe, ErrOutcomeUnknown)
+}
+
+func TestRetryAfterHeader(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		v    string
+		want time.Duration
+		ok   bool
+	}{
+		{"", 0, false},
+		{"0", 0, true},
+		{"2", 2 * time.Second, true},
+		{" 2 ", 2 * time.Second, true},
+		{"-1", 0, false},
+		{"1.5", 0, false},
+		{"99999999999999", maxRetryAfter * time.Second, true},
+		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true},
+		{"Saturday, 21-Nov-26 10:00:05 GMT", 5 * time.Second, true},
+		{now.Add(-time.Hour).Format(http.TimeFormat), 0, true},
+		{"tomorrow", 0, false},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		if tt.v != "" {
+			h.Set("Retry-After", tt.v)
+		}
+		got, ok := retryAfter(h, now)
+		assert.Equal(t, tt.ok, ok, tt.v)
+		assert.Equal(t, tt.want, got, tt.v)
+	}
+}
+
+func TestBackoffBounds(t *testing.T) {
+	t.Parallel()
+	for attempt := range 70 {
+		d := backoff(time.Second, 30*time.Second, attempt, nil)
+		assert.GreaterOrEqual(t, d, time.Second)
+		assert.LessOrEqual(t, d, min(time.Second<<min(attempt, 10), 30*time.Second), "attempt %d", attempt)
+	}
+	assert.Equal(t, time.Duration(0), backoff(0, time.Second, 5, nil))
+	assert.Equal(t, time.Second, backoff(time.Second, time.Second, 5, nil))
+	resp := &http.Response{Header: http.Header{"Retry-After": {"100"}}}
+	assert.Equal(t, 30*time.Second, backoff(time.Second, 30*time.Second, 0, resp))
+}
+
+// bigBody is an error body of size bytes that counts how much of it was read.
+type bigBody struct {
+	size, read int64
+	closed     atomic.Bool
+}
+
+func (b *bigBody) Read(p []byte) (int, error) {
+	if b.read >= b.size {
+		return 0, io.EOF
+	}
+	n := min(int64(len(p)), b.size-b.read)
+	for i := range n {
+		p[i] = 'x'
+	}
+	b.read += n
+	return int(n), nil
+}
+
+func (b *bigBody) Close() error { b.closed.Store(true); return nil }
+
+type oneResponse struct{ resp *http.Response }
+
+func (o oneResponse) RoundTrip(req *http.Request) (*http.Response, error) {
+	o.resp.Request = req
+	return o.resp, nil
+}
+
+func TestErrorBodyIsReadUpTo1MiB(t *testing.T) {
+	t.Parallel()
+	body := &bigBody{size: 8 << 20}
+	rt := oneResponse{&http.Response{StatusCode: 500, Header: http.Header{}, Body: body}}
+	c, err := NewClient("pk_test_a", "sk_test_b", WithBaseURL("http://127.0.0.1:1"),
+		WithHTTPClient(&http.Client{Transport: rt}), WithMaxRetries(0))
+	require.NoError(t, err)
+	_, err = c.Balance.Get(context.Background())
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, 500, e.StatusCode)
+	assert.Equal(t, "server_error", e.Code)
+	assert.LessOrEqual(t, body.read, int64(maxErrorBody+1))
+	assert.True(t, body.closed.Load())
+}
+
+func TestSuccessBodyIsDecodedStrictlyEnough(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`not json`, `{"data":{"balance":"3.20"}}`, `{"data":{"balance":3.201}}`} {
+		rt := oneResponse{&http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(body))}}
+		c, err := NewClient("pk_test_a", "sk_test_b", WithBaseURL("http://127.0.0.1:1"), WithHTTPClient(&http.Client{Transport: rt}))
+		require.NoError(t, err)
+		_, err = c.Balance.Get(context.Background())
+		require.Error(t, err, body)
+		assert.Contains(t, err.Error(), "decoding the 200 response", body)
+	}
+}

@@ -1,0 +1,210 @@
+package sms_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+
+	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/mockserver"
+)
+
+// startMock starts the in-memory mock server on a free loopback port.
+func startMock() *mockserver.Server {
+	srv := mockserver.New()
+	if err := srv.Start(); err != nil {
+		log.Fatal(err)
+	}
+	return srv
+}
+
+func ExampleNewClient() {
+	srv := startMock()
+	defer srv.Close()
+	ws := srv.Default()
+
+	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	bal, err := client.Balance.Get(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(bal.Balance, bal.Currency)
+
+	// Malformed credentials are refused before any request.
+	_, err = sms.NewClient("pk_live_abc", "sk_test_def", sms.WithBaseURL(srv.URL()))
+	fmt.Println(err)
+	// Output:
+	// 10000.00 NGN
+	// sms: the API secret must start with sk_live_ to match the pk_live_ key
+}
+
+func ExampleSMSService_Send() {
+	srv := startMock()
+	defer srv.Close()
+	ws := srv.Default()
+	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	res, err := client.SMS.Send(context.Background(), &sms.SendParams{
+		To:        []string{"08025671695", "+2348030000001"},
+		From:      ws.SenderID,
+		Message:   "Your order #1042 has shipped.",
+		Reference: "order-1042",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	c := res.Campaign
+	fmt.Println(c.Status, c.Recipients, "recipients,", c.Parts, "part, cost", c.Amount, c.Currency)
+	// Output: sent 2 recipients, 1 part, cost 6.40 NGN
+}
+
+func ExampleCampaignsService_All() {
+	srv := startMock()
+	defer srv.Close()
+	ws := srv.Default()
+	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, ref := range []string{"spring", "summer", "autumn"} {
+		_, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{
+			To:        []sms.Recipient{{Phone: "08025671695", Name: "Ada"}, {Phone: "08030000001"}},
+			From:      ws.SenderID,
+			Message:   "Hello {{name}}, our " + ref + " sale starts today.",
+			Reference: ref,
+		})
+		if err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	// Newest first; pages are fetched as the loop needs them.
+	for c, err := range client.Campaigns.All(ctx, nil) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(c.Reference, c.Recipients, c.Amount)
+	}
+	// Output:
+	// autumn 2 6.40
+	// summer 2 6.40
+	// spring 2 6.40
+}
+
+func ExampleOTPService_Verify() {
+	srv := startMock()
+	defer srv.Close()
+	ws := srv.Default()
+	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	otp, err := client.OTP.Send(ctx, &sms.SendOTPParams{
+		To:          "08025671695",
+		From:        ws.SenderID,
+		MessageText: "Your login code is < 1234 >. It expires in 10 minutes.",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// The user types the pin they received; the mock tells us what it sent.
+	_, pin, err := srv.LatestOTP("08025671695")
+	if err != nil {
+		log.Fatal(err)
+	}
+	v, err := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: otp.PinID, Pin: pin})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("verified:", v.Verified, "for", v.MSISDN)
+	// Output: verified: true for 2348025671695
+}
+
+func ExampleScopeError() {
+	srv := startMock()
+	defer srv.Close()
+	ws := srv.Default()
+	ctx := context.Background()
+
+	// A key that may only send SMS.
+	dash, err := sms.NewDashboardClient(ws.DashboardToken, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	key, err := dash.Keys.Create(ctx, &sms.CreateKeyParams{Name: "sender only", Scopes: sms.Scopes{sms.ScopeSMS}, Prefix: sms.KeyPrefixTest})
+	if err != nil {
+		log.Fatal(err)
+	}
+	client, err := sms.NewClient(key.PublicKey, key.Secret, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	_, err = client.Balance.Get(ctx)
+	var scopeErr *sms.ScopeError
+	if errors.As(err, &scopeErr) {
+		fmt.Println("missing scope:", scopeErr.Scope)
+		fmt.Println(scopeErr.Err.StatusCode, errors.Is(err, sms.ErrInsufficientScope))
+	}
+	// Output:
+	// missing scope: balance
+	// 403 true
+}
+
+func ExampleError() {
+	srv := startMock()
+	defer srv.Close()
+	ws := srv.Default()
+	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := srv.SetBalance(ws.WorkspaceID, mockserver.Test, 0); err != nil {
+		log.Fatal(err)
+	}
+
+	_, err = client.SMS.Send(context.Background(), &sms.SendParams{To: []string{"08025671695"}, From: ws.SenderID, Message: "Hi"})
+	var apiErr *sms.Error
+	switch {
+	case errors.Is(err, sms.ErrInsufficientBalance) && errors.As(err, &apiErr):
+		fmt.Println("top up:", apiErr.StatusCode, apiErr.Code)
+	case err != nil:
+		log.Fatal(err)
+	}
+	// Output: top up: 402 insufficient_balance
+}
+
+func ExampleValidationError() {
+	client, err := sms.NewClient("pk_test_abc", "sk_test_def", sms.WithBaseURL("https://api.example.com"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Checked locally: no request is sent.
+	_, err = client.SMS.Send(context.Background(), &sms.SendParams{To: []string{"0802"}, From: "ACME", Message: "Hi"})
+	var ve *sms.ValidationError
+	if errors.As(err, &ve) {
+		fmt.Println(ve.Field, errors.Is(err, sms.ErrBadRequest))
+	}
+	// Output: To[0] true
+}
+
+func ExampleCountParts() {
+	parts, enc := sms.CountParts("Hello, Ada! Your code is 123456.")
+	fmt.Println(parts, enc)
+	parts, enc = sms.CountParts("Привет")
+	fmt.Println(parts, enc)
+	// Output:
+	// 1 GSM-7
+	// 1 UCS-2
+}

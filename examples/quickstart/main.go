@@ -1,0 +1,183 @@
+// Command quickstart walks through the SMS API against the in-memory mock server, which it
+// starts in-process on a free loopback port: it creates an API key, gets a sender ID approved,
+// sends an SMS, sends and verifies an OTP, runs a small campaign, reads its delivery status
+// and the balance, and shows the error a key without the right scope gets.
+//
+//	go run ./examples/quickstart
+//
+// It exits with status 1 on any unexpected error.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/mockserver"
+)
+
+func main() {
+	if err := run(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
+
+func step(format string, args ...any) { fmt.Printf("\n== "+format+"\n", args...) }
+
+func run(ctx context.Context) error {
+	srv := mockserver.New(mockserver.WithAddr("127.0.0.1:0"))
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer srv.Close()
+	ws := srv.Default()
+	fmt.Println("mock server listening on", srv.URL())
+
+	step("1. Create an API key with the dashboard client")
+	dash, err := sms.NewDashboardClient(ws.DashboardToken, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		return err
+	}
+	key, err := dash.Keys.Create(ctx, &sms.CreateKeyParams{
+		Name: "quickstart", Scopes: sms.AllScopes(), Prefix: sms.KeyPrefixTest,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Println("key:", key) // a Key never prints its secret
+	fmt.Println("its secret is shown only in this response: store it now")
+
+	client, err := sms.NewClient(key.PublicKey, key.Secret, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		return err
+	}
+
+	step("2. Request a sender ID; the mock approves it")
+	sid, err := client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{
+		SenderID: "ACME", Usecase: "Order and delivery updates", Company: "Acme Stores Ltd",
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("requested %s: %s (%s)\n", sid.Title, sid.Status, sid.Country)
+	if err := srv.ApproveSenderID(sid.ID); err != nil {
+		return err
+	}
+	active, err := client.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.StatusActive})
+	if err != nil {
+		return err
+	}
+	for _, s := range active {
+		fmt.Printf("active sender ID: %s\n", s.Title)
+	}
+
+	step("3. Send an SMS")
+	sent, err := client.SMS.Send(ctx, &sms.SendParams{
+		To:        []string{"08025671695"},
+		From:      "ACME",
+		Message:   "Your order #1042 has shipped.",
+		Reference: "order-1042-shipped",
+	})
+	if err != nil {
+		return err
+	}
+	c := sent.Campaign
+	fmt.Printf("campaign %s: %s, %d recipient, %d part, cost %s %s\n", c.ID, c.Status, c.Recipients, c.Parts, c.Amount, c.Currency)
+	again, err := client.SMS.Send(ctx, &sms.SendParams{
+		To: []string{"08025671695"}, From: "ACME", Message: "Your order #1042 has shipped.", Reference: "order-1042-shipped",
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("sent again with the same reference: replayed=%t, same campaign=%t (nothing sent or charged twice)\n",
+		again.Replayed, again.Campaign.ID == c.ID)
+
+	step("4. Send an OTP and verify it")
+	otp, err := client.OTP.Send(ctx, &sms.SendOTPParams{
+		To: "08025671695", From: "ACME", MessageText: "Your Acme code is < 1234 >. It expires in 10 minutes.",
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("pin %s sent to %s, cost %s %s\n", otp.PinID, otp.To, otp.Amount, otp.Currency)
+	_, pin, err := srv.LatestOTP("08025671695") // what the phone received
+	if err != nil {
+		return err
+	}
+	v, err := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: otp.PinID, Pin: pin})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("verified: %t\n", v.Verified)
+
+	step("5. Create a small campaign, personalized with {{name}}")
+	camp, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{
+		To: []sms.Recipient{
+			{Phone: "08025671695", Name: "Ada"},
+			{Phone: "08030000001", Name: "Chinedu"},
+			{Phone: "+2348030000002"},
+		},
+		From:    "ACME",
+		Message: "Hello {{name}}, our sale starts today!",
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("campaign %s: %s, %d recipients, cost %s %s\n", camp.Campaign.ID, camp.Campaign.Status,
+		camp.Campaign.Recipients, camp.Campaign.Amount, camp.Campaign.Currency)
+
+	step("6. Iterate over every campaign, newest first")
+	for c, err := range client.Campaigns.All(ctx, nil) {
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s  %-10s %-5s %d recipient(s)  %s %s\n", c.ID, c.Status, c.SenderID, c.Recipients, c.Amount, c.Currency)
+	}
+
+	step("7. Read the delivery status after the provider reports")
+	if err := srv.Deliver(camp.Campaign.ID, &mockserver.DeliverCounts{Delivered: 2, Failed: 1}); err != nil {
+		return err
+	}
+	st, err := client.Campaigns.Status(ctx, camp.Campaign.ID, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("status %s: %d delivered, %d failed, %d sent, %d dnd\n",
+		st.Status, st.Counts.Delivered, st.Counts.Failed, st.Counts.Sent, st.Counts.DND)
+	for r, err := range client.Campaigns.Recipients(ctx, camp.Campaign.ID, nil) {
+		if err != nil {
+			return err
+		}
+		fmt.Printf("  %s  %s\n", r.To, r.Status)
+	}
+
+	step("8. Read the balance")
+	bal, err := client.Balance.Get(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("balance %s %s (started at 10000.00)\n", bal.Balance, bal.Currency)
+
+	step("9. A key without the balance scope")
+	limited, err := dash.Keys.Create(ctx, &sms.CreateKeyParams{Name: "sender only", Scopes: sms.Scopes{sms.ScopeSMS}, Prefix: sms.KeyPrefixTest})
+	if err != nil {
+		return err
+	}
+	lc, err := sms.NewClient(limited.PublicKey, limited.Secret, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		return err
+	}
+	_, err = lc.Balance.Get(ctx)
+	var scopeErr *sms.ScopeError
+	if !errors.As(err, &scopeErr) {
+		return fmt.Errorf("want a *sms.ScopeError, got %v", err)
+	}
+	fmt.Printf("refused: %v\n", err)
+	fmt.Printf("missing scope %q; errors.Is(err, sms.ErrInsufficientScope) = %t\n", scopeErr.Scope, errors.Is(err, sms.ErrInsufficientScope))
+
+	fmt.Println("\ndone")
+	return nil
+}

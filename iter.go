@@ -1,0 +1,98 @@
+package sms
+
+import (
+	"context"
+	"errors"
+	"iter"
+)
+
+// Pagination describes one page of a list.
+type Pagination struct {
+	Page  int // 1-based page number
+	Limit int // page size asked for
+	Total int // items in the whole list
+}
+
+// maxStaleFetches bounds the fetches in a row that find only items already yielded, because
+// the list grew by a page or more since the previous fetch.
+const maxStaleFetches = 10
+
+var errListRacing = errors.New("sms: the list grew by a page or more before each of 10 requests in a row; iterate with a larger Limit")
+
+// fetchPage fetches one page of a list: its items and the list's pagination.
+type fetchPage[T any] func(ctx context.Context, page, limit int) ([]T, Pagination, error)
+
+// walk returns an iterator over a paged list, from page first on, limit items per page. It is
+// the one page-walker of every list:
+//
+//   - lazy: nothing is fetched before the loop starts, and pages are fetched as the loop
+//     reaches them;
+//   - it stops fetching when the loop breaks, and holds one page at a time;
+//   - it yields each item once, even when items are added at the front of the list while it
+//     walks (lists are newest first): the growth of the list's total tells how far the items
+//     not yet seen moved down, so already-seen items at the top of the next page are skipped
+//     and pages are re-fetched or skipped as needed. As a second guard, items whose key was
+//     on the previous page that yielded are skipped too. Items added during the walk may or may not be
+//     yielded; every item present when the walk started and not removed is yielded once.
+//
+// Offsets cannot keep up with a list that grows by a page or more between every two requests:
+// after 10 such requests in a row the walk yields an error. An error is yielded once, with
+// the zero T, and ends the walk.
+func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key func(T) string) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		next := (first - 1) * limit // index in the list of the next item not yet yielded
+		total := -1                 // the list's total at the previous page
+		var prev map[string]struct{}
+		stale := 0
+		for {
+			page := next/limit + 1
+			items, pg, err := fetch(ctx, page, limit)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			if total >= 0 && pg.Total > total {
+				next += pg.Total - total // new items at the front pushed the rest down
+			}
+			total = pg.Total
+			start := (page - 1) * limit
+			seen := make(map[string]struct{}, len(items))
+			for i, it := range items {
+				k := key(it)
+				seen[k] = struct{}{}
+				if start+i < next {
+					continue // yielded before the list grew
+				}
+				if _, dup := prev[k]; dup {
+					continue
+				}
+				if !yield(it, nil) {
+					return
+				}
+			}
+			end := start + len(items)
+			if len(items) < limit || max(next, end) >= total {
+				return
+			}
+			if end <= next {
+				// The whole page was pushed above the items not yet yielded.
+				if stale++; stale == maxStaleFetches {
+					var zero T
+					yield(zero, errListRacing)
+					return
+				}
+				continue
+			}
+			stale, next, prev = 0, end, seen
+		}
+	}
+}
+
+// fail returns an iterator that yields err once.
+func fail[T any](err error) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		yield(zero, err)
+	}
+}

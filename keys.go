@@ -1,0 +1,178 @@
+package sms
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/seedsms/sms-go/internal/rules"
+)
+
+// KeyPrefix is the mode of an API key, the start of its public key.
+type KeyPrefix string
+
+// The key modes.
+const (
+	KeyPrefixLive KeyPrefix = "pk_live" // live wallet and live data
+	KeyPrefixTest KeyPrefix = "pk_test" // test wallet and test data
+)
+
+// KeysService creates, lists and revokes the workspace's API keys. Its calls are not repeated
+// after the request may have reached the server (except List): see ErrOutcomeUnknown.
+type KeysService struct{ c *core }
+
+// Key is an API key. Its String, GoString, Format and LogValue never show the Secret.
+type Key struct {
+	ID         string
+	Name       string
+	Prefix     KeyPrefix
+	PublicKey  string // sent as X-API-Key
+	Scopes     Scopes
+	CreatedAt  time.Time
+	ExpiresAt  time.Time // zero: never expires
+	RevokedAt  time.Time // zero: not revoked
+	LastUsedAt time.Time // zero: never used
+	// Secret is sent as X-API-Secret. The API shows it once, in the answer to Create; store
+	// it then. It is empty in every other Key.
+	Secret string
+}
+
+// String describes the key without its secret.
+func (k Key) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "sms.Key{ID: %q, Name: %q, PublicKey: %q, Scopes: %v", k.ID, k.Name, k.PublicKey, []Scope(k.Scopes))
+	if !k.RevokedAt.IsZero() {
+		b.WriteString(", Revoked")
+	}
+	if k.Secret != "" {
+		b.WriteString(", Secret: [REDACTED]")
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// GoString describes the key without its secret.
+func (k Key) GoString() string { return k.String() }
+
+// Format prints the key without its secret, whatever the verb.
+func (k Key) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, k.String()) }
+
+// LogValue logs the key without its secret, whatever the slog handler.
+func (k Key) LogValue() slog.Value { return slog.StringValue(k.String()) }
+
+// CreateKeyParams is the input of KeysService.Create.
+type CreateKeyParams struct {
+	// Name is 1 to 100 characters.
+	Name string
+	// Scopes holds at least one scope.
+	Scopes Scopes
+	// Prefix is KeyPrefixLive (when empty) or KeyPrefixTest.
+	Prefix KeyPrefix
+	// ExpiresInDays is 1 to 3650 (0: the key never expires).
+	ExpiresInDays int
+}
+
+// Create makes a key; the answer holds its Secret, shown only this once.
+func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, error) {
+	if p == nil {
+		return nil, invalid("CreateKeyParams", "parameters are required")
+	}
+	if strings.TrimSpace(p.Name) == "" {
+		return nil, invalid("Name", "a name is required")
+	}
+	if utf8.RuneCountInString(p.Name) > rules.MaxNameLen {
+		return nil, invalid("Name", "a name is at most "+strconv.Itoa(rules.MaxNameLen)+" characters")
+	}
+	if err := p.Scopes.validate("Scopes"); err != nil {
+		return nil, err
+	}
+	switch p.Prefix {
+	case "", KeyPrefixLive, KeyPrefixTest:
+	default:
+		return nil, invalid("Prefix", "the prefix is pk_live or pk_test")
+	}
+	if p.ExpiresInDays < 0 || p.ExpiresInDays > rules.MaxExpiresInDays {
+		return nil, invalid("ExpiresInDays", "the expiry is 1 to "+strconv.Itoa(rules.MaxExpiresInDays)+" days (0: never)")
+	}
+	body := struct {
+		Name          string    `json:"name"`
+		Scopes        Scopes    `json:"scopes"`
+		Prefix        KeyPrefix `json:"prefix,omitempty"`
+		ExpiresInDays int       `json:"expiresInDays,omitempty"`
+	}{p.Name, p.Scopes, p.Prefix, p.ExpiresInDays}
+	var out struct {
+		Data wireKey `json:"data"`
+	}
+	cl := &call{method: http.MethodPost, path: "/v1/keys", body: body, policy: retryUnsent}
+	if err := s.c.do(ctx, cl, &out); err != nil {
+		return nil, err
+	}
+	return out.Data.key(), nil
+}
+
+// List returns the workspace's keys, newest first, revoked ones included, without secrets.
+func (s *KeysService) List(ctx context.Context) ([]Key, error) {
+	var out struct {
+		Data []wireKey `json:"data"`
+	}
+	cl := &call{method: http.MethodGet, path: "/v1/keys", policy: retryIdempotent}
+	if err := s.c.do(ctx, cl, &out); err != nil {
+		return nil, err
+	}
+	keys := make([]Key, len(out.Data))
+	for i := range out.Data {
+		keys[i] = *out.Data[i].key()
+	}
+	return keys, nil
+}
+
+// Revoke revokes key id at once: requests with it are then 401. Revoking a revoked key
+// returns it unchanged, with its first RevokedAt.
+func (s *KeysService) Revoke(ctx context.Context, id string) (*Key, error) {
+	seg, err := pathID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		Data wireKey `json:"data"`
+	}
+	cl := &call{method: http.MethodDelete, path: "/v1/keys/" + seg, policy: retryUnsent}
+	if err := s.c.do(ctx, cl, &out); err != nil {
+		return nil, err
+	}
+	return out.Data.key(), nil
+}
+
+type wireKey struct {
+	ID         string     `json:"_id"`
+	Name       string     `json:"name"`
+	Prefix     KeyPrefix  `json:"prefix"`
+	PublicKey  string     `json:"publicKey"`
+	Scopes     Scopes     `json:"scopes"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	ExpiresAt  *time.Time `json:"expiresAt"`
+	RevokedAt  *time.Time `json:"revokedAt"`
+	LastUsedAt *time.Time `json:"lastUsedAt"`
+	Secret     string     `json:"secret"`
+}
+
+func (w *wireKey) key() *Key {
+	return &Key{
+		ID: w.ID, Name: w.Name, Prefix: w.Prefix, PublicKey: w.PublicKey, Scopes: w.Scopes,
+		CreatedAt: w.CreatedAt, ExpiresAt: deref(w.ExpiresAt), RevokedAt: deref(w.RevokedAt),
+		LastUsedAt: deref(w.LastUsedAt), Secret: w.Secret,
+	}
+}
+
+func deref(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}

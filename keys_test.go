@@ -1,0 +1,107 @@
+package sms_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/mockserver"
+)
+
+func TestKeysLifecycle(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	dash := dashboardClient(t, srv)
+	ctx := context.Background()
+
+	key, err := dash.Keys.Create(ctx, &sms.CreateKeyParams{
+		Name: "billing", Scopes: sms.Scopes{sms.ScopeBalance, sms.ScopeSMS}, Prefix: sms.KeyPrefixTest, ExpiresInDays: 30,
+	})
+	require.NoError(t, err)
+	assert.Len(t, key.ID, 24)
+	assert.Equal(t, "billing", key.Name)
+	assert.Equal(t, sms.KeyPrefixTest, key.Prefix)
+	assert.True(t, strings.HasPrefix(key.PublicKey, "pk_test_"), key.PublicKey)
+	assert.True(t, strings.HasPrefix(key.Secret, "sk_test_"), "the secret is shown on creation")
+	assert.Equal(t, sms.Scopes{sms.ScopeSMS, sms.ScopeBalance}, key.Scopes, "in the API's order")
+	assert.WithinDuration(t, key.CreatedAt.Add(30*24*time.Hour), key.ExpiresAt, time.Second)
+	assert.True(t, key.RevokedAt.IsZero())
+	assert.True(t, key.LastUsedAt.IsZero())
+
+	client, err := sms.NewClient(key.PublicKey, key.Secret, clientOpts(t, srv)...)
+	require.NoError(t, err)
+	b, err := client.Balance.Get(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "10000.00", b.Balance.String(), "a pk_test key reads the test wallet")
+
+	keys, err := dash.Keys.List(ctx)
+	require.NoError(t, err)
+	require.Len(t, keys, 3, "the new key and the workspace's two")
+	assert.Equal(t, key.ID, keys[0].ID, "newest first")
+	assert.False(t, keys[0].LastUsedAt.IsZero(), "used once")
+	for _, k := range keys {
+		assert.Empty(t, k.Secret, "secrets are never listed")
+	}
+
+	revoked, err := dash.Keys.Revoke(ctx, key.ID)
+	require.NoError(t, err)
+	assert.False(t, revoked.RevokedAt.IsZero())
+	_, err = client.Balance.Get(ctx)
+	require.ErrorIs(t, err, sms.ErrUnauthorized, "a revoked key is refused")
+
+	again, err := dash.Keys.Revoke(ctx, key.ID)
+	require.NoError(t, err)
+	assert.Equal(t, revoked.RevokedAt, again.RevokedAt, "revoking is idempotent")
+
+	_, err = dash.Keys.Revoke(ctx, "0123456789abcdef01234567")
+	require.ErrorIs(t, err, sms.ErrNotFound)
+}
+
+func TestKeysDefaults(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	key, err := dashboardClient(t, srv).Keys.Create(context.Background(), &sms.CreateKeyParams{Name: "all", Scopes: sms.AllScopes()})
+	require.NoError(t, err)
+	assert.Equal(t, sms.KeyPrefixLive, key.Prefix)
+	assert.True(t, strings.HasPrefix(key.Secret, "sk_live_"))
+	assert.True(t, key.ExpiresAt.IsZero(), "never expires")
+	assert.Equal(t, sms.AllScopes(), key.Scopes)
+	reqs := srv.Requests()
+	assert.JSONEq(t, `{"name":"all","scopes":{"sms":true,"otp":true,"campaigns":true,"sender_ids":true,"balance":true}}`,
+		string(reqs[len(reqs)-1].Body))
+}
+
+func TestKeysErrors(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	ctx := context.Background()
+	p := &sms.CreateKeyParams{Name: "k", Scopes: sms.Scopes{sms.ScopeSMS}}
+
+	other := mockserver.New()
+	bad, err := sms.NewDashboardClient(other.DashboardToken(srv.Default().WorkspaceID, time.Hour), clientOpts(t, srv)...)
+	require.NoError(t, err)
+	_, err = bad.Keys.List(ctx)
+	require.ErrorIs(t, err, sms.ErrUnauthorized, "a token signed by another secret")
+
+	dash := dashboardClient(t, srv)
+	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/keys", Status: 503, Times: 1})
+	_, err = dash.Keys.Create(ctx, p)
+	require.ErrorIs(t, err, sms.ErrServer)
+	assert.Equal(t, 1, requestsTo(srv, "POST", "/v1/keys"), "not retried on 503")
+
+	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/keys", Status: 429, Times: 1})
+	_, err = dash.Keys.Create(ctx, p)
+	require.NoError(t, err, "retried on 429")
+
+	srv.AddFaults(mockserver.FaultRule{Method: "DELETE", Path: "/v1/keys/*", Drop: true, Times: 1})
+	keys, err := dash.Keys.List(ctx)
+	require.NoError(t, err)
+	_, err = dash.Keys.Revoke(ctx, keys[0].ID)
+	require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+	assert.Equal(t, 1, requestsTo(srv, "DELETE", "/v1/keys/"+keys[0].ID))
+}

@@ -1,0 +1,211 @@
+package sms
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/seedsms/sms-go/internal/rules"
+)
+
+// PinType is the alphabet of an OTP pin.
+type PinType string
+
+// The pin alphabets.
+const (
+	PinNumeric      PinType = "numeric"      // digits
+	PinAlphanumeric PinType = "alphanumeric" // A-Z and digits
+)
+
+// OTPService sends one-time passwords by SMS and verifies them.
+//
+// Its calls are not repeated after the request may have reached the server: they are retried
+// only when the connection could not be made, or on a 429. After an ambiguous failure (the
+// connection dropped after sending, a timeout) they return an error matching
+// ErrOutcomeUnknown, and the caller decides.
+type OTPService struct{ c *core }
+
+// SendOTPParams is the input of OTPService.Send.
+type SendOTPParams struct {
+	// To is the phone number, international or local Nigerian.
+	To string
+	// From is an active sender ID of the workspace.
+	From string
+	// MessageText is the SMS text; it must contain PinPlaceholder, which is replaced by the
+	// pin, and then fit 10 parts.
+	MessageText string
+	// PinType is PinNumeric (when empty) or PinAlphanumeric.
+	PinType PinType
+	// PinLength is 4 to 8 characters (0: 6).
+	PinLength int
+	// PinTimeToLive is how long the pin stays valid: whole minutes from 1 to 60 (0: 10
+	// minutes).
+	PinTimeToLive time.Duration
+	// PinPlaceholder is 1 to 20 characters (empty: "< 1234 >").
+	PinPlaceholder string
+}
+
+// OTP is a pin sent by OTPService.Send.
+type OTP struct {
+	PinID     string // pass it to Verify
+	To        string // the normalized number
+	SMSStatus string // such as "Message Sent"
+	Amount    Amount // what the SMS cost
+	Currency  string // "NGN"
+}
+
+// Send sends a new pin to p.To and charges it like one SMS. A new pin voids the earlier
+// pending pins of the same number; at most 5 pins per number per 10 minutes (then 429).
+func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
+	if p == nil {
+		return nil, invalid("SendOTPParams", "parameters are required")
+	}
+	body, err := validateOTP(p)
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		Data struct {
+			SMSStatus   string `json:"smsStatus"`
+			PhoneNumber string `json:"phone_number"`
+			PinID       string `json:"pinId"`
+			Amount      Amount `json:"amount"`
+			Currency    string `json:"currency"`
+		} `json:"data"`
+	}
+	cl := &call{
+		method: http.MethodPost, path: "/v1/otp/send", body: body, policy: retryUnsent,
+		attrs: []slog.Attr{slog.String("to", rules.MaskPhone(body.To))},
+	}
+	if err := s.c.do(ctx, cl, &out); err != nil {
+		return nil, err
+	}
+	d := out.Data
+	return &OTP{PinID: d.PinID, To: d.PhoneNumber, SMSStatus: d.SMSStatus, Amount: d.Amount, Currency: d.Currency}, nil
+}
+
+type otpBody struct {
+	To             string  `json:"to"`
+	From           string  `json:"from"`
+	MessageText    string  `json:"message_text"`
+	PinType        PinType `json:"pin_type,omitempty"`
+	PinLength      int     `json:"pin_length,omitempty"`
+	PinTimeToLive  int     `json:"pin_time_to_live,omitempty"` // minutes
+	PinPlaceholder string  `json:"pin_placeholder,omitempty"`
+}
+
+func validateOTP(p *SendOTPParams) (*otpBody, error) {
+	to, err := rules.NormalizePhone(p.To)
+	if err != nil {
+		return nil, invalid("To", err.Error())
+	}
+	if err := validateFrom("From", p.From); err != nil {
+		return nil, err
+	}
+	switch p.PinType {
+	case "", PinNumeric, PinAlphanumeric:
+	default:
+		return nil, invalid("PinType", "the pin type is numeric or alphanumeric")
+	}
+	length := cmp.Or(p.PinLength, rules.DefaultPinLength)
+	if p.PinLength != 0 && (p.PinLength < rules.MinPinLength || p.PinLength > rules.MaxPinLength) {
+		return nil, invalid("PinLength", "a pin is "+strconv.Itoa(rules.MinPinLength)+" to "+strconv.Itoa(rules.MaxPinLength)+" characters")
+	}
+	ttl := p.PinTimeToLive
+	if ttl != 0 && (ttl%time.Minute != 0 || ttl < rules.MinPinTTL*time.Minute || ttl > rules.MaxPinTTL*time.Minute) {
+		return nil, invalid("PinTimeToLive", "the pin's time to live is whole minutes from "+strconv.Itoa(rules.MinPinTTL)+" to "+strconv.Itoa(rules.MaxPinTTL))
+	}
+	placeholder := p.PinPlaceholder
+	if placeholder == "" {
+		placeholder = rules.DefaultPinPlaceholder
+	} else if utf8.RuneCountInString(placeholder) > rules.MaxPinPlaceholderLen {
+		return nil, invalid("PinPlaceholder", "the placeholder is 1 to "+strconv.Itoa(rules.MaxPinPlaceholderLen)+" characters")
+	}
+	if p.MessageText == "" {
+		return nil, invalid("MessageText", "a message text is required")
+	}
+	if !strings.Contains(p.MessageText, placeholder) {
+		return nil, invalid("MessageText", "the message text must contain the pin placeholder "+strconv.Quote(placeholder))
+	}
+	// Pins are ASCII letters and digits: every pin of this length takes the same parts.
+	if err := validateParts("MessageText", strings.ReplaceAll(p.MessageText, placeholder, strings.Repeat("0", length))); err != nil {
+		return nil, err
+	}
+	return &otpBody{
+		To: to, From: p.From, MessageText: p.MessageText, PinType: p.PinType, PinLength: p.PinLength,
+		PinTimeToLive: int(ttl / time.Minute), PinPlaceholder: p.PinPlaceholder,
+	}, nil
+}
+
+// VerifyOTPParams is the input of OTPService.Verify. Its String, GoString, Format and
+// LogValue never show the Pin.
+type VerifyOTPParams struct {
+	PinID string // from OTP.PinID
+	Pin   string // what the user typed
+}
+
+// String describes the parameters without the pin.
+func (p VerifyOTPParams) String() string {
+	pin := ""
+	if p.Pin != "" {
+		pin = "[REDACTED]"
+	}
+	return fmt.Sprintf("sms.VerifyOTPParams{PinID: %q, Pin: %s}", p.PinID, pin)
+}
+
+// GoString describes the parameters without the pin.
+func (p VerifyOTPParams) GoString() string { return p.String() }
+
+// Format prints the parameters without the pin, whatever the verb.
+func (p VerifyOTPParams) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, p.String()) }
+
+// LogValue logs the parameters without the pin, whatever the slog handler.
+func (p VerifyOTPParams) LogValue() slog.Value { return slog.StringValue(p.String()) }
+
+// Verification is the answer to OTPService.Verify.
+type Verification struct {
+	PinID    string
+	Verified bool   // the pin matched; it is now used up
+	MSISDN   string // the number the pin was sent to
+	// AttemptsRemaining is how many wrong pins are still allowed; after the fifth wrong pin,
+	// Verify answers 429 (ErrRateLimited) until the pin expires.
+	AttemptsRemaining int
+}
+
+// Verify checks a pin. A wrong pin is not an error: Verified is false. An unknown PinID is a
+// 404 (ErrNotFound); an expired, voided or already verified pin a 400 (ErrBadRequest).
+func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verification, error) {
+	if p == nil {
+		return nil, invalid("VerifyOTPParams", "parameters are required")
+	}
+	if p.PinID == "" {
+		return nil, invalid("PinID", "a pin ID is required")
+	}
+	if p.Pin == "" {
+		return nil, invalid("Pin", "a pin is required")
+	}
+	var out struct {
+		Data struct {
+			PinID             string `json:"pinId"`
+			Verified          bool   `json:"verified"`
+			MSISDN            string `json:"msisdn"`
+			AttemptsRemaining int    `json:"attemptsRemaining"`
+		} `json:"data"`
+	}
+	body := struct {
+		PinID string `json:"pin_id"`
+		Pin   string `json:"pin"`
+	}{p.PinID, p.Pin}
+	cl := &call{method: http.MethodPost, path: "/v1/otp/verify", body: body, policy: retryUnsent}
+	if err := s.c.do(ctx, cl, &out); err != nil {
+		return nil, err
+	}
+	return (*Verification)(&out.Data), nil
+}

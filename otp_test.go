@@ -1,0 +1,197 @@
+package sms_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/mockserver"
+)
+
+func sendOTP(t *testing.T, srv *mockserver.Server, client *sms.Client, to string) *sms.OTP {
+	t.Helper()
+	otp, err := client.OTP.Send(context.Background(), &sms.SendOTPParams{
+		To: to, From: srv.Default().SenderID, MessageText: "Your code is < 1234 >",
+	})
+	require.NoError(t, err)
+	return otp
+}
+
+func TestOTPSendAndVerify(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := testClient(t, srv)
+	ctx := context.Background()
+	before := balance(t, srv)
+
+	otp := sendOTP(t, srv, client, "08025671695")
+	assert.NotEmpty(t, otp.PinID)
+	assert.Equal(t, "2348025671695", otp.To)
+	assert.Equal(t, "Message Sent", otp.SMSStatus)
+	assert.Equal(t, sms.AmountFromKobo(320), otp.Amount)
+	assert.Equal(t, "NGN", otp.Currency)
+	assert.Equal(t, before-320, balance(t, srv))
+
+	pinID, pin, err := srv.LatestOTP("08025671695")
+	require.NoError(t, err)
+	require.Equal(t, otp.PinID, pinID)
+	assert.Regexp(t, regexp.MustCompile(`^[0-9]{6}$`), pin)
+
+	v, err := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: pinID, Pin: "wrong"})
+	require.NoError(t, err, "a wrong pin is not an error")
+	assert.Equal(t, sms.Verification{PinID: pinID, Verified: false, MSISDN: "2348025671695", AttemptsRemaining: 4}, *v)
+
+	params := &sms.VerifyOTPParams{PinID: pinID, Pin: pin}
+	assert.NotContains(t, fmt.Sprintf("%v %+v %#v %s", params, params, *params, params), pin, "params never print the pin")
+	v, err = client.OTP.Verify(ctx, params)
+	require.NoError(t, err)
+	assert.True(t, v.Verified)
+	assert.Equal(t, "2348025671695", v.MSISDN)
+
+	_, err = client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: pinID, Pin: pin})
+	require.ErrorIs(t, err, sms.ErrBadRequest, "a pin is single-use")
+
+	_, err = client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "00000000-0000-4000-8000-000000000000", Pin: pin})
+	require.ErrorIs(t, err, sms.ErrNotFound)
+
+	// The pin never went out in clear in the mock's request log.
+	for _, r := range srv.Requests() {
+		assert.NotContains(t, string(r.Body), `"pin":"`+pin+`"`)
+	}
+}
+
+func TestOTPSendSettings(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := testClient(t, srv)
+	ctx := context.Background()
+	_, err := client.OTP.Send(ctx, &sms.SendOTPParams{
+		To: "2348025671695", From: srv.Default().SenderID, PinType: sms.PinAlphanumeric, PinLength: 8,
+		PinTimeToLive: 2 * time.Minute, PinPlaceholder: "##", MessageText: "Code: ##",
+	})
+	require.NoError(t, err)
+	reqs := srv.Requests()
+	assert.JSONEq(t, `{"to":"2348025671695","from":"MOCKSMS","message_text":"Code: ##","pin_type":"alphanumeric",
+		"pin_length":8,"pin_time_to_live":2,"pin_placeholder":"##"}`, string(reqs[len(reqs)-1].Body))
+
+	pinID, pin, err := srv.LatestOTP("2348025671695")
+	require.NoError(t, err)
+	assert.Regexp(t, regexp.MustCompile(`^[A-Z0-9]{8}$`), pin)
+
+	srv.Advance(2 * time.Minute)
+	_, err = client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: pinID, Pin: pin})
+	require.ErrorIs(t, err, sms.ErrBadRequest, "expired")
+}
+
+func TestOTPLockedAfterFiveWrongPins(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := testClient(t, srv, sms.WithMaxRetries(0))
+	otp := sendOTP(t, srv, client, "2348025671695")
+	for want := 4; want >= 0; want-- {
+		v, err := client.OTP.Verify(context.Background(), &sms.VerifyOTPParams{PinID: otp.PinID, Pin: "nope"})
+		require.NoError(t, err)
+		assert.Equal(t, want, v.AttemptsRemaining)
+	}
+	_, pin, err := srv.LatestOTP("2348025671695")
+	require.NoError(t, err)
+	_, err = client.OTP.Verify(context.Background(), &sms.VerifyOTPParams{PinID: otp.PinID, Pin: pin})
+	require.ErrorIs(t, err, sms.ErrRateLimited)
+	assert.Greater(t, asAPIError(t, err).RetryAfter, time.Duration(0))
+}
+
+func TestOTPSendLimitPerNumber(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := testClient(t, srv, sms.WithMaxRetries(0))
+	for range 5 {
+		sendOTP(t, srv, client, "2348025671695")
+	}
+	_, err := client.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+	require.ErrorIs(t, err, sms.ErrRateLimited)
+	assert.Equal(t, 10*time.Minute, asAPIError(t, err).RetryAfter)
+}
+
+func TestOTPRetryPolicy(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		path     string
+		fault    mockserver.FaultRule
+		attempts int
+		target   error // nil: success
+		unknown  bool
+	}{
+		{"send: 503 is not retried", "/v1/otp/send", mockserver.FaultRule{Status: 503, Times: 1}, 1, sms.ErrServer, false},
+		{"send: 500 is not retried", "/v1/otp/send", mockserver.FaultRule{Status: 500, Times: 1}, 1, sms.ErrServer, false},
+		{"send: 429 is retried", "/v1/otp/send", mockserver.FaultRule{Status: 429, Times: 1}, 2, nil, false},
+		{"send: a drop is an unknown outcome", "/v1/otp/send", mockserver.FaultRule{Drop: true, Times: 1}, 1, sms.ErrOutcomeUnknown, true},
+		{"verify: 503 is not retried", "/v1/otp/verify", mockserver.FaultRule{Status: 503, Times: 1}, 1, sms.ErrServer, false},
+		{"verify: 429 is retried", "/v1/otp/verify", mockserver.FaultRule{Status: 429, Times: 2}, 3, nil, false},
+		{"verify: a drop is an unknown outcome", "/v1/otp/verify", mockserver.FaultRule{Drop: true, Times: 1}, 1, sms.ErrOutcomeUnknown, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := mockserver.NewTest(t)
+			client := testClient(t, srv)
+			pinID := "00000000-0000-4000-8000-000000000000"
+			if tt.path == "/v1/otp/verify" {
+				pinID = sendOTP(t, srv, client, "2348025671695").PinID
+			}
+			tt.fault.Method, tt.fault.Path = "POST", tt.path
+			srv.AddFaults(tt.fault)
+
+			var err error
+			if tt.path == "/v1/otp/send" {
+				_, err = client.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+			} else {
+				_, err = client.OTP.Verify(context.Background(), &sms.VerifyOTPParams{PinID: pinID, Pin: "000000"})
+			}
+			assert.Equal(t, tt.attempts, requestsTo(srv, "POST", tt.path))
+			if tt.target == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, tt.target)
+			assert.Equal(t, tt.unknown, errors.Is(err, sms.ErrOutcomeUnknown))
+			if tt.unknown && tt.path == "/v1/otp/send" {
+				_, _, err := srv.LatestOTP("2348025671695")
+				assert.NoError(t, err, "the dropped request did send the OTP")
+			}
+		})
+	}
+}
+
+func TestOTPLogsMaskedNumber(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	var logs syncBuffer
+	client := testClient(t, srv, sms.WithLogger(debugLogger(&logs)))
+	otp := sendOTP(t, srv, client, "2348025671695")
+	_, pin, err := srv.LatestOTP("2348025671695")
+	require.NoError(t, err)
+	_, err = client.OTP.Verify(context.Background(), &sms.VerifyOTPParams{PinID: otp.PinID, Pin: pin})
+	require.NoError(t, err)
+
+	out := logs.String()
+	assert.Contains(t, out, "234802****695")
+	assert.NotContains(t, out, "2348025671695")
+	assert.NotContains(t, out, pin)
+	assert.NotContains(t, out, srv.Default().TestSecret)
+	var line map[string]any
+	require.NoError(t, json.Unmarshal([]byte(firstLine(out)), &line))
+	assert.Equal(t, "POST", line["method"])
+	assert.Equal(t, "/v1/otp/send", line["path"])
+	assert.EqualValues(t, 200, line["status"])
+	assert.Contains(t, line["requestId"], "req_")
+	assert.Contains(t, line, "duration")
+}

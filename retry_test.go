@@ -1,0 +1,333 @@
+package sms_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+)
+
+// step is what a scripted attempt answers: a response, or a transport error.
+type step struct {
+	status int
+	header http.Header
+	body   string
+	err    error
+	cut    error // the body fails with this error after its text
+}
+
+// script is an in-memory RoundTripper that answers attempts from its steps (the last one
+// repeats) and records when each attempt came and what it carried. It opens no socket, so it
+// works inside a synctest bubble.
+type script struct {
+	mu     sync.Mutex
+	steps  []step
+	times  []time.Time
+	bodies []string
+}
+
+func (s *script) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		body, _ = io.ReadAll(req.Body)
+		_ = req.Body.Close()
+	}
+	s.mu.Lock()
+	n := len(s.times)
+	s.times = append(s.times, time.Now())
+	s.bodies = append(s.bodies, string(body))
+	st := s.steps[min(n, len(s.steps)-1)]
+	s.mu.Unlock()
+	if st.err != nil {
+		return nil, st.err
+	}
+	h := st.header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	if h.Get("X-Request-Id") == "" {
+		h.Set("X-Request-Id", fmt.Sprintf("req_%d", n+1))
+	}
+	var rc io.Reader = strings.NewReader(st.body)
+	if st.cut != nil {
+		rc = io.MultiReader(rc, errReader{st.cut})
+	}
+	return &http.Response{StatusCode: st.status, Header: h, Body: io.NopCloser(rc), Request: req}, nil
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// attempts returns the number of attempts and the waits between them.
+func (s *script) attempts() (int, []time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var waits []time.Duration
+	for i := 1; i < len(s.times); i++ {
+		waits = append(waits, s.times[i].Sub(s.times[i-1]))
+	}
+	return len(s.times), waits
+}
+
+func scriptedClient(t *testing.T, s *script, opts ...sms.Option) *sms.Client {
+	t.Helper()
+	opts = append([]sms.Option{sms.WithBaseURL("http://127.0.0.1:4010"), sms.WithHTTPClient(&http.Client{Transport: s})}, opts...)
+	c, err := sms.NewClient("pk_test_abc", "sk_test_def", opts...)
+	require.NoError(t, err)
+	return c
+}
+
+func apiErrorStep(status int, code string, header http.Header) step {
+	return step{status: status, header: header, body: `{"error":{"code":"` + code + `","message":"m"},"requestId":"req_body"}`}
+}
+
+var (
+	balanceOK = step{status: 200, body: `{"data":{"balance":10000.00,"cashback":0.00,"currency":"NGN"},"requestId":"req_ok"}`}
+	sentOK    = step{status: 202, body: `{"message":"SMS request accepted.","campaign":{"id":"c1","status":"sent","message_id":"msg_1","recipients":1,"amount":3.20,"currency":"NGN","sms_parts":1},"requestId":"req_ok"}`}
+	otpOK     = step{status: 200, body: `{"data":{"smsStatus":"Message Sent","phone_number":"2348025671695","pinId":"p1","status":"200","amount":3.20,"currency":"NGN"},"requestId":"req_ok"}`}
+	refused   = &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	dropped   = &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
+)
+
+func retryAfter(v string) http.Header { return http.Header{"Retry-After": {v}} }
+
+func getBalance(c *sms.Client) error {
+	_, err := c.Balance.Get(context.Background())
+	return err
+}
+
+func sendSMS(c *sms.Client) error {
+	_, err := c.SMS.Send(context.Background(), &sms.SendParams{To: []string{"2348025671695"}, From: "ACME", Message: "hi"})
+	return err
+}
+
+func sendOTPOffline(c *sms.Client) error {
+	_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "ACME", MessageText: "< 1234 >"})
+	return err
+}
+
+func TestRetryAfterIsHonoured(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		header func() http.Header // built inside the bubble, for HTTP dates
+		status int
+		wait   time.Duration
+	}{
+		{"429 seconds", func() http.Header { return retryAfter("2") }, 429, 2 * time.Second},
+		{"503 seconds", func() http.Header { return retryAfter("4") }, 503, 4 * time.Second},
+		{"429 HTTP date", func() http.Header { return retryAfter(time.Now().Add(3 * time.Second).UTC().Format(http.TimeFormat)) }, 429, 3 * time.Second},
+		{"date in the past", func() http.Header { return retryAfter("Sat, 01 Jan 1994 00:00:00 GMT") }, 429, 0},
+		{"capped by the maximum wait", func() http.Header { return retryAfter("3600") }, 429, 10 * time.Second},
+		{"invalid header: backoff", func() http.Header { return retryAfter("soon") }, 503, time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				s := &script{steps: []step{apiErrorStep(tt.status, "x", tt.header()), balanceOK}}
+				c := scriptedClient(t, s, sms.WithRetryWait(time.Second, 10*time.Second))
+				start := time.Now()
+				require.NoError(t, getBalance(c))
+				n, waits := s.attempts()
+				assert.Equal(t, 2, n)
+				assert.Equal(t, []time.Duration{tt.wait}, waits)
+				assert.Equal(t, tt.wait, time.Since(start))
+			})
+		})
+	}
+}
+
+func TestBackoffIsExponentialWithJitter(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		s := &script{steps: []step{apiErrorStep(503, "server_error", nil), apiErrorStep(503, "server_error", nil), apiErrorStep(503, "server_error", nil), balanceOK}}
+		c := scriptedClient(t, s, sms.WithRetryWait(time.Second, 3*time.Second))
+		require.NoError(t, getBalance(c))
+		n, waits := s.attempts()
+		require.Equal(t, 4, n)
+		assert.Equal(t, time.Second, waits[0], "the first wait is the minimum")
+		assert.GreaterOrEqual(t, waits[1], time.Second)
+		assert.LessOrEqual(t, waits[1], 2*time.Second)
+		assert.GreaterOrEqual(t, waits[2], time.Second)
+		assert.LessOrEqual(t, waits[2], 3*time.Second, "capped by the maximum")
+	})
+}
+
+func TestRetryDefaults(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		s := &script{steps: []step{apiErrorStep(503, "server_error", nil)}}
+		c := scriptedClient(t, s)
+		start := time.Now()
+		err := getBalance(c)
+		n, _ := s.attempts()
+		assert.Equal(t, 1+sms.DefaultMaxRetries, n)
+		assert.LessOrEqual(t, time.Since(start), 7*time.Second, "waits of 1 s, up to 2 s and up to 4 s")
+		e := asAPIError(t, err)
+		assert.Equal(t, 503, e.StatusCode)
+		assert.Equal(t, "server_error", e.Code)
+		assert.Equal(t, "m", e.Message)
+		assert.Equal(t, "req_body", e.RequestID)
+		assert.NotContains(t, err.Error(), "giving up")
+	})
+}
+
+func TestFinalErrorIsTheLastResponse(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		s := &script{steps: []step{
+			apiErrorStep(503, "server_error", nil), apiErrorStep(502, "server_error", nil),
+			apiErrorStep(500, "server_error", nil), {status: 429, header: retryAfter("1"), body: `{"error":{"code":"rate_limited","message":"slow down"}}`},
+		}}
+		c := scriptedClient(t, s)
+		err := getBalance(c)
+		require.ErrorIs(t, err, sms.ErrRateLimited)
+		e := asAPIError(t, err)
+		assert.Equal(t, 429, e.StatusCode)
+		assert.Equal(t, "slow down", e.Message)
+		assert.Equal(t, "req_4", e.RequestID, "from X-Request-Id when the body has none")
+		assert.Equal(t, time.Second, e.RetryAfter)
+	})
+}
+
+func TestMaxRetriesZero(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		s := &script{steps: []step{apiErrorStep(503, "server_error", nil), balanceOK}}
+		require.ErrorIs(t, getBalance(scriptedClient(t, s, sms.WithMaxRetries(0))), sms.ErrServer)
+		n, _ := s.attempts()
+		assert.Equal(t, 1, n)
+	})
+}
+
+func TestCancelDuringWait(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		s := &script{steps: []step{apiErrorStep(429, "rate_limited", retryAfter("60")), balanceOK}}
+		c := scriptedClient(t, s, sms.WithRetryWait(time.Second, 2*time.Minute))
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(5*time.Second, cancel)
+		start := time.Now()
+		_, err := c.Balance.Get(ctx)
+		require.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, 5*time.Second, time.Since(start), "the wait ends at once")
+		n, _ := s.attempts()
+		assert.Equal(t, 1, n)
+	})
+}
+
+func TestDeadlineDuringWait(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		s := &script{steps: []step{apiErrorStep(503, "server_error", retryAfter("30")), sentOK}}
+		c := scriptedClient(t, s, sms.WithRetryWait(time.Second, time.Minute))
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := c.SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "ACME", Message: "hi"})
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.False(t, errors.Is(err, sms.ErrOutcomeUnknown), "a 503 was not processed")
+		assert.Equal(t, 2*time.Second, time.Since(start))
+	})
+}
+
+func TestRetryPolicyByCall(t *testing.T) {
+	t.Parallel()
+	type callFunc func(*sms.Client) error
+	tests := []struct {
+		name     string
+		call     callFunc
+		steps    []step
+		attempts int
+		target   error // nil: success
+		unknown  bool
+	}{
+		{"GET: 500", getBalance, []step{apiErrorStep(500, "server_error", nil), balanceOK}, 2, nil, false},
+		{"GET: 502", getBalance, []step{apiErrorStep(502, "server_error", nil), balanceOK}, 2, nil, false},
+		{"GET: 504", getBalance, []step{apiErrorStep(504, "server_error", nil), balanceOK}, 2, nil, false},
+		{"GET: 429", getBalance, []step{apiErrorStep(429, "rate_limited", nil), balanceOK}, 2, nil, false},
+		{"GET: connection refused", getBalance, []step{{err: refused}, balanceOK}, 2, nil, false},
+		{"GET: connection reset", getBalance, []step{{err: dropped}, balanceOK}, 2, nil, false},
+		{"GET: body cut short", getBalance, []step{{status: 200, body: `{"data":`, cut: io.ErrUnexpectedEOF}, balanceOK}, 2, nil, false},
+		{"GET: 501 is final", getBalance, []step{apiErrorStep(501, "server_error", nil)}, 1, sms.ErrServer, false},
+		{"GET: 505 is final", getBalance, []step{apiErrorStep(505, "server_error", nil)}, 1, sms.ErrServer, false},
+		{"GET: 400 is final", getBalance, []step{apiErrorStep(400, "bad_request", nil)}, 1, sms.ErrBadRequest, false},
+		{"GET: 401 is final", getBalance, []step{apiErrorStep(401, "unauthorized", nil)}, 1, sms.ErrUnauthorized, false},
+		{"GET: 404 is final", getBalance, []step{apiErrorStep(404, "not_found", nil)}, 1, sms.ErrNotFound, false},
+		{"GET: always reset", getBalance, []step{{err: dropped}}, 4, syscall.ECONNRESET, false},
+
+		{"send: 503", sendSMS, []step{apiErrorStep(503, "server_error", nil), sentOK}, 2, nil, false},
+		{"send: reset after sending", sendSMS, []step{{err: dropped}, sentOK}, 2, nil, false},
+		{"send: EOF", sendSMS, []step{{err: io.EOF}, sentOK}, 2, nil, false},
+		{"send: 409 is final", sendSMS, []step{apiErrorStep(409, "conflict", nil)}, 1, sms.ErrConflict, false},
+		{"send: 402 is final", sendSMS, []step{apiErrorStep(402, "insufficient_balance", nil)}, 1, sms.ErrInsufficientBalance, false},
+		{"send: always reset", sendSMS, []step{{err: dropped}}, 4, sms.ErrOutcomeUnknown, true},
+		{"send: reset, then 503s", sendSMS, []step{{err: dropped}, apiErrorStep(503, "server_error", nil)}, 4, sms.ErrServer, true},
+		{"send: always refused", sendSMS, []step{{err: refused}}, 4, syscall.ECONNREFUSED, false},
+
+		{"OTP: 503 is final", sendOTPOffline, []step{apiErrorStep(503, "server_error", nil), otpOK}, 1, sms.ErrServer, false},
+		{"OTP: 500 is final", sendOTPOffline, []step{apiErrorStep(500, "server_error", nil), otpOK}, 1, sms.ErrServer, false},
+		{"OTP: 429", sendOTPOffline, []step{apiErrorStep(429, "rate_limited", nil), otpOK}, 2, nil, false},
+		{"OTP: connection refused", sendOTPOffline, []step{{err: refused}, otpOK}, 2, nil, false},
+		{"OTP: DNS failure", sendOTPOffline, []step{{err: &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "x"}}}, otpOK}, 2, nil, false},
+		{"OTP: reset after sending", sendOTPOffline, []step{{err: dropped}, otpOK}, 1, sms.ErrOutcomeUnknown, true},
+		{"OTP: EOF", sendOTPOffline, []step{{err: io.EOF}, otpOK}, 1, sms.ErrOutcomeUnknown, true},
+		{"OTP: timeout", sendOTPOffline, []step{{err: &net.OpError{Op: "read", Err: timeoutErr{}}}, otpOK}, 1, sms.ErrOutcomeUnknown, true},
+		{"OTP: body cut short", sendOTPOffline, []step{{status: 200, body: `{"data":`, cut: io.ErrUnexpectedEOF}, otpOK}, 1, sms.ErrOutcomeUnknown, true},
+		{"OTP: always refused", sendOTPOffline, []step{{err: refused}}, 4, syscall.ECONNREFUSED, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				s := &script{steps: tt.steps}
+				err := tt.call(scriptedClient(t, s))
+				n, _ := s.attempts()
+				assert.Equal(t, tt.attempts, n, "attempts")
+				if tt.target == nil {
+					require.NoError(t, err)
+					return
+				}
+				require.ErrorIs(t, err, tt.target)
+				assert.Equal(t, tt.unknown, errors.Is(err, sms.ErrOutcomeUnknown), "%v", err)
+				assert.NotContains(t, err.Error(), "giving up")
+			})
+		})
+	}
+}
+
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }
+
+func TestSendRetriesCarryOneReference(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		s := &script{steps: []step{{err: dropped}, apiErrorStep(503, "server_error", nil), sentOK}}
+		res, err := scriptedClient(t, s).Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
+			To: []sms.Recipient{{Phone: "2348025671695"}}, From: "ACME", Message: "hi",
+		})
+		require.NoError(t, err)
+		require.Len(t, s.bodies, 3)
+		assert.Contains(t, s.bodies[0], `"reference":"`+res.Campaign.Reference+`"`)
+		assert.Equal(t, s.bodies[0], s.bodies[1])
+		assert.Equal(t, s.bodies[0], s.bodies[2])
+	})
+}

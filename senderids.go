@@ -1,0 +1,118 @@
+package sms
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/seedsms/sms-go/internal/rules"
+)
+
+// SenderIDsService requests branded sender IDs and lists them. Sender IDs are shared by the
+// live and test modes of a workspace.
+type SenderIDsService struct{ c *core }
+
+// SenderID is a branded sender ID: the name an SMS comes from.
+type SenderID struct {
+	ID        string
+	Title     string // the sender ID text, as used in From
+	Status    Status // StatusPending, StatusActive or StatusBlocked
+	Country   string // the workspace's country, such as "Nigeria"
+	Usecase   string
+	Company   string
+	CreatedAt time.Time
+}
+
+// RequestSenderIDParams is the input of SenderIDsService.Request.
+type RequestSenderIDParams struct {
+	SenderID string // 3 to 11 ASCII letters and digits
+	Usecase  string // what it will be used for, 1 to 500 characters
+	Company  string // the company behind it, 1 to 100 characters
+}
+
+// Request asks for a new sender ID, which starts pending. A title equal, ignoring case, to a
+// pending or active one of the workspace is a 409 (ErrConflict). Like OTPService's calls, it
+// is retried only when the request cannot have been processed, and an ambiguous failure
+// matches ErrOutcomeUnknown.
+func (s *SenderIDsService) Request(ctx context.Context, p *RequestSenderIDParams) (*SenderID, error) {
+	if p == nil {
+		return nil, invalid("RequestSenderIDParams", "parameters are required")
+	}
+	if !rules.ValidSenderID(p.SenderID) {
+		return nil, invalid("SenderID", "a sender ID is 3 to 11 ASCII letters and digits")
+	}
+	if err := validateText("Usecase", p.Usecase, rules.MaxUsecaseLen); err != nil {
+		return nil, err
+	}
+	if err := validateText("Company", p.Company, rules.MaxCompanyLen); err != nil {
+		return nil, err
+	}
+	body := struct {
+		SenderID string `json:"sender_id"`
+		Usecase  string `json:"usecase"`
+		Company  string `json:"company"`
+	}{p.SenderID, p.Usecase, p.Company}
+	var out struct {
+		Data wireSenderID `json:"data"`
+	}
+	cl := &call{method: http.MethodPost, path: "/v1/sender-ids", body: body, policy: retryUnsent}
+	if err := s.c.do(ctx, cl, &out); err != nil {
+		return nil, err
+	}
+	return (*SenderID)(&out.Data), nil
+}
+
+// ListSenderIDsParams filters the sender ID list.
+type ListSenderIDsParams struct {
+	// Status keeps only the sender IDs in that status: StatusPending, StatusActive or
+	// StatusBlocked. Empty lists all.
+	Status Status `url:"status,omitempty"`
+}
+
+// List returns the workspace's sender IDs, newest first (p may be nil).
+func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]SenderID, error) {
+	if p == nil {
+		p = &ListSenderIDsParams{}
+	}
+	switch p.Status {
+	case "", StatusPending, StatusActive, StatusBlocked:
+	default:
+		return nil, invalid("Status", "the status filter is pending, active or blocked")
+	}
+	var out struct {
+		Data []wireSenderID `json:"data"`
+	}
+	cl := &call{method: http.MethodGet, path: "/v1/sender-ids", query: p, policy: retryIdempotent}
+	if err := s.c.do(ctx, cl, &out); err != nil {
+		return nil, err
+	}
+	list := make([]SenderID, len(out.Data))
+	for i, w := range out.Data {
+		list[i] = SenderID(w)
+	}
+	return list, nil
+}
+
+type wireSenderID struct {
+	ID        string    `json:"_id"`
+	Title     string    `json:"title"`
+	Status    Status    `json:"status"`
+	Country   string    `json:"country"`
+	Usecase   string    `json:"usecase"`
+	Company   string    `json:"company"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// validateText checks a required free-text field of at most maxLen characters.
+func validateText(field, v string, maxLen int) error {
+	if strings.TrimSpace(v) == "" {
+		return invalid(field, "a value is required")
+	}
+	if utf8.RuneCountInString(v) > maxLen {
+		return invalid(field, "at most "+strconv.Itoa(maxLen)+" characters")
+	}
+	return nil
+}

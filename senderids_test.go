@@ -1,0 +1,96 @@
+package sms_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/mockserver"
+)
+
+func TestSenderIDs(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := testClient(t, srv)
+	ctx := context.Background()
+
+	sid, err := client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "Order updates", Company: "Acme Ltd"})
+	require.NoError(t, err)
+	assert.Len(t, sid.ID, 24)
+	assert.Equal(t, "ACME", sid.Title)
+	assert.Equal(t, sms.StatusPending, sid.Status)
+	assert.Equal(t, "Nigeria", sid.Country)
+	assert.Equal(t, "Order updates", sid.Usecase)
+	assert.Equal(t, "Acme Ltd", sid.Company)
+	assert.WithinDuration(t, srv.Now(), sid.CreatedAt, time.Minute)
+
+	_, err = client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "acme", Usecase: "again", Company: "Acme Ltd"})
+	require.ErrorIs(t, err, sms.ErrConflict, "a duplicate pending title, ignoring case")
+
+	send := func() error {
+		_, err := client.SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "ACME", Message: "hi"})
+		return err
+	}
+	require.ErrorIs(t, send(), sms.ErrBadRequest, "pending sender IDs cannot send")
+	require.NoError(t, srv.ApproveSenderID(sid.ID))
+	require.NoError(t, send())
+
+	blocked, err := client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "SPAM", Usecase: "x", Company: "y"})
+	require.NoError(t, err)
+	require.NoError(t, srv.BlockSenderID(blocked.ID))
+
+	titles := func(p *sms.ListSenderIDsParams) []string {
+		list, err := client.SenderIDs.List(ctx, p)
+		require.NoError(t, err)
+		out := []string{}
+		for _, s := range list {
+			out = append(out, s.Title)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"SPAM", "ACME", "MOCKSMS"}, titles(nil), "newest first")
+	assert.Equal(t, []string{"ACME", "MOCKSMS"}, titles(&sms.ListSenderIDsParams{Status: sms.StatusActive}))
+	assert.Equal(t, []string{"SPAM"}, titles(&sms.ListSenderIDsParams{Status: sms.StatusBlocked}))
+	assert.Equal(t, []string{}, titles(&sms.ListSenderIDsParams{Status: sms.StatusPending}))
+}
+
+func TestSenderIDsRetryPolicy(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := testClient(t, srv)
+	p := &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "Order updates", Company: "Acme Ltd"}
+
+	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sender-ids", Status: 502, Times: 1})
+	_, err := client.SenderIDs.Request(context.Background(), p)
+	require.ErrorIs(t, err, sms.ErrServer)
+	assert.Equal(t, 1, requestsTo(srv, "POST", "/v1/sender-ids"), "not retried on 502")
+
+	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sender-ids", Drop: true, Times: 1})
+	_, err = client.SenderIDs.Request(context.Background(), p)
+	require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+	list, err := client.SenderIDs.List(context.Background(), &sms.ListSenderIDsParams{Status: sms.StatusPending})
+	require.NoError(t, err)
+	assert.Len(t, list, 1, "the dropped request was processed")
+
+	_, err = scopedClient(t, srv, sms.ScopeSMS).SenderIDs.List(context.Background(), nil)
+	var se *sms.ScopeError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, sms.ScopeSenderIDs, se.Scope)
+}
+
+func TestSenderIDsCountry(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	ws, err := srv.NewWorkspace(mockserver.WorkspaceParams{Country: "Ghana"})
+	require.NoError(t, err)
+	c, err := sms.NewClient(ws.LiveKey, ws.LiveSecret, clientOpts(t, srv)...)
+	require.NoError(t, err)
+	list, err := c.SenderIDs.List(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, "Ghana", list[0].Country)
+}

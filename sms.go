@@ -1,0 +1,198 @@
+package sms
+
+import (
+	"context"
+	"crypto/rand"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/seedsms/sms-go/internal/rules"
+)
+
+// Channel is the route an SMS takes.
+type Channel string
+
+// The channels. Numbers on the Do-Not-Disturb register are charged but not reached on the
+// generic channel (their status is dnd); the dnd channel reaches them at a higher price.
+const (
+	ChannelGeneric Channel = "generic"
+	ChannelDND     Channel = "dnd"
+)
+
+// SMSService sends SMS to up to 100 numbers. Use Campaigns.Create for more, or to
+// personalize the message per recipient.
+type SMSService struct{ c *core }
+
+// SendParams is the input of SMSService.Send.
+type SendParams struct {
+	// To holds 1 to 100 phone numbers, international (with or without "+") or local Nigerian
+	// ("0" and 10 digits). Duplicates are sent once.
+	To []string
+	// From is an active sender ID of the workspace.
+	From string
+	// Message is the text; at most 10 parts (see CountParts). Every part of every recipient
+	// is charged.
+	Message string
+	// Channel is ChannelGeneric (when empty) or ChannelDND.
+	Channel Channel
+	// Reference is your idempotency or business reference: 1 to 100 printable ASCII
+	// characters. A request repeated with the same Reference and the same parameters within
+	// 24 hours is answered from the first one, without sending or charging again. When empty,
+	// one is generated for the call, so that its own retries are safe; it is returned in
+	// Campaign.Reference. Set it yourself to be able to repeat a call that failed with
+	// ErrOutcomeUnknown.
+	Reference string
+}
+
+// SendResult is the answer to SMSService.Send and CampaignsService.Create.
+type SendResult struct {
+	// Message is the server's acknowledgement, such as "SMS request accepted.".
+	Message string
+	// Campaign is the campaign the request created. Its SenderID, Channel and Reference are
+	// those of the request; CreatedAt is only known from Campaigns.List.
+	Campaign Campaign
+	// Replayed is true when the answer is that of an earlier request with the same Reference:
+	// nothing was sent or charged this time.
+	Replayed bool
+}
+
+// Send sends Message to the numbers in To. The wallet is debited for every part of every
+// recipient before sending; when the provider refuses, the campaign is failed and refunded.
+//
+// Send is retried on connection errors, 429, 500, 502, 503 and 504: every attempt carries the
+// same Reference, so the server never sends or charges twice.
+func (s *SMSService) Send(ctx context.Context, p *SendParams) (*SendResult, error) {
+	if p == nil {
+		return nil, invalid("SendParams", "parameters are required")
+	}
+	to, err := validateSend(p)
+	if err != nil {
+		return nil, err
+	}
+	ref := referenceFor(p.Reference)
+	cl := &call{
+		method: http.MethodPost, path: "/v1/sms/send", policy: retryIdempotent,
+		body:  sendBody[string]{To: to, From: p.From, Message: p.Message, Channel: p.Channel, Reference: ref},
+		attrs: []slog.Attr{slog.Int("recipients", len(to)), slog.String("reference", ref)},
+	}
+	var out wireSent
+	if err := s.c.do(ctx, cl, &out); err != nil {
+		return nil, err
+	}
+	return out.result(cl, p.From, p.Channel, ref), nil
+}
+
+func validateSend(p *SendParams) ([]string, error) {
+	if len(p.To) == 0 {
+		return nil, invalid("To", "at least one phone number is required")
+	}
+	if len(p.To) > rules.MaxSendRecipients {
+		return nil, invalid("To", "at most "+strconv.Itoa(rules.MaxSendRecipients)+" numbers per request; use Campaigns.Create for more")
+	}
+	to := make([]string, len(p.To))
+	for i, n := range p.To {
+		norm, err := rules.NormalizePhone(n)
+		if err != nil {
+			return nil, invalid("To["+strconv.Itoa(i)+"]", err.Error())
+		}
+		to[i] = norm
+	}
+	if err := validateFrom("From", p.From); err != nil {
+		return nil, err
+	}
+	if err := validateMessage("Message", p.Message); err != nil {
+		return nil, err
+	}
+	if err := validateChannel(p.Channel); err != nil {
+		return nil, err
+	}
+	return to, validateReference(p.Reference)
+}
+
+func validateFrom(field, from string) error {
+	if from == "" {
+		return invalid(field, "a sender ID is required")
+	}
+	if !rules.ValidSenderID(from) {
+		return invalid(field, "a sender ID is 3 to 11 ASCII letters and digits")
+	}
+	return nil
+}
+
+func validateMessage(field, message string) error {
+	if message == "" {
+		return invalid(field, "a message is required")
+	}
+	return validateParts(field, message)
+}
+
+func validateParts(field, message string) error {
+	if parts, _ := rules.CountParts(message); parts > rules.MaxParts {
+		return invalid(field, "the message takes "+strconv.Itoa(parts)+" SMS parts; at most "+strconv.Itoa(rules.MaxParts)+" are allowed")
+	}
+	return nil
+}
+
+func validateChannel(ch Channel) error {
+	switch ch {
+	case "", ChannelGeneric, ChannelDND:
+		return nil
+	}
+	return invalid("Channel", "the channel is generic or dnd")
+}
+
+func validateReference(ref string) error {
+	if ref != "" && !rules.ValidReference(ref) {
+		return invalid("Reference", "a reference is 1 to "+strconv.Itoa(rules.MaxReferenceLen)+" printable ASCII characters")
+	}
+	return nil
+}
+
+// referenceFor returns ref, or a new random reference when ref is empty.
+func referenceFor(ref string) string {
+	if ref != "" {
+		return ref
+	}
+	return "sms-go-" + rand.Text()
+}
+
+// sendBody is the body of POST /v1/sms/send (To of numbers) and /v1/sms/campaigns (To of
+// numbers and {phone, name} objects).
+type sendBody[T any] struct {
+	To        []T     `json:"to"`
+	From      string  `json:"from"`
+	Message   string  `json:"message"`
+	Channel   Channel `json:"channel,omitempty"`
+	Reference string  `json:"reference"`
+}
+
+// wireSent is the 202 answer of both sends.
+type wireSent struct {
+	Message  string `json:"message"`
+	Campaign struct {
+		ID         string `json:"id"`
+		Status     Status `json:"status"`
+		MessageID  string `json:"message_id"` // null while the campaign has none
+		Recipients int    `json:"recipients"`
+		Amount     Amount `json:"amount"`
+		Currency   string `json:"currency"`
+		SMSParts   int    `json:"sms_parts"`
+	} `json:"campaign"`
+}
+
+func (w *wireSent) result(cl *call, from string, ch Channel, ref string) *SendResult {
+	if ch == "" {
+		ch = ChannelGeneric
+	}
+	wc := w.Campaign
+	return &SendResult{
+		Message: w.Message,
+		Campaign: Campaign{
+			ID: wc.ID, Status: wc.Status, MessageID: wc.MessageID, Recipients: wc.Recipients,
+			Amount: wc.Amount, Currency: wc.Currency, Parts: wc.SMSParts,
+			SenderID: from, Channel: ch, Reference: ref,
+		},
+		Replayed: cl.header.Get("Idempotent-Replayed") == "true",
+	}
+}

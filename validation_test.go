@@ -1,0 +1,283 @@
+package sms_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+)
+
+// TestValidationBeforeAnyRequest checks every parameter that is refused locally: a
+// *ValidationError naming the field, matching ErrBadRequest, and no request sent.
+func TestValidationBeforeAnyRequest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	okSend := func() *sms.SendParams {
+		return &sms.SendParams{To: []string{"2348025671695"}, From: "ACME", Message: "hi"}
+	}
+	okCampaign := func() *sms.CreateCampaignParams {
+		return &sms.CreateCampaignParams{To: []sms.Recipient{{Phone: "2348025671695"}}, From: "ACME", Message: "hi"}
+	}
+	okOTP := func() *sms.SendOTPParams {
+		return &sms.SendOTPParams{To: "2348025671695", From: "ACME", MessageText: "Code < 1234 >"}
+	}
+	okKey := func() *sms.CreateKeyParams {
+		return &sms.CreateKeyParams{Name: "k", Scopes: sms.Scopes{sms.ScopeSMS}}
+	}
+	many := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = "2348025671695"
+		}
+		return out
+	}
+	manyRecipients := make([]sms.Recipient, 10_001)
+	for i := range manyRecipients {
+		manyRecipients[i] = sms.Recipient{Phone: "2348025671695"}
+	}
+	long := strings.Repeat("a", 1531) // 11 parts
+
+	type run func(c *sms.Client, d *sms.DashboardClient) error
+	send := func(edit func(p *sms.SendParams)) run {
+		return func(c *sms.Client, _ *sms.DashboardClient) error {
+			p := okSend()
+			edit(p)
+			_, err := c.SMS.Send(ctx, p)
+			return err
+		}
+	}
+	campaign := func(edit func(p *sms.CreateCampaignParams)) run {
+		return func(c *sms.Client, _ *sms.DashboardClient) error {
+			p := okCampaign()
+			edit(p)
+			_, err := c.Campaigns.Create(ctx, p)
+			return err
+		}
+	}
+	otp := func(edit func(p *sms.SendOTPParams)) run {
+		return func(c *sms.Client, _ *sms.DashboardClient) error {
+			p := okOTP()
+			edit(p)
+			_, err := c.OTP.Send(ctx, p)
+			return err
+		}
+	}
+	key := func(edit func(p *sms.CreateKeyParams)) run {
+		return func(_ *sms.Client, d *sms.DashboardClient) error {
+			p := okKey()
+			edit(p)
+			_, err := d.Keys.Create(ctx, p)
+			return err
+		}
+	}
+	first := func(seq func(func(sms.Campaign, error) bool)) error {
+		for _, err := range seq {
+			return err
+		}
+		return nil
+	}
+
+	tests := []struct {
+		name  string
+		run   run
+		field string
+	}{
+		{"send: nil params", func(c *sms.Client, _ *sms.DashboardClient) error { _, err := c.SMS.Send(ctx, nil); return err }, "SendParams"},
+		{"send: no recipients", send(func(p *sms.SendParams) { p.To = nil }), "To"},
+		{"send: 101 recipients", send(func(p *sms.SendParams) { p.To = many(101) }), "To"},
+		{"send: bad number", send(func(p *sms.SendParams) { p.To = []string{"2348025671695", "0802"} }), "To[1]"},
+		{"send: local number with plus", send(func(p *sms.SendParams) { p.To = []string{"+08025671695"} }), "To[0]"},
+		{"send: no sender", send(func(p *sms.SendParams) { p.From = "" }), "From"},
+		{"send: short sender", send(func(p *sms.SendParams) { p.From = "AB" }), "From"},
+		{"send: long sender", send(func(p *sms.SendParams) { p.From = "ABCDEFGHIJKL" }), "From"},
+		{"send: sender with dash", send(func(p *sms.SendParams) { p.From = "ACME-NG" }), "From"},
+		{"send: no message", send(func(p *sms.SendParams) { p.Message = "" }), "Message"},
+		{"send: 11 parts", send(func(p *sms.SendParams) { p.Message = long }), "Message"},
+		{"send: 11 UCS-2 parts", send(func(p *sms.SendParams) { p.Message = strings.Repeat("ж", 671) }), "Message"},
+		{"send: channel", send(func(p *sms.SendParams) { p.Channel = "premium" }), "Channel"},
+		{"send: reference too long", send(func(p *sms.SendParams) { p.Reference = strings.Repeat("r", 101) }), "Reference"},
+		{"send: reference not ASCII", send(func(p *sms.SendParams) { p.Reference = "naïve" }), "Reference"},
+		{"send: reference with a tab", send(func(p *sms.SendParams) { p.Reference = "a\tb" }), "Reference"},
+
+		{"campaign: nil params", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.Campaigns.Create(ctx, nil)
+			return err
+		}, "CreateCampaignParams"},
+		{"campaign: no recipients", campaign(func(p *sms.CreateCampaignParams) { p.To = nil }), "To"},
+		{"campaign: 10,001 recipients", campaign(func(p *sms.CreateCampaignParams) { p.To = manyRecipients }), "To"},
+		{"campaign: bad number", campaign(func(p *sms.CreateCampaignParams) { p.To[0].Phone = "12" }), "To[0].Phone"},
+		{"campaign: long name", campaign(func(p *sms.CreateCampaignParams) { p.To[0].Name = strings.Repeat("n", 101) }), "To[0].Name"},
+		{"campaign: name makes 11 parts", campaign(func(p *sms.CreateCampaignParams) {
+			p.Message = "Hi {{name}} " + strings.Repeat("a", 1500)
+			p.To = append(p.To, sms.Recipient{Phone: "2348030000001", Name: strings.Repeat("n", 40)})
+		}), "To[1].Name"},
+		{"campaign: 11 parts", campaign(func(p *sms.CreateCampaignParams) { p.Message = long }), "Message"},
+		{"campaign: no message", campaign(func(p *sms.CreateCampaignParams) { p.Message = "" }), "Message"},
+		{"campaign: sender", campaign(func(p *sms.CreateCampaignParams) { p.From = "A B" }), "From"},
+		{"campaign: channel", campaign(func(p *sms.CreateCampaignParams) { p.Channel = "DND" }), "Channel"},
+		{"campaign: reference", campaign(func(p *sms.CreateCampaignParams) { p.Reference = "\x7f" }), "Reference"},
+
+		{"list: negative page", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.Campaigns.List(ctx, &sms.ListCampaignsParams{Page: -1})
+			return err
+		}, "Page"},
+		{"list: limit 101", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.Campaigns.List(ctx, &sms.ListCampaignsParams{Limit: 101})
+			return err
+		}, "Limit"},
+		{"all: negative limit", func(c *sms.Client, _ *sms.DashboardClient) error {
+			return first(c.Campaigns.All(ctx, &sms.ListCampaignsParams{Limit: -1}))
+		}, "Limit"},
+		{"status: no id", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.Campaigns.Status(ctx, "", nil)
+			return err
+		}, "id"},
+		{"status: dot-dot id", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.Campaigns.Status(ctx, "..", nil)
+			return err
+		}, "id"},
+		{"status: limit", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.Campaigns.Status(ctx, "abc", &sms.CampaignStatusParams{Limit: 1000})
+			return err
+		}, "Limit"},
+		{"recipients: no id", func(c *sms.Client, _ *sms.DashboardClient) error {
+			for _, err := range c.Campaigns.Recipients(ctx, "", nil) {
+				return err
+			}
+			return nil
+		}, "id"},
+		{"recipients: page", func(c *sms.Client, _ *sms.DashboardClient) error {
+			for _, err := range c.Campaigns.Recipients(ctx, "abc", &sms.CampaignStatusParams{Page: -2}) {
+				return err
+			}
+			return nil
+		}, "Page"},
+
+		{"otp: nil params", func(c *sms.Client, _ *sms.DashboardClient) error { _, err := c.OTP.Send(ctx, nil); return err }, "SendOTPParams"},
+		{"otp: number", otp(func(p *sms.SendOTPParams) { p.To = "" }), "To"},
+		{"otp: sender", otp(func(p *sms.SendOTPParams) { p.From = "" }), "From"},
+		{"otp: pin type", otp(func(p *sms.SendOTPParams) { p.PinType = "hex" }), "PinType"},
+		{"otp: pin length 3", otp(func(p *sms.SendOTPParams) { p.PinLength = 3 }), "PinLength"},
+		{"otp: pin length 9", otp(func(p *sms.SendOTPParams) { p.PinLength = 9 }), "PinLength"},
+		{"otp: ttl not whole minutes", otp(func(p *sms.SendOTPParams) { p.PinTimeToLive = 90 * time.Second }), "PinTimeToLive"},
+		{"otp: ttl 61 minutes", otp(func(p *sms.SendOTPParams) { p.PinTimeToLive = 61 * time.Minute }), "PinTimeToLive"},
+		{"otp: negative ttl", otp(func(p *sms.SendOTPParams) { p.PinTimeToLive = -time.Minute }), "PinTimeToLive"},
+		{"otp: long placeholder", otp(func(p *sms.SendOTPParams) {
+			p.PinPlaceholder = strings.Repeat("#", 21)
+			p.MessageText = p.PinPlaceholder
+		}), "PinPlaceholder"},
+		{"otp: no message", otp(func(p *sms.SendOTPParams) { p.MessageText = "" }), "MessageText"},
+		{"otp: no placeholder", otp(func(p *sms.SendOTPParams) { p.MessageText = "Your code" }), "MessageText"},
+		{"otp: custom placeholder missing", otp(func(p *sms.SendOTPParams) { p.PinPlaceholder = "{pin}" }), "MessageText"},
+		{"otp: 11 parts with the pin", otp(func(p *sms.SendOTPParams) {
+			p.MessageText = strings.Repeat("a", 1525) + "< 1234 >" // 1525 + 6 = 1531 characters
+		}), "MessageText"},
+		{"verify: nil params", func(c *sms.Client, _ *sms.DashboardClient) error { _, err := c.OTP.Verify(ctx, nil); return err }, "VerifyOTPParams"},
+		{"verify: no pin ID", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{Pin: "1234"})
+			return err
+		}, "PinID"},
+		{"verify: no pin", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "x"})
+			return err
+		}, "Pin"},
+
+		{"sender ID: nil params", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.SenderIDs.Request(ctx, nil)
+			return err
+		}, "RequestSenderIDParams"},
+		{"sender ID: shape", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "AC", Usecase: "u", Company: "c"})
+			return err
+		}, "SenderID"},
+		{"sender ID: blank usecase", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "  ", Company: "c"})
+			return err
+		}, "Usecase"},
+		{"sender ID: long usecase", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: strings.Repeat("u", 501), Company: "c"})
+			return err
+		}, "Usecase"},
+		{"sender ID: long company", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "u", Company: strings.Repeat("c", 101)})
+			return err
+		}, "Company"},
+		{"sender IDs: status filter", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.StatusSent})
+			return err
+		}, "Status"},
+
+		{"key: nil params", func(_ *sms.Client, d *sms.DashboardClient) error { _, err := d.Keys.Create(ctx, nil); return err }, "CreateKeyParams"},
+		{"key: no name", key(func(p *sms.CreateKeyParams) { p.Name = " " }), "Name"},
+		{"key: long name", key(func(p *sms.CreateKeyParams) { p.Name = strings.Repeat("k", 101) }), "Name"},
+		{"key: no scopes", key(func(p *sms.CreateKeyParams) { p.Scopes = nil }), "Scopes"},
+		{"key: unknown scope", key(func(p *sms.CreateKeyParams) { p.Scopes = sms.Scopes{sms.ScopeSMS, "admin"} }), "Scopes[1]"},
+		{"key: prefix", key(func(p *sms.CreateKeyParams) { p.Prefix = "pk_prod" }), "Prefix"},
+		{"key: negative expiry", key(func(p *sms.CreateKeyParams) { p.ExpiresInDays = -1 }), "ExpiresInDays"},
+		{"key: expiry too long", key(func(p *sms.CreateKeyParams) { p.ExpiresInDays = 3651 }), "ExpiresInDays"},
+		{"revoke: no id", func(_ *sms.Client, d *sms.DashboardClient) error { _, err := d.Keys.Revoke(ctx, ""); return err }, "id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, d, ct := offlineClients(t)
+			err := tt.run(c, d)
+			var ve *sms.ValidationError
+			require.True(t, errors.As(err, &ve), "want a *ValidationError, got %T: %v", err, err)
+			assert.Equal(t, tt.field, ve.Field)
+			assert.NotEmpty(t, ve.Reason)
+			assert.ErrorIs(t, err, sms.ErrBadRequest)
+			assert.Equal(t, "sms: invalid "+tt.field+": "+ve.Reason, err.Error())
+			assert.Equal(t, int32(0), ct.n.Load(), "no request was sent")
+		})
+	}
+}
+
+// TestValidParamsAreSent checks the edges that are allowed: they reach the transport.
+func TestValidParamsAreSent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := map[string]func(c *sms.Client) error{
+		"100 recipients": func(c *sms.Client) error {
+			to := make([]string, 100)
+			for i := range to {
+				to[i] = "+2348025671695"
+			}
+			_, err := c.SMS.Send(ctx, &sms.SendParams{To: to, From: "ABC", Message: strings.Repeat("a", 1530), Reference: strings.Repeat("r", 100)})
+			return err
+		},
+		"duplicate numbers keep the first name": func(c *sms.Client) error {
+			_, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{
+				To:      []sms.Recipient{{Phone: "2348025671695", Name: "A"}, {Phone: "08025671695", Name: strings.Repeat("n", 100)}},
+				From:    "ABCDEFGHIJK",
+				Message: strings.Repeat("a", 1520) + "{{name}}",
+			})
+			return err
+		},
+		"OTP edges": func(c *sms.Client) error {
+			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "12345678", From: "ACME", PinLength: 8, PinTimeToLive: time.Hour,
+				PinPlaceholder: strings.Repeat("#", 20), MessageText: strings.Repeat("#", 20)})
+			return err
+		},
+		"limit 100": func(c *sms.Client) error {
+			_, err := c.Campaigns.List(ctx, &sms.ListCampaignsParams{Page: 1 << 20, Limit: 100})
+			return err
+		},
+	}
+	for name, run := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, _, ct := offlineClients(t)
+			err := run(c)
+			var ve *sms.ValidationError
+			assert.False(t, errors.As(err, &ve), "%v", err)
+			assert.Equal(t, int32(1), ct.n.Load())
+		})
+	}
+}
