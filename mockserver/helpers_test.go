@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -459,24 +458,6 @@ func (e *env) newWorkspace() mockserver.Workspace {
 	ws, err := e.srv.NewWorkspace(mockserver.WorkspaceParams{})
 	require.NoError(e.t, err)
 	return ws
-}
-
-// knownBug skips a test that fails because of a known bug in the mock, named in msg. Set
-// MOCKSERVER_KNOWN_BUGS=1 to run such tests and see them fail; remove the call once the bug is
-// fixed.
-func knownBug(t testing.TB, msg string) {
-	t.Helper()
-	if os.Getenv("MOCKSERVER_KNOWN_BUGS") == "" {
-		t.Skip("BUG: " + msg)
-	}
-}
-
-// knownDocMismatch is knownBug for a disagreement between the mock and api/openapi.yaml.
-func knownDocMismatch(t testing.TB, msg string) {
-	t.Helper()
-	if os.Getenv("MOCKSERVER_KNOWN_BUGS") == "" {
-		t.Skip("DOC MISMATCH: " + msg)
-	}
 }
 
 // checkRequest validates a request (not sending it) against api/openapi.yaml.

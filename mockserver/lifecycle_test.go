@@ -428,19 +428,15 @@ func TestPersonalizedTooLongNamesTheRecipient(t *testing.T) {
 		to    []any
 		msg   string
 		field string
-		bug   string
 	}{
-		{"the long name", []any{num(1), M{"phone": num(2), "name": long}}, msg, "to[1].name", ""},
-		{"after a duplicate", []any{num(1), num(1), M{"phone": num(2), "name": long}}, msg, "to[2].name", ""},
-		{"the template alone", []any{num(1)}, strings.Repeat("a", 1531) + "{{name}}", "message", ""},
-		{"the template alone, a plain number", []any{M{"phone": num(1), "name": "Ada"}, num(2)}, strings.Repeat("a", 1531) + "{{name}}", "message", ""},
+		{"the long name", []any{num(1), M{"phone": num(2), "name": long}}, msg, "to[1].name"},
+		{"after a duplicate", []any{num(1), num(1), M{"phone": num(2), "name": long}}, msg, "to[2].name"},
+		{"the template alone", []any{num(1)}, strings.Repeat("a", 1531) + "{{name}}", "message"},
+		{"the template alone, a plain number", []any{M{"phone": num(1), "name": "Ada"}, num(2)}, strings.Repeat("a", 1531) + "{{name}}", "message"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if tc.bug != "" {
-				knownBug(t, tc.bug)
-			}
 			e := newEnv(t)
 			r := e.do(http.MethodPost, "/v1/sms/campaigns", sms(tc.to, "message", tc.msg)).wantError(400, "bad_request")
 			assert.Equal(t, tc.field, r.str("error.field"))
