@@ -163,7 +163,7 @@ func createKey(s *Server, rq *request) (int, any, *apiError) {
 		}
 		expires = rq.now.Add(time.Duration(d) * 24 * time.Hour).UnixNano()
 	}
-	k, secret := s.newKey(strings.TrimSpace(*in.Name), prefix, scopes, expires, "", "")
+	k, secret := s.newKey(strings.TrimSpace(*in.Name), prefix, scopes, rq.now.UnixNano(), expires, "", "")
 	rq.st.store.addKey(rq.ws, k)
 	out := keyOut(k)
 	out.Secret = secret

@@ -13,7 +13,7 @@ const dashboardTokenTTL = 365 * 24 * time.Hour
 
 // newKey makes a key of the given prefix ("pk_live" or "pk_test"); public and secret are made
 // when empty. Only the secret's hash is kept.
-func (s *Server) newKey(name, prefix string, scopes uint8, expiresAt int64, public, secret string) (*apiKey, string) {
+func (s *Server) newKey(name, prefix string, scopes uint8, createdAt, expiresAt int64, public, secret string) (*apiKey, string) {
 	if public == "" {
 		public = prefix + "_" + randomBase62(24)
 		secret = "sk_" + prefix[len("pk_"):] + "_" + randomBase62(40)
@@ -21,7 +21,7 @@ func (s *Server) newKey(name, prefix string, scopes uint8, expiresAt int64, publ
 	k := &apiKey{
 		id: s.ids.next(), name: name, prefix: prefix, public: public,
 		secretHash: sha256.Sum256([]byte(secret)), scopes: scopes,
-		createdAt: s.clock.Now().UnixNano(), expiresAt: expiresAt,
+		createdAt: createdAt, expiresAt: expiresAt,
 	}
 	return k, secret
 }
@@ -39,14 +39,15 @@ func (s *Server) createWorkspace(st *state, country string, live, test int64, se
 		ws.WorkspaceID = id.String()
 	}
 	w := st.store.addWorkspace(id, country, live, test)
-	lk, ls := s.newKey("Default live key", "pk_live", allScopes, 0, ws.LiveKey, ws.LiveSecret)
-	tk, ts := s.newKey("Default test key", "pk_test", allScopes, 0, ws.TestKey, ws.TestSecret)
+	now := s.clock.Now().UnixNano()
+	lk, ls := s.newKey("Default live key", "pk_live", allScopes, now, 0, ws.LiveKey, ws.LiveSecret)
+	tk, ts := s.newKey("Default test key", "pk_test", allScopes, now, 0, ws.TestKey, ws.TestSecret)
 	st.store.addKey(w, lk)
 	st.store.addKey(w, tk)
 	ws.LiveKey, ws.LiveSecret, ws.TestKey, ws.TestSecret = lk.public, ls, tk.public, ts
 	_, _ = w.requestSenderID(&senderID{
 		id: s.ids.next(), title: DefaultSenderID, status: senderActive,
-		usecase: "Mock server default sender ID", company: "Mock", createdAt: s.clock.Now().UnixNano(),
+		usecase: "Mock server default sender ID", company: "Mock", createdAt: now,
 	})
 	ws.SenderID = DefaultSenderID
 	if ws.DashboardToken == "" {
