@@ -32,6 +32,21 @@ func inProcessClient(t *testing.T, srv *mockserver.Server, opts ...sms.Option) *
 	return c
 }
 
+// transports are the two ways the proofs reach the mock: real loopback sockets, where a drop
+// closes a TCP connection, and the in-process transport.
+var transports = []string{"in-process", "loopback"}
+
+// mockOver starts a mock and returns a client of its test key over transport.
+func mockOver(t *testing.T, transport string) (*mockserver.Server, *sms.Client) {
+	t.Helper()
+	if transport == "loopback" {
+		srv := mockserver.NewTest(t)
+		return srv, testClient(t, srv)
+	}
+	srv := mockserver.New()
+	return srv, inProcessClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond))
+}
+
 func campaignTotal(t *testing.T, c *sms.Client) int {
 	t.Helper()
 	page, err := c.Campaigns.List(context.Background(), &sms.ListCampaignsParams{Limit: 1})
@@ -61,18 +76,10 @@ func TestProofServerErrorsThenSuccessSendOnce(t *testing.T) {
 
 func TestProofDroppedAfterCommitReplays(t *testing.T) {
 	t.Parallel()
-	for _, transport := range []string{"in-process", "loopback"} {
+	for _, transport := range transports {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
-			var srv *mockserver.Server
-			var c *sms.Client
-			if transport == "loopback" {
-				srv = mockserver.NewTest(t)
-				c = testClient(t, srv)
-			} else {
-				srv = mockserver.New()
-				c = inProcessClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond))
-			}
+			srv, c := mockOver(t, transport)
 			before := balance(t, srv)
 			srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Drop: true, Times: 1})
 
@@ -183,18 +190,10 @@ func TestProofCancelEndsTheWait(t *testing.T) {
 
 func TestProofOTPDroppedIsNotRetried(t *testing.T) {
 	t.Parallel()
-	for _, transport := range []string{"in-process", "loopback"} {
+	for _, transport := range transports {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
-			var srv *mockserver.Server
-			var c *sms.Client
-			if transport == "loopback" {
-				srv = mockserver.NewTest(t)
-				c = testClient(t, srv)
-			} else {
-				srv = mockserver.New()
-				c = inProcessClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond))
-			}
+			srv, c := mockOver(t, transport)
 			before := balance(t, srv)
 			srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/otp/send", Drop: true, Times: 1})
 
