@@ -238,7 +238,9 @@ func (s *Server) deliver(campaignID string, c *DeliverCounts) (campaign, *apiErr
 
 func ctlDeliver(s *Server, rq *request) (int, any, *apiError) {
 	var in struct {
-		Delivered, Failed, DND *int
+		Delivered *int `json:"delivered"`
+		Failed    *int `json:"failed"`
+		DND       *int `json:"dnd"`
 	}
 	if e := decodeOptional(rq.body, &in); e != nil {
 		return 0, nil, e

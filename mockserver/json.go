@@ -6,7 +6,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -85,7 +87,7 @@ func decodeJSON(body []byte, v any) *apiError {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return badRequest("", "Request body is required.")
 	}
-	if e := rejectNulls(body); e != nil {
+	if e := checkMembers(body, v); e != nil {
 		return e
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -99,27 +101,64 @@ func decodeJSON(body []byte, v any) *apiError {
 	return nil
 }
 
-// rejectNulls refuses a member whose value is null: no member of the contract is nullable, and
-// null is not the same as leaving a member out.
-func rejectNulls(body []byte) *apiError {
-	if !bytes.Contains(body, []byte("null")) {
-		return nil
-	}
+// checkMembers holds the body's members to the contract's spelling, which encoding/json does
+// not: it matches names in any case. A member v does not declare (exactly) is unknown, and a
+// member whose value is null is refused too: no member of the contract is nullable, and null
+// is not the same as leaving a member out. Bodies that are not objects are left to the strict
+// decode, which says what is wrong with them.
+func checkMembers(body []byte, v any) *apiError {
 	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil {
-		return nil // not an object: the strict decode says why
-	}
-	names := make([]string, 0, len(m))
-	for name, v := range m {
-		if string(v) == "null" {
-			names = append(names, name)
-		}
-	}
-	if len(names) == 0 {
+	if json.Unmarshal(body, &m) != nil || len(m) == 0 {
 		return nil
+	}
+	known := memberNames(reflect.TypeOf(v))
+	names := make([]string, 0, len(m))
+	for name := range m {
+		names = append(names, name)
 	}
 	slices.Sort(names)
-	return badRequest(names[0], "%s cannot be null; leave it out instead.", names[0])
+	for _, name := range names {
+		switch {
+		case !known[name]:
+			return badRequest(name, "Unknown field %q.", name)
+		case string(m[name]) == "null":
+			return badRequest(name, "%s cannot be null; leave it out instead.", name)
+		}
+	}
+	return nil
+}
+
+var memberCache sync.Map // reflect.Type -> map[string]bool
+
+// memberNames returns the JSON member names of a struct type (or pointer to one), following
+// embedded structs as encoding/json does.
+func memberNames(t reflect.Type) map[string]bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if names, ok := memberCache.Load(t); ok {
+		return names.(map[string]bool)
+	}
+	names := map[string]bool{}
+	if t.Kind() == reflect.Struct {
+		for f := range t.Fields() {
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case tag == "-":
+			case f.Anonymous && tag == "":
+				for name := range memberNames(f.Type) {
+					names[name] = true
+				}
+			case !f.IsExported():
+			case tag != "":
+				names[tag] = true
+			default:
+				names[f.Name] = true
+			}
+		}
+	}
+	memberCache.Store(t, names)
+	return names
 }
 
 func jsonError(err error) *apiError {
@@ -136,9 +175,10 @@ func jsonError(err error) *apiError {
 		}
 		return badRequest(typ.Field, "%s must be %s.", typ.Field, jsonKind(typ.Type.Kind().String()))
 	}
-	if name, ok := strings.CutPrefix(err.Error(), `json: unknown field "`); ok {
-		name = strings.TrimSuffix(name, `"`)
-		return badRequest(name, "Unknown field %q.", name)
+	if quoted, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if name, err := strconv.Unquote(quoted); err == nil {
+			return badRequest(name, "Unknown field %q.", name)
+		}
 	}
 	return badRequest("", "Invalid JSON body.")
 }

@@ -1,0 +1,201 @@
+package mockserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"testing"
+)
+
+// Benchmarks of the mock's hot paths. docs/benchmarks.md has the commands and the figures.
+// They live in package mockserver so that large stores can be filled in-process, without a
+// million HTTP requests.
+
+// benchServer is a server whose default workspace cannot run out of money, and that
+// workspace.
+func benchServer(tb testing.TB) (*Server, *workspace) {
+	tb.Helper()
+	s := New(WithBalances(1<<60, 1<<60))
+	id, ok := parseOID(s.Default().WorkspaceID)
+	if !ok {
+		tb.Fatal("default workspace id")
+	}
+	w := s.state.Load().store.workspace(id)
+	if w == nil {
+		tb.Fatal("default workspace not found")
+	}
+	return s, w
+}
+
+// benchFill stores n live campaigns of the given number of distinct recipients each, straight
+// into the store, the way a POST /v1/sms/send or /v1/sms/campaigns ends: one wallet debit and
+// one campaign per call.
+func benchFill(tb testing.TB, s *Server, w *workspace, n, recipients int) {
+	tb.Helper()
+	now := s.clock.Now()
+	next := uint64(2348000000000)
+	for range n {
+		op := &sendOp{from: DefaultSenderID, maxParts: 1, totalParts: int64(recipients),
+			recipients: make([]recipient, recipients)}
+		for j := range op.recipients {
+			op.recipients[j] = recipient{packed: next}
+			next++
+		}
+		if _, e := w.send(Live, s.ids, op, DefaultGenericPrice, now); e != nil {
+			tb.Fatal(e)
+		}
+	}
+}
+
+// benchGet is a GET with the default workspace's live key.
+func benchGet(s *Server, target string) *http.Request {
+	ws := s.Default()
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	req.Header.Set("X-API-Key", ws.LiveKey)
+	req.Header.Set("X-API-Secret", ws.LiveSecret)
+	return req
+}
+
+// benchServe runs one request through the whole handler stack and checks its status.
+func benchServe(b *testing.B, h http.Handler, req *http.Request, want int) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != want {
+		b.Fatalf("%s %s: %d %s", req.Method, req.URL, rec.Code, rec.Body)
+	}
+	return rec
+}
+
+// BenchmarkListCampaigns is GET /v1/sms/campaigns?limit=20 through the whole stack (request
+// ID, request log, routing, authentication, store, JSON), against a baseline handler that
+// does only the JSON work of the same response; and over a million campaigns, the first page
+// against page 50,000, which must cost the same.
+func BenchmarkListCampaigns(b *testing.B) {
+	b.Run("stack", func(b *testing.B) {
+		s, w := benchServer(b)
+		benchFill(b, s, w, 1000, 1)
+		h, req := s.Handler(), benchGet(s, "/v1/sms/campaigns?limit=20")
+		b.ReportAllocs()
+		for b.Loop() {
+			benchServe(b, h, req, http.StatusOK)
+		}
+	})
+
+	b.Run("baseline", func(b *testing.B) {
+		s, w := benchServer(b)
+		benchFill(b, s, w, 1000, 1)
+		// The same 20 campaigns in their wire form, the same pagination and a request ID of
+		// the same length: the baseline marshals exactly the bytes the stack writes.
+		views, total := w.listCampaigns(Live, 1, 20, s.clock.Now().UnixNano())
+		data := make([]campaignJSON, len(views))
+		for i := range views {
+			data[i] = campaignOut(&views[i])
+		}
+		body := struct {
+			Data       []campaignJSON `json:"data"`
+			Pagination pagination     `json:"pagination"`
+			RequestID  string         `json:"requestId"`
+		}{data, pagination{1, 20, total}, "req_" + s.ids.next().String()}
+		baseline := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			enc := json.NewEncoder(w)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(body); err != nil {
+				panic(err)
+			}
+		})
+		req := httptest.NewRequest(http.MethodGet, "/v1/sms/campaigns?limit=20", nil)
+		want := benchServe(b, s.Handler(), benchGet(s, "/v1/sms/campaigns?limit=20"), http.StatusOK).Body.Len()
+		if got := benchServe(b, baseline, req, http.StatusOK).Body.Len(); got != want {
+			b.Fatalf("the baseline writes %d bytes, the stack %d: not the same response", got, want)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			benchServe(b, baseline, req, http.StatusOK)
+		}
+	})
+
+	b.Run("1M", func(b *testing.B) {
+		if testing.Short() {
+			b.Skip("a million campaigns: not with -short")
+		}
+		s, w := benchServer(b)
+		benchFill(b, s, w, 1_000_000, 1)
+		h := s.Handler()
+		for _, page := range []int{1, 50_000} {
+			b.Run("page="+strconv.Itoa(page), func(b *testing.B) {
+				req := benchGet(s, "/v1/sms/campaigns?limit=20&page="+strconv.Itoa(page))
+				if n := bytes.Count(benchServe(b, h, req, http.StatusOK).Body.Bytes(), []byte(`"_id"`)); n != 20 {
+					b.Fatalf("page %d holds %d campaigns, want 20", page, n)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					benchServe(b, h, req, http.StatusOK)
+				}
+			})
+		}
+		runtime.KeepAlive(w)
+	})
+}
+
+// BenchmarkSend is POST /v1/sms/send to one recipient through the whole stack.
+func BenchmarkSend(b *testing.B) {
+	s, _ := benchServer(b)
+	ws := s.Default()
+	h := s.Handler()
+	body := []byte(`{"to":"2348025671695","from":"MOCKSMS","message":"Your order 42 has shipped."}`)
+	rd := bytes.NewReader(body)
+	req := httptest.NewRequest(http.MethodPost, "/v1/sms/send", nil)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-API-Key", ws.LiveKey)
+	req.Header.Set("X-API-Secret", ws.LiveSecret)
+	req.ContentLength = int64(len(body))
+	b.ReportAllocs()
+	for b.Loop() {
+		rd.Reset(body)
+		req.Body = io.NopCloser(rd)
+		benchServe(b, h, req, http.StatusAccepted)
+	}
+}
+
+// BenchmarkCampaignMemory measures the heap a stored campaign keeps: n campaigns of one
+// recipient, then n of 100, each in a fresh server, live heap after a GC before and after.
+// It reports B/campaign (one recipient), B/campaign-100 and B/recipient, the cost of each
+// recipient past the first. ns/op is the time of one whole measurement.
+func BenchmarkCampaignMemory(b *testing.B) {
+	const n = 10_000
+	measure := func(recipients int) float64 {
+		s, w := benchServer(b)
+		before := liveHeap()
+		benchFill(b, s, w, n, recipients)
+		after := liveHeap()
+		runtime.KeepAlive(s)
+		runtime.KeepAlive(w)
+		return float64(after-before) / n
+	}
+	var one, hundred float64
+	runs := 0
+	for b.Loop() {
+		one += measure(1)
+		hundred += measure(100)
+		runs++
+	}
+	one, hundred = one/float64(runs), hundred/float64(runs)
+	b.ReportMetric(one, "B/campaign")
+	b.ReportMetric(hundred, "B/campaign-100")
+	b.ReportMetric((hundred-one)/99, "B/recipient")
+}
+
+// liveHeap is the heap in use after a full collection.
+func liveHeap() uint64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
