@@ -106,8 +106,12 @@ func (s *Server) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) 
 	for {
 		e, lead := rq.st.idem.begin(k, fp, rq.now.UnixNano())
 		if lead {
-			status, body := s.run(w, rq, rt)
-			rq.st.idem.finish(k, e, status, body, s.clock.Now().UnixNano())
+			var status int
+			var body []byte
+			// Deferred, so that a panicking handler frees the reference instead of leaving
+			// its duplicates waiting.
+			defer func() { rq.st.idem.finish(k, e, status, body, s.clock.Now().UnixNano()) }()
+			status, body = s.run(w, rq, rt)
 			return
 		}
 		if e.fingerprint != fp {

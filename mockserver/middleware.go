@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -153,21 +155,30 @@ func (s *Server) dispatch(w http.ResponseWriter, rq *request) {
 	s.run(w, rq, rt)
 }
 
-// run calls the handler and writes its answer; it returns what was written, for idempotency.
+// run calls the handler and writes its answer. For an idempotent route it returns what was
+// written, to be replayed.
 func (s *Server) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte) {
 	status, v, e := rt.handle(s, rq)
 	if e != nil {
 		writeError(w, rq.id, e)
 		return e.status, nil
 	}
-	body, err := encodeBody(v)
-	if err != nil {
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(buf)
+	buf.Reset()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		e := newError(http.StatusInternalServerError, "Could not encode the response.")
 		writeError(w, rq.id, e)
 		return e.status, nil
 	}
+	body := bytes.TrimRight(buf.Bytes(), "\n")
 	writeBody(w, status, rq.id, body)
-	return status, body
+	if !rt.idempotent {
+		return status, nil
+	}
+	return status, bytes.Clone(body)
 }
 
 // match finds the path pattern of path and the value of its {id} segment.

@@ -89,6 +89,15 @@ func redactBody(b []byte) json.RawMessage {
 	if len(b) > maxRecordedBody {
 		return json.RawMessage(`"[body of ` + itoa(len(b)) + ` bytes not kept]"`)
 	}
+	if !json.Valid(b) {
+		return json.RawMessage(`"[not JSON]"`)
+	}
+	if !mayHoldSecret(b) { // the common case: keep the body as it came, compacted
+		var out bytes.Buffer
+		if json.Compact(&out, b) == nil {
+			return out.Bytes()
+		}
+	}
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -101,6 +110,14 @@ func redactBody(b []byte) json.RawMessage {
 		return json.RawMessage(`"[not JSON]"`)
 	}
 	return out
+}
+
+// mayHoldSecret reports whether a JSON body might have a member that redactPins redacts: one
+// named pin or secret in any case, or any escaped name, which could spell either.
+func mayHoldSecret(b []byte) bool {
+	lower := bytes.ToLower(b)
+	return bytes.Contains(lower, []byte(`"pin"`)) || bytes.Contains(lower, []byte(`"secret"`)) ||
+		bytes.Contains(b, []byte(`\u`))
 }
 
 func redactPins(v any) {
