@@ -243,13 +243,14 @@ type call struct {
 	attrs  []slog.Attr // extra debug-log attributes; never secrets, phone numbers masked
 
 	// Filled in while the call runs, by the retry policy.
-	attempt   int         // 1-based number of the latest attempt
-	start     time.Time   // when the latest attempt started
-	status    int         // status of the latest response, 0 when none
-	header    http.Header // its headers
-	data      []byte      // its body
-	err       error       // transport or read error of the latest attempt
-	maybeDone bool        // some attempt may have been processed without our knowing
+	attempt   int           // 1-based number of the latest attempt
+	start     time.Time     // when the latest attempt started
+	status    int           // status of the latest response, 0 when none
+	header    http.Header   // its headers
+	data      []byte        // its body
+	err       error         // transport or read error of the latest attempt
+	trace     *attemptTrace // what the transport reported about the latest attempt
+	maybeDone bool          // some attempt may have been processed without our knowing
 }
 
 func (cl *call) op() string { return cl.method + " " + cl.path }
@@ -316,6 +317,13 @@ func (cl *call) result(ctx context.Context, doErr error, out any) error {
 		return fmt.Errorf("sms: %s: %w", cl.op(), doErr)
 	case ctx.Err() != nil && (doErr != nil || cl.err != nil):
 		err = ctx.Err()
+		// Ended while waiting to retry: keep the reason for the retry too.
+		switch {
+		case cl.err == nil && (cl.status < 200 || cl.status > 299):
+			err = &waitError{ctx: err, last: apiError(cl.status, cl.header, cl.data)}
+		case cl.err != nil && !errors.Is(cl.err, err):
+			err = &waitError{ctx: err, last: cl.err}
+		}
 	case cl.err != nil:
 		err = cl.err
 	case cl.status < 200 || cl.status > 299:

@@ -169,6 +169,19 @@ func (e *outcomeError) Is(target error) bool { return target == ErrOutcomeUnknow
 
 func (e *outcomeError) Unwrap() error { return e.err }
 
+// waitError is the error of a call whose context ended while it waited to retry: it matches
+// both the context's error and the last attempt's (such as an *Error of a 429 or a 503).
+type waitError struct {
+	ctx  error // context.Canceled or context.DeadlineExceeded
+	last error
+}
+
+func (e *waitError) Error() string {
+	return e.ctx.Error() + " while waiting to retry after: " + strings.TrimPrefix(e.last.Error(), "sms: ")
+}
+
+func (e *waitError) Unwrap() []error { return []error{e.ctx, e.last} }
+
 // maxErrorBody is how much of an error response is read.
 const maxErrorBody = 1 << 20
 

@@ -35,6 +35,17 @@ func validatingHTTP(t *testing.T) *http.Client {
 	return &http.Client{Transport: apitest.Transport(t, tr, true)}
 }
 
+// inProcessOpts are the options of a client that reaches srv through its in-process
+// transport, with OpenAPI validation: it works inside a synctest bubble, where retry waits
+// (1 s to 30 s by default) take no wall time.
+func inProcessOpts(t *testing.T, srv *mockserver.Server, extra ...sms.Option) []sms.Option {
+	t.Helper()
+	return append([]sms.Option{
+		sms.WithBaseURL("http://127.0.0.1"),
+		sms.WithHTTPClient(&http.Client{Transport: apitest.Transport(t, srv.Transport(), true)}),
+	}, extra...)
+}
+
 // clientOpts are the options of the clients tests make against a mock: its URL, OpenAPI
 // validation, and short retry waits.
 func clientOpts(t *testing.T, srv *mockserver.Server, extra ...sms.Option) []sms.Option {

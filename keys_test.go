@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -76,6 +77,21 @@ func TestKeysDefaults(t *testing.T) {
 		string(reqs[len(reqs)-1].Body))
 }
 
+func TestKeysCreateRetriedOn429(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		dash, err := sms.NewDashboardClient(srv.Default().DashboardToken, inProcessOpts(t, srv)...)
+		require.NoError(t, err)
+		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/keys", Status: 429, RetryAfter: 2, Times: 1})
+		start := time.Now()
+		_, err = dash.Keys.Create(context.Background(), &sms.CreateKeyParams{Name: "k", Scopes: sms.Scopes{sms.ScopeSMS}})
+		require.NoError(t, err, "retried on 429")
+		assert.Equal(t, 2*time.Second, time.Since(start), "after the Retry-After")
+		assert.Equal(t, 2, requestsTo(srv, "POST", "/v1/keys"))
+	})
+}
+
 func TestKeysErrors(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
@@ -93,10 +109,6 @@ func TestKeysErrors(t *testing.T) {
 	_, err = dash.Keys.Create(ctx, p)
 	require.ErrorIs(t, err, sms.ErrServer)
 	assert.Equal(t, 1, requestsTo(srv, "POST", "/v1/keys"), "not retried on 503")
-
-	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/keys", Status: 429, Times: 1})
-	_, err = dash.Keys.Create(ctx, p)
-	require.NoError(t, err, "retried on 429")
 
 	srv.AddFaults(mockserver.FaultRule{Method: "DELETE", Path: "/v1/keys/*", Drop: true, Times: 1})
 	keys, err := dash.Keys.List(ctx)

@@ -68,8 +68,10 @@ func WithMaxRetries(n int) Option {
 }
 
 // WithRetryWait sets the bounds of the wait between attempts (default 1s and 30s). Waits grow
-// exponentially from min, with jitter, up to max; a Retry-After from the server is honoured up
-// to max.
+// exponentially from min, with jitter, up to max. A Retry-After from the server is honoured
+// when it is at most max; a longer one (a locked OTP pin, a per-number limit) ends the call at
+// once with the error, whose RetryAfter says how long to wait. When the context ends during a
+// wait, the error matches both the context's error and the error that caused the retry.
 func WithRetryWait(min, max time.Duration) Option {
 	return func(c *config) {
 		if min < 0 || max < min {

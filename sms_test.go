@@ -7,12 +7,14 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/internal/apitest"
 	"github.com/seedsms/sms-go/mockserver"
 )
 
@@ -125,30 +127,35 @@ func TestSMSSendRetriedWithSameReference(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := mockserver.NewTest(t)
-			before := balance(t, srv)
-			tt.fault.Method, tt.fault.Path = "POST", "/v1/sms/send"
-			srv.AddFaults(tt.fault)
-			rec := &recorder{base: validatingHTTP(t).Transport}
-			// A Retry-After of 1 s on the 429 is capped by the 5 ms maximum wait.
-			res, err := testClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: rec})).SMS.Send(context.Background(), &sms.SendParams{
-				To: []string{"2348025671695"}, From: srv.Default().SenderID, Message: "hi",
-			})
-			require.NoError(t, err)
-			assert.Equal(t, tt.replayed, res.Replayed)
-			assert.Equal(t, before-320, balance(t, srv), "sent and charged once")
+			// In a bubble: the 429's Retry-After of 1 s takes no wall time.
+			synctest.Test(t, func(t *testing.T) {
+				srv := mockserver.New()
+				before := balance(t, srv)
+				tt.fault.Method, tt.fault.Path = "POST", "/v1/sms/send"
+				srv.AddFaults(tt.fault)
+				rec := &recorder{base: apitest.Transport(t, srv.Transport(), true)}
+				ws := srv.Default()
+				c, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL("http://127.0.0.1"), sms.WithHTTPClient(&http.Client{Transport: rec}))
+				require.NoError(t, err)
+				res, err := c.SMS.Send(context.Background(), &sms.SendParams{
+					To: []string{"2348025671695"}, From: srv.Default().SenderID, Message: "hi",
+				})
+				require.NoError(t, err)
+				assert.Equal(t, tt.replayed, res.Replayed)
+				assert.Equal(t, before-320, balance(t, srv), "sent and charged once")
 
-			var refs []string
-			for _, body := range rec.sent() {
-				var b struct{ Reference string }
-				require.NoError(t, json.Unmarshal([]byte(body), &b))
-				refs = append(refs, b.Reference)
-			}
-			want := max(tt.fault.Times, 1) + 1
-			require.Len(t, refs, want)
-			for _, r := range refs {
-				assert.Equal(t, res.Campaign.Reference, r, "every attempt carries the same reference")
-			}
+				var refs []string
+				for _, body := range rec.sent() {
+					var b struct{ Reference string }
+					require.NoError(t, json.Unmarshal([]byte(body), &b))
+					refs = append(refs, b.Reference)
+				}
+				want := max(tt.fault.Times, 1) + 1
+				require.Len(t, refs, want)
+				for _, r := range refs {
+					assert.Equal(t, res.Campaign.Reference, r, "every attempt carries the same reference")
+				}
+			})
 		})
 	}
 }
