@@ -195,7 +195,9 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*C
 // while it runs (they push older ones down the list); campaigns created meanwhile may or may
 // not be yielded. Should a page's worth of campaigns or more be created before each of 10
 // requests in a row, offsets cannot keep up and the loop ends with an error: use a larger
-// Limit. An error is yielded once and ends the loop.
+// Limit. Against a server that ignores the page asked for, the loop ends with an error once
+// 3 pages in a row add no new campaign (or at once when the answer names another page), rather
+// than fetching forever. An error is yielded once and ends the loop.
 func (s *CampaignsService) All(ctx context.Context, p *ListCampaignsParams) iter.Seq2[Campaign, error] {
 	q := ListCampaignsParams{}
 	if p != nil {

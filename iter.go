@@ -3,6 +3,7 @@ package sms
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 )
 
@@ -18,6 +19,13 @@ type Pagination struct {
 const maxStaleFetches = 10
 
 var errListRacing = errors.New("sms: the list grew by a page or more before each of 10 requests in a row; iterate with a larger Limit")
+
+// maxIdlePages bounds the pages in a row that add no new item although they lie past the items
+// already yielded: a server that ignores the page asked for and answers the same page with a
+// large total would otherwise be fetched forever.
+const maxIdlePages = 3
+
+var errListStuck = errors.New("sms: 3 pages in a row added no new item although the total says there are more; the server may be ignoring the page asked for")
 
 // fetchPage fetches one page of a list: its items and the list's pagination.
 type fetchPage[T any] func(ctx context.Context, page, limit int) ([]T, Pagination, error)
@@ -36,17 +44,23 @@ type fetchPage[T any] func(ctx context.Context, page, limit int) ([]T, Paginatio
 //     yielded; every item present when the walk started and not removed is yielded once.
 //
 // Offsets cannot keep up with a list that grows by a page or more between every two requests:
-// after 10 such requests in a row the walk yields an error. An error is yielded once, with
-// the zero T, and ends the walk.
+// after 10 such requests in a row the walk yields an error. A server that ignores the page
+// asked for (answering the same items again, with a total that promises more) would be walked
+// forever: after 3 pages in a row that add no new item, or at once when the answer names
+// another page than the one asked for, the walk yields an error. An error is
+// yielded once, with the zero T, and ends the walk.
 func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key func(T) string) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		next := (first - 1) * limit // index in the list of the next item not yet yielded
 		total := -1                 // the list's total at the previous page
 		var prev map[string]struct{}
-		stale := 0
+		stale, idle := 0, 0
 		for {
 			page := next/limit + 1
 			items, pg, err := fetch(ctx, page, limit)
+			if err == nil && pg.Page != 0 && pg.Page != page {
+				err = fmt.Errorf("sms: the server answered page %d when page %d was asked for", pg.Page, page)
+			}
 			if err != nil {
 				var zero T
 				yield(zero, err)
@@ -58,6 +72,7 @@ func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key 
 			total = pg.Total
 			start := (page - 1) * limit
 			seen := make(map[string]struct{}, len(items))
+			added := 0
 			for i, it := range items {
 				k := key(it)
 				seen[k] = struct{}{}
@@ -67,6 +82,7 @@ func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key 
 				if _, dup := prev[k]; dup {
 					continue
 				}
+				added++
 				if !yield(it, nil) {
 					return
 				}
@@ -83,6 +99,13 @@ func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key 
 					return
 				}
 				continue
+			}
+			if added > 0 {
+				idle = 0
+			} else if idle++; idle == maxIdlePages {
+				var zero T
+				yield(zero, errListStuck)
+				return
 			}
 			stale, next, prev = 0, end, seen
 		}

@@ -197,3 +197,53 @@ func TestFail(t *testing.T) {
 	}
 	assert.Equal(t, 1, n)
 }
+
+// TestHardening_WalkStopsWhenServerIgnoresPage walks a server that answers the first page
+// whatever page is asked for, with a total that promises many more: the walk yields each item
+// once and stops with an error after a few fetches, instead of fetching forever.
+func TestHardening_WalkStopsWhenServerIgnoresPage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		echo    bool // the answer names the page asked for, not the page it holds
+		fetches int
+		want    error // nil: the error names the page mismatch
+	}{
+		{"echoes the page asked for", true, 1 + maxIdlePages, errListStuck},
+		{"says page 1", false, 2, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fetches := 0
+			fetch := func(_ context.Context, page, limit int) ([]string, Pagination, error) {
+				if fetches++; fetches > 50 {
+					return nil, Pagination{}, errors.New("fetched forever")
+				}
+				echo := 1
+				if tt.echo {
+					echo = page
+				}
+				return []string{"a", "b", "c"}, Pagination{Page: echo, Limit: limit, Total: 1 << 30}, nil
+			}
+			var got []string
+			var err error
+			for it, e := range walk(context.Background(), 1, 3, fetch, func(s string) string { return s }) {
+				if e != nil {
+					err = e
+					break
+				}
+				got = append(got, it)
+				require.Less(t, len(got), 100, "the walk does not stop")
+			}
+			require.Error(t, err)
+			if tt.want != nil {
+				assert.ErrorIs(t, err, tt.want)
+			} else {
+				assert.EqualError(t, err, "sms: the server answered page 1 when page 2 was asked for")
+			}
+			assert.Equal(t, []string{"a", "b", "c"}, got, "each item once")
+			assert.Equal(t, tt.fetches, fetches)
+		})
+	}
+}
