@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Sentinel errors. Every *Error (and *ScopeError) matches, with errors.Is, the sentinel of its
@@ -58,29 +59,61 @@ type Error struct {
 	RetryAfter time.Duration
 }
 
-// Error returns a one-line description: status, code, message, field and request ID.
+// Error returns a one-line description: status, code, message, field and request ID. The
+// server's text is shown printable and bounded: control characters (newlines, terminal escape
+// sequences) are escaped as in Go strings, invalid UTF-8 becomes U+FFFD, and each member is cut
+// at 200 bytes with an ellipsis. The fields keep the full text.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("sms: ")
 	b.WriteString(strconv.Itoa(e.StatusCode))
 	b.WriteByte(' ')
-	b.WriteString(e.Code)
+	b.WriteString(printable(e.Code))
 	if e.Message != "" {
 		b.WriteString(": ")
-		b.WriteString(e.Message)
+		b.WriteString(printable(e.Message))
 	}
 	if e.Field != "" {
 		b.WriteString(" (field ")
-		b.WriteString(e.Field)
+		b.WriteString(printable(e.Field))
 		b.WriteByte(')')
 	}
 	if e.RequestID != "" {
 		b.WriteString(" [request ")
-		b.WriteString(e.RequestID)
+		b.WriteString(printable(e.RequestID))
 		b.WriteByte(']')
 	}
 	return b.String()
 }
+
+// maxErrorText bounds, in bytes, each piece of server text in an error string.
+const maxErrorText = 200
+
+// printable returns server text fit for an error string: valid UTF-8 (invalid bytes become
+// U+FFFD), with every character that strconv.IsPrint refuses (control characters such as
+// newline and ESC, format characters such as U+202E) escaped as in a Go string literal, and
+// cut at maxErrorText bytes, on a character boundary, with an ellipsis.
+func printable(s string) string {
+	if len(s) <= maxErrorText && utf8.ValidString(s) && strings.IndexFunc(s, notPrint) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s { // an invalid byte comes as utf8.RuneError, which is printable
+		piece := string(r)
+		if notPrint(r) {
+			q := strconv.QuoteRune(r)
+			piece = q[1 : len(q)-1]
+		}
+		if b.Len()+len(piece) > maxErrorText {
+			b.WriteString("…")
+			break
+		}
+		b.WriteString(piece)
+	}
+	return b.String()
+}
+
+func notPrint(r rune) bool { return !strconv.IsPrint(r) }
 
 // Is reports whether target is the sentinel of e's status, such as ErrNotFound for a 404.
 func (e *Error) Is(target error) bool {
@@ -119,11 +152,11 @@ type ScopeError struct {
 	Err *Error
 }
 
-// Error names the missing scope.
+// Error names the missing scope, printable and bounded as in Error.Error.
 func (e *ScopeError) Error() string {
-	msg := "sms: 403 insufficient_scope: the API key lacks the " + strconv.Quote(string(e.Scope)) + " scope"
+	msg := "sms: 403 insufficient_scope: the API key lacks the " + strconv.Quote(printable(string(e.Scope))) + " scope"
 	if e.Err != nil && e.Err.RequestID != "" {
-		msg += " [request " + e.Err.RequestID + "]"
+		msg += " [request " + printable(e.Err.RequestID) + "]"
 	}
 	return msg
 }

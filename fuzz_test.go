@@ -6,7 +6,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	sms "github.com/seedsms/sms-go"
 )
@@ -86,4 +89,41 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// maxErrorString bounds the length of an *Error's string: four members of at most 200 bytes
+// and an ellipsis each, and the fixed text around them.
+const maxErrorString = 4*(200+len("…")) + 100
+
+// checkErrorString fails the test when s, the string of an error built from server text, is
+// not one printable line of valid UTF-8 of bounded length.
+func checkErrorString(t *testing.T, s string) {
+	t.Helper()
+	if !utf8.ValidString(s) {
+		t.Fatalf("invalid UTF-8: %q", s)
+	}
+	if i := strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }); i >= 0 {
+		t.Fatalf("a non-printable character at byte %d: %q", i, s)
+	}
+	if len(s) > maxErrorString {
+		t.Fatalf("%d bytes, more than %d", len(s), maxErrorString)
+	}
+}
+
+// FuzzErrorString builds the string of errors from arbitrary server text: it is always one
+// printable line of valid UTF-8 of bounded length, and the fields keep the text as given.
+func FuzzErrorString(f *testing.F) {
+	f.Add(402, "insufficient_balance", "Insufficient wallet balance.", "", "req_1", "")
+	f.Add(400, "bad_request", "line one\nline two\r\n", "to[3]", "req_\x1b[2J", "")
+	f.Add(403, "insufficient_scope", "\x1b[31mred\x1b[0m", "", "req_2", "balance\u202e")
+	f.Add(500, "\xff\xfe", strings.Repeat("é", 300), strings.Repeat("\x00", 300), "", "")
+	f.Fuzz(func(t *testing.T, status int, code, message, field, requestID, scope string) {
+		e := &sms.Error{StatusCode: status, Code: code, Message: message, Field: field, RequestID: requestID}
+		checkErrorString(t, e.Error())
+		if e.Code != code || e.Message != message || e.Field != field || e.RequestID != requestID {
+			t.Fatal("the fields changed")
+		}
+		se := &sms.ScopeError{Scope: sms.Scope(scope), Err: e}
+		checkErrorString(t, se.Error())
+	})
 }
