@@ -3,6 +3,7 @@ package sms
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -144,8 +145,8 @@ func validateOTP(p *SendOTPParams) (*otpBody, error) {
 	}, nil
 }
 
-// VerifyOTPParams is the input of OTPService.Verify. Its String, GoString, Format and
-// LogValue never show the Pin.
+// VerifyOTPParams is the input of OTPService.Verify. Its String, GoString, Format, LogValue
+// and MarshalJSON never show the Pin.
 type VerifyOTPParams struct {
 	PinID string // from OTP.PinID
 	Pin   string // what the user typed
@@ -153,11 +154,22 @@ type VerifyOTPParams struct {
 
 // String describes the parameters without the pin.
 func (p VerifyOTPParams) String() string {
-	pin := ""
-	if p.Pin != "" {
-		pin = "[REDACTED]"
+	return fmt.Sprintf("sms.VerifyOTPParams{PinID: %q, Pin: %s}", p.PinID, redacted(p.Pin))
+}
+
+// MarshalJSON encodes the parameters without the pin, as {"PinID": ..., "Pin": "[REDACTED]"},
+// so that a JSON log of a value holding them (such as slog's JSON handler writes) does not
+// show it. The request body of Verify is built separately and carries the pin.
+func (p VerifyOTPParams) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct{ PinID, Pin string }{p.PinID, redacted(p.Pin)})
+}
+
+// redacted returns "[REDACTED]" for a secret, or "" when there is none.
+func redacted(secret string) string {
+	if secret == "" {
+		return ""
 	}
-	return fmt.Sprintf("sms.VerifyOTPParams{PinID: %q, Pin: %s}", p.PinID, pin)
+	return "[REDACTED]"
 }
 
 // GoString describes the parameters without the pin.
@@ -168,6 +180,12 @@ func (p VerifyOTPParams) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, 
 
 // LogValue logs the parameters without the pin, whatever the slog handler.
 func (p VerifyOTPParams) LogValue() slog.Value { return slog.StringValue(p.String()) }
+
+// verifyBody is the body of POST /v1/otp/verify: the one place the pin is encoded.
+type verifyBody struct {
+	PinID string `json:"pin_id"`
+	Pin   string `json:"pin"`
+}
 
 // Verification is the answer to OTPService.Verify.
 type Verification struct {
@@ -199,10 +217,7 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 			AttemptsRemaining int    `json:"attemptsRemaining"`
 		} `json:"data"`
 	}
-	body := struct {
-		PinID string `json:"pin_id"`
-		Pin   string `json:"pin"`
-	}{p.PinID, p.Pin}
+	body := verifyBody{PinID: p.PinID, Pin: p.Pin}
 	cl := &call{method: http.MethodPost, path: "/v1/otp/verify", body: body, policy: retryUnsent}
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
