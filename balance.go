@@ -20,14 +20,18 @@ type Balance struct {
 func (s *BalanceService) Get(ctx context.Context) (*Balance, error) {
 	var out struct {
 		Data struct {
-			Balance  Amount `json:"balance"`
-			Cashback Amount `json:"cashback"`
-			Currency string `json:"currency"`
+			Balance  *Amount `json:"balance"`
+			Cashback Amount  `json:"cashback"`
+			Currency string  `json:"currency"`
 		} `json:"data"`
 	}
 	cl := &call{method: http.MethodGet, path: "/v1/balance", policy: retryIdempotent}
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
-	return (*Balance)(&out.Data), nil
+	d := out.Data
+	if err := cl.need(member{"data.balance", d.Balance != nil}, member{"data.currency", d.Currency != ""}); err != nil {
+		return nil, err
+	}
+	return &Balance{Balance: *d.Balance, Cashback: d.Cashback, Currency: d.Currency}, nil
 }

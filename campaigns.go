@@ -80,7 +80,7 @@ func (s *CampaignsService) Create(ctx context.Context, p *CreateCampaignParams) 
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
-	return out.result(cl, p.From, p.Channel, ref), nil
+	return out.result(cl, p.From, p.Channel, ref)
 }
 
 // wireRecipient is a campaign recipient on the wire: a number, or {phone, name} when named.
@@ -178,6 +178,14 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*C
 	cl := &call{method: http.MethodGet, path: "/v1/sms/campaigns", query: p, policy: retryIdempotent}
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
+	}
+	if err := cl.need(member{"data", out.Data != nil}, out.Pagination.present()); err != nil {
+		return nil, err
+	}
+	for i, w := range out.Data {
+		if err := cl.needIn("data", i, member{"_id", w.ID != ""}, member{"status", w.Status != ""}); err != nil {
+			return nil, err
+		}
 	}
 	page := &CampaignPage{Campaigns: make([]Campaign, len(out.Data)), Pagination: Pagination(out.Pagination)}
 	for i, w := range out.Data {
@@ -290,6 +298,14 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
+	if err := cl.need(member{"data.campaignId", out.Data.CampaignID != ""}, member{"data.status", out.Data.Status != ""}, out.Pagination.present()); err != nil {
+		return nil, err
+	}
+	for i, r := range out.Data.Recipients {
+		if err := cl.needIn("data.recipients", i, member{"to", r.To != ""}, member{"status", r.Status != ""}); err != nil {
+			return nil, err
+		}
+	}
 	d := out.Data
 	st := &DeliveryStatus{
 		CampaignID: d.CampaignID, MessageID: d.MessageID, Status: d.Status,
@@ -342,6 +358,11 @@ type wirePagination struct {
 	Page  int `json:"page"`
 	Limit int `json:"limit"`
 	Total int `json:"total"`
+}
+
+// present is the required member pagination: a page and a limit are at least 1.
+func (p wirePagination) present() member {
+	return member{"pagination", p.Page > 0 && p.Limit > 0}
 }
 
 // wireCampaign is a campaign as GET /v1/sms/campaigns lists it.

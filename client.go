@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -344,6 +345,36 @@ func (cl *call) result(ctx context.Context, doErr error, out any) error {
 		return err // the *Error names itself
 	}
 	return fmt.Errorf("sms: %s: %w", cl.op(), err)
+}
+
+// member is one member of a successful answer that callers rely on, and whether the answer
+// has it (present, not null, not empty).
+type member struct {
+	name string // as spelled on the wire, such as "data.pinId"
+	ok   bool
+}
+
+// need returns a decoding error naming the first of ms the answer lacks, or nil. Every
+// service checks the members its result is built from (ids, status) with it, so that a
+// success body missing them is an error rather than a result with empty ids.
+func (cl *call) need(ms ...member) error {
+	for _, m := range ms {
+		if !m.ok {
+			return fmt.Errorf("sms: %s: decoding the %d response: the member %q is missing or empty", cl.op(), cl.status, m.name)
+		}
+	}
+	return nil
+}
+
+// needIn is need for the members of item i of the list named list, such as "data": they are
+// named "data[3]._id".
+func (cl *call) needIn(list string, i int, ms ...member) error {
+	for _, m := range ms {
+		if !m.ok {
+			return cl.need(member{name: list + "[" + strconv.Itoa(i) + "]." + m.name})
+		}
+	}
+	return nil
 }
 
 // pathID escapes one path segment, refusing ids that would change the path.

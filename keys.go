@@ -113,6 +113,10 @@ func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, err
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
+	d := &out.Data
+	if err := cl.need(member{"data._id", d.ID != ""}, member{"data.publicKey", d.PublicKey != ""}, member{"data.secret", d.Secret != ""}); err != nil {
+		return nil, err
+	}
 	return out.Data.key(), nil
 }
 
@@ -125,9 +129,16 @@ func (s *KeysService) List(ctx context.Context) ([]Key, error) {
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
+	if err := cl.need(member{"data", out.Data != nil}); err != nil {
+		return nil, err
+	}
 	keys := make([]Key, len(out.Data))
 	for i := range out.Data {
-		keys[i] = *out.Data[i].key()
+		d := &out.Data[i]
+		if err := cl.needIn("data", i, member{"_id", d.ID != ""}, member{"publicKey", d.PublicKey != ""}); err != nil {
+			return nil, err
+		}
+		keys[i] = *d.key()
 	}
 	return keys, nil
 }
@@ -144,6 +155,10 @@ func (s *KeysService) Revoke(ctx context.Context, id string) (*Key, error) {
 	}
 	cl := &call{method: http.MethodDelete, path: "/v1/keys/" + seg, policy: retryUnsent}
 	if err := s.c.do(ctx, cl, &out); err != nil {
+		return nil, err
+	}
+	d := &out.Data
+	if err := cl.need(member{"data._id", d.ID != ""}, member{"data.revokedAt", d.RevokedAt != nil}); err != nil {
 		return nil, err
 	}
 	return out.Data.key(), nil

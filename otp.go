@@ -89,6 +89,9 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 		return nil, err
 	}
 	d := out.Data
+	if err := cl.need(member{"data.pinId", d.PinID != ""}); err != nil {
+		return nil, err
+	}
 	return &OTP{PinID: d.PinID, To: d.PhoneNumber, SMSStatus: d.SMSStatus, Amount: d.Amount, Currency: d.Currency}, nil
 }
 
@@ -212,7 +215,7 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 	var out struct {
 		Data struct {
 			PinID             string `json:"pinId"`
-			Verified          bool   `json:"verified"`
+			Verified          *bool  `json:"verified"`
 			MSISDN            string `json:"msisdn"`
 			AttemptsRemaining int    `json:"attemptsRemaining"`
 		} `json:"data"`
@@ -222,5 +225,9 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
-	return (*Verification)(&out.Data), nil
+	d := out.Data
+	if err := cl.need(member{"data.pinId", d.PinID != ""}, member{"data.verified", d.Verified != nil}); err != nil {
+		return nil, err
+	}
+	return &Verification{PinID: d.PinID, Verified: *d.Verified, MSISDN: d.MSISDN, AttemptsRemaining: d.AttemptsRemaining}, nil
 }

@@ -62,6 +62,9 @@ func (s *SenderIDsService) Request(ctx context.Context, p *RequestSenderIDParams
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
+	if err := out.Data.check(cl); err != nil {
+		return nil, err
+	}
 	return (*SenderID)(&out.Data), nil
 }
 
@@ -89,8 +92,14 @@ func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
+	if err := cl.need(member{"data", out.Data != nil}); err != nil {
+		return nil, err
+	}
 	list := make([]SenderID, len(out.Data))
 	for i, w := range out.Data {
+		if err := cl.needIn("data", i, w.members()...); err != nil {
+			return nil, err
+		}
 		list[i] = SenderID(w)
 	}
 	return list, nil
@@ -104,6 +113,20 @@ type wireSenderID struct {
 	Usecase   string    `json:"usecase"`
 	Company   string    `json:"company"`
 	CreatedAt time.Time `json:"createdAt"`
+}
+
+// members are the members of a sender ID that callers rely on.
+func (w *wireSenderID) members() []member {
+	return []member{{"_id", w.ID != ""}, {"title", w.Title != ""}, {"status", w.Status != ""}}
+}
+
+// check checks the members of the sender ID that is the answer's data.
+func (w *wireSenderID) check(cl *call) error {
+	ms := w.members()
+	for i := range ms {
+		ms[i].name = "data." + ms[i].name
+	}
+	return cl.need(ms...)
 }
 
 // validateText checks a required free-text field of at most maxLen characters.

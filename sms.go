@@ -80,7 +80,7 @@ func (s *SMSService) Send(ctx context.Context, p *SendParams) (*SendResult, erro
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
-	return out.result(cl, p.From, p.Channel, ref), nil
+	return out.result(cl, p.From, p.Channel, ref)
 }
 
 func validateSend(p *SendParams) ([]string, error) {
@@ -181,11 +181,15 @@ type wireSent struct {
 	} `json:"campaign"`
 }
 
-func (w *wireSent) result(cl *call, from string, ch Channel, ref string) *SendResult {
+// result builds the answer of a send, checking the members it needs.
+func (w *wireSent) result(cl *call, from string, ch Channel, ref string) (*SendResult, error) {
+	wc := w.Campaign
+	if err := cl.need(member{"campaign.id", wc.ID != ""}, member{"campaign.status", wc.Status != ""}); err != nil {
+		return nil, err
+	}
 	if ch == "" {
 		ch = ChannelGeneric
 	}
-	wc := w.Campaign
 	return &SendResult{
 		Message: w.Message,
 		Campaign: Campaign{
@@ -194,5 +198,5 @@ func (w *wireSent) result(cl *call, from string, ch Channel, ref string) *SendRe
 			SenderID: from, Channel: ch, Reference: ref,
 		},
 		Replayed: cl.header.Get("Idempotent-Replayed") == "true",
-	}
+	}, nil
 }
