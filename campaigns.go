@@ -111,6 +111,9 @@ func validateCampaign(p *CreateCampaignParams) ([]wireRecipient, error) {
 	if p.Message == "" {
 		return nil, invalid("Message", "a message is required")
 	}
+	if err := validateUTF8("Message", p.Message); err != nil {
+		return nil, err
+	}
 	personal := strings.Contains(p.Message, nameTag)
 	if !personal {
 		if err := validateParts("Message", p.Message); err != nil {
@@ -125,6 +128,9 @@ func validateCampaign(p *CreateCampaignParams) ([]wireRecipient, error) {
 		phone, err := rules.NormalizePhone(r.Phone)
 		if err != nil {
 			return nil, invalid(field+".Phone", err.Error())
+		}
+		if err := validateUTF8(field+".Name", r.Name); err != nil {
+			return nil, err
 		}
 		if utf8.RuneCountInString(r.Name) > rules.MaxNameLen {
 			return nil, invalid(field+".Name", "a name is at most "+strconv.Itoa(rules.MaxNameLen)+" characters")

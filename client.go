@@ -61,6 +61,16 @@ func NewClient(apiKey, apiSecret string, opts ...Option) (*Client, error) {
 	}, nil
 }
 
+// CloseIdleConnections closes the connections that the client keeps open, idle, for later
+// requests, and so ends their goroutines. Call it when done with a client, such as one made
+// for a single task; the client stays usable and opens connections again as needed. With
+// WithHTTPClient, it closes the idle connections of that client's transport.
+func (c *Client) CloseIdleConnections() {
+	if c != nil {
+		c.c.closeIdleConnections()
+	}
+}
+
 // String describes the client without its credentials.
 func (c Client) String() string { return c.c.describe("Client") }
 
@@ -95,6 +105,16 @@ func NewDashboardClient(jwt string, opts ...Option) (*DashboardClient, error) {
 		return nil, err
 	}
 	return &DashboardClient{Keys: &KeysService{c: c}, c: c}, nil
+}
+
+// CloseIdleConnections closes the connections that the client keeps open, idle, for later
+// requests, and so ends their goroutines. Call it when done with a client; the client stays
+// usable and opens connections again as needed. With WithHTTPClient, it closes the idle
+// connections of that client's transport.
+func (c *DashboardClient) CloseIdleConnections() {
+	if c != nil {
+		c.c.closeIdleConnections()
+	}
 }
 
 // String describes the client without its token.
@@ -191,6 +211,13 @@ func newCore(opts []Option, mode string, auth func(http.Header)) (*core, error) 
 	}
 	c.http = newRetryClient(cfg, c.checkRetry)
 	return c, nil
+}
+
+// closeIdleConnections closes the idle connections of the HTTP client's transport.
+func (c *core) closeIdleConnections() {
+	if c != nil {
+		c.http.HTTPClient.CloseIdleConnections()
+	}
 }
 
 // describe names a client of kind without its credentials.
@@ -381,6 +408,9 @@ func (cl *call) needIn(list string, i int, ms ...member) error {
 func pathID(field, id string) (string, error) {
 	if id == "" || id == "." || id == ".." {
 		return "", invalid(field, "an id is required")
+	}
+	if err := validateUTF8(field, id); err != nil {
+		return "", err
 	}
 	return url.PathEscape(id), nil
 }

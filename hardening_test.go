@@ -500,3 +500,138 @@ func TestHardening_SuccessBodyMissingMembers(t *testing.T) {
 		})
 	}
 }
+
+// Text that is not valid UTF-8 would reach the server with U+FFFD in place of each invalid
+// byte: it is a *ValidationError, before any request.
+func TestHardening_InvalidUTF8IsValidationError(t *testing.T) {
+	t.Parallel()
+	const bad = "caf\xe9 \xff"
+	ctx := context.Background()
+	tests := []struct {
+		field string
+		call  func(*sms.Client, *sms.DashboardClient) error
+	}{
+		{"Message", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.SMS.Send(ctx, &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: bad})
+			return err
+		}},
+		{"Message", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: []sms.Recipient{{Phone: "08025671695"}}, From: "ACME", Message: bad})
+			return err
+		}},
+		{"To[1].Name", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{
+				To: []sms.Recipient{{Phone: "08025671695", Name: "Ada"}, {Phone: "08025671696", Name: bad}}, From: "ACME", Message: "Hi {{name}}",
+			})
+			return err
+		}},
+		{"id", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.Campaigns.Status(ctx, bad, nil)
+			return err
+		}},
+		{"MessageText", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "< 1234 > " + bad})
+			return err
+		}},
+		{"PinPlaceholder", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "code " + bad, PinPlaceholder: bad})
+			return err
+		}},
+		{"PinID", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: bad, Pin: "123456"})
+			return err
+		}},
+		{"Pin", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "p1", Pin: "12\xff456"})
+			return err
+		}},
+		{"Usecase", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: bad, Company: "Acme"})
+			return err
+		}},
+		{"Company", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: bad})
+			return err
+		}},
+		{"Name", func(_ *sms.Client, d *sms.DashboardClient) error {
+			_, err := d.Keys.Create(ctx, &sms.CreateKeyParams{Name: bad, Scopes: sms.Scopes{sms.ScopeSMS}})
+			return err
+		}},
+		{"id", func(_ *sms.Client, d *sms.DashboardClient) error {
+			_, err := d.Keys.Revoke(ctx, bad)
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.field, func(t *testing.T) {
+			t.Parallel()
+			c, d, ct := offlineClients(t)
+			err := tt.call(c, d)
+			var ve *sms.ValidationError
+			require.ErrorAs(t, err, &ve)
+			assert.Equal(t, tt.field, ve.Field)
+			assert.Equal(t, "the text is not valid UTF-8", ve.Reason)
+			assert.ErrorIs(t, err, sms.ErrBadRequest)
+			assert.Zero(t, ct.n.Load(), "no request")
+			checkErrorString(t, err.Error())
+		})
+	}
+}
+
+// idleCounter answers like fixedAnswer and counts CloseIdleConnections calls.
+type idleCounter struct {
+	fixedAnswer
+	closed atomic.Int32
+}
+
+func (i *idleCounter) CloseIdleConnections() { i.closed.Add(1) }
+
+func TestHardening_CloseIdleConnections(t *testing.T) {
+	t.Parallel()
+	t.Run("given transport", func(t *testing.T) {
+		t.Parallel()
+		tr := &idleCounter{fixedAnswer: fixedAnswer{status: 200, body: []byte(`{"data":[],"count":0,"requestId":"r"}`)}}
+		opts := []sms.Option{sms.WithBaseURL("http://127.0.0.1"), sms.WithHTTPClient(&http.Client{Transport: tr})}
+		c, err := sms.NewClient("pk_test_abc", "sk_test_def", opts...)
+		require.NoError(t, err)
+		d, err := sms.NewDashboardClient("aGVhZA.Ym9keQ.c2ln", opts...)
+		require.NoError(t, err)
+		_, err = c.SenderIDs.List(context.Background(), nil)
+		require.NoError(t, err)
+		require.Zero(t, tr.closed.Load())
+		c.CloseIdleConnections()
+		assert.Equal(t, int32(1), tr.closed.Load())
+		_, err = d.Keys.List(context.Background())
+		require.NoError(t, err)
+		d.CloseIdleConnections()
+		assert.Equal(t, int32(2), tr.closed.Load())
+		var nilClient *sms.Client
+		nilClient.CloseIdleConnections() // no panic
+	})
+	t.Run("default transport", func(t *testing.T) {
+		t.Parallel()
+		var idle, closed atomic.Int32
+		ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"data":{"balance":1.00,"cashback":0.00,"currency":"NGN"},"requestId":"r"}`)
+		}))
+		ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+			switch s {
+			case http.StateIdle:
+				idle.Add(1)
+			case http.StateClosed:
+				closed.Add(1)
+			}
+		}
+		ts.Start()
+		t.Cleanup(ts.Close)
+		c, err := sms.NewClient("pk_test_abc", "sk_test_def", sms.WithBaseURL(ts.URL)) // the SDK's own pooled transport
+		require.NoError(t, err)
+		_, err = c.Balance.Get(context.Background())
+		require.NoError(t, err)
+		require.Eventually(t, func() bool { return idle.Load() == 1 }, 5*time.Second, time.Millisecond, "the connection is kept idle")
+		require.Zero(t, closed.Load())
+		c.CloseIdleConnections()
+		assert.Eventually(t, func() bool { return closed.Load() == 1 }, 5*time.Second, time.Millisecond, "the idle connection is closed")
+	})
+}

@@ -86,6 +86,9 @@ func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, err
 	if strings.TrimSpace(p.Name) == "" {
 		return nil, invalid("Name", "a name is required")
 	}
+	if err := validateUTF8("Name", p.Name); err != nil {
+		return nil, err
+	}
 	if utf8.RuneCountInString(p.Name) > rules.MaxNameLen {
 		return nil, invalid("Name", "a name is at most "+strconv.Itoa(rules.MaxNameLen)+" characters")
 	}

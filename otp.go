@@ -126,6 +126,9 @@ func validateOTP(p *SendOTPParams) (*otpBody, error) {
 	if ttl != 0 && (ttl%time.Minute != 0 || ttl < rules.MinPinTTL*time.Minute || ttl > rules.MaxPinTTL*time.Minute) {
 		return nil, invalid("PinTimeToLive", "the pin's time to live is whole minutes from "+strconv.Itoa(rules.MinPinTTL)+" to "+strconv.Itoa(rules.MaxPinTTL))
 	}
+	if err := validateUTF8("PinPlaceholder", p.PinPlaceholder); err != nil {
+		return nil, err
+	}
 	placeholder := p.PinPlaceholder
 	if placeholder == "" {
 		placeholder = rules.DefaultPinPlaceholder
@@ -134,6 +137,9 @@ func validateOTP(p *SendOTPParams) (*otpBody, error) {
 	}
 	if p.MessageText == "" {
 		return nil, invalid("MessageText", "a message text is required")
+	}
+	if err := validateUTF8("MessageText", p.MessageText); err != nil {
+		return nil, err
 	}
 	if !strings.Contains(p.MessageText, placeholder) {
 		return nil, invalid("MessageText", "the message text must contain the pin placeholder "+strconv.Quote(placeholder))
@@ -209,8 +215,14 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 	if p.PinID == "" {
 		return nil, invalid("PinID", "a pin ID is required")
 	}
+	if err := validateUTF8("PinID", p.PinID); err != nil {
+		return nil, err
+	}
 	if p.Pin == "" {
 		return nil, invalid("Pin", "a pin is required")
+	}
+	if err := validateUTF8("Pin", p.Pin); err != nil {
+		return nil, err
 	}
 	var out struct {
 		Data struct {

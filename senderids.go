@@ -134,6 +134,9 @@ func validateText(field, v string, maxLen int) error {
 	if strings.TrimSpace(v) == "" {
 		return invalid(field, "a value is required")
 	}
+	if err := validateUTF8(field, v); err != nil {
+		return err
+	}
 	if utf8.RuneCountInString(v) > maxLen {
 		return invalid(field, "at most "+strconv.Itoa(maxLen)+" characters")
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/seedsms/sms-go/internal/rules"
 )
@@ -124,7 +125,19 @@ func validateMessage(field, message string) error {
 	if message == "" {
 		return invalid(field, "a message is required")
 	}
+	if err := validateUTF8(field, message); err != nil {
+		return err
+	}
 	return validateParts(field, message)
+}
+
+// validateUTF8 refuses text that is not valid UTF-8: JSON would carry U+FFFD in place of
+// each invalid byte, so the server would get other text than was given.
+func validateUTF8(field, text string) error {
+	if !utf8.ValidString(text) {
+		return invalid(field, "the text is not valid UTF-8")
+	}
+	return nil
 }
 
 func validateParts(field, message string) error {
