@@ -1,6 +1,6 @@
 module github.com/seedsms/sms-go
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/getkin/kin-openapi v0.152.0
@@ -9,6 +9,7 @@ require (
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
+	golang.org/x/time v0.16.0
 )
 
 require (
