@@ -3,6 +3,7 @@ package mockserver
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/seedsms/sms-go/internal/rules"
@@ -77,8 +78,11 @@ func (s *Server) NewWorkspace(p WorkspaceParams) (Workspace, error) {
 	if p.Country != "" {
 		country = p.Country
 	}
-	if live < 0 || test < 0 {
-		return Workspace{}, badRequest("balance", "Balances cannot be negative.")
+	if e := checkBalance("liveBalance", live); e != nil {
+		return Workspace{}, e
+	}
+	if e := checkBalance("testBalance", test); e != nil {
+		return Workspace{}, e
 	}
 	return s.createWorkspace(s.state.Load(), country, live, test, nil), nil
 }
@@ -120,14 +124,22 @@ func (s *Server) setBalance(workspaceID string, mode Mode, kobo int64) *apiError
 	if mode != Live && mode != Test {
 		return badRequest("mode", "mode must be live or test.")
 	}
-	if kobo < 0 {
-		return badRequest("balance", "balance cannot be negative.")
+	if e := checkBalance("balance", kobo); e != nil {
+		return e
 	}
 	w, e := s.workspaceByID(workspaceID)
 	if e != nil {
 		return e
 	}
 	w.setBalance(mode, kobo)
+	return nil
+}
+
+// checkBalance holds a wallet balance to 0..MaxBalance kobo.
+func checkBalance(field string, kobo int64) *apiError {
+	if kobo < 0 || kobo > MaxBalance {
+		return badRequest(field, "%s must be from 0.00 to %s NGN.", field, rules.FormatNaira(MaxBalance))
+	}
 	return nil
 }
 
@@ -220,8 +232,17 @@ func (s *Server) deliver(campaignID string, c *DeliverCounts) (campaign, *apiErr
 	if !ok {
 		return campaign{}, notFound("Campaign")
 	}
-	if c != nil && (c.Delivered < 0 || c.Failed < 0 || c.DND < 0) {
-		return campaign{}, badRequest("", "Counts cannot be negative.")
+	if c != nil {
+		// A campaign has at most MaxCampaignRecipients: bounding each count keeps their sum
+		// exact, so nothing moves unless all of them can.
+		for _, n := range [...]struct {
+			field string
+			n     int
+		}{{"delivered", c.Delivered}, {"failed", c.Failed}, {"dnd", c.DND}} {
+			if n.n < 0 || n.n > rules.MaxCampaignRecipients {
+				return campaign{}, badRequest(n.field, "%s must be from 0 to %d.", n.field, rules.MaxCampaignRecipients)
+			}
+		}
 	}
 	now := s.clock.Now().UnixNano()
 	for _, w := range s.state.Load().store.allWorkspaces() {
@@ -306,6 +327,9 @@ func ctlDND(s *Server, rq *request) (int, any, *apiError) {
 
 // LatestOTP returns the newest pin sent to a number, as the phone received it.
 func (s *Server) LatestOTP(to string) (pinID, pin string, err error) {
+	if to == "" {
+		return "", "", badRequest("to", "to is required.")
+	}
 	n, nerr := rules.NormalizePhone(to)
 	if nerr != nil {
 		return "", "", badRequest("to", "to: %v.", nerr)
@@ -318,7 +342,11 @@ func (s *Server) LatestOTP(to string) (pinID, pin string, err error) {
 }
 
 func ctlLatestOTP(s *Server, rq *request) (int, any, *apiError) {
-	pinID, pin, err := s.LatestOTP(rq.r.URL.Query().Get("to"))
+	to := rq.r.URL.Query().Get("to")
+	if rest, ok := strings.CutPrefix(to, " "); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+		to = "+" + rest // ?to=+234...: a query decodes an unencoded + as a space
+	}
+	pinID, pin, err := s.LatestOTP(to)
 	if err != nil {
 		return 0, nil, err.(*apiError)
 	}
@@ -330,12 +358,17 @@ func ctlLatestOTP(s *Server, rq *request) (int, any, *apiError) {
 
 // --- clock, faults, requests, reset ----------------------------------------------------------
 
-// Advance moves the mock's clock forward by d (negative d is ignored): pins and keys expire,
-// idempotency and rate-limit windows pass, processing campaigns are sent.
-func (s *Server) Advance(d time.Duration) {
-	if d > 0 {
-		s.clock.advance(d)
+// Advance moves the mock's clock forward by d: pins and keys expire, idempotency and
+// rate-limit windows pass, processing campaigns are sent. A negative d, or one that would
+// take the clock past LatestTime, is an error and the clock does not move.
+func (s *Server) Advance(d time.Duration) error {
+	if d < 0 {
+		return badRequest("advance", "advance cannot be negative.")
 	}
+	if !s.clock.advance(d) {
+		return badRequest("advance", "advance would take the mock's clock past %s.", LatestTime.Format(time.RFC3339))
+	}
+	return nil
 }
 
 func ctlClock(s *Server, rq *request) (int, any, *apiError) {
@@ -350,15 +383,91 @@ func ctlClock(s *Server, rq *request) (int, any, *apiError) {
 		if err != nil || d < 0 {
 			return 0, nil, badRequest("advance", "advance must be a non-negative Go duration such as 10m.")
 		}
-		s.Advance(d)
+		if err := s.Advance(d); err != nil {
+			return 0, nil, err.(*apiError)
+		}
 	}
 	return http.StatusOK, struct {
 		Now time.Time `json:"now"`
 	}{s.clock.Now()}, nil
 }
 
-// AddFaults appends fault rules; see FaultRule.
-func (s *Server) AddFaults(rules ...FaultRule) { s.state.Load().faults.add(rules...) }
+// AddFaults appends fault rules (see FaultRule), all or none: a rule that is invalid (a Path
+// that matches no /v1 route, a Status outside 400-599, a negative count) or more than
+// MaxFaultRules active in all is an error, and nothing is added.
+func (s *Server) AddFaults(rules ...FaultRule) error {
+	for i, r := range rules {
+		if e := s.checkFault(i, r); e != nil {
+			return e
+		}
+	}
+	return asError(s.state.Load().faults.add(rules...))
+}
+
+// checkFault validates rule i of a list; its errors name the field as rules[i].member.
+func (s *Server) checkFault(i int, r FaultRule) *apiError {
+	field := "rules[" + strconv.Itoa(i) + "]"
+	switch {
+	case r.Path != "" && !s.faultPathRoutes(r.Path):
+		return badRequest(field+".path", "path %q matches no /v1 route (a trailing * matches by prefix).", r.Path)
+	case r.Latency < 0 || r.Latency > time.Minute:
+		return badRequest(field+".latency", "latency must be a Go duration from 0 to 1m.")
+	case r.Status != 0 && (r.Status < 400 || r.Status > 599):
+		return badRequest(field+".status", "status must be from 400 to 599.")
+	case r.Times < 0:
+		return badRequest(field+".times", "times cannot be negative.")
+	case r.RetryAfter < 0:
+		return badRequest(field+".retryAfter", "retryAfter cannot be negative.")
+	case r.Probability < 0 || r.Probability > 1 || r.Probability != r.Probability:
+		return badRequest(field+".probability", "probability must be from 0 to 1.")
+	}
+	return nil
+}
+
+// faultPathRoutes reports whether a fault rule's path can match a request to a /v1 route: as
+// a path (with any non-empty {id}), or, ending in *, as a prefix of one.
+func (s *Server) faultPathRoutes(path string) bool {
+	prefix, isPrefix := strings.CutSuffix(path, "*")
+	for _, pr := range s.routes {
+		if !strings.HasPrefix(pr.pattern, "/v1/") {
+			continue
+		}
+		if !isPrefix {
+			if _, ok := matchPattern(pr.pattern, path); ok {
+				return true
+			}
+			continue
+		}
+		if prefixOfPattern(prefix, pr.pattern) {
+			return true
+		}
+	}
+	return false
+}
+
+// prefixOfPattern reports whether some path that pattern matches starts with prefix.
+func prefixOfPattern(prefix, pattern string) bool {
+	for prefix != "" {
+		if pattern == "" || prefix[0] != '/' || pattern[0] != '/' {
+			return false
+		}
+		var want, got string
+		want, pattern = cut(pattern[1:])
+		got, prefix = cut(prefix[1:])
+		last := prefix == ""
+		switch {
+		case want == "{id}":
+			// any non-empty segment; a partial last one is fine
+		case last:
+			if !strings.HasPrefix(want, got) {
+				return false
+			}
+		case want != got:
+			return false
+		}
+	}
+	return true
+}
 
 // ClearFaults removes every fault rule.
 func (s *Server) ClearFaults() { s.state.Load().faults.clear() }
@@ -392,28 +501,23 @@ func ctlAddFaults(s *Server, rq *request) (int, any, *apiError) {
 	if e := decodeJSON(rq.body, &in); e != nil {
 		return 0, nil, e
 	}
+	if len(in.Rules) > MaxFaultRules {
+		return 0, nil, badRequest("rules", "At most %d fault rules may be active.", MaxFaultRules)
+	}
 	rules := make([]FaultRule, len(in.Rules))
 	for i, r := range in.Rules {
-		field := "rules[" + strconv.Itoa(i) + "]"
 		rules[i] = r.FaultRule
 		if r.Latency != "" {
 			d, err := time.ParseDuration(r.Latency)
 			if err != nil || d < 0 || d > time.Minute {
-				return 0, nil, badRequest(field+".latency", "latency must be a Go duration from 0 to 1m.")
+				return 0, nil, badRequest("rules["+strconv.Itoa(i)+"].latency", "latency must be a Go duration from 0 to 1m.")
 			}
 			rules[i].Latency = d
 		}
-		if r.Status != 0 && (r.Status < 400 || r.Status > 599) {
-			return 0, nil, badRequest(field+".status", "status must be from 400 to 599.")
-		}
-		if r.Times < 0 || r.RetryAfter < 0 {
-			return 0, nil, badRequest(field, "times and retryAfter cannot be negative.")
-		}
-		if r.Probability < 0 || r.Probability > 1 {
-			return 0, nil, badRequest(field+".probability", "probability must be from 0 to 1.")
-		}
 	}
-	s.AddFaults(rules...)
+	if err := s.AddFaults(rules...); err != nil {
+		return 0, nil, err.(*apiError)
+	}
 	return http.StatusOK, faultsOut(s.Faults()), nil
 }
 
@@ -430,8 +534,15 @@ func ctlClearFaults(s *Server, _ *request) (int, any, *apiError) {
 // and pins redacted.
 func (s *Server) Requests() []RecordedRequest { return s.state.Load().log.all() }
 
+// requestsBody is the answer of GET /_mock/requests, written as a stream (see streamer).
+type requestsBody []RecordedRequest
+
+func (b requestsBody) stream(w http.ResponseWriter, status int, requestID string) {
+	writeRequests(w, status, requestID, b)
+}
+
 func ctlRequests(s *Server, _ *request) (int, any, *apiError) {
-	return http.StatusOK, dataBody{s.Requests()}, nil
+	return http.StatusOK, requestsBody(s.state.Load().log.snapshot()), nil
 }
 
 func ctlReset(s *Server, _ *request) (int, any, *apiError) {

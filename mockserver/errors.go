@@ -11,6 +11,7 @@ const (
 	codeUnauthorized     = "unauthorized"
 	codeInsufficient     = "insufficient_balance"
 	codeInsufficientScop = "insufficient_scope"
+	codeForbidden        = "forbidden" // the mock refused where a request came from (guard.go)
 	codeNotFound         = "not_found"
 	codeMethodNotAllowed = "method_not_allowed"
 	codeConflict         = "conflict"

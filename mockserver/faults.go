@@ -17,6 +17,9 @@ import (
 // ProviderFailure makes the provider refuse a send: the campaign is failed and refunded.
 // Probability, when between 0 and 1, applies the rule to each matching request with that
 // chance (a request it skips goes on to the next rule), for soak tests with random faults.
+//
+// At most MaxFaultRules rules are active at once, and a Path must be able to match a /v1 route
+// (faults never apply to /_mock/).
 type FaultRule struct {
 	Method          string        `json:"method,omitempty"`
 	Path            string        `json:"path,omitempty"`
@@ -29,6 +32,11 @@ type FaultRule struct {
 	Probability     float64       `json:"probability,omitempty"`
 }
 
+// MaxFaultRules is how many fault rules may be active at once: every request tries them in
+// order under one lock, so their number bounds the cost of each request (about 100 bytes
+// each, 100 KB in all).
+const MaxFaultRules = 1000
+
 type faultRule struct {
 	FaultRule
 	left int // applications left when Times > 0
@@ -40,12 +48,17 @@ type faults struct {
 	rules []*faultRule
 }
 
-func (f *faults) add(rules ...FaultRule) {
+// add appends rules, all or none: beyond MaxFaultRules in all it adds nothing.
+func (f *faults) add(rules ...FaultRule) *apiError {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if len(rules) > MaxFaultRules-len(f.rules) {
+		return badRequest("rules", "At most %d fault rules may be active; %d are, and %d more were given.", MaxFaultRules, len(f.rules), len(rules))
+	}
 	for _, r := range rules {
 		f.rules = append(f.rules, &faultRule{FaultRule: r, left: r.Times})
 	}
+	return nil
 }
 
 func (f *faults) clear() {
@@ -59,9 +72,6 @@ func (f *faults) list() []FaultRule {
 	defer f.mu.Unlock()
 	out := make([]FaultRule, 0, len(f.rules))
 	for _, r := range f.rules {
-		if r.Probability > 0 && r.Probability < 1 && rand.Float64() >= r.Probability {
-			continue
-		}
 		rule := r.FaultRule
 		if r.Times > 0 {
 			rule.Times = r.left

@@ -20,15 +20,18 @@ type naira int64
 
 func (n naira) MarshalJSON() ([]byte, error) { return []byte(rules.FormatNaira(int64(n))), nil }
 
-// UnmarshalJSON reads the number exactly, with no float on the way.
+// UnmarshalJSON reads the number exactly, with no float on the way. A value that is not an
+// amount is an *json.UnmarshalTypeError, so that the error names its member (see jsonError).
 func (n *naira) UnmarshalJSON(b []byte) error {
 	k, err := rules.ParseNaira(string(b))
 	if err != nil {
-		return err
+		return &json.UnmarshalTypeError{Value: "amount", Type: nairaType}
 	}
 	*n = naira(k)
 	return nil
 }
+
+var nairaType = reflect.TypeFor[naira]()
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
@@ -169,6 +172,8 @@ func jsonError(err error) *apiError {
 		return badRequest("", "Malformed JSON at byte %d.", syn.Offset)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return badRequest("", "Malformed JSON: unexpected end of input.")
+	case errors.As(err, &typ) && typ.Type == nairaType:
+		return badRequest(typ.Field, "%s must be an amount in naira, at least 0 and with at most 2 decimals.", typ.Field)
 	case errors.As(err, &typ):
 		if typ.Field == "" {
 			return badRequest("", "Request body must be a JSON object.")

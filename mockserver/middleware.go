@@ -2,21 +2,25 @@ package mockserver
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/seedsms/sms-go/internal/rules"
 )
 
-// This file is the one path every request takes: request ID -> recover -> record -> faults ->
-// route (404/405) -> credentials (401) -> scope (403) -> rate limit (429) -> Content-Type (415)
+// This file is the one path every request takes: request ID -> recover -> record -> Host and
+// Origin (403, guard.go) -> faults -> route (404/405) -> credentials (401) -> scope (403) -> rate limit (429) -> Content-Type (415)
 // -> body size (413) -> idempotency (409, replay) -> handler. Handlers only do their work.
 
 type authKind uint8
@@ -60,6 +64,7 @@ type request struct {
 	mode            Mode
 	key             *apiKey
 	providerFailure bool
+	bodyRead        bool // the whole body was read (under the read deadline)
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -82,6 +87,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		if !control {
 			st.log.add(rq, sw.status)
 		}
+		if r.ContentLength != 0 && !rq.bodyRead && s.cfg.readTimeout > 0 {
+			// net/http reads what is left of an unread body after the handler; a client that
+			// drips it must not hold the connection.
+			_ = http.NewResponseController(sw).SetReadDeadline(time.Now().Add(s.cfg.readTimeout))
+		}
 		if s.cfg.logger != nil {
 			s.cfg.logger.Info("mockserver", "method", r.Method, "path", r.URL.Path, "status", sw.status,
 				"requestId", rq.id, "duration", time.Since(start))
@@ -90,10 +100,18 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			panic(v)
 		}
 	}()
+	if s.cfgErr != nil {
+		writeError(sw, rq.id, newError(http.StatusInternalServerError, s.cfgErr.Error()))
+		return
+	}
+	if e := s.guard(r); e != nil {
+		writeError(sw, rq.id, e)
+		return
+	}
 	var out http.ResponseWriter = sw
 	drop := false
 	if !control {
-		if f := st.faults.match(r.Method, r.URL.Path); f != nil {
+		if f := st.faults.match(r.Method, r.URL.EscapedPath()); f != nil {
 			if f.Latency > 0 {
 				t := time.NewTimer(f.Latency)
 				select {
@@ -127,7 +145,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) dispatch(w http.ResponseWriter, rq *request) {
-	pr, param := s.match(rq.r.URL.Path)
+	// Routes match the path as sent: an escaped slash (%2F) inside a segment is part of that
+	// segment, never a separator.
+	pr, param := s.match(rq.r.URL.EscapedPath())
+	if strings.IndexByte(param, '%') >= 0 {
+		p, err := url.PathUnescape(param)
+		if err != nil {
+			pr = nil
+		}
+		param = p
+	}
 	if pr == nil {
 		writeError(w, rq.id, newError(http.StatusNotFound, "No route for "+rq.r.Method+" "+rq.r.URL.Path+"."))
 		return
@@ -155,6 +182,12 @@ func (s *Server) dispatch(w http.ResponseWriter, rq *request) {
 	s.run(w, rq, rt)
 }
 
+// streamer is a handler's answer too large to build in memory: it writes itself, a JSON
+// object with requestId as its last member.
+type streamer interface {
+	stream(w http.ResponseWriter, status int, requestID string)
+}
+
 // run calls the handler and writes its answer. For an idempotent route it returns what was
 // written, to be replayed.
 func (s *Server) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte) {
@@ -162,6 +195,10 @@ func (s *Server) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte
 	if e != nil {
 		writeError(w, rq.id, e)
 		return e.status, nil
+	}
+	if st, ok := v.(streamer); ok && !rt.idempotent {
+		st.stream(w, status, rq.id)
+		return status, nil
 	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	defer bufPool.Put(buf)
@@ -253,21 +290,67 @@ func (s *Server) admit(w http.ResponseWriter, rq *request, rt *route) *apiError 
 		}
 	}
 	if rt.body {
-		if rt.auth != authNone && !isJSON(r.Header.Get("Content-Type")) {
+		ct := r.Header.Get("Content-Type")
+		switch {
+		case isJSON(ct):
+		case rt.auth != authNone:
 			return newError(http.StatusUnsupportedMediaType, "Content-Type must be application/json.")
+		case ct != "" || r.ContentLength != 0:
+			// A control with a body; only a bodiless POST (curl -X POST) may omit the type.
+			return newError(http.StatusUnsupportedMediaType, "Content-Type must be application/json (a control request without a body may omit it).")
 		}
 		if r.ContentLength > rules.MaxBodyBytes {
 			return newError(http.StatusRequestEntityTooLarge, "Request body is larger than 1 MiB.")
 		}
-		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, rules.MaxBodyBytes))
-		var tooBig *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooBig):
-			return newError(http.StatusRequestEntityTooLarge, "Request body is larger than 1 MiB.")
-		case err != nil:
-			return badRequest("", "Could not read the request body.")
+		b, e := s.readBody(w, rq)
+		if e != nil {
+			return e
+		}
+		if e := checkBody(b); e != nil {
+			return e
 		}
 		rq.body = b
+	}
+	return nil
+}
+
+// readBody reads the whole body, at most 1 MiB, within the read timeout: a client that stalls
+// or drips its body gets a 400 and loses the connection instead of holding it.
+func (s *Server) readBody(w http.ResponseWriter, rq *request) ([]byte, *apiError) {
+	var rc *http.ResponseController
+	if s.cfg.readTimeout > 0 && rq.r.ContentLength != 0 {
+		rc = http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Now().Add(s.cfg.readTimeout)) // ErrNotSupported in-process
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, rq.r.Body, rules.MaxBodyBytes))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, newError(http.StatusRequestEntityTooLarge, "Request body is larger than 1 MiB.")
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, badRequest("", "The request body did not arrive within the read timeout (%s).", s.cfg.readTimeout)
+	case err != nil:
+		return nil, badRequest("", "Could not read the request body.")
+	}
+	rq.bodyRead = true
+	if rc != nil {
+		_ = rc.SetReadDeadline(time.Time{}) // the handler may take its time (latency faults)
+	}
+	return b, nil
+}
+
+// checkBody refuses what the JSON decoder would let through: a null body (it would decode as
+// {}) and invalid UTF-8 (it would become U+FFFD), naming the member that holds it.
+func checkBody(b []byte) *apiError {
+	if !utf8.Valid(b) {
+		field := invalidUTF8Field(b)
+		if field == "" {
+			return badRequest("", "Request body is not valid UTF-8.")
+		}
+		return badRequest(field, "%s is not valid UTF-8.", field)
+	}
+	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		return badRequest("", "Request body must be a JSON object, not null.")
 	}
 	return nil
 }
@@ -297,7 +380,7 @@ func (s *Server) authenticateJWT(rq *request) (*workspace, *apiError) {
 	var claims dashboardClaims
 	_, err := jwt.ParseWithClaims(tok, &claims, func(*jwt.Token) (any, error) { return s.cfg.jwtSecret, nil },
 		jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithTimeFunc(s.clock.Now))
-	if err != nil {
+	if err != nil || !expIsNumber(tok) {
 		return nil, newError(http.StatusUnauthorized, "Invalid or expired dashboard token.")
 	}
 	id, ok := parseOID(claims.WID)
@@ -309,6 +392,24 @@ func (s *Server) authenticateJWT(rq *request) (*workspace, *apiError) {
 		return nil, newError(http.StatusUnauthorized, "Invalid or expired dashboard token.")
 	}
 	return ws, nil
+}
+
+// expIsNumber reports whether a parsed token's exp claim is a JSON number, as RFC 7519 says
+// it must be: jwt/v5 also reads a string of digits as a date.
+func expIsNumber(tok string) bool {
+	_, rest, _ := strings.Cut(tok, ".")
+	payload, _, _ := strings.Cut(rest, ".")
+	b, err := base64.RawURLEncoding.DecodeString(payload)
+	if err != nil {
+		return false
+	}
+	var c struct {
+		Exp json.RawMessage `json:"exp"`
+	}
+	if json.Unmarshal(b, &c) != nil || len(c.Exp) == 0 {
+		return false
+	}
+	return c.Exp[0] == '-' || (c.Exp[0] >= '0' && c.Exp[0] <= '9')
 }
 
 // rateLimit counts the request in the key's fixed one-minute window and sets the headers.
@@ -375,3 +476,6 @@ func (w *captureWriter) WriteHeader(code int) {
 	}
 }
 func (w *captureWriter) Write(b []byte) (int, error) { return len(b), nil }
+
+// Unwrap lets http.ResponseController reach the connection (read deadlines).
+func (w *captureWriter) Unwrap() http.ResponseWriter { return w.sw }

@@ -22,6 +22,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,6 +39,21 @@ const (
 	DefaultCountry      = "Nigeria"
 	DefaultAddr         = "127.0.0.1:0"
 	requestLogSize      = 1000
+
+	// DefaultReadTimeout bounds how long reading a request body may take, so that a client
+	// that stalls or drips its body cannot hold a connection (slowloris).
+	DefaultReadTimeout = 30 * time.Second
+	// DefaultWriteTimeout bounds a whole response, from the end of the request headers to
+	// the last byte written: longer than a body read plus the longest latency fault (1m).
+	// A long-polling or streaming handler extends its own deadlines with
+	// http.ResponseController (SetReadDeadline, SetWriteDeadline) for as long as it waits.
+	DefaultWriteTimeout = 2 * time.Minute
+
+	// MaxPrice is the highest price of one SMS part, in kobo (10,000.00 NGN).
+	MaxPrice = 1_000_000
+	// MaxBalance is the highest wallet balance, in kobo (10,000,000,000,000,000.00 NGN). With
+	// MaxPrice it keeps every charge and balance far from int64 overflow.
+	MaxBalance = 1_000_000_000_000_000_000
 )
 
 // Option configures a Server.
@@ -55,18 +71,42 @@ type config struct {
 	now            func() time.Time
 	logger         *slog.Logger
 	requestLogSize int
+	readTimeout    time.Duration
+	writeTimeout   time.Duration
+	allowedHosts   []string
+}
+
+// check reports the first option out of its documented range.
+func (c *config) check() error {
+	switch {
+	case c.genericPrice < 0 || c.genericPrice > MaxPrice || c.dndPrice < 0 || c.dndPrice > MaxPrice:
+		return fmt.Errorf("mockserver: WithPrices: prices must be from 0 to %d kobo", MaxPrice)
+	case c.liveBalance < 0 || c.liveBalance > MaxBalance || c.testBalance < 0 || c.testBalance > MaxBalance:
+		return fmt.Errorf("mockserver: WithBalances: balances must be from 0 to %d kobo", MaxBalance)
+	case c.rateLimit < 0:
+		return errors.New("mockserver: WithRateLimit: the limit cannot be negative")
+	case c.readTimeout < 0 || c.writeTimeout < 0:
+		return errors.New("mockserver: timeouts cannot be negative")
+	}
+	for _, h := range c.allowedHosts {
+		if h == "" || strings.ContainsAny(h, "/ ") {
+			return fmt.Errorf("mockserver: WithAllowedHosts: %q is not a host name", h)
+		}
+	}
+	return nil
 }
 
 // WithAddr sets the address Start listens on (default 127.0.0.1:0, a free loopback port).
 func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
 
-// WithPrices sets the price of one SMS part, in kobo, on the generic and dnd channels.
+// WithPrices sets the price of one SMS part, in kobo, on the generic and dnd channels: from 0
+// to MaxPrice.
 func WithPrices(generic, dnd int64) Option {
 	return func(c *config) { c.genericPrice, c.dndPrice = generic, dnd }
 }
 
 // WithBalances sets the starting live and test wallet balances, in kobo, of the default
-// workspace and of workspaces created without balances.
+// workspace and of workspaces created without balances: from 0 to MaxBalance.
 func WithBalances(live, test int64) Option {
 	return func(c *config) { c.liveBalance, c.testBalance = live, test }
 }
@@ -85,6 +125,25 @@ func WithJWTSecret(secret []byte) Option {
 
 // WithClock sets the base clock (default time.Now); Advance moves the mock's time past it.
 func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
+
+// WithReadTimeout bounds how long reading one request body may take (default
+// DefaultReadTimeout; 0 means no limit). A body still unread by then fails and its
+// connection is closed.
+func WithReadTimeout(d time.Duration) Option { return func(c *config) { c.readTimeout = d } }
+
+// WithWriteTimeout bounds each response of a server started with Start or Serve, from the
+// end of the request headers to the last byte written (default DefaultWriteTimeout; 0 means
+// no limit). Handlers that wait on purpose extend it with http.ResponseController.
+func WithWriteTimeout(d time.Duration) Option { return func(c *config) { c.writeTimeout = d } }
+
+// WithAllowedHosts adds host names (without port) that requests may name in their Host
+// header, besides the loopback names and addresses (localhost, 127.0.0.0/8, ::1), which are
+// always allowed. Requests that arrive over a connection naming any other host are answered
+// 403: a web page cannot reach the mock through DNS rebinding. Use it when the mock is
+// reached by another name, such as a container's.
+func WithAllowedHosts(hosts ...string) Option {
+	return func(c *config) { c.allowedHosts = append(c.allowedHosts, hosts...) }
+}
 
 // WithLogger logs one line per request (method, path, status, request ID; never a secret).
 // Nil, the default, logs nothing.
@@ -115,6 +174,7 @@ func (w Workspace) GoString() string { return w.String() }
 // methods are safe for concurrent use.
 type Server struct {
 	cfg    config
+	cfgErr error // an option out of range: Start and Serve fail, requests get 500
 	clock  clock
 	ids    *idGen
 	routes []*pathRoute
@@ -136,16 +196,19 @@ type state struct {
 }
 
 // New returns a server with a default workspace: a live and a test key with every scope, the
-// active sender ID MOCKSMS, and both wallets funded.
+// active sender ID MOCKSMS, and both wallets funded. An option out of its documented range
+// makes Start and Serve return an error saying which.
 func New(opts ...Option) *Server {
 	s := &Server{cfg: config{
 		addr: DefaultAddr, genericPrice: DefaultGenericPrice, dndPrice: DefaultDNDPrice,
 		liveBalance: DefaultBalance, testBalance: DefaultBalance, country: DefaultCountry,
 		now: time.Now, requestLogSize: requestLogSize,
+		readTimeout: DefaultReadTimeout, writeTimeout: DefaultWriteTimeout,
 	}}
 	for _, o := range opts {
 		o(&s.cfg)
 	}
+	s.cfgErr = s.cfg.check()
 	if len(s.cfg.jwtSecret) == 0 {
 		s.cfg.jwtSecret = make([]byte, 32)
 		_, _ = rand.Read(s.cfg.jwtSecret)
@@ -180,6 +243,9 @@ func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 func (s *Server) Start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.cfgErr != nil {
+		return s.cfgErr
+	}
 	if s.ln != nil {
 		return errors.New("mockserver: already started")
 	}
@@ -189,13 +255,7 @@ func (s *Server) Start() error {
 	}
 	s.ln = ln
 	s.url = "http://" + ln.Addr().String()
-	s.hs = &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          nil,
-	}
+	s.hs = s.httpServer()
 	hs := s.hs
 	go func() { _ = hs.Serve(ln) }()
 	return nil
@@ -204,6 +264,9 @@ func (s *Server) Start() error {
 // Serve serves on ln until Shutdown or Close; it is what Start does, for callers that need the
 // listener in hand (the mock binary prints its startup line once ln accepts).
 func (s *Server) Serve(ln net.Listener) error {
+	if s.cfgErr != nil {
+		return s.cfgErr
+	}
 	s.mu.Lock()
 	if s.ln != nil {
 		s.mu.Unlock()
@@ -211,7 +274,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 	s.ln = ln
 	s.url = "http://" + ln.Addr().String()
-	s.hs = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
+	s.hs = s.httpServer()
 	hs := s.hs
 	s.mu.Unlock()
 	err := hs.Serve(ln)
@@ -219,6 +282,19 @@ func (s *Server) Serve(ln net.Listener) error {
 		return nil
 	}
 	return err
+}
+
+// httpServer is the http.Server of Start and Serve. Headers must arrive within 10 s; the body
+// read deadline is set per request (see readBody), so that it also holds when Handler is
+// served by another http.Server.
+func (s *Server) httpServer() *http.Server {
+	return &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		WriteTimeout:      s.cfg.writeTimeout,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
 }
 
 // Shutdown stops accepting connections and waits for requests in flight, until ctx is done.

@@ -13,6 +13,12 @@
 //
 //	sms-mockserver [-addr 127.0.0.1:4010] [-jwt-secret S] [-generic-price 3.20] [-dnd-price 4.50]
 //	               [-live-balance 10000.00] [-test-balance 10000.00] [-rate-limit N]
+//	               [-read-timeout 30s] [-allow-host name]...
+//
+// Prices are at most 10,000.00 NGN a part and balances at most 10,000,000,000,000,000.00 NGN.
+// A request body must arrive within -read-timeout. Requests must name a loopback host
+// (localhost, 127.0.0.0/8, ::1) or one given with -allow-host (repeatable, or comma
+// separated), for example the mock's name in a container network; others get 403.
 package main
 
 import (
@@ -24,8 +30,10 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -40,8 +48,8 @@ func main() {
 	}
 }
 
-// nairaFlag is a flag holding money in kobo, written in naira ("3.20").
-type nairaFlag struct{ kobo int64 }
+// nairaFlag is a flag holding money in kobo, written in naira ("3.20"), from 0 to max kobo.
+type nairaFlag struct{ kobo, max int64 }
 
 func (f *nairaFlag) String() string { return rules.FormatNaira(f.kobo) }
 func (f *nairaFlag) Set(s string) error {
@@ -49,7 +57,25 @@ func (f *nairaFlag) Set(s string) error {
 	if err != nil || k < 0 {
 		return rules.ErrMoney
 	}
+	if k > f.max {
+		return fmt.Errorf("at most %s NGN", rules.FormatNaira(f.max))
+	}
 	f.kobo = k
+	return nil
+}
+
+// hostsFlag collects -allow-host values, repeated or comma separated.
+type hostsFlag []string
+
+func (f *hostsFlag) String() string { return strings.Join(*f, ",") }
+func (f *hostsFlag) Set(s string) error {
+	for h := range strings.SplitSeq(s, ",") {
+		h = strings.TrimSpace(h)
+		if _, err := netip.ParseAddr(strings.Trim(h, "[]")); err != nil && (h == "" || strings.ContainsAny(h, "/ :[]")) {
+			return fmt.Errorf("%q is not a host name (give it without scheme or port)", h)
+		}
+		*f = append(*f, h)
+	}
 	return nil
 }
 
@@ -60,15 +86,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:4010", "address to listen on")
 	jwtSecret := fs.String("jwt-secret", "", "HS256 secret for dashboard JWTs (default: random)")
-	generic := &nairaFlag{mockserver.DefaultGenericPrice}
-	dnd := &nairaFlag{mockserver.DefaultDNDPrice}
-	live := &nairaFlag{mockserver.DefaultBalance}
-	test := &nairaFlag{mockserver.DefaultBalance}
+	generic := &nairaFlag{mockserver.DefaultGenericPrice, mockserver.MaxPrice}
+	dnd := &nairaFlag{mockserver.DefaultDNDPrice, mockserver.MaxPrice}
+	live := &nairaFlag{mockserver.DefaultBalance, mockserver.MaxBalance}
+	test := &nairaFlag{mockserver.DefaultBalance, mockserver.MaxBalance}
 	fs.Var(generic, "generic-price", "price of one SMS part on the generic channel, NGN")
 	fs.Var(dnd, "dnd-price", "price of one SMS part on the dnd channel, NGN")
 	fs.Var(live, "live-balance", "starting live wallet balance, NGN")
 	fs.Var(test, "test-balance", "starting test wallet balance, NGN")
 	rateLimit := fs.Int("rate-limit", 0, "requests per minute per API key (0: no limit)")
+	readTimeout := fs.Duration("read-timeout", mockserver.DefaultReadTimeout, "longest time a request body may take to arrive (0: no limit)")
+	var hosts hostsFlag
+	fs.Var(&hosts, "allow-host", "a host name requests may use besides loopback ones (repeatable)")
 	verbose := fs.Bool("v", false, "log one line per request on stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -79,10 +108,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *rateLimit < 0 {
 		return errors.New("-rate-limit cannot be negative")
 	}
+	if *readTimeout < 0 {
+		return errors.New("-read-timeout cannot be negative")
+	}
 	opts := []mockserver.Option{
 		mockserver.WithPrices(generic.kobo, dnd.kobo),
 		mockserver.WithBalances(live.kobo, test.kobo),
 		mockserver.WithRateLimit(*rateLimit),
+		mockserver.WithReadTimeout(*readTimeout),
+		mockserver.WithAllowedHosts(hosts...),
 	}
 	if *jwtSecret != "" {
 		opts = append(opts, mockserver.WithJWTSecret([]byte(*jwtSecret)))

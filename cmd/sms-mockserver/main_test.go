@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -69,8 +70,57 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"-rate-limit", "-1"},
 		{"extra"},
 		{"-addr", "256.0.0.1:99999"},
+		{"-read-timeout", "-1s"},
+		{"-read-timeout", "soon"},
+		{"-generic-price", "10000.01"},            // over mockserver.MaxPrice
+		{"-dnd-price", "92233720368547758.07"},    // x parts wrapped to a credit
+		{"-test-balance", "10000000000000000.01"}, // over mockserver.MaxBalance
+		{"-allow-host", "http://mock.test/"},
+		{"-allow-host", "mock.test:4010"},
+		{"-allow-host", ","},
 	} {
 		err := run(context.Background(), args, io.Discard, io.Discard)
 		assert.Error(t, err, "%v", args)
 	}
+}
+
+func TestHardening_FlagsReadTimeoutAndAllowHost(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-read-timeout", "150ms", "-allow-host", "mock.test,[fd00::1]", "-allow-host", "sms-mock"}, pw, io.Discard)
+		pw.Close()
+	}()
+	lines := bufio.NewScanner(pr)
+	require.True(t, lines.Scan(), "no startup line")
+	var ws struct{ URL string }
+	require.NoError(t, json.Unmarshal(lines.Bytes(), &ws))
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+
+	for host, want := range map[string]int{"mock.test": 200, "sms-mock:4010": 200, "[fd00::1]:4010": 200, "other.test": 403} {
+		req, err := http.NewRequest(http.MethodGet, ws.URL+"/_mock/faults", nil)
+		require.NoError(t, err)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		assert.Equal(t, want, resp.StatusCode, host)
+	}
+
+	// A body that never arrives is cut after -read-timeout.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(ws.URL, "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.SetDeadline(time.Now().Add(3*time.Second)))
+	_, err = io.WriteString(conn, "POST /_mock/clock HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{")
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err, "answered before the client's own deadline")
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+
+	cancel()
+	require.NoError(t, <-done)
 }

@@ -269,7 +269,7 @@ func TestInvalidResponses(t *testing.T) {
 	cases := []responseCase{
 		{"missing requestId", "GET", "/v1/balance", 401, jsonHeader(),
 			`{"error":{"code":"unauthorized","message":"No."}}`},
-		{"unknown error code", "GET", "/v1/balance", 401, jsonHeader(), errorBody("forbidden")},
+		{"unknown error code", "GET", "/v1/balance", 401, jsonHeader(), errorBody("no_such_code")},
 		{"unknown scope", "GET", "/v1/balance", 403, jsonHeader(),
 			`{"error":{"code":"insufficient_scope","message":"No.","scope":"admin"},"requestId":"` + reqID + `"}`},
 		{"missing X-Request-Id", "GET", "/v1/balance", 401, http.Header{"Content-Type": {"application/json"}},
