@@ -274,6 +274,13 @@ type target struct {
 }
 
 func sendSMS(s *Server, rq *request) (int, any, *apiError) {
+	if in := rq.send; in != nil { // decoded in one pass on the way in
+		targets, e := in.targets()
+		if e != nil {
+			return 0, nil, e
+		}
+		return s.send(rq, in.fields(), targets, false)
+	}
 	var in sendFields
 	if e := decodeJSON(rq.body, &in); e != nil {
 		return 0, nil, e
@@ -286,6 +293,13 @@ func sendSMS(s *Server, rq *request) (int, any, *apiError) {
 }
 
 func createCampaign(s *Server, rq *request) (int, any, *apiError) {
+	if in := rq.send; in != nil { // decoded in one pass on the way in
+		targets, e := in.targets()
+		if e != nil {
+			return 0, nil, e
+		}
+		return s.send(rq, in.fields(), targets, true)
+	}
 	var in sendFields
 	if e := decodeJSON(rq.body, &in); e != nil {
 		return 0, nil, e

@@ -144,15 +144,24 @@ func (sp *idemSpace) pop() bool {
 // reference runs, later ones with the same body replay its answer, ones with another body are
 // 409, and ones arriving while it runs wait for it.
 func (s *Server) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) {
-	ref, ok := referenceOf(rq.body)
-	if !ok {
-		s.run(w, rq, rt)
-		return
-	}
-	fp, ok := fingerprint(rq.r.URL.Path, rq.body)
-	if !ok {
-		s.run(w, rq, rt)
-		return
+	var ref string
+	var fp [32]byte
+	if in, ok := decodeSend(rq.r.URL.Path, rq.body, rq.r.URL.Path == "/v1/sms/campaigns"); ok {
+		rq.send = in
+		if in.reference == nil || !rules.ValidReference(*in.reference) {
+			s.run(w, rq, rt)
+			return
+		}
+		ref, fp = *in.reference, in.fingerprint
+	} else { // the general way, which also finds what is wrong with the body
+		if ref, ok = referenceOf(rq.body); !ok {
+			s.run(w, rq, rt)
+			return
+		}
+		if fp, ok = fingerprint(rq.r.URL.Path, rq.body); !ok {
+			s.run(w, rq, rt)
+			return
+		}
 	}
 	k, ws := newIdemKey(rq.mode, ref), rq.ws.id
 	for {

@@ -60,6 +60,7 @@ type request struct {
 	mode            Mode
 	key             *apiKey
 	providerFailure bool
+	send            *sendInput // a send or campaign body decoded in one pass, if it could be
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
