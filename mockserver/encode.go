@@ -1,7 +1,10 @@
 package mockserver
 
 import (
+	"encoding/hex"
+	"strconv"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -64,4 +67,85 @@ func appendString(dst []byte, s string, escapeHTML bool) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// jsonAppender is a handler's answer that writes its own JSON, byte for byte what
+// encoding/json writes for its wire struct, without reflection.
+type jsonAppender interface {
+	appendJSON(dst []byte) []byte
+}
+
+// campaignPage is the answer of GET /v1/sms/campaigns: pageBody of campaignJSON.
+type campaignPage struct {
+	campaigns []campaign
+	page      pagination
+}
+
+func (p *campaignPage) appendJSON(b []byte) []byte {
+	b = append(b, `{"data":[`...)
+	for i := range p.campaigns {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendCampaign(b, &p.campaigns[i])
+	}
+	b = append(b, `],"pagination":`...)
+	return appendPagination(b, p.page)
+}
+
+func appendPagination(b []byte, p pagination) []byte {
+	b = append(b, `{"page":`...)
+	b = strconv.AppendInt(b, int64(p.Page), 10)
+	b = append(b, `,"limit":`...)
+	b = strconv.AppendInt(b, int64(p.Limit), 10)
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, int64(p.Total), 10)
+	return append(b, "}}"...)
+}
+
+// appendCampaign writes campaignOut(c).
+func appendCampaign(b []byte, c *campaign) []byte {
+	b = append(b, `{"_id":"`...)
+	b = hex.AppendEncode(b, c.id[:])
+	b = append(b, `","senderId":`...)
+	b = appendString(b, c.senderID, false)
+	b = append(b, `,"recipientCount":`...)
+	b = strconv.AppendInt(b, int64(c.total()), 10)
+	b = append(b, `,"amount":`...)
+	b = appendNaira(b, c.amount)
+	b = append(b, `,"status":"`...)
+	b = append(b, campaignStatusNames[c.status]...)
+	b = append(b, `","currency":"NGN","channel":"`...)
+	b = append(b, channelNames[c.channel]...)
+	b = append(b, `","smsParts":`...)
+	b = strconv.AppendInt(b, int64(c.parts), 10)
+	b = append(b, `,"messageId":`...)
+	if c.hasMessageID() {
+		b = append(b, `"msg_`...)
+		b = hex.AppendEncode(b, c.id[:])
+		b = append(b, '"')
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"reference":`...)
+	if c.reference != "" {
+		b = appendString(b, c.reference, false)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"createdAt":"`...)
+	b = timeOf(c.createdAt).AppendFormat(b, time.RFC3339Nano)
+	return append(b, `"}`...)
+}
+
+// appendNaira writes kobo as rules.FormatNaira does: naira with two decimals.
+func appendNaira(b []byte, kobo int64) []byte {
+	u := uint64(kobo)
+	if kobo < 0 {
+		b = append(b, '-')
+		u = -u
+	}
+	b = strconv.AppendUint(b, u/100, 10)
+	frac := u % 100
+	return append(b, '.', byte('0'+frac/10), byte('0'+frac%10))
 }

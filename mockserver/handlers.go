@@ -575,11 +575,7 @@ func listCampaigns(_ *Server, rq *request) (int, any, *apiError) {
 		return 0, nil, e
 	}
 	cs, total := rq.ws.listCampaigns(rq.mode, page, limit, rq.now.UnixNano())
-	out := make([]campaignJSON, len(cs))
-	for i := range cs {
-		out[i] = campaignOut(&cs[i])
-	}
-	return http.StatusOK, pageBody{out, pagination{page, limit, total}}, nil
+	return http.StatusOK, &campaignPage{cs, pagination{page, limit, total}}, nil
 }
 
 type deliveryJSON struct {

@@ -164,6 +164,16 @@ func (s *Server) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte
 		writeError(w, rq.id, e)
 		return e.status, nil
 	}
+	if a, ok := v.(jsonAppender); ok { // no reflection
+		p := bytesPool.Get().(*[]byte)
+		defer bytesPool.Put(p)
+		*p = a.appendJSON((*p)[:0])
+		writeBody(w, status, rq.id, *p)
+		if !rt.idempotent {
+			return status, nil
+		}
+		return status, bytes.Clone(*p)
+	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	defer bufPool.Put(buf)
 	buf.Reset()
