@@ -149,3 +149,29 @@ func appendNaira(b []byte, kobo int64) []byte {
 	frac := u % 100
 	return append(b, '.', byte('0'+frac/10), byte('0'+frac%10))
 }
+
+// sentAnswer is the answer of POST /v1/sms/send and /v1/sms/campaigns: sendResponse.
+type sentAnswer struct{ c *campaign }
+
+func (a sentAnswer) appendJSON(b []byte) []byte {
+	c := a.c
+	b = append(b, `{"message":"SMS request accepted.","campaign":{"id":"`...)
+	b = hex.AppendEncode(b, c.id[:])
+	b = append(b, `","status":"`...)
+	b = append(b, campaignStatusNames[c.status]...)
+	b = append(b, `","message_id":`...)
+	if c.hasMessageID() {
+		b = append(b, `"msg_`...)
+		b = hex.AppendEncode(b, c.id[:])
+		b = append(b, '"')
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"recipients":`...)
+	b = strconv.AppendInt(b, int64(len(c.recipients)), 10)
+	b = append(b, `,"amount":`...)
+	b = appendNaira(b, c.amount)
+	b = append(b, `,"currency":"NGN","sms_parts":`...)
+	b = strconv.AppendInt(b, int64(c.parts), 10)
+	return append(b, "}}"...)
+}

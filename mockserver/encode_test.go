@@ -85,8 +85,8 @@ func TestAppendString(t *testing.T) {
 	}
 }
 
-// FuzzCampaignEncoding: for any campaign fields, the hand-written encoder and encoding/json
-// write the same bytes.
+// FuzzCampaignEncoding: for any campaign fields, the hand-written encoders of the list and of
+// the send answer write the same bytes as encoding/json.
 func FuzzCampaignEncoding(f *testing.F) {
 	f.Add("MOCKSMS", "order-1", int64(320), int64(1_700_000_000_123_456_789), uint8(1), uint8(0), uint8(1), []byte("0123456789ab"))
 	f.Add("<&>\u2028", "\xff\x01", int64(-1), int64(-62135596800_000_000_0), uint8(0), uint8(1), uint8(255), []byte{})
@@ -99,6 +99,11 @@ func FuzzCampaignEncoding(f *testing.F) {
 		want := stdJSON(t, pageBody{[]campaignJSON{campaignOut(&c)}, pg})
 		got := (&campaignPage{[]campaign{c}, pg}).appendJSON(nil)
 		if !bytes.Equal(want, got) {
+			t.Fatalf("encoding/json:\n%s\nhand-written:\n%s", want, got)
+		}
+		c.recipients = make([]recipient, parts%8)
+		want = stdJSON(t, sendResponse{Message: "SMS request accepted.", Campaign: sentOut(&c)})
+		if got := (sentAnswer{&c}).appendJSON(nil); !bytes.Equal(want, got) {
 			t.Fatalf("encoding/json:\n%s\nhand-written:\n%s", want, got)
 		}
 	})
@@ -120,4 +125,17 @@ func FuzzAppendString(f *testing.F) {
 			t.Fatalf("%q: encoding/json %s, appendString %s", s, want, got)
 		}
 	})
+}
+
+// TestSentAnswerEncoding: the send answer's encoder writes what encoding/json writes for
+// sendResponse, on random campaigns.
+func TestSentAnswerEncoding(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 2000 {
+		c := randomCampaign(r)
+		c.recipients = make([]recipient, r.IntN(5))
+		want := stdJSON(t, sendResponse{Message: "SMS request accepted.", Campaign: sentOut(&c)})
+		require.Equal(t, string(want), string(sentAnswer{&c}.appendJSON(nil)))
+	}
 }

@@ -383,7 +383,7 @@ func (s *Server) send(rq *request, in *sendFields, targets []target, personalize
 	if e != nil {
 		return 0, nil, e
 	}
-	return http.StatusAccepted, sendResponse{Message: "SMS request accepted.", Campaign: sentOut(c)}, nil
+	return http.StatusAccepted, sentAnswer{c}, nil // sendResponse of sentOut(c), written by hand
 }
 
 func checkSender(from *string) *apiError {
