@@ -274,6 +274,13 @@ type target struct {
 }
 
 func sendSMS(s *Server, rq *request) (int, any, *apiError) {
+	if in := rq.send; in != nil { // decoded in one pass on the way in
+		targets, e := in.targets()
+		if e != nil {
+			return 0, nil, e
+		}
+		return s.send(rq, in.fields(), targets, false)
+	}
 	var in sendFields
 	if e := decodeJSON(rq.body, &in); e != nil {
 		return 0, nil, e
@@ -286,6 +293,13 @@ func sendSMS(s *Server, rq *request) (int, any, *apiError) {
 }
 
 func createCampaign(s *Server, rq *request) (int, any, *apiError) {
+	if in := rq.send; in != nil { // decoded in one pass on the way in
+		targets, e := in.targets()
+		if e != nil {
+			return 0, nil, e
+		}
+		return s.send(rq, in.fields(), targets, true)
+	}
 	var in sendFields
 	if e := decodeJSON(rq.body, &in); e != nil {
 		return 0, nil, e
@@ -369,7 +383,7 @@ func (s *Server) send(rq *request, in *sendFields, targets []target, personalize
 	if e != nil {
 		return 0, nil, e
 	}
-	return http.StatusAccepted, sendResponse{Message: "SMS request accepted.", Campaign: sentOut(c)}, nil
+	return http.StatusAccepted, sentAnswer{c}, nil // sendResponse of sentOut(c), written by hand
 }
 
 func checkSender(from *string) *apiError {
@@ -561,11 +575,7 @@ func listCampaigns(_ *Server, rq *request) (int, any, *apiError) {
 		return 0, nil, e
 	}
 	cs, total := rq.ws.listCampaigns(rq.mode, page, limit, rq.now.UnixNano())
-	out := make([]campaignJSON, len(cs))
-	for i := range cs {
-		out[i] = campaignOut(&cs[i])
-	}
-	return http.StatusOK, pageBody{out, pagination{page, limit, total}}, nil
+	return http.StatusOK, &campaignPage{cs, pagination{page, limit, total}}, nil
 }
 
 type deliveryJSON struct {

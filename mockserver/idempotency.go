@@ -15,102 +15,163 @@ import (
 // idempotencyWindow is how long a reference is remembered.
 const idempotencyWindow = 24 * time.Hour
 
-type idemKey struct {
-	ws   oid
-	mode Mode
-	ref  string
+// DefaultIdempotencyLimit is how many references a workspace remembers at most, live and test
+// together, unless WithIdempotencyLimit says otherwise. Past it, the oldest answered
+// reference is forgotten first, before its 24 hours are up. An entry costs about 170 bytes
+// plus the answer it replays (about 230 bytes for a send), so a workspace at the limit holds
+// about 40 MB.
+const DefaultIdempotencyLimit = 100_000
+
+// idemKey names a reference inside a workspace: a hash of the mode and the reference, so that
+// the map holds no string of its own.
+type idemKey [16]byte
+
+func newIdemKey(mode Mode, ref string) idemKey {
+	h := sha256.New()
+	h.Write([]byte{byte(mode.index())})
+	h.Write([]byte(ref))
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return idemKey(sum[:16])
 }
 
 // idemEntry is one reference: the request it was first used with, and once that finished with
-// a 2xx, the answer to replay. done is closed when the first request finished.
+// a 2xx, the answer to replay. done is closed when the first request finished, then dropped:
+// a nil done means finished.
 type idemEntry struct {
+	key         idemKey
 	fingerprint [32]byte
 	done        chan struct{}
-	status      int    // set before done is closed
 	body        []byte // nil: the first request failed and the reference is free again
 	expires     int64
+	status      int32 // set before done is closed
 }
 
-// idempotency remembers references per workspace and mode.
+// idempotency remembers references per workspace. Each workspace has its own lock, map and
+// queue, so that one workspace's traffic does not wait on another's.
 type idempotency struct {
+	limit  int
+	spaces sync.Map // oid -> *idemSpace
+}
+
+// idemSpace is the references of one workspace. queue holds the answered entries in the
+// order they were answered, which is the order they expire in (the window is the same for
+// all and the clock only moves forward): expiry and eviction pop its head, and nothing ever
+// walks the whole map.
+type idemSpace struct {
 	mu      sync.Mutex
 	entries map[idemKey]*idemEntry
-	inserts int
+	queue   []*idemEntry
+	head    int // queue[:head] are popped
 }
 
-func newIdempotency() *idempotency { return &idempotency{entries: make(map[idemKey]*idemEntry)} }
-
-// begin returns the entry of k and whether the caller leads: a leader runs the request and
-// must call finish; anyone else waits on the entry's done.
-func (m *idempotency) begin(k idemKey, fp [32]byte, now int64) (*idemEntry, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if e := m.entries[k]; e != nil {
-		select {
-		case <-e.done:
-			if now < e.expires {
-				return e, false
-			}
-		default:
-			return e, false
-		}
+func newIdempotency(limit int) *idempotency {
+	if limit <= 0 {
+		limit = DefaultIdempotencyLimit
 	}
-	e := &idemEntry{fingerprint: fp, done: make(chan struct{})}
-	m.entries[k] = e
-	if m.inserts++; m.inserts%1024 == 0 {
-		m.sweep(now)
-	}
-	return e, true
+	return &idempotency{limit: limit}
 }
 
-// finish records the leader's answer: a 2xx is kept for replays, anything else frees k.
-func (m *idempotency) finish(k idemKey, e *idemEntry, status int, body []byte, now int64) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+func (m *idempotency) space(ws oid) *idemSpace {
+	if sp, ok := m.spaces.Load(ws); ok {
+		return sp.(*idemSpace)
+	}
+	sp, _ := m.spaces.LoadOrStore(ws, &idemSpace{entries: make(map[idemKey]*idemEntry)})
+	return sp.(*idemSpace)
+}
+
+// begin returns the entry of k, the channel to wait on, and whether the caller leads: a
+// leader runs the request and must call finish; anyone else waits on the channel (nil: the
+// entry is already finished).
+func (m *idempotency) begin(ws oid, k idemKey, fp [32]byte, now int64) (*idemEntry, <-chan struct{}, bool) {
+	sp := m.space(ws)
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	sp.expire(now)
+	if e := sp.entries[k]; e != nil && (e.done != nil || now < e.expires) {
+		return e, e.done, false
+	}
+	for len(sp.entries) >= m.limit && sp.pop() {
+	}
+	e := &idemEntry{key: k, fingerprint: fp, done: make(chan struct{})}
+	sp.entries[k] = e
+	return e, e.done, true
+}
+
+// finish records the leader's answer: a 2xx is kept for replays, anything else frees the
+// reference.
+func (m *idempotency) finish(ws oid, e *idemEntry, status int, body []byte, now int64) {
+	sp := m.space(ws)
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
 	if status >= 200 && status < 300 && body != nil {
-		e.status, e.body, e.expires = status, body, now+int64(idempotencyWindow)
-	} else if m.entries[k] == e {
-		delete(m.entries, k)
+		e.status, e.body, e.expires = int32(status), body, now+int64(idempotencyWindow)
+		sp.queue = append(sp.queue, e)
+	} else if sp.entries[e.key] == e {
+		delete(sp.entries, e.key)
 	}
 	close(e.done)
+	e.done = nil
 }
 
-// sweep drops expired entries; m.mu must be held.
-func (m *idempotency) sweep(now int64) {
-	for k, e := range m.entries {
-		select {
-		case <-e.done:
-			if now >= e.expires {
-				delete(m.entries, k)
-			}
-		default:
-		}
+// expire forgets the answered entries whose window has passed; sp.mu must be held.
+func (sp *idemSpace) expire(now int64) {
+	for sp.head < len(sp.queue) && now >= sp.queue[sp.head].expires {
+		sp.pop()
 	}
+}
+
+// pop forgets the oldest answered entry and reports whether there was one; sp.mu must be held.
+func (sp *idemSpace) pop() bool {
+	if sp.head == len(sp.queue) {
+		return false
+	}
+	e := sp.queue[sp.head]
+	sp.queue[sp.head] = nil
+	sp.head++
+	if sp.entries[e.key] == e { // a newer request may have taken the reference over
+		delete(sp.entries, e.key)
+	}
+	if sp.head >= 1024 && sp.head*2 >= len(sp.queue) { // reuse the front of the slice
+		n := copy(sp.queue, sp.queue[sp.head:])
+		clear(sp.queue[n:])
+		sp.queue, sp.head = sp.queue[:n], 0
+	}
+	return true
 }
 
 // serveIdempotent runs a request whose body may carry a reference: the first request with a
 // reference runs, later ones with the same body replay its answer, ones with another body are
 // 409, and ones arriving while it runs wait for it.
 func (s *Server) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) {
-	ref, ok := referenceOf(rq.body)
-	if !ok {
-		s.run(w, rq, rt)
-		return
+	var ref string
+	var fp [32]byte
+	if in, ok := decodeSend(rq.r.URL.Path, rq.body, rq.r.URL.Path == "/v1/sms/campaigns"); ok {
+		rq.send = in
+		if in.reference == nil || !rules.ValidReference(*in.reference) {
+			s.run(w, rq, rt)
+			return
+		}
+		ref, fp = *in.reference, in.fingerprint
+	} else { // the general way, which also finds what is wrong with the body
+		if ref, ok = referenceOf(rq.body); !ok {
+			s.run(w, rq, rt)
+			return
+		}
+		if fp, ok = fingerprint(rq.r.URL.Path, rq.body); !ok {
+			s.run(w, rq, rt)
+			return
+		}
 	}
-	fp, ok := fingerprint(rq.r.URL.Path, rq.body)
-	if !ok {
-		s.run(w, rq, rt)
-		return
-	}
-	k := idemKey{ws: rq.ws.id, mode: rq.mode, ref: ref}
+	k, ws := newIdemKey(rq.mode, ref), rq.ws.id
 	for {
-		e, lead := rq.st.idem.begin(k, fp, rq.now.UnixNano())
+		e, done, lead := rq.st.idem.begin(ws, k, fp, rq.now.UnixNano())
 		if lead {
 			var status int
 			var body []byte
 			// Deferred, so that a panicking handler frees the reference instead of leaving
 			// its duplicates waiting.
-			defer func() { rq.st.idem.finish(k, e, status, body, s.clock.Now().UnixNano()) }()
+			defer func() { rq.st.idem.finish(ws, e, status, body, s.clock.Now().UnixNano()) }()
 			status, body = s.run(w, rq, rt)
 			return
 		}
@@ -120,12 +181,12 @@ func (s *Server) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) 
 			writeError(w, rq.id, e)
 			return
 		}
-		if !wait(rq.r.Context(), e.done) {
+		if done != nil && !wait(rq.r.Context(), done) {
 			return // the client went away
 		}
 		if e.body != nil {
 			w.Header().Set("Idempotent-Replayed", "true")
-			writeBody(w, e.status, rq.id, e.body)
+			writeBody(w, int(e.status), rq.id, e.body)
 			return
 		}
 		// The first request failed, so the reference is free: try to lead this time.

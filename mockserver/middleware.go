@@ -64,7 +64,8 @@ type request struct {
 	mode            Mode
 	key             *apiKey
 	providerFailure bool
-	bodyRead        bool // the whole body was read (under the read deadline)
+	bodyRead        bool       // the whole body was read (under the read deadline)
+	send            *sendInput // a send or campaign body decoded in one pass, if it could be
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -199,6 +200,16 @@ func (s *Server) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte
 	if st, ok := v.(streamer); ok && !rt.idempotent {
 		st.stream(w, status, rq.id)
 		return status, nil
+	}
+	if a, ok := v.(jsonAppender); ok { // no reflection
+		p := bytesPool.Get().(*[]byte)
+		defer bytesPool.Put(p)
+		*p = a.appendJSON((*p)[:0])
+		writeBody(w, status, rq.id, *p)
+		if !rt.idempotent {
+			return status, nil
+		}
+		return status, bytes.Clone(*p)
 	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	defer bufPool.Put(buf)

@@ -74,6 +74,7 @@ type config struct {
 	readTimeout    time.Duration
 	writeTimeout   time.Duration
 	allowedHosts   []string
+	idemLimit      int
 }
 
 // check reports the first option out of its documented range.
@@ -148,6 +149,11 @@ func WithAllowedHosts(hosts ...string) Option {
 // WithLogger logs one line per request (method, path, status, request ID; never a secret).
 // Nil, the default, logs nothing.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithIdempotencyLimit sets how many references each workspace remembers at most (default
+// DefaultIdempotencyLimit). Past it, the oldest answered reference is forgotten first, even
+// inside its 24-hour window.
+func WithIdempotencyLimit(n int) Option { return func(c *config) { c.idemLimit = n } }
 
 // Workspace is what a test needs to talk to one workspace: its credentials and active sender
 // ID. Its JSON form is the mock binary's startup line.
@@ -224,7 +230,7 @@ func New(opts ...Option) *Server {
 // moves. The default workspace comes back with the same credentials.
 func (s *Server) Reset() {
 	s.clock.offset.Store(0)
-	st := &state{store: newStore(), idem: newIdempotency(), faults: &faults{}, log: newRequestLog(s.cfg.requestLogSize)}
+	st := &state{store: newStore(), idem: newIdempotency(s.cfg.idemLimit), faults: &faults{}, log: newRequestLog(s.cfg.requestLogSize)}
 	s.mu.Lock()
 	seed := s.seed
 	s.mu.Unlock()

@@ -1,0 +1,466 @@
+package mockserver
+
+import (
+	"crypto/sha256"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/seedsms/sms-go/internal/rules"
+)
+
+// The one-pass decoder of POST /v1/sms/send and /v1/sms/campaigns bodies. It reads a body once
+// and gets everything the idempotency check and the handler need from that one pass: the
+// members, with the contract's exact spelling and no null, the recipients (plain numbers
+// without a json.Unmarshal each), and the fingerprint. It accepts only bodies it fully
+// understands: a JSON object of known members, each once, all strings of valid UTF-8, and
+// for to the forms the route takes. It declines anything else (malformed JSON, another
+// type, an unknown or repeated member, a null, invalid UTF-8, an empty or too long to),
+// and the request then goes the general way (decodeJSON, referenceOf, fingerprint), which
+// says what is wrong in the contract's words. So the fast path changes no answer: for a body
+// it accepts, the general way finds the same members and the same fingerprint
+// (decode_test.go checks this on random bodies, FuzzDecodeSend on arbitrary ones).
+
+// sendInput is a decoded send or campaign body.
+type sendInput struct {
+	from, message, channel, reference *string
+	to                                []toItem
+	single                            bool // to was one string, not an array
+	fingerprint                       [32]byte
+}
+
+// toItem is one element of to: a number, or a {phone, name} object.
+type toItem struct {
+	phone   string
+	name    string
+	object  bool
+	hasName bool
+}
+
+// decodeSend decodes body with the fast path, or reports that it declines it. campaign says
+// which route: a campaign's to is an array of numbers or objects, a send's a number or an
+// array of numbers. path goes into the fingerprint.
+func decodeSend(path string, body []byte, campaign bool) (*sendInput, bool) {
+	// One conversion of the whole body: the phone numbers below are views into it, and are
+	// parsed into integers. Strings that outlive the request are cloned.
+	d := sendDecoder{s: string(body), campaign: campaign}
+	in, ok := d.object()
+	if !ok {
+		return nil, false
+	}
+	d.space()
+	if d.i != len(d.s) {
+		return nil, false
+	}
+	in.fingerprint = in.hash(path)
+	return in, true
+}
+
+type sendDecoder struct {
+	s        string
+	i        int
+	campaign bool
+}
+
+func (d *sendDecoder) space() {
+	for d.i < len(d.s) {
+		switch d.s[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// next skips white space and reports whether the next byte is c, consuming it if so.
+func (d *sendDecoder) next(c byte) bool {
+	d.space()
+	if d.i < len(d.s) && d.s[d.i] == c {
+		d.i++
+		return true
+	}
+	return false
+}
+
+func (d *sendDecoder) peek() byte {
+	d.space()
+	if d.i < len(d.s) {
+		return d.s[d.i]
+	}
+	return 0
+}
+
+func (d *sendDecoder) object() (*sendInput, bool) {
+	if !d.next('{') {
+		return nil, false
+	}
+	in := &sendInput{}
+	seen := 0
+	for {
+		if !d.next('"') {
+			return nil, false
+		}
+		name, ok := d.str()
+		if !ok || !d.next(':') {
+			return nil, false
+		}
+		var bit int
+		var dst **string
+		switch name {
+		case "to":
+			bit = 1
+		case "from":
+			bit, dst = 2, &in.from
+		case "message":
+			bit, dst = 4, &in.message
+		case "channel":
+			bit, dst = 8, &in.channel
+		case "reference":
+			bit, dst = 16, &in.reference
+		default:
+			return nil, false
+		}
+		if seen&bit != 0 {
+			return nil, false
+		}
+		seen |= bit
+		if dst != nil {
+			if !d.next('"') {
+				return nil, false
+			}
+			v, ok := d.str()
+			if !ok {
+				return nil, false
+			}
+			v = strings.Clone(v) // kept past the request: not a view of the body
+			*dst = &v
+		} else if !d.to(in) {
+			return nil, false
+		}
+		if d.next('}') {
+			return in, seen&1 != 0 // no to: left to the general way, which says it is required
+		}
+		if !d.next(',') {
+			return nil, false
+		}
+	}
+}
+
+func (d *sendDecoder) to(in *sendInput) bool {
+	switch d.peek() {
+	case '"':
+		if d.campaign {
+			return false
+		}
+		d.i++
+		p, ok := d.str()
+		in.to, in.single = []toItem{{phone: p}}, true
+		return ok
+	case '[':
+		d.i++
+	default:
+		return false
+	}
+	limit := rules.MaxSendRecipients
+	if d.campaign {
+		limit = rules.MaxCampaignRecipients
+	}
+	// Most bodies are numbers of about 16 bytes each, separators included.
+	in.to = make([]toItem, 0, min(limit, (len(d.s)-d.i)/16+1))
+	for {
+		if len(in.to) == limit {
+			return false
+		}
+		switch d.peek() {
+		case '"':
+			d.i++
+			p, ok := d.str()
+			if !ok {
+				return false
+			}
+			in.to = append(in.to, toItem{phone: p})
+		case '{':
+			if !d.campaign {
+				return false
+			}
+			d.i++
+			it, ok := d.recipient()
+			if !ok {
+				return false
+			}
+			in.to = append(in.to, it)
+		default:
+			return false
+		}
+		if d.next(']') {
+			return true
+		}
+		if !d.next(',') {
+			return false
+		}
+	}
+}
+
+// recipient reads a {phone, name} object after its '{'.
+func (d *sendDecoder) recipient() (toItem, bool) {
+	it := toItem{object: true}
+	hasPhone := false
+	for {
+		if !d.next('"') {
+			return it, false
+		}
+		name, ok := d.str()
+		if !ok || !d.next(':') || !d.next('"') {
+			return it, false
+		}
+		v, ok := d.str()
+		if !ok {
+			return it, false
+		}
+		switch {
+		case name == "phone" && !hasPhone:
+			it.phone, hasPhone = v, true
+		case name == "name" && !it.hasName:
+			it.name, it.hasName = strings.Clone(v), true
+		default:
+			return it, false
+		}
+		if d.next('}') {
+			return it, hasPhone
+		}
+		if !d.next(',') {
+			return it, false
+		}
+	}
+}
+
+// str reads a string after its opening quote. Without escapes it is a view of the body.
+func (d *sendDecoder) str() (string, bool) {
+	start := d.i
+	for d.i < len(d.s) {
+		c := d.s[d.i]
+		switch {
+		case c == '"':
+			d.i++
+			return d.s[start : d.i-1], true
+		case c == '\\':
+			return d.escaped(start)
+		case c < 0x20:
+			return "", false
+		case c < utf8.RuneSelf:
+			d.i++
+		default:
+			r, size := utf8.DecodeRuneInString(d.s[d.i:])
+			if r == utf8.RuneError && size == 1 {
+				return "", false
+			}
+			d.i += size
+		}
+	}
+	return "", false
+}
+
+// escaped reads the rest of a string that has an escape, from its start.
+func (d *sendDecoder) escaped(start int) (string, bool) {
+	b := []byte(d.s[start:d.i])
+	for d.i < len(d.s) {
+		c := d.s[d.i]
+		switch {
+		case c == '"':
+			d.i++
+			return string(b), true
+		case c < 0x20:
+			return "", false
+		case c == '\\':
+			if d.i+1 >= len(d.s) {
+				return "", false
+			}
+			e := d.s[d.i+1]
+			d.i += 2
+			switch e {
+			case '"', '\\', '/':
+				b = append(b, e)
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r, ok := d.hex4()
+				if !ok {
+					return "", false
+				}
+				if utf16.IsSurrogate(r) {
+					// Only a pair is a character; a lone half is left to the general way.
+					if d.i+1 >= len(d.s) || d.s[d.i] != '\\' || d.s[d.i+1] != 'u' {
+						return "", false
+					}
+					d.i += 2
+					r2, ok := d.hex4()
+					if !ok {
+						return "", false
+					}
+					if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
+						return "", false
+					}
+				}
+				b = utf8.AppendRune(b, r)
+			default:
+				return "", false
+			}
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			d.i++
+		default:
+			r, size := utf8.DecodeRuneInString(d.s[d.i:])
+			if r == utf8.RuneError && size == 1 {
+				return "", false
+			}
+			b = append(b, d.s[d.i:d.i+size]...)
+			d.i += size
+		}
+	}
+	return "", false
+}
+
+func (d *sendDecoder) hex4() (rune, bool) {
+	if d.i+4 > len(d.s) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range []byte(d.s[d.i : d.i+4]) {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	d.i += 4
+	return r, true
+}
+
+// hash is the fingerprint of the request: the same as fingerprint(path, body), the SHA-256 of
+// the path and of the body's JSON value as encoding/json writes it (members sorted by name),
+// but written straight from the decoded members.
+func (in *sendInput) hash(path string) [32]byte {
+	buf := bytesPool.Get().(*[]byte)
+	b := append((*buf)[:0], path...)
+	b = append(b, 0, '{')
+	comma := false
+	member := func(name string, v *string) {
+		if v == nil {
+			return
+		}
+		if comma {
+			b = append(b, ',')
+		}
+		comma = true
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, '"', ':')
+		b = appendString(b, *v, true)
+	}
+	member("channel", in.channel)
+	member("from", in.from)
+	member("message", in.message)
+	member("reference", in.reference)
+	if in.to != nil {
+		if comma {
+			b = append(b, ',')
+		}
+		b = append(b, `"to":`...)
+		if in.single {
+			b = appendString(b, in.to[0].phone, true)
+		} else {
+			b = append(b, '[')
+			for i, it := range in.to {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				if !it.object {
+					b = appendString(b, it.phone, true)
+					continue
+				}
+				b = append(b, '{')
+				if it.hasName {
+					b = append(b, `"name":`...)
+					b = appendString(b, it.name, true)
+					b = append(b, ',')
+				}
+				b = append(b, `"phone":`...)
+				b = appendString(b, it.phone, true)
+				b = append(b, '}')
+			}
+			b = append(b, ']')
+		}
+	}
+	b = append(b, '}')
+	sum := sha256.Sum256(b)
+	*buf = b
+	bytesPool.Put(buf)
+	return sum
+}
+
+// fields returns the decoded members in the handlers' form.
+func (in *sendInput) fields() *sendFields {
+	return &sendFields{From: in.from, Message: in.message, Channel: in.channel, Reference: in.reference}
+}
+
+// targets checks the decoded to as parseSendTo or parseCampaignTo check the raw one, with the
+// same errors; the decoder already holds its length to the route's limits.
+func (in *sendInput) targets() ([]target, *apiError) {
+	if in.single {
+		p, e := phone("to", in.to[0].phone)
+		if e != nil {
+			return nil, e
+		}
+		return []target{{phone: p}}, nil
+	}
+	b := newTargets(len(in.to))
+	for i, it := range in.to {
+		if !it.object {
+			p, err := phoneNumber(it.phone)
+			if err != nil {
+				field := itemField(i)
+				return nil, badRequest(field, "%s: %v.", field, err)
+			}
+			b.add(p, "", i)
+			continue
+		}
+		p, err := phoneNumber(it.phone)
+		if err != nil {
+			field := itemField(i) + ".phone"
+			return nil, badRequest(field, "%s: %v.", field, err)
+		}
+		if it.hasName && utf8.RuneCountInString(it.name) > rules.MaxNameLen {
+			field := itemField(i)
+			return nil, badRequest(field+".name", "%s.name must be at most %d characters.", field, rules.MaxNameLen)
+		}
+		b.add(p, it.name, i)
+	}
+	return b.list, nil
+}
+
+func itemField(i int) string { return "to[" + strconv.Itoa(i) + "]" }
+
+// phoneNumber is phone without the field: the number normalized, as an integer.
+func phoneNumber(s string) (uint64, error) {
+	n, err := rules.NormalizePhone(s)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseUint(n, 10, 64)
+}

@@ -1,0 +1,160 @@
+package mockserver
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// answer leads a new reference of ws and answers it with a 202 at now.
+func answer(t *testing.T, m *idempotency, ws oid, ref string, now int64) {
+	t.Helper()
+	e, _, lead := m.begin(ws, newIdemKey(Live, ref), [32]byte{1}, now)
+	require.True(t, lead, "reference %q must be new", ref)
+	m.finish(ws, e, 202, []byte(`{"ref":"`+ref+`"}`), now)
+}
+
+// replays reports whether ref of ws is remembered at now: a duplicate waits on nothing and
+// gets the stored answer. A reference that is not remembered is led, then failed, which
+// frees it again.
+func replays(t *testing.T, m *idempotency, ws oid, ref string, now int64) bool {
+	t.Helper()
+	e, done, lead := m.begin(ws, newIdemKey(Live, ref), [32]byte{1}, now)
+	if lead {
+		m.finish(ws, e, 500, nil, now)
+		return false
+	}
+	require.Nil(t, done, "an answered reference has nothing to wait for")
+	assert.Equal(t, `{"ref":"`+ref+`"}`, string(e.body))
+	return true
+}
+
+func (m *idempotency) stored(ws oid) int {
+	sp := m.space(ws)
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return len(sp.entries)
+}
+
+func TestIdempotencyLimitEvictsOldestFirst(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		limit     int
+		refs      []string
+		forgotten []string
+		kept      []string
+	}{
+		{"under the limit", 4, []string{"a", "b", "c"}, nil, []string{"a", "b", "c"}},
+		{"at the limit", 3, []string{"a", "b", "c"}, nil, []string{"a", "b", "c"}},
+		{"one past", 3, []string{"a", "b", "c", "d"}, []string{"a"}, []string{"b", "c", "d"}},
+		{"three past", 2, []string{"a", "b", "c", "d", "e"}, []string{"a", "b", "c"}, []string{"d", "e"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m, ws := newIdempotency(tt.limit), oid{1}
+			for i, ref := range tt.refs {
+				answer(t, m, ws, ref, int64(i))
+			}
+			assert.Equal(t, min(tt.limit, len(tt.refs)), m.stored(ws))
+			now := int64(len(tt.refs))
+			// Newest first, so that checking does not evict what is checked next.
+			for i := len(tt.kept) - 1; i >= 0; i-- {
+				assert.True(t, replays(t, m, ws, tt.kept[i], now), "%q must still be remembered", tt.kept[i])
+			}
+			for _, ref := range tt.forgotten {
+				assert.False(t, replays(t, m, ws, ref, now), "%q must be forgotten", ref)
+			}
+		})
+	}
+}
+
+func TestIdempotencyLimitIsPerWorkspace(t *testing.T) {
+	t.Parallel()
+	m, a, b := newIdempotency(2), oid{1}, oid{2}
+	answer(t, m, a, "x", 0)
+	answer(t, m, a, "y", 0)
+	for i, ref := range []string{"p", "q", "r", "s"} {
+		answer(t, m, b, ref, int64(i))
+	}
+	assert.True(t, replays(t, m, a, "x", 10), "another workspace's references do not evict these")
+	assert.True(t, replays(t, m, a, "y", 10))
+	assert.Equal(t, 2, m.stored(b))
+}
+
+func TestIdempotencyLimitSparesRunningRequests(t *testing.T) {
+	t.Parallel()
+	m, ws := newIdempotency(1), oid{1}
+	running, _, lead := m.begin(ws, newIdemKey(Live, "running"), [32]byte{1}, 0)
+	require.True(t, lead)
+	answer(t, m, ws, "a", 1) // over the limit, but a running request is never evicted
+	answer(t, m, ws, "b", 2)
+	_, done, lead := m.begin(ws, newIdemKey(Live, "running"), [32]byte{1}, 3)
+	require.False(t, lead, "a duplicate of a running request waits for it")
+	require.NotNil(t, done)
+	m.finish(ws, running, 202, []byte(`{"ref":"running"}`), 4)
+	<-done
+	assert.True(t, replays(t, m, ws, "running", 5))
+	assert.Equal(t, `{"ref":"running"}`, string(running.body))
+}
+
+func TestIdempotencyExpiresFromTheQueue(t *testing.T) {
+	t.Parallel()
+	const h = int64(time.Hour)
+	m, ws := newIdempotency(0), oid{1}
+	for i := range 5 {
+		answer(t, m, ws, string(rune('a'+i)), int64(i)*h) // a at 0h, ..., e at 4h
+	}
+	window := int64(idempotencyWindow)
+	tests := []struct {
+		at     int64
+		stored int
+	}{
+		{window - 1, 5},       // none has expired
+		{window, 4},           // a's window has passed
+		{window + 2*h, 2},     // a, b and c
+		{window + 4*h - 1, 1}, // e is left
+		{window + 4*h, 0},
+	}
+	for _, tt := range tests {
+		m.expireAt(ws, tt.at)
+		assert.Equal(t, tt.stored, m.stored(ws), "at %v", time.Duration(tt.at))
+	}
+	sp := m.space(ws)
+	assert.Equal(t, sp.head, len(sp.queue), "the queue is empty")
+}
+
+func (m *idempotency) expireAt(ws oid, now int64) {
+	sp := m.space(ws)
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	sp.expire(now)
+}
+
+func TestIdempotencyReusedReferenceOutlivesItsOldQueueEntry(t *testing.T) {
+	t.Parallel()
+	window := int64(idempotencyWindow)
+	m, ws := newIdempotency(0), oid{1}
+	answer(t, m, ws, "a", 0)
+	// a's window has passed: a new request leads and is answered at window+1, while a's old
+	// entry is still in the queue. Popping that old entry must not forget the new answer.
+	answer(t, m, ws, "a", window)
+	assert.True(t, replays(t, m, ws, "a", window+1))
+	assert.True(t, replays(t, m, ws, "a", 2*window-1))
+	assert.False(t, replays(t, m, ws, "a", 2*window))
+}
+
+func TestIdempotencyQueueIsCompacted(t *testing.T) {
+	t.Parallel()
+	m, ws := newIdempotency(10), oid{1}
+	for i := range 5000 {
+		answer(t, m, ws, "r"+itoa(i), int64(i))
+	}
+	sp := m.space(ws)
+	assert.Equal(t, 10, m.stored(ws))
+	assert.Less(t, len(sp.queue)-sp.head, 11)
+	assert.Less(t, cap(sp.queue), 4096, "popped entries do not pile up at the front of the queue")
+}
