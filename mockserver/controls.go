@@ -80,7 +80,11 @@ func (s *Server) NewWorkspace(p WorkspaceParams) (Workspace, error) {
 	if live < 0 || test < 0 {
 		return Workspace{}, badRequest("balance", "Balances cannot be negative.")
 	}
-	return s.createWorkspace(s.state.Load(), country, live, test, nil), nil
+	ws := s.createWorkspace(s.state.Load(), country, live, test, nil)
+	s.publish("workspace.created", struct {
+		WorkspaceID string `json:"workspaceId"`
+	}{ws.WorkspaceID})
+	return ws, nil
 }
 
 func ctlNewWorkspace(s *Server, rq *request) (int, any, *apiError) {
@@ -128,6 +132,7 @@ func (s *Server) setBalance(workspaceID string, mode Mode, kobo int64) *apiError
 		return e
 	}
 	w.setBalance(mode, kobo)
+	s.walletMoved(w, mode)
 	return nil
 }
 
@@ -183,6 +188,9 @@ func (s *Server) moveSender(id string, status uint8) (senderID, *apiError) {
 	}
 	for _, w := range s.state.Load().store.allWorkspaces() {
 		if sid, found, e := w.moveSenderID(oid, status); found {
+			if e == nil {
+				s.senderMoved(w.id, &sid)
+			}
 			return sid, e
 		}
 	}
@@ -230,6 +238,9 @@ func (s *Server) deliver(campaignID string, c *DeliverCounts) (campaign, *apiErr
 			n = &DeliverCounts{Delivered: -1} // all: resolved under the lock
 		}
 		if v, found, e := w.deliver(id, *n, now); found {
+			if e == nil {
+				s.delivered(w.id, &v)
+			}
 			return v, e
 		}
 	}
@@ -335,6 +346,9 @@ func ctlLatestOTP(s *Server, rq *request) (int, any, *apiError) {
 func (s *Server) Advance(d time.Duration) {
 	if d > 0 {
 		s.clock.advance(d)
+		s.publish("clock.advanced", struct {
+			Now time.Time `json:"now"`
+		}{s.clock.Now()})
 	}
 }
 
@@ -358,10 +372,16 @@ func ctlClock(s *Server, rq *request) (int, any, *apiError) {
 }
 
 // AddFaults appends fault rules; see FaultRule.
-func (s *Server) AddFaults(rules ...FaultRule) { s.state.Load().faults.add(rules...) }
+func (s *Server) AddFaults(rules ...FaultRule) {
+	s.state.Load().faults.add(rules...)
+	s.faultsChanged()
+}
 
 // ClearFaults removes every fault rule.
-func (s *Server) ClearFaults() { s.state.Load().faults.clear() }
+func (s *Server) ClearFaults() {
+	s.state.Load().faults.clear()
+	s.faultsChanged()
+}
 
 // Faults returns the active fault rules, with Times counting what is left.
 func (s *Server) Faults() []FaultRule { return s.state.Load().faults.list() }

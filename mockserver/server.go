@@ -55,6 +55,7 @@ type config struct {
 	now            func() time.Time
 	logger         *slog.Logger
 	requestLogSize int
+	maxMessages    int
 }
 
 // WithAddr sets the address Start listens on (default 127.0.0.1:0, a free loopback port).
@@ -119,7 +120,8 @@ type Server struct {
 	ids    *idGen
 	routes []*pathRoute
 	state  atomic.Pointer[state]
-	seed   Workspace // credentials of the default workspace, kept across Reset
+	seed   Workspace  // credentials of the default workspace, kept across Reset
+	inbox  inboxState // event stream and message waiters: they outlive Reset
 
 	mu  sync.Mutex
 	ln  net.Listener
@@ -141,7 +143,7 @@ func New(opts ...Option) *Server {
 	s := &Server{cfg: config{
 		addr: DefaultAddr, genericPrice: DefaultGenericPrice, dndPrice: DefaultDNDPrice,
 		liveBalance: DefaultBalance, testBalance: DefaultBalance, country: DefaultCountry,
-		now: time.Now, requestLogSize: requestLogSize,
+		now: time.Now, requestLogSize: requestLogSize, maxMessages: DefaultMaxMessages,
 	}}
 	for _, o := range opts {
 		o(&s.cfg)
@@ -152,6 +154,7 @@ func New(opts ...Option) *Server {
 	}
 	s.clock.base = s.cfg.now
 	s.ids = newIDGen()
+	s.inbox.events = newEventBus(eventRingSize)
 	s.routes = s.buildRoutes()
 	s.Reset()
 	return s
@@ -169,7 +172,11 @@ func (s *Server) Reset() {
 	s.mu.Lock()
 	s.seed = ws
 	s.mu.Unlock()
-	s.state.Store(st)
+	old := s.state.Swap(st)
+	if old != nil {
+		s.publish("reset", struct{}{})
+		s.inbox.arrived.broadcast()
+	}
 }
 
 // Handler returns the server's http.Handler, for serving it in your own http.Server or calling
@@ -197,6 +204,7 @@ func (s *Server) Start() error {
 		ErrorLog:          nil,
 	}
 	hs := s.hs
+	hs.RegisterOnShutdown(s.inbox.events.stop) // event streams and long polls end
 	go func() { _ = hs.Serve(ln) }()
 	return nil
 }
@@ -213,6 +221,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.url = "http://" + ln.Addr().String()
 	s.hs = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
 	hs := s.hs
+	hs.RegisterOnShutdown(s.inbox.events.stop) // event streams and long polls end
 	s.mu.Unlock()
 	err := hs.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
