@@ -178,6 +178,7 @@ func TestPageInBrowser(t *testing.T) {
 		var png []byte
 		require.NoError(t, chromedp.Run(ctx,
 			click(`#tabs button[data-tab="inbox"]`),
+			chromedp.Evaluate(`document.querySelector("#search").value = ""`, nil),
 			click(`#conversations li[data-to="2348025671695"]`),
 			chromedp.Sleep(300*time.Millisecond),
 			chromedp.CaptureScreenshot(&png)))
