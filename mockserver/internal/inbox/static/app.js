@@ -171,6 +171,8 @@ async function loadCampaigns() {
     body.append(row);
   }
   if (!all.length) body.append(el('tr', {}, el('td', { colSpan: 10, className: 'empty' }, 'No campaigns in this workspace yet.')));
+  // A processing campaign is sent a second after it was accepted: look again then.
+  if (all.some((c) => c.status === 'processing')) setTimeout(refreshSoon, 1000);
 }
 
 // --- sender IDs -----------------------------------------------------------------------------
