@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // Benchmarks of the mock's hot paths. docs/benchmarks.md has the commands and the figures.
@@ -41,7 +43,7 @@ func benchFill(tb testing.TB, s *Server, w *workspace, n, recipients int) {
 	next := uint64(2348000000000)
 	for range n {
 		op := &sendOp{from: DefaultSenderID, maxParts: 1, totalParts: int64(recipients),
-			recipients: make([]recipient, recipients)}
+			recipients: make([]recipient, recipients), template: benchTemplate}
 		for j := range op.recipients {
 			op.recipients[j] = recipient{packed: next}
 			next++
@@ -51,6 +53,10 @@ func benchFill(tb testing.TB, s *Server, w *workspace, n, recipients int) {
 		}
 	}
 }
+
+// benchTemplate is the message of benchFill's campaigns. One string shared by all of them, so
+// the memory measured is the campaigns', not the bytes of their text.
+const benchTemplate = "Your order has shipped."
 
 // benchGet is a GET with the default workspace's live key.
 func benchGet(s *Server, target string) *http.Request {
@@ -258,4 +264,86 @@ func BenchmarkCampaign10k(b *testing.B) {
 		benchServe(b, h, benchPost(s, "/v1/sms/campaigns", body), http.StatusAccepted)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/recipient")
+}
+
+// BenchmarkMessageMemory measures what the inbox keeps: n campaigns of 100 recipients with a
+// personal template and an 8-byte name each, and n OTPs, in fresh servers, live heap after a
+// GC before and after. It reports B/message (campaign and names included, the template
+// shared), B/message-no-name (the same campaigns with no names) and B/otp (an OTP's message,
+// its text and pin included, plus its pin record).
+func BenchmarkMessageMemory(b *testing.B) {
+	const n, per = 1000, 100
+	campaigns := func(names bool) float64 {
+		s, w := benchServer(b)
+		now := s.clock.Now()
+		before := liveHeap()
+		next := uint64(2348000000000)
+		for range n {
+			op := &sendOp{from: DefaultSenderID, maxParts: 1, totalParts: per, template: "Hi {{name}}, your order has shipped.",
+				personal: names, recipients: make([]recipient, per)}
+			var all strings.Builder
+			for j := range op.recipients {
+				if names {
+					fmt.Fprintf(&all, "N%07d", j)
+				}
+				op.recipients[j] = recipient{packed: next, nameEnd: uint32(all.Len())}
+				next++
+			}
+			op.names = all.String()
+			c, e := w.send(Live, s.ids, op, DefaultGenericPrice, now)
+			if e != nil {
+				b.Fatal(e)
+			}
+			s.keep(s.state.Load().store, len(c.recipients))
+		}
+		after := liveHeap()
+		if got := len(s.Messages(Filter{To: "2348000000007"})); got != 1 {
+			b.Fatalf("%d messages to one number, want 1", got)
+		}
+		runtime.KeepAlive(s)
+		return float64(after-before) / (n * per)
+	}
+	otps := func() float64 {
+		s, w := benchServer(b)
+		before := liveHeap()
+		for i := range n {
+			now := s.clock.Now().Add(time.Duration(i) * time.Hour) // past the per-number limit
+			phone := strconv.Itoa(2348000000000 + i)
+			if _, _, e := w.sendOTP(Live, &otpOp{id: s.ids.next(), from: DefaultSenderID, phone: phone,
+				text: "Your code is 123456", parts: 1, ttl: time.Minute, pin: "123456"}, DefaultGenericPrice, now); e != nil {
+				b.Fatal(e)
+			}
+		}
+		after := liveHeap()
+		runtime.KeepAlive(s)
+		return float64(after-before) / n
+	}
+	var named, plain, otp float64
+	runs := 0
+	for b.Loop() {
+		named += campaigns(true)
+		plain += campaigns(false)
+		otp += otps()
+		runs++
+	}
+	b.ReportMetric(named/float64(runs), "B/message")
+	b.ReportMetric(plain/float64(runs), "B/message-no-name")
+	b.ReportMetric(otp/float64(runs), "B/otp")
+}
+
+// BenchmarkMessagesQuery is GET /_mock/messages?to= over 100,000 kept messages (1,000
+// campaigns of 100): the whole store is scanned, the matches sorted and one page rendered.
+func BenchmarkMessagesQuery(b *testing.B) {
+	s, w := benchServer(b)
+	benchFill(b, s, w, 1000, 100)
+	s.keep(s.state.Load().store, 100_000)
+	h := s.Handler()
+	req := httptest.NewRequest(http.MethodGet, "/_mock/messages?to=2348000012345", nil)
+	if n := bytes.Count(benchServe(b, h, req, http.StatusOK).Body.Bytes(), []byte(`"text"`)); n != 1 {
+		b.Fatalf("%d messages, want 1", n)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		benchServe(b, h, req, http.StatusOK)
+	}
 }

@@ -348,7 +348,7 @@ func errorCases() []errCase {
 	}
 	missing("unknown path without credentials", static(get("/v1/nope", withKey("", ""))))
 	missing("unknown version", static(post("/v2/sms/send", sms(one))))
-	missing("root", static(get("/")))
+	missing("unknown file at the root", static(get("/index.html"))) // GET / is the inbox page
 	missing("trailing slash", static(get("/v1/balance/")))
 	missing("empty id segment", static(get("/v1/sms/campaigns//status")))
 	missing("unknown campaign", static(get("/v1/sms/campaigns/0123456789abcdef01234567/status")))
@@ -566,7 +566,7 @@ func TestErrorResponses(t *testing.T) {
 				assert.NotEmpty(t, r.Header.Get("Retry-After"), "every 429 has Retry-After")
 			}
 
-			assert.Equal(t, before, e.state(), "a rejected request changed the wallets or the campaigns")
+			assert.Equal(t, before, e.state(), "a rejected request changed the wallets, the campaigns or the messages")
 		})
 	}
 }

@@ -84,7 +84,11 @@ func (s *Server) NewWorkspace(p WorkspaceParams) (Workspace, error) {
 	if e := checkBalance("testBalance", test); e != nil {
 		return Workspace{}, e
 	}
-	return s.createWorkspace(s.state.Load(), country, live, test, nil), nil
+	ws := s.createWorkspace(s.state.Load(), country, live, test, nil)
+	s.publish("workspace.created", struct {
+		WorkspaceID string `json:"workspaceId"`
+	}{ws.WorkspaceID})
+	return ws, nil
 }
 
 func ctlNewWorkspace(s *Server, rq *request) (int, any, *apiError) {
@@ -132,6 +136,7 @@ func (s *Server) setBalance(workspaceID string, mode Mode, kobo int64) *apiError
 		return e
 	}
 	w.setBalance(mode, kobo)
+	s.walletMoved(w, mode)
 	return nil
 }
 
@@ -195,6 +200,9 @@ func (s *Server) moveSender(id string, status uint8) (senderID, *apiError) {
 	}
 	for _, w := range s.state.Load().store.allWorkspaces() {
 		if sid, found, e := w.moveSenderID(oid, status); found {
+			if e == nil {
+				s.senderMoved(w.id, &sid)
+			}
 			return sid, e
 		}
 	}
@@ -251,6 +259,9 @@ func (s *Server) deliver(campaignID string, c *DeliverCounts) (campaign, *apiErr
 			n = &DeliverCounts{Delivered: -1} // all: resolved under the lock
 		}
 		if v, found, e := w.deliver(id, *n, now); found {
+			if e == nil {
+				s.delivered(w.id, &v)
+			}
 			return v, e
 		}
 	}
@@ -368,6 +379,11 @@ func (s *Server) Advance(d time.Duration) error {
 	if !s.clock.advance(d) {
 		return badRequest("advance", "advance would take the mock's clock past %s.", LatestTime.Format(time.RFC3339))
 	}
+	if d > 0 {
+		s.publish("clock.advanced", struct {
+			Now time.Time `json:"now"`
+		}{s.clock.Now()})
+	}
 	return nil
 }
 
@@ -401,7 +417,11 @@ func (s *Server) AddFaults(rules ...FaultRule) error {
 			return e
 		}
 	}
-	return asError(s.state.Load().faults.add(rules...))
+	if e := s.state.Load().faults.add(rules...); e != nil {
+		return asError(e)
+	}
+	s.faultsChanged()
+	return nil
 }
 
 // checkFault validates rule i of a list; its errors name the field as rules[i].member.
@@ -470,7 +490,10 @@ func prefixOfPattern(prefix, pattern string) bool {
 }
 
 // ClearFaults removes every fault rule.
-func (s *Server) ClearFaults() { s.state.Load().faults.clear() }
+func (s *Server) ClearFaults() {
+	s.state.Load().faults.clear()
+	s.faultsChanged()
+}
 
 // Faults returns the active fault rules, with Times counting what is left.
 func (s *Server) Faults() []FaultRule { return s.state.Load().faults.list() }

@@ -35,6 +35,7 @@ func (s *Server) buildRoutes() []*pathRoute {
 		{"/v1/sender-ids", route{method: get, auth: authKey, scope: scopeSenderIDs, handle: listSenderIDs}},
 	}
 	table = append(table, controlRoutes()...)
+	table = append(table, inboxRoutes()...)
 	var out []*pathRoute
 	byPattern := map[string]*pathRoute{}
 	for _, t := range table {
@@ -341,6 +342,8 @@ func (s *Server) send(rq *request, in *sendFields, targets []target, personalize
 		recipients: make([]recipient, len(targets))}
 	msg := *in.Message
 	personalize = personalize && strings.Contains(msg, "{{name}}")
+	op.template, op.personal = msg, personalize
+	var names strings.Builder
 	partsByName := map[string]int{}
 	if personalize { // too long with no name at all: the message is at fault, not a recipient
 		if parts, _ := rules.CountParts(strings.ReplaceAll(msg, "{{name}}", "")); parts > rules.MaxParts {
@@ -377,12 +380,15 @@ func (s *Server) send(rq *request, in *sendFields, targets []target, personalize
 		if channel == 0 && rq.st.store.onDND(t.phone) {
 			status = rcptDND
 		}
-		op.recipients[i] = recipient{packed: t.phone | uint64(status)<<56}
+		names.WriteString(name)
+		op.recipients[i] = recipient{packed: t.phone | uint64(status)<<56, nameEnd: uint32(names.Len())}
 	}
+	op.names = names.String()
 	c, e := rq.ws.send(rq.mode, s.ids, op, price, rq.now)
 	if e != nil {
 		return 0, nil, e
 	}
+	s.sent(rq, c)
 	return http.StatusAccepted, sentAnswer{c}, nil // sendResponse of sentOut(c), written by hand
 }
 
@@ -711,12 +717,15 @@ func sendOTP(s *Server, rq *request) (int, any, *apiError) {
 	}
 	pin := randomPin(alphabet, length)
 	num := strconv.FormatUint(p, 10)
-	o, amount, e := rq.ws.sendOTP(rq.mode, &otpOp{from: *in.From, phone: num, parts: parts,
-		ttl: time.Duration(ttl) * time.Minute, pin: pin}, s.cfg.genericPrice, rq.now)
+	msgID := s.ids.next()
+	o, amount, e := rq.ws.sendOTP(rq.mode, &otpOp{id: msgID, from: *in.From, phone: num, parts: parts,
+		text: strings.ReplaceAll(*in.MessageText, placeholder, pin),
+		ttl:  time.Duration(ttl) * time.Minute, pin: pin}, s.cfg.genericPrice, rq.now)
 	if e != nil {
 		return 0, nil, e
 	}
 	rq.st.store.deliverPin(num, o.pinID, pin)
+	s.otpSent(rq, msgID, num, o.pinID)
 	return http.StatusOK, dataBody{otpSentJSON{SMSStatus: "Message Sent", PhoneNumber: num, PinID: o.pinID,
 		Status: "200", Amount: naira(amount), Currency: "NGN"}}, nil
 }
@@ -745,7 +754,7 @@ type verificationJSON struct {
 	AttemptsRemaining int    `json:"attemptsRemaining"`
 }
 
-func verifyOTP(_ *Server, rq *request) (int, any, *apiError) {
+func verifyOTP(s *Server, rq *request) (int, any, *apiError) {
 	var in struct {
 		PinID *string `json:"pin_id"`
 		Pin   *string `json:"pin"`
@@ -762,6 +771,9 @@ func verifyOTP(_ *Server, rq *request) (int, any, *apiError) {
 	o, ok, left, e := rq.ws.verifyOTP(rq.mode, *in.PinID, *in.Pin, rq.now)
 	if e != nil {
 		return 0, nil, e
+	}
+	if ok {
+		s.otpVerified(rq, o.pinID, o.phone)
 	}
 	return http.StatusOK, dataBody{verificationJSON{PinID: o.pinID, Verified: ok, MSISDN: o.phone, AttemptsRemaining: left}}, nil
 }
@@ -819,6 +831,7 @@ func requestSenderID(s *Server, rq *request) (int, any, *apiError) {
 	if e != nil {
 		return 0, nil, e
 	}
+	s.senderMoved(rq.ws.id, &stored)
 	return http.StatusCreated, struct {
 		Message string     `json:"message"`
 		Data    senderJSON `json:"data"`

@@ -400,6 +400,7 @@ func (e *env) campaignTotal(opts ...reqOpt) int {
 type state struct {
 	Live, Test                   int64
 	LiveCampaigns, TestCampaigns int
+	Messages                     int
 }
 
 func (e *env) state() state {
@@ -407,6 +408,7 @@ func (e *env) state() state {
 	return state{
 		Live: e.balance(mockserver.Live), Test: e.balance(mockserver.Test),
 		LiveCampaigns: e.campaignTotal(e.live()), TestCampaigns: e.campaignTotal(e.test()),
+		Messages: len(e.srv.Messages(mockserver.Filter{})),
 	}
 }
 

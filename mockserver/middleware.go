@@ -42,7 +42,11 @@ type route struct {
 	body       bool  // takes a JSON body
 	idempotent bool  // deduplicated by the body's reference
 	handle     handlerFunc
+	stream     streamFunc // instead of handle: writes its own answer (long polls, events, the page)
 }
+
+// streamFunc serves a route that writes its own answer, such as a long poll or an event stream.
+type streamFunc func(s *Server, w http.ResponseWriter, rq *request)
 
 // pathRoute is one path pattern and the routes of its methods. A segment "{id}" matches any
 // non-empty segment.
@@ -73,7 +77,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	rq := &request{r: r, st: st, id: "req_" + s.ids.next().String(), now: s.clock.Now()}
 	w.Header().Set("X-Request-Id", rq.id)
 	sw := &statusWriter{ResponseWriter: w}
-	control := strings.HasPrefix(r.URL.Path, "/_mock/")
+	control := strings.HasPrefix(r.URL.Path, "/_mock/") || r.URL.Path == "/" // the inbox page is a control
 	start := time.Now()
 	defer func() {
 		v := recover()
@@ -174,6 +178,10 @@ func (s *Server) dispatch(w http.ResponseWriter, rq *request) {
 	rq.param = param
 	if e := s.admit(w, rq, rt); e != nil {
 		writeError(w, rq.id, e)
+		return
+	}
+	if rt.stream != nil {
+		rt.stream(s, w, rq)
 		return
 	}
 	if rt.idempotent {

@@ -75,6 +75,7 @@ type config struct {
 	writeTimeout   time.Duration
 	allowedHosts   []string
 	idemLimit      int
+	maxMessages    int
 }
 
 // check reports the first option out of its documented range.
@@ -185,7 +186,8 @@ type Server struct {
 	ids    *idGen
 	routes []*pathRoute
 	state  atomic.Pointer[state]
-	seed   Workspace // credentials of the default workspace, kept across Reset
+	seed   Workspace  // credentials of the default workspace, kept across Reset
+	inbox  inboxState // event stream and message waiters: they outlive Reset
 
 	mu  sync.Mutex
 	ln  net.Listener
@@ -208,7 +210,7 @@ func New(opts ...Option) *Server {
 	s := &Server{cfg: config{
 		addr: DefaultAddr, genericPrice: DefaultGenericPrice, dndPrice: DefaultDNDPrice,
 		liveBalance: DefaultBalance, testBalance: DefaultBalance, country: DefaultCountry,
-		now: time.Now, requestLogSize: requestLogSize,
+		now: time.Now, requestLogSize: requestLogSize, maxMessages: DefaultMaxMessages,
 		readTimeout: DefaultReadTimeout, writeTimeout: DefaultWriteTimeout,
 	}}
 	for _, o := range opts {
@@ -221,6 +223,7 @@ func New(opts ...Option) *Server {
 	}
 	s.clock.base = s.cfg.now
 	s.ids = newIDGen()
+	s.inbox.events = newEventBus(eventRingSize)
 	s.routes = s.buildRoutes()
 	s.Reset()
 	return s
@@ -238,7 +241,11 @@ func (s *Server) Reset() {
 	s.mu.Lock()
 	s.seed = ws
 	s.mu.Unlock()
-	s.state.Store(st)
+	old := s.state.Swap(st)
+	if old != nil {
+		s.publish("reset", struct{}{})
+		s.inbox.arrived.broadcast()
+	}
 }
 
 // Handler returns the server's http.Handler, for serving it in your own http.Server or calling
@@ -263,6 +270,7 @@ func (s *Server) Start() error {
 	s.url = "http://" + ln.Addr().String()
 	s.hs = s.httpServer()
 	hs := s.hs
+	hs.RegisterOnShutdown(s.inbox.events.stop) // event streams and long polls end
 	go func() { _ = hs.Serve(ln) }()
 	return nil
 }
@@ -282,6 +290,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.url = "http://" + ln.Addr().String()
 	s.hs = s.httpServer()
 	hs := s.hs
+	hs.RegisterOnShutdown(s.inbox.events.stop) // event streams and long polls end
 	s.mu.Unlock()
 	err := hs.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {

@@ -68,6 +68,9 @@ type store struct {
 
 	inboxMu sync.Mutex
 	inbox   map[string]pinMessage // the newest OTP each phone received, for /_mock/otps/latest
+
+	messages atomic.Int64 // messages kept, over every workspace and mode (see messages.go)
+	trimMu   sync.Mutex   // one trim of the oldest messages at a time
 }
 
 type pinMessage struct{ pinID, pin string }
@@ -96,6 +99,8 @@ type workspace struct {
 type modeData struct {
 	balance   int64       // kobo
 	campaigns []*campaign // creation order, so ids ascend
+	msgFrom   int         // campaigns[msgFrom:] are kept as messages; older ones were forgotten
+	otpMsgs   []*campaign // OTP messages kept, creation order
 	otps      map[string]*otp
 	pending   map[string]*otp    // newest pending pin per phone
 	otpSends  map[string][]int64 // send times per phone inside the limit window
@@ -157,11 +162,13 @@ const (
 
 var recipientStatusNames = [...]string{"sent", "delivered", "failed", "dnd"}
 
-// recipient is one number of a campaign in 16 bytes: the phone's digits as an integer with the
-// status in the top byte, and when the status last changed.
+// recipient is one number of a campaign in 24 bytes: the phone's digits as an integer with the
+// status in the top byte, when the status last changed, and where its name ends in the
+// campaign's names.
 type recipient struct {
 	packed    uint64
 	updatedAt int64
+	nameEnd   uint32
 }
 
 func (r recipient) phone() string { return strconv.FormatUint(r.packed&(1<<56-1), 10) }
@@ -171,18 +178,25 @@ func (r *recipient) set(s uint8, at int64) {
 	r.updatedAt = at
 }
 
+// campaign is one accepted send and its recipients, in 144 bytes plus 24 per recipient. Its
+// messages are rendered on read from template and names: the text is stored once, not per
+// recipient. An OTP is kept as a campaign of one recipient outside the campaign list (flags has
+// msgOTP): its template is the text with the pin in place, names the pin and reference the pin ID.
 type campaign struct {
 	id         oid
-	senderID   string
-	reference  string
-	createdAt  int64 // unix nanoseconds
-	readyAt    int64 // when a processing campaign becomes sent
-	amount     int64 // kobo actually charged
-	recipients []recipient
-	counts     [4]int32 // by recipient status
-	channel    uint8    // 0 generic, 1 dnd
+	channel    uint8 // 0 generic, 1 dnd
 	status     uint8
 	parts      uint8
+	flags      uint8 // msgOTP, msgPersonal
+	senderID   string
+	reference  string
+	template   string // the message as sent; "" once its messages are forgotten
+	names      string // every recipient's {{name}}, one after another (see recipient.nameEnd)
+	createdAt  int64  // unix nanoseconds
+	readyAt    int64  // when a processing campaign becomes sent
+	amount     int64  // kobo actually charged
+	recipients []recipient
+	counts     [4]int32 // by recipient status
 }
 
 func (c *campaign) hasMessageID() bool { return c.status == campaignSent }
@@ -419,6 +433,9 @@ func errSenderNotActive(title string) *apiError {
 type sendOp struct {
 	from            string
 	reference       string
+	template        string // the message, {{name}} unfilled when personal
+	names           string // the recipients' names, one after another, when personal
+	personal        bool   // {{name}} is filled per recipient
 	channel         uint8
 	maxParts        int
 	totalParts      int64       // parts summed over recipients
@@ -447,7 +464,10 @@ func (w *workspace) send(mode Mode, ids *idGen, op *sendOp, price int64, now tim
 	c := &campaign{
 		id: ids.next(), senderID: op.from, reference: op.reference, createdAt: ns, readyAt: ns,
 		amount: amount, recipients: op.recipients, channel: op.channel, parts: uint8(op.maxParts),
-		status: campaignSent,
+		status: campaignSent, template: op.template, names: op.names,
+	}
+	if op.personal {
+		c.flags |= msgPersonal
 	}
 	md.balance -= amount
 	for i := range c.recipients {
@@ -572,8 +592,10 @@ const (
 )
 
 type otpOp struct {
+	id    oid // of the message
 	from  string
 	phone string
+	text  string // as the phone shows it, the pin in place
 	parts int
 	ttl   time.Duration
 	pin   string
@@ -610,6 +632,13 @@ func (w *workspace) sendOTP(mode Mode, op *otpOp, price int64, now time.Time) (*
 	o.hash = pinHash(o.pinID, op.pin)
 	md.otps[o.pinID] = o
 	md.pending[op.phone] = o
+	p, _ := strconv.ParseUint(op.phone, 10, 64)
+	md.otpMsgs = append(md.otpMsgs, &campaign{
+		id: op.id, parts: uint8(op.parts), flags: msgOTP, senderID: op.from, reference: o.pinID,
+		template: op.text, names: op.pin, createdAt: ns, readyAt: ns, amount: amount, status: campaignSent,
+		recipients: []recipient{{packed: p | uint64(rcptDelivered)<<56, updatedAt: ns}},
+		counts:     [4]int32{rcptDelivered: 1},
+	})
 	return o, amount, nil
 }
 

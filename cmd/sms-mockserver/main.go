@@ -5,7 +5,10 @@
 //
 //	{"url": "http://127.0.0.1:4010", "workspaceId": "...", "dashboardToken": "<JWT>",
 //	 "liveKey": "pk_live_...", "liveSecret": "sk_live_...", "testKey": "pk_test_...",
-//	 "testSecret": "sk_test_...", "senderId": "MOCKSMS"}
+//	 "testSecret": "sk_test_...", "senderId": "MOCKSMS", "inbox": "http://127.0.0.1:4010/"}
+//
+// Open the inbox URL in a browser while your app runs: every SMS the mock received, per phone
+// number, live, with the mock's test controls.
 //
 // It stops gracefully on SIGINT or SIGTERM.
 //
@@ -135,7 +138,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	ws := srv.Default()
 	ws.URL = "http://" + ln.Addr().String()
-	line, err := json.Marshal(ws)
+	line, err := json.Marshal(struct {
+		mockserver.Workspace
+		Inbox string `json:"inbox"` // the inbox page
+	}{ws, ws.URL + "/"})
 	if err != nil {
 		return err
 	}

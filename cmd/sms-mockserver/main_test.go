@@ -28,7 +28,7 @@ func TestRunPrintsStartupLineAndServes(t *testing.T) {
 	lines := bufio.NewScanner(pr)
 	require.True(t, lines.Scan(), "no startup line")
 	var ws struct {
-		URL, WorkspaceID, DashboardToken, LiveKey, LiveSecret, TestKey, TestSecret, SenderID string
+		URL, WorkspaceID, DashboardToken, LiveKey, LiveSecret, TestKey, TestSecret, SenderID, Inbox string
 	}
 	require.NoError(t, json.Unmarshal(lines.Bytes(), &ws))
 	assert.True(t, strings.HasPrefix(ws.URL, "http://127.0.0.1:"), ws.URL)
@@ -39,6 +39,8 @@ func TestRunPrintsStartupLineAndServes(t *testing.T) {
 	assert.Equal(t, "MOCKSMS", ws.SenderID)
 	assert.Len(t, ws.WorkspaceID, 24)
 	assert.Equal(t, 2, strings.Count(ws.DashboardToken, "."))
+	assert.Equal(t, ws.URL+"/", ws.Inbox)
+	assert.Contains(t, lines.Text(), `"senderId":"MOCKSMS","inbox":"`+ws.URL+`/"}`, "inbox comes last")
 
 	// The server accepts connections as soon as the line is out, with the flags applied.
 	req, err := http.NewRequest(http.MethodGet, ws.URL+"/v1/balance", nil)
