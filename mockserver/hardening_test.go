@@ -506,6 +506,7 @@ func TestHardening_ContractGaps(t *testing.T) {
 
 	t.Run("otps/latest", func(t *testing.T) {
 		t.Parallel()
+		e := newEnv(t) // it sends an OTP: apart from the subtest that checks nothing moved
 		pinID, pin := e.otp(otpBody(num(42)))
 		for _, query := range []string{"to=" + num(42), "to=%2B" + num(42), "to=+" + num(42)} {
 			r := e.do(http.MethodGet, "/_mock/otps/latest?"+query, nil).wantStatus(http.StatusOK)
