@@ -1,5 +1,6 @@
 // Package apitest holds test helpers shared by the SDK's and the mock server's tests. Its main
-// piece checks HTTP traffic against the project's OpenAPI document, api/openapi.yaml, so that a
+// piece checks HTTP traffic against the project's OpenAPI documents, api/openapi.yaml for /v1
+// and api/mock.openapi.yaml for the mock server's /_mock/ controls and its inbox page, so that a
 // test of either side also proves that side speaks the documented wire format.
 package apitest
 
@@ -10,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"path/filepath"
 	"runtime"
@@ -23,15 +25,24 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 )
 
-// mockPrefix starts the paths of the mock server's test controls, which the document does not
-// describe.
+// mockPrefix starts the paths of the mock server's test controls, which api/mock.openapi.yaml
+// describes (with the inbox page at "/").
 const mockPrefix = "/_mock/"
 
-// Validator checks HTTP traffic against api/openapi.yaml. It is safe for concurrent use.
+// Validator checks HTTP traffic against api/openapi.yaml, and traffic to the mock server's
+// controls against api/mock.openapi.yaml. It is safe for concurrent use.
 type Validator struct {
+	api  *spec // /v1
+	mock *spec // /_mock/ and /
+	opts *openapi3filter.Options
+	// headOnly skips response bodies: those of event streams, which never end.
+	headOnly *openapi3filter.Options
+}
+
+// spec is one loaded document and its router.
+type spec struct {
 	doc    *openapi3.T
 	router routers.Router
-	opts   *openapi3filter.Options
 }
 
 // The document is loaded, validated and routed once per process.
@@ -42,16 +53,59 @@ var (
 )
 
 // DocumentPath returns the path of api/openapi.yaml, found relative to this source file.
-func DocumentPath() (string, error) {
+func DocumentPath() (string, error) { return apiFile("openapi.yaml") }
+
+// MockDocumentPath returns the path of api/mock.openapi.yaml, found relative to this source
+// file.
+func MockDocumentPath() (string, error) { return apiFile("mock.openapi.yaml") }
+
+func apiFile(name string) (string, error) {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		return "", errors.New("apitest: cannot locate the package's source file")
 	}
-	return filepath.Join(filepath.Dir(file), "..", "..", "api", "openapi.yaml"), nil
+	return filepath.Join(filepath.Dir(file), "..", "..", "api", name), nil
 }
 
+// textBodies are the non-JSON media types the documents use; their bodies are validated as
+// strings.
+var textBodies = []string{"text/html", "text/event-stream"}
+
 func load() (*Validator, error) {
-	path, err := DocumentPath()
+	for _, ct := range textBodies {
+		if openapi3filter.RegisteredBodyDecoder(ct) == nil {
+			openapi3filter.RegisterBodyDecoder(ct, decodeText)
+		}
+	}
+	api, err := loadSpec(DocumentPath)
+	if err != nil {
+		return nil, err
+	}
+	mock, err := loadSpec(MockDocumentPath)
+	if err != nil {
+		return nil, err
+	}
+	opts := &openapi3filter.Options{
+		MultiError:            true,
+		AuthenticationFunc:    openapi3filter.NoopAuthenticationFunc,
+		IncludeResponseStatus: true,
+		SkipSettingDefaults:   true,
+	}
+	opts.WithCustomSchemaErrorFunc(schemaErrorMessage)
+	headOnly := new(openapi3filter.Options)
+	*headOnly = *opts
+	headOnly.ExcludeResponseBody = true
+	return &Validator{api: api, mock: mock, opts: opts, headOnly: headOnly}, nil
+}
+
+func decodeText(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+	b, err := io.ReadAll(body)
+	return string(b), err
+}
+
+// loadSpec loads, validates and routes one document.
+func loadSpec(where func() (string, error)) (*spec, error) {
+	path, err := where()
 	if err != nil {
 		return nil, err
 	}
@@ -71,16 +125,9 @@ func load() (*Validator, error) {
 	}
 	router, err := gorillamux.NewRouter(doc)
 	if err != nil {
-		return nil, fmt.Errorf("apitest: build router: %w", err)
+		return nil, fmt.Errorf("apitest: build router for %s: %w", filepath.Base(path), err)
 	}
-	opts := &openapi3filter.Options{
-		MultiError:            true,
-		AuthenticationFunc:    openapi3filter.NoopAuthenticationFunc,
-		IncludeResponseStatus: true,
-		SkipSettingDefaults:   true,
-	}
-	opts.WithCustomSchemaErrorFunc(schemaErrorMessage)
-	return &Validator{doc: doc, router: router, opts: opts}, nil
+	return &spec{doc: doc, router: router}, nil
 }
 
 // schemaErrorMessage writes a schema error on one line: where, why and the offending value,
@@ -107,8 +154,9 @@ func schemaErrorMessage(err *openapi3.SchemaError) string {
 	return fmt.Sprintf("at %q: %s (value %s)", "/"+strings.Join(err.JSONPointer(), "/"), reason, value)
 }
 
-// NewValidator returns the Validator of api/openapi.yaml. The document is loaded and validated
-// once per process; a document that does not load or validate fails tb.
+// NewValidator returns the Validator of api/openapi.yaml and api/mock.openapi.yaml. The
+// documents are loaded and validated once per process; a document that does not load or
+// validate fails tb.
 func NewValidator(tb testing.TB) *Validator {
 	tb.Helper()
 	loadOnce.Do(func() { loaded, loadErr = load() })
@@ -118,15 +166,25 @@ func NewValidator(tb testing.TB) *Validator {
 	return loaded
 }
 
-// Document returns the loaded document (with its servers removed). Callers must not modify it.
-func (v *Validator) Document() *openapi3.T { return v.doc }
+// Document returns the loaded /v1 document (with its servers removed). Callers must not modify
+// it.
+func (v *Validator) Document() *openapi3.T { return v.api.doc }
 
-func isMockPath(req *http.Request) bool {
-	return req.URL != nil && strings.HasPrefix(req.URL.Path, mockPrefix)
+// MockDocument returns the loaded document of the mock's controls (with its servers removed).
+// Callers must not modify it.
+func (v *Validator) MockDocument() *openapi3.T { return v.mock.doc }
+
+// specFor returns the document that describes req's path: the mock's for /_mock/ and for the
+// inbox page at "/", the API's for everything else.
+func (v *Validator) specFor(req *http.Request) *spec {
+	if req.URL != nil && (strings.HasPrefix(req.URL.Path, mockPrefix) || req.URL.Path == "/") {
+		return v.mock
+	}
+	return v.api
 }
 
 // route finds the operation of req; a HEAD request finds the GET operation of its path.
-func (v *Validator) route(req *http.Request) (*routers.Route, map[string]string, error) {
+func (v *Validator) route(sp *spec, req *http.Request) (*routers.Route, map[string]string, error) {
 	if req.URL == nil {
 		return nil, nil, errors.New("apitest: request without URL")
 	}
@@ -137,7 +195,7 @@ func (v *Validator) route(req *http.Request) (*routers.Route, map[string]string,
 		*r = *req
 		r.Method = http.MethodGet
 	}
-	route, params, err := v.router.FindRoute(r)
+	route, params, err := sp.router.FindRoute(r)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %s: %w", req.Method, req.URL.Path, err)
 	}
@@ -145,13 +203,10 @@ func (v *Validator) route(req *http.Request) (*routers.Route, map[string]string,
 }
 
 // Request validates one request against its operation: path and query parameters, headers and
-// the body (given separately; nil for none). Security is not checked. Requests to the mock's
-// /_mock/ controls are not described and always pass. The error lists every problem found.
+// the body (given separately; nil for none). Security is not checked. The error lists every
+// problem found.
 func (v *Validator) Request(req *http.Request, body []byte) error {
-	if isMockPath(req) {
-		return nil
-	}
-	route, params, err := v.route(req)
+	route, params, err := v.route(v.specFor(req), req)
 	if err != nil {
 		return err
 	}
@@ -178,21 +233,28 @@ func (v *Validator) Request(req *http.Request, body []byte) error {
 }
 
 // Response validates a response to req: that the operation declares the status, and the
-// declared headers and body. Responses to the mock's /_mock/ controls always pass. A request that
-// matches no operation is an error, except for the documented answers to such requests: 404 for
-// an unknown path and 405 for a method the path does not support (each checked against its
-// shared response, Error body and headers).
+// declared headers and body. A request that matches no operation is an error, except for the
+// documented answers to such requests: 404 for an unknown path and 405 for a method the path
+// does not support (each checked against its shared response, Error body and headers).
 func (v *Validator) Response(req *http.Request, status int, header http.Header, body []byte) error {
-	if isMockPath(req) {
-		return nil
-	}
-	route, params, err := v.route(req)
+	return v.response(req, status, header, body, v.opts)
+}
+
+// ResponseHead is Response without the body, for a response whose body is a stream that does
+// not end (text/event-stream): the status and the headers are checked.
+func (v *Validator) ResponseHead(req *http.Request, status int, header http.Header) error {
+	return v.response(req, status, header, nil, v.headOnly)
+}
+
+func (v *Validator) response(req *http.Request, status int, header http.Header, body []byte, opts *openapi3filter.Options) error {
+	sp := v.specFor(req)
+	route, params, err := v.route(sp, req)
 	switch {
 	case err == nil:
 	case errors.Is(err, routers.ErrPathNotFound) && status == http.StatusNotFound:
-		route, err = v.sharedResponseRoute("NotFound", status)
+		route, err = sp.sharedResponseRoute("NotFound", status)
 	case errors.Is(err, routers.ErrMethodNotAllowed) && status == http.StatusMethodNotAllowed:
-		route, err = v.sharedResponseRoute("MethodNotAllowed", status)
+		route, err = sp.sharedResponseRoute("MethodNotAllowed", status)
 	}
 	if err != nil {
 		return err
@@ -205,11 +267,11 @@ func (v *Validator) Response(req *http.Request, status int, header http.Header, 
 			Request:    req,
 			PathParams: params,
 			Route:      route,
-			Options:    v.opts,
+			Options:    opts,
 		},
 		Status:  status,
 		Header:  header,
-		Options: v.opts,
+		Options: opts,
 	}
 	in.SetBodyBytes(body)
 	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
@@ -220,26 +282,27 @@ func (v *Validator) Response(req *http.Request, status int, header http.Header, 
 
 // sharedResponseRoute is a stand-in route whose only response is the document's shared
 // response name, for status.
-func (v *Validator) sharedResponseRoute(name string, status int) (*routers.Route, error) {
-	ref := v.doc.Components.Responses[name]
+func (sp *spec) sharedResponseRoute(name string, status int) (*routers.Route, error) {
+	ref := sp.doc.Components.Responses[name]
 	if ref == nil || ref.Value == nil {
 		return nil, fmt.Errorf("apitest: the document has no components.responses.%s", name)
 	}
 	op := openapi3.NewOperation()
 	op.Responses = openapi3.NewResponses(openapi3.WithStatus(status, ref))
 	return &routers.Route{
-		Spec:      v.doc,
+		Spec:      sp.doc,
 		PathItem:  &openapi3.PathItem{},
 		Operation: op,
 	}, nil
 }
 
 // Transport returns an http.RoundTripper that forwards to base (http.DefaultTransport when nil)
-// and validates every response against api/openapi.yaml, and every request too when
-// checkRequests is true. Problems are reported with tb.Errorf, so the transport may run on any
-// goroutine; the exchange itself goes on unchanged. Request and response bodies are buffered
-// and replaced, so the server and the caller read them whole. Requests to /_mock/ paths are not
-// validated, and transport errors (no response) are passed through untouched.
+// and validates every response against the documents (see Validator), and every request too
+// when checkRequests is true. Problems are reported with tb.Errorf, so the transport may run on
+// any goroutine; the exchange itself goes on unchanged. Request and response bodies are
+// buffered and replaced, so the server and the caller read them whole, except event streams
+// (text/event-stream), whose status and headers are checked and whose body is handed over as
+// it comes. Transport errors (no response) are passed through untouched.
 func Transport(tb testing.TB, base http.RoundTripper, checkRequests bool) http.RoundTripper {
 	tb.Helper()
 	if base == nil {
@@ -256,9 +319,6 @@ type transport struct {
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if isMockPath(req) {
-		return t.base.RoundTrip(req)
-	}
 	out := req
 	if t.checkRequests {
 		var body []byte
@@ -288,6 +348,12 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if out != req {
 		resp.Request = req
 	}
+	if isEventStream(resp.Header) {
+		if err := t.v.ResponseHead(req, resp.StatusCode, resp.Header); err != nil {
+			t.tb.Errorf("apitest: %v", err)
+		}
+		return resp, nil
+	}
 
 	data, readErr := io.ReadAll(resp.Body)
 	_ = resp.Body.Close()
@@ -307,3 +373,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// isEventStream reports whether a response is a Server-Sent Events stream.
+func isEventStream(h http.Header) bool {
+	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	return err == nil && mt == "text/event-stream"
+}

@@ -1,6 +1,8 @@
 package apitest
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/stretchr/testify/assert"
@@ -62,6 +65,14 @@ const campaignItemJSON = `{"_id":"` + oid2 + `","senderId":"MOCKSMS","recipientC
 
 const senderIDJSON = `{"_id":"` + oid1 + `","title":"MYBRAND","status":"pending","country":"Nigeria",
 	"usecase":"Order notifications.","company":"My Brand Ltd","createdAt":"2026-11-21T10:00:00Z"}`
+
+const workspaceJSON = `{"url":"http://127.0.0.1:4010","workspaceId":"` + oid1 + `","dashboardToken":"eyJ.e30.c2ln",
+	"liveKey":"` + pubKey + `","liveSecret":"` + secret + `","testKey":"pk_test_0123456789ABCDEFabcdefgh",
+	"testSecret":"sk_test_0123456789ABCDEFGHIJabcdefghij0123456789","senderId":"MOCKSMS","requestId":"` + reqID + `"}`
+
+const messageJSON = `{"id":"` + oid2 + `","to":"2348025671695","from":"MOCKSMS","text":"Your code is 482913.","kind":"otp",
+	"channel":"generic","parts":1,"encoding":"gsm7","campaignId":null,"status":"sent","createdAt":"2026-11-21T10:00:00Z",
+	"updatedAt":"2026-11-21T10:00:00Z","workspaceId":"` + oid1 + `","mode":"test"}`
 
 type responseCase struct {
 	name   string
@@ -130,11 +141,96 @@ func TestDocumentLoadsAndValidates(t *testing.T) {
 	assert.Len(t, doc.Security[0], 2, "X-API-Key and X-API-Secret are required together")
 }
 
+func TestMockDocumentLoadsAndValidates(t *testing.T) {
+	t.Parallel()
+	doc := NewValidator(t).MockDocument()
+	require.NotNil(t, doc)
+	assert.Equal(t, "3.0.3", doc.OpenAPI)
+	assert.Nil(t, doc.Servers, "servers are removed so any host routes")
+	require.NotNil(t, doc.Security)
+	assert.Empty(t, doc.Security, "the controls need no credentials")
+
+	want := []string{
+		"POST /_mock/workspaces", "POST /_mock/workspaces/{id}/balance",
+		"POST /_mock/sender-ids/{id}/approve", "POST /_mock/sender-ids/{id}/block",
+		"POST /_mock/campaigns/{id}/deliver", "POST /_mock/dnd", "GET /_mock/otps/latest",
+		"POST /_mock/clock", "POST /_mock/faults", "GET /_mock/faults", "DELETE /_mock/faults",
+		"GET /_mock/requests", "POST /_mock/reset", "GET /_mock/messages", "DELETE /_mock/messages",
+		"GET /_mock/events", "GET /",
+	}
+	var got []string
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			name := method + " " + path
+			got = append(got, name)
+			assert.NotEmpty(t, op.OperationID, name)
+			assert.NotNil(t, op.Responses.Default(), "%s: default response", name)
+			assert.NotNil(t, op.Responses.Status(http.StatusForbidden), "%s: the 403 of the Host and Origin checks", name)
+			if method == http.MethodPost {
+				assert.NotNil(t, op.Responses.Status(http.StatusUnsupportedMediaType), "%s: 415", name)
+			}
+		}
+	}
+	assert.ElementsMatch(t, want, got)
+}
+
+// TestDocumentsHaveExamples checks that every parameter, request body and response of both
+// documents has an example (contract-testing tools such as Dredd need them), and that each
+// example matches its schema.
+func TestDocumentsHaveExamples(t *testing.T) {
+	t.Parallel()
+	v := NewValidator(t)
+	for _, doc := range []*openapi3.T{v.Document(), v.MockDocument()} {
+		for path, item := range doc.Paths.Map() {
+			for method, op := range item.Operations() {
+				name := method + " " + path
+				for _, p := range append(item.Parameters, op.Parameters...) {
+					param := p.Value
+					ex := param.Example
+					if ex == nil && param.Schema != nil {
+						ex = param.Schema.Value.Example
+					}
+					if assert.NotNil(t, ex, "%s: parameter %s has no example", name, param.Name) && param.Schema != nil {
+						assert.NoError(t, param.Schema.Value.VisitJSON(ex), "%s: example of parameter %s", name, param.Name)
+					}
+				}
+				if op.RequestBody != nil {
+					for ct, mt := range op.RequestBody.Value.Content {
+						checkExample(t, fmt.Sprintf("%s request %s", name, ct), mt)
+					}
+				}
+				for status, ref := range op.Responses.Map() {
+					for ct, mt := range ref.Value.Content {
+						checkExample(t, fmt.Sprintf("%s %s %s", name, status, ct), mt)
+					}
+				}
+			}
+		}
+	}
+}
+
+func checkExample(t *testing.T, where string, mt *openapi3.MediaType) {
+	t.Helper()
+	ex := mt.Example
+	if ex == nil && mt.Schema != nil {
+		ex = mt.Schema.Value.Example
+	}
+	if !assert.NotNil(t, ex, "%s has no example", where) || mt.Schema == nil {
+		return
+	}
+	// Through JSON, as a tool would send it: YAML's numbers and maps become JSON's.
+	data, err := json.Marshal(ex)
+	require.NoError(t, err, where)
+	var value any
+	require.NoError(t, json.Unmarshal(data, &value), where)
+	assert.NoError(t, mt.Schema.Value.VisitJSON(value), "%s: example does not match its schema", where)
+}
+
 // TestDocumentSchemasAreClosedOverRequired checks that every required member of every object
 // schema is also declared, so that a typo in either list cannot go unnoticed.
 func TestDocumentSchemasAreClosedOverRequired(t *testing.T) {
 	t.Parallel()
-	doc := NewValidator(t).Document()
+	v := NewValidator(t)
 	seen := map[*openapi3.Schema]bool{}
 	var walk func(where string, ref *openapi3.SchemaRef)
 	walk = func(where string, ref *openapi3.SchemaRef) {
@@ -159,19 +255,21 @@ func TestDocumentSchemasAreClosedOverRequired(t *testing.T) {
 			walk(fmt.Sprintf("%s/oneOf[%d]", where, i), sub)
 		}
 	}
-	for name, ref := range doc.Components.Schemas {
-		walk(name, ref)
-	}
-	for name, ref := range doc.Components.Responses {
-		for mt, m := range ref.Value.Content {
-			walk(name+" "+mt, m.Schema)
+	for _, doc := range []*openapi3.T{v.Document(), v.MockDocument()} {
+		for name, ref := range doc.Components.Schemas {
+			walk(name, ref)
 		}
-	}
-	for path, item := range doc.Paths.Map() {
-		for method, op := range item.Operations() {
-			for status, ref := range op.Responses.Map() {
-				for _, m := range ref.Value.Content {
-					walk(fmt.Sprintf("%s %s %s", method, path, status), m.Schema)
+		for name, ref := range doc.Components.Responses {
+			for mt, m := range ref.Value.Content {
+				walk(name+" "+mt, m.Schema)
+			}
+		}
+		for path, item := range doc.Paths.Map() {
+			for method, op := range item.Operations() {
+				for status, ref := range op.Responses.Map() {
+					for _, m := range ref.Value.Content {
+						walk(fmt.Sprintf("%s %s %s", method, path, status), m.Schema)
+					}
 				}
 			}
 		}
@@ -215,6 +313,15 @@ func TestValidResponses(t *testing.T) {
 			"recipients":[{"to":"2348025671695","status":"delivered","updatedAt":"2026-11-21T10:00:05Z"},
 			{"to":"2348031234567","status":"dnd","updatedAt":"2026-11-21T10:00:00Z"}]},
 			"pagination":{"page":1,"limit":20,"total":2},"requestId":"` + reqID + `"}`},
+		{"delivery status processing", "GET", "/v1/sms/campaigns/" + oid1 + "/status", 200, jsonHeader(),
+			`{"data":{"campaignId":"` + oid1 + `","messageId":null,"status":"processing",
+			"counts":{"sent":0,"delivered":0,"failed":0,"dnd":0},"recipients":[]},
+			"pagination":{"page":1,"limit":20,"total":0},"requestId":"` + reqID + `"}`},
+		{"delivery status failed", "GET", "/v1/sms/campaigns/" + oid1 + "/status", 200, jsonHeader(),
+			`{"data":{"campaignId":"` + oid1 + `","messageId":null,"status":"failed",
+			"counts":{"sent":0,"delivered":0,"failed":1,"dnd":0},
+			"recipients":[{"to":"2348025671695","status":"failed","updatedAt":"2026-11-21T10:00:00Z"}]},
+			"pagination":{"page":1,"limit":20,"total":1},"requestId":"` + reqID + `"}`},
 		{"otp send", "POST", "/v1/otp/send", 200, jsonHeader(),
 			`{"data":{"smsStatus":"Message Sent","phone_number":"2348025671695","pinId":"` + pinID +
 				`","status":"200","amount":3.20,"currency":"NGN"},"requestId":"` + reqID + `"}`},
@@ -252,7 +359,35 @@ func TestValidResponses(t *testing.T) {
 		{"503 with Retry-After", "POST", "/v1/sms/send", 503, jsonHeader("Retry-After", "2"), errorBody("server_error")},
 		{"default status", "GET", "/v1/balance", 504, jsonHeader(), errorBody("server_error")},
 		{"HEAD of a GET path", "HEAD", "/v1/balance", 200, jsonHeader(), ``},
-		{"mock control ignored", "POST", "/_mock/reset", 200, http.Header{}, `{"anything": "goes"}`},
+
+		// The mock's controls, against api/mock.openapi.yaml.
+		{"mock reset", "POST", "/_mock/reset", 200, jsonHeader(), `{"reset":true,"requestId":"` + reqID + `"}`},
+		{"mock workspace", "POST", "/_mock/workspaces", 201, jsonHeader(), workspaceJSON},
+		{"mock balance", "POST", "/_mock/workspaces/" + oid1 + "/balance", 200, jsonHeader(),
+			`{"workspaceId":"` + oid1 + `","mode":"test","balance":50.50,"currency":"NGN","requestId":"` + reqID + `"}`},
+		{"mock approve", "POST", "/_mock/sender-ids/" + oid1 + "/approve", 200, jsonHeader(),
+			strings.TrimSuffix(senderIDJSON, "}") + `,"requestId":"` + reqID + `"}`},
+		{"mock deliver", "POST", "/_mock/campaigns/" + oid1 + "/deliver", 200, jsonHeader(),
+			`{"campaignId":"` + oid1 + `","status":"delivered","counts":{"sent":0,"delivered":2,"failed":0,"dnd":0},"requestId":"` + reqID + `"}`},
+		{"mock latest OTP", "GET", "/_mock/otps/latest?to=08025671695", 200, jsonHeader(),
+			`{"pinId":"` + pinID + `","pin":"A1B2C3","requestId":"` + reqID + `"}`},
+		{"mock clock", "POST", "/_mock/clock", 200, jsonHeader(), `{"now":"2026-11-21T10:10:00Z","requestId":"` + reqID + `"}`},
+		{"mock faults", "GET", "/_mock/faults", 200, jsonHeader(),
+			`{"rules":[{"path":"/v1/*","latency":"150ms","times":1},{"method":"POST","status":503,"retryAfter":2,"probability":0.5}],"requestId":"` + reqID + `"}`},
+		{"mock requests", "GET", "/_mock/requests", 200, jsonHeader(),
+			`{"data":[{"method":"POST","path":"/v1/otp/verify","query":"","status":200,"requestId":"` + reqID +
+				`","time":"2026-11-21T10:00:00Z","headers":{"X-Api-Secret":["[REDACTED]"]},"body":{"pin":"[REDACTED]"}}],"requestId":"` + reqID + `"}`},
+		{"mock messages", "GET", "/_mock/messages?to=08025671695&kind=otp&wait=5s", 200, jsonHeader(),
+			`{"data":[` + messageJSON + `],"pagination":{"page":1,"limit":20,"total":1},"requestId":"` + reqID + `"}`},
+		{"mock messages deleted", "DELETE", "/_mock/messages", 200, jsonHeader(), `{"deleted":1,"requestId":"` + reqID + `"}`},
+		{"mock events", "GET", "/_mock/events", 200, http.Header{"Content-Type": {"text/event-stream"}},
+			"id: 1\nevent: reset\ndata: {}\n\n"},
+		{"mock inbox page", "GET", "/", 200, http.Header{"Content-Type": {"text/html; charset=utf-8"}}, "<!doctype html>"},
+		{"mock 403 host", "POST", "/_mock/reset", 403, jsonHeader(), errorBody("forbidden")},
+		{"mock 404 unknown control", "POST", "/_mock/nothing", 404, jsonHeader(), errorBody("not_found")},
+		{"mock 405", "PUT", "/_mock/faults", 405, jsonHeader("Allow", "GET, POST, DELETE"), errorBody("method_not_allowed")},
+		{"mock 409", "POST", "/_mock/sender-ids/" + oid1 + "/block", 409, jsonHeader(), errorBody("conflict")},
+		{"mock 415", "POST", "/_mock/dnd", 415, jsonHeader(), errorBody("unsupported_media_type")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -288,6 +423,9 @@ func TestInvalidResponses(t *testing.T) {
 		{"unknown campaign status", "GET", "/v1/sms/campaigns", 200, jsonHeader(),
 			`{"data":[` + strings.Replace(campaignItemJSON, `"status":"sent"`, `"status":"queued"`, 1) +
 				`],"pagination":{"page":1,"limit":20,"total":1},"requestId":"` + reqID + `"}`},
+		{"delivery status without messageId", "GET", "/v1/sms/campaigns/" + oid1 + "/status", 200, jsonHeader(),
+			`{"data":{"campaignId":"` + oid1 + `","status":"processing","counts":{"sent":0,"delivered":0,"failed":0,"dnd":0},
+			"recipients":[]},"pagination":{"page":1,"limit":20,"total":0},"requestId":"` + reqID + `"}`},
 		{"missing pagination", "GET", "/v1/sms/campaigns", 200, jsonHeader(),
 			`{"data":[],"requestId":"` + reqID + `"}`},
 		{"null reference missing", "GET", "/v1/sms/campaigns", 200, jsonHeader(),
@@ -315,6 +453,23 @@ func TestInvalidResponses(t *testing.T) {
 		{"undeclared method", "PUT", "/v1/balance", 200, jsonHeader(), `{"requestId":"` + reqID + `"}`},
 		{"HEAD of an unknown path", "HEAD", "/v1/nope", 200, jsonHeader(), ``},
 		{"unknown route 404 with bad body", "GET", "/v1/nope", 404, jsonHeader(), `{"error":"not found"}`},
+
+		// The mock's controls.
+		{"mock reset without requestId", "POST", "/_mock/reset", 200, jsonHeader(), `{"reset":true}`},
+		{"mock reset false", "POST", "/_mock/reset", 200, jsonHeader(), `{"reset":false,"requestId":"` + reqID + `"}`},
+		{"mock workspace without secret", "POST", "/_mock/workspaces", 201, jsonHeader(),
+			strings.Replace(workspaceJSON, `"liveSecret":"`+secret+`",`, ``, 1)},
+		{"mock balance as string", "POST", "/_mock/workspaces/" + oid1 + "/balance", 200, jsonHeader(),
+			`{"workspaceId":"` + oid1 + `","mode":"test","balance":"50.50","currency":"NGN","requestId":"` + reqID + `"}`},
+		{"mock deliver unknown rollup", "POST", "/_mock/campaigns/" + oid1 + "/deliver", 200, jsonHeader(),
+			`{"campaignId":"` + oid1 + `","status":"done","counts":{"sent":0,"delivered":2,"failed":0,"dnd":0},"requestId":"` + reqID + `"}`},
+		{"mock fault with unknown member", "GET", "/_mock/faults", 200, jsonHeader(),
+			`{"rules":[{"path":"/v1/*","colour":"red"}],"requestId":"` + reqID + `"}`},
+		{"mock message of unknown kind", "GET", "/_mock/messages", 200, jsonHeader(),
+			`{"data":[` + strings.Replace(messageJSON, `"kind":"otp"`, `"kind":"email"`, 1) + `],"requestId":"` + reqID + `"}`},
+		{"mock inbox page as JSON", "GET", "/", 200, jsonHeader(), `{"requestId":"` + reqID + `"}`},
+		{"mock undeclared status", "POST", "/_mock/reset", 202, jsonHeader(), `{"reset":true,"requestId":"` + reqID + `"}`},
+		{"mock 405 without Allow", "PUT", "/_mock/faults", 405, jsonHeader(), errorBody("method_not_allowed")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -386,7 +541,23 @@ func TestRequests(t *testing.T) {
 		{"revoke key", "DELETE", "/v1/keys/" + oid1, "", true},
 		{"balance", "GET", "/v1/balance", "", true},
 		{"unknown path", "GET", "/v1/nope", "", false},
-		{"mock control ignored", "POST", "/_mock/clock", `{"advance":"10m"}`, true},
+		{"mock clock", "POST", "/_mock/clock", `{"advance":"10m"}`, true},
+		{"mock clock without body", "POST", "/_mock/clock", "", true},
+		{"mock clock advance as number", "POST", "/_mock/clock", `{"advance":600}`, false},
+		{"mock workspace", "POST", "/_mock/workspaces", `{"liveBalance":50.5,"country":"Ghana"}`, true},
+		{"mock workspace unknown member", "POST", "/_mock/workspaces", `{"liveBalance":1,"extra":1}`, false},
+		{"mock balance without mode", "POST", "/_mock/workspaces/" + oid1 + "/balance", `{"balance":1}`, false},
+		{"mock faults", "POST", "/_mock/faults", `{"rules":[{"path":"/v1/sms/send","status":503,"times":2,"latency":"1s"}]}`, true},
+		{"mock fault status out of range", "POST", "/_mock/faults", `{"rules":[{"status":200}]}`, false},
+		{"mock dnd", "POST", "/_mock/dnd", `{"numbers":["08025671695","+2348031234567"]}`, true},
+		{"mock dnd bad number", "POST", "/_mock/dnd", `{"numbers":["123"]}`, false},
+		{"mock latest OTP", "GET", "/_mock/otps/latest?to=08025671695", "", true},
+		{"mock latest OTP without to", "GET", "/_mock/otps/latest", "", false},
+		{"mock messages filtered", "GET", "/_mock/messages?kind=sms&mode=live&page=2&limit=50&wait=10s", "", true},
+		{"mock messages bad kind", "GET", "/_mock/messages?kind=email", "", false},
+		{"mock messages limit too big", "GET", "/_mock/messages?limit=101", "", false},
+		{"mock inbox page", "GET", "/", "", true},
+		{"mock unknown control", "POST", "/_mock/nothing", "", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -452,6 +623,15 @@ func TestTransport(t *testing.T) {
 		case "/v1/sms/send":
 			w.WriteHeader(http.StatusAccepted)
 			_, _ = io.WriteString(w, acceptedJSON)
+		case "/_mock/events":
+			// A stream that stays open until the client goes away.
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, "id: 1\nevent: reset\ndata: {}\n\n")
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
 		default:
 			_, _ = io.WriteString(w, `{"not":"described"}`)
 		}
@@ -514,15 +694,33 @@ func TestTransport(t *testing.T) {
 		assert.Empty(t, rec.errors())
 	})
 
-	t.Run("mock controls and unknown routes", func(t *testing.T) {
+	t.Run("mock controls are validated against their document", func(t *testing.T) {
 		rec := &recorder{TB: t}
-		client := &http.Client{Transport: Transport(rec, nil, true)}
-		resp, err := client.Post(srv.URL+"/_mock/reset", "text/plain", strings.NewReader("x"))
+		client := &http.Client{Transport: Transport(rec, nil, false)}
+		resp, err := client.Post(srv.URL+"/_mock/reset", "application/json", nil)
 		require.NoError(t, err)
 		_ = resp.Body.Close()
-		assert.Empty(t, rec.errors(), "/_mock/ is not validated")
+		errs := rec.errors()
+		require.Len(t, errs, 1, "the answer {\"not\":\"described\"} is not a reset's")
+		assert.Contains(t, errs[0], "POST /_mock/reset -> 200: response does not match")
+	})
 
-		resp, err = client.Get(srv.URL + "/v1/undocumented")
+	t.Run("event streams are handed over as they come", func(t *testing.T) {
+		rec := &recorder{TB: t}
+		client := &http.Client{Transport: Transport(rec, nil, true)}
+		resp, err := client.Get(srv.URL + "/_mock/events")
+		require.NoError(t, err, "the transport returns before the stream ends")
+		defer func() { _ = resp.Body.Close() }()
+		line, err := bufio.NewReader(resp.Body).ReadString('\n')
+		require.NoError(t, err)
+		assert.Equal(t, "id: 1\n", line)
+		assert.Empty(t, rec.errors())
+	})
+
+	t.Run("unknown routes", func(t *testing.T) {
+		rec := &recorder{TB: t}
+		client := &http.Client{Transport: Transport(rec, nil, true)}
+		resp, err := client.Get(srv.URL + "/v1/undocumented")
 		require.NoError(t, err)
 		_ = resp.Body.Close()
 		assert.Len(t, rec.errors(), 2, "unknown route: request and response reported")
