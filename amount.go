@@ -26,6 +26,12 @@ func ParseAmount(naira string) (Amount, error) {
 	return Amount{kobo: k}, nil
 }
 
+// Add returns a + b.
+func (a Amount) Add(b Amount) Amount { return Amount{kobo: a.kobo + b.kobo} }
+
+// Sub returns a - b, which is negative when b is the larger.
+func (a Amount) Sub(b Amount) Amount { return Amount{kobo: a.kobo - b.kobo} }
+
 // Kobo returns the amount in kobo.
 func (a Amount) Kobo() int64 { return a.kobo }
 

@@ -99,3 +99,33 @@ func FuzzAmount(f *testing.F) {
 		}
 	})
 }
+
+func TestAmountAddSub(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		a, b     int64
+		sum, dif int64
+	}{
+		{0, 0, 0, 0},
+		{320, 450, 770, -130},
+		{1_000_000, 790_240_000, 791_240_000, -789_240_000},
+		{-5, 5, 0, -10},
+	}
+	for _, tt := range tests {
+		a, b := sms.AmountFromKobo(tt.a), sms.AmountFromKobo(tt.b)
+		assert.Equal(t, sms.AmountFromKobo(tt.sum), a.Add(b), "%v + %v", a, b)
+		assert.Equal(t, sms.AmountFromKobo(tt.dif), a.Sub(b), "%v - %v", a, b)
+		assert.Equal(t, a, a.Add(b).Sub(b), "Sub undoes Add")
+	}
+}
+
+func TestDeliveryCountsAddTotal(t *testing.T) {
+	t.Parallel()
+	a := sms.DeliveryCounts{Sent: 1, Delivered: 2, Failed: 3, DND: 4}
+	b := sms.DeliveryCounts{Sent: 10, Delivered: 20, Failed: 30, DND: 40}
+	assert.Equal(t, sms.DeliveryCounts{Sent: 11, Delivered: 22, Failed: 33, DND: 44}, a.Add(b))
+	assert.Equal(t, a.Add(b), b.Add(a))
+	assert.Equal(t, 10, a.Total())
+	assert.Equal(t, a.Total()+b.Total(), a.Add(b).Total())
+	assert.Equal(t, 0, sms.DeliveryCounts{}.Total())
+}

@@ -227,13 +227,23 @@ type CampaignStatusParams struct {
 // DeliveryStatus is the provider's report on a campaign, with one page of its recipients.
 type DeliveryStatus struct {
 	CampaignID string
-	MessageID  string
-	// Status is StatusSent while any recipient is, else StatusDelivered when all are,
-	// StatusFailed when none is, or StatusPartiallyDelivered.
+	// MessageID is the provider's message ID; empty while the campaign is processing, and
+	// when it failed.
+	MessageID string
+	// Status is StatusProcessing while the campaign is not yet handed to the provider (no
+	// counts, no recipients yet); then StatusSent while any recipient is, else
+	// StatusDelivered when all are, StatusFailed when none is, or StatusPartiallyDelivered. A
+	// campaign the provider refused (and refunded) is StatusFailed, every recipient failed.
 	Status     Status
 	Counts     DeliveryCounts
 	Recipients []RecipientStatus // in request order
 	Pagination                   // of Recipients; Total is the number of recipients
+}
+
+// Final reports whether the delivery status can no longer change: the campaign failed, or it
+// was handed to the provider and no recipient is still waiting for a report.
+func (d *DeliveryStatus) Final() bool {
+	return d.Status == StatusFailed || d.Status != StatusProcessing && d.Counts.Sent == 0
 }
 
 // DeliveryCounts counts a campaign's recipients by status.
@@ -244,6 +254,14 @@ type DeliveryCounts struct {
 	DND       int // blocked by the Do-Not-Disturb register
 }
 
+// Add returns the sum of d and o, status by status: the counts of two campaigns together.
+func (d DeliveryCounts) Add(o DeliveryCounts) DeliveryCounts {
+	return DeliveryCounts{Sent: d.Sent + o.Sent, Delivered: d.Delivered + o.Delivered, Failed: d.Failed + o.Failed, DND: d.DND + o.DND}
+}
+
+// Total returns the number of recipients counted, whatever their status.
+func (d DeliveryCounts) Total() int { return d.Sent + d.Delivered + d.Failed + d.DND }
+
 // RecipientStatus is the delivery of a campaign to one number.
 type RecipientStatus struct {
 	To        string // normalized number
@@ -252,8 +270,9 @@ type RecipientStatus struct {
 }
 
 // Status returns the delivery status of campaign id with one page of its recipients (p may
-// be nil). A campaign without a provider message ID yet (processing or failed) is a 409
-// (ErrConflict).
+// be nil). A campaign that is still processing has StatusProcessing, no counts and no
+// recipients; one the provider refused has StatusFailed and every recipient failed. Wait
+// polls it until it is final.
 func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignStatusParams) (*DeliveryStatus, error) {
 	if p == nil {
 		p = &CampaignStatusParams{}

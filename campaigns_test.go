@@ -86,8 +86,11 @@ func TestCampaignsCreateLargeIsProcessing(t *testing.T) {
 	assert.Empty(t, res.Campaign.MessageID)
 	assert.Equal(t, 150, res.Campaign.Recipients)
 
-	_, err = client.Campaigns.Status(ctx, res.Campaign.ID, nil)
-	require.ErrorIs(t, err, sms.ErrConflict, "no provider message ID while processing")
+	st, err := client.Campaigns.Status(ctx, res.Campaign.ID, nil)
+	require.NoError(t, err, "a processing campaign has a status too")
+	assert.Equal(t, sms.DeliveryStatus{CampaignID: res.Campaign.ID, Status: sms.StatusProcessing, Recipients: []sms.RecipientStatus{},
+		Pagination: sms.Pagination{Page: 1, Limit: 20}}, *st, "no message ID, nothing counted, no recipients yet")
+	assert.False(t, st.Final())
 
 	srv.Advance(time.Second)
 	page, err := client.Campaigns.List(ctx, nil)

@@ -241,6 +241,9 @@ type call struct {
 	body   any    // marshalled to JSON once, or nil
 	policy retryPolicy
 	attrs  []slog.Attr // extra debug-log attributes; never secrets, phone numbers masked
+	// observe, when set, sees every attempt's outcome as soon as it is recorded (SendBulk
+	// pauses all its workers on a 429).
+	observe func(*call)
 
 	// Filled in while the call runs, by the retry policy.
 	attempt   int         // 1-based number of the latest attempt

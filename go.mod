@@ -1,6 +1,6 @@
 module github.com/seedsms/sms-go
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/getkin/kin-openapi v0.152.0
@@ -10,6 +10,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
+	golang.org/x/time v0.16.0
 )
 
 require (

@@ -72,6 +72,9 @@ func (c *core) checkRetry(ctx context.Context, resp *http.Response, err error) (
 		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
 	}
 	cl.record(resp, err)
+	if cl.observe != nil {
+		cl.observe(cl)
+	}
 	retry := ctx.Err() == nil && cl.retryable(ctx)
 	c.logAttempt(ctx, cl, retry)
 	if err := ctx.Err(); err != nil {

@@ -425,15 +425,6 @@ func errorCases() []errCase {
 		return post("/v1/sender-ids", M{"sender_id": "BRAND7", "usecase": "u", "company": "c"})
 	}, "")
 	conflict("duplicate active sender ID", static(post("/v1/sender-ids", M{"sender_id": "mocksms", "usecase": "u", "company": "c"})), "")
-	conflict("status of a processing campaign", func(e *env) call {
-		id := e.campaign(sms(nums(1, 101))).str("campaign.id")
-		return get("/v1/sms/campaigns/" + id + "/status")
-	}, "")
-	conflict("status of a failed campaign", func(e *env) call {
-		e.srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/send", ProviderFailure: true, Times: 1})
-		id := e.send(sms(one)).str("campaign.id")
-		return get("/v1/sms/campaigns/" + id + "/status")
-	}, "")
 
 	// 413 and 415.
 	tooBig := func(name string, c call) {

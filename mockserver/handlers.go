@@ -570,7 +570,7 @@ func listCampaigns(_ *Server, rq *request) (int, any, *apiError) {
 
 type deliveryJSON struct {
 	CampaignID string          `json:"campaignId"`
-	MessageID  string          `json:"messageId"`
+	MessageID  *string         `json:"messageId"` // null while processing, and when failed
 	Status     string          `json:"status"`
 	Counts     countsJSON      `json:"counts"`
 	Recipients []recipientJSON `json:"recipients"`
@@ -606,12 +606,23 @@ func campaignStatus(_ *Server, rq *request) (int, any, *apiError) {
 	if e != nil {
 		return 0, nil, e
 	}
-	out := deliveryJSON{CampaignID: c.id.String(), MessageID: c.messageID(), Status: c.rollup(), Counts: countsOut(&c),
-		Recipients: make([]recipientJSON, len(c.recipients))}
+	// A campaign without a provider message ID is answered too, so that a caller polls one
+	// endpoint until the campaign is final: while processing, with nothing to count yet; once
+	// failed (refused and refunded), with every recipient failed.
+	out := deliveryJSON{CampaignID: c.id.String(), Recipients: make([]recipientJSON, len(c.recipients))}
+	total := c.total()
+	switch c.status {
+	case campaignProcessing:
+		out.Status, total = campaignStatusNames[campaignProcessing], 0
+	case campaignFailed:
+		out.Status, out.Counts = campaignStatusNames[campaignFailed], countsJSON{Failed: total}
+	default:
+		out.MessageID, out.Status, out.Counts = optString(c.messageID()), c.rollup(), countsOut(&c)
+	}
 	for i, r := range c.recipients {
 		out.Recipients[i] = recipientJSON{To: r.phone(), Status: recipientStatusNames[r.status()], UpdatedAt: timeOf(r.updatedAt)}
 	}
-	return http.StatusOK, pageBody{out, pagination{page, limit, c.total()}}, nil
+	return http.StatusOK, pageBody{out, pagination{page, limit, total}}, nil
 }
 
 // --- OTP -------------------------------------------------------------------------------------

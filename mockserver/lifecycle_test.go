@@ -459,7 +459,8 @@ func TestLargeCampaignIsProcessingForASecond(t *testing.T) {
 	l := e.do(http.MethodGet, "/v1/sms/campaigns", nil).wantStatus(http.StatusOK)
 	assert.Equal(t, "processing", l.str("data.0.status"))
 	assertNull(t, l, "data.0.messageId")
-	e.do(http.MethodGet, "/v1/sms/campaigns/"+id+"/status", nil).wantError(409, "conflict")
+	st := e.do(http.MethodGet, "/v1/sms/campaigns/"+id+"/status", nil).wantStatus(http.StatusOK)
+	assertProcessingStatus(t, st, id)
 	assert.Error(t, e.srv.Deliver(id, nil))
 
 	e.srv.Advance(time.Second - time.Millisecond)
@@ -471,7 +472,7 @@ func TestLargeCampaignIsProcessingForASecond(t *testing.T) {
 	assert.Equal(t, "sent", l.str("data.0.status"))
 	assert.Equal(t, "msg_"+id, l.str("data.0.messageId"))
 
-	st := e.do(http.MethodGet, "/v1/sms/campaigns/"+id+"/status?limit=100", nil).wantStatus(http.StatusOK)
+	st = e.do(http.MethodGet, "/v1/sms/campaigns/"+id+"/status?limit=100", nil).wantStatus(http.StatusOK)
 	assert.Equal(t, "msg_"+id, st.str("data.messageId"))
 	assert.Len(t, st.list("data.recipients"), 100)
 	assert.Equal(t, []int{1, 100, 101}, []int{st.int("pagination.page"), st.int("pagination.limit"), st.int("pagination.total")})
@@ -689,10 +690,13 @@ func TestProviderFailureRefunds(t *testing.T) {
 			assert.Equal(t, "failed", l.str("data.0.status"))
 			assert.Equal(t, "0.00", l.str("data.0.amount"))
 			assertNull(t, l, "data.0.messageId")
-			e.do(http.MethodGet, "/v1/sms/campaigns/"+id+"/status", nil).wantError(409, "conflict")
+			st := e.do(http.MethodGet, "/v1/sms/campaigns/"+id+"/status", nil).wantStatus(http.StatusOK)
+			assertFailedStatus(t, st, id, []string{num(1), num(2)})
 			assert.Error(t, e.srv.Deliver(id, nil))
 			e.srv.Advance(time.Hour)
-			e.do(http.MethodGet, "/v1/sms/campaigns/"+id+"/status", nil).wantError(409, "conflict")
+			st = e.do(http.MethodGet, "/v1/sms/campaigns/"+id+"/status?limit=1&page=2", nil).wantStatus(http.StatusOK)
+			assertFailedStatus(t, st, id, []string{num(2)})
+			assert.Equal(t, []int{2, 1, 2}, []int{st.int("pagination.page"), st.int("pagination.limit"), st.int("pagination.total")})
 
 			// The accepted (failed) answer is what the reference replays; a new request sends.
 			again := e.do(http.MethodPost, path, body).wantStatus(http.StatusAccepted)
@@ -1430,4 +1434,33 @@ func keysOf(m M) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// assertProcessingStatus checks the delivery status of a campaign that is still processing:
+// 200, no message ID, nothing counted and no recipients yet.
+func assertProcessingStatus(t *testing.T, st *resp, id string) {
+	t.Helper()
+	assert.Equal(t, id, st.str("data.campaignId"))
+	assert.Equal(t, "processing", st.str("data.status"))
+	assertNull(t, st, "data.messageId")
+	for _, k := range []string{"sent", "delivered", "failed", "dnd"} {
+		assert.Equal(t, 0, st.int("data.counts."+k), k)
+	}
+	assert.NotNil(t, st.get("data.recipients"), "an empty array, not null")
+	assert.Empty(t, st.list("data.recipients"))
+	assert.Equal(t, 0, st.int("pagination.total"))
+}
+
+// assertFailedStatus checks the delivery status of a campaign the provider refused: 200, no
+// message ID, every recipient failed; want is the page of recipients expected.
+func assertFailedStatus(t *testing.T, st *resp, id string, want []string) {
+	t.Helper()
+	assert.Equal(t, id, st.str("data.campaignId"))
+	assert.Equal(t, "failed", st.str("data.status"))
+	assertNull(t, st, "data.messageId")
+	assert.Equal(t, []int{0, 0, 2, 0}, []int{st.int("data.counts.sent"), st.int("data.counts.delivered"), st.int("data.counts.failed"), st.int("data.counts.dnd")})
+	assert.Equal(t, want, ids(st, "data.recipients", "to"))
+	for i := range want {
+		assert.Equal(t, "failed", st.str("data.recipients."+itoa(i)+".status"))
+	}
 }

@@ -501,7 +501,8 @@ func (md *modeData) findCampaign(id oid) *campaign {
 	return nil
 }
 
-// deliveryStatus returns a copy of the campaign with the recipients of one page.
+// deliveryStatus returns a copy of the campaign with the recipients of one page. A processing
+// campaign is returned without recipients: the provider has none to report yet.
 func (w *workspace) deliveryStatus(mode Mode, id oid, page, limit int, now int64) (campaign, *apiError) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -510,11 +511,8 @@ func (w *workspace) deliveryStatus(mode Mode, id oid, page, limit int, now int64
 		return campaign{}, notFound("Campaign")
 	}
 	c.settle(now)
-	if !c.hasMessageID() {
-		return campaign{}, conflict("Campaign is %s and has no provider message ID yet.", campaignStatusNames[c.status])
-	}
 	v := *c
-	if page-1 >= (len(c.recipients)+limit-1)/limit {
+	if c.status == campaignProcessing || page-1 >= (len(c.recipients)+limit-1)/limit {
 		v.recipients = nil
 	} else {
 		start := (page - 1) * limit

@@ -1,0 +1,561 @@
+package sms_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/mockserver"
+)
+
+const bulkMessage = "Hi {{name}}, your order has shipped."
+
+// bulkInput is a job's input: n distinct valid recipients, with dups duplicates (the same
+// numbers written the local way, so that only normalisation finds them) and bad invalid
+// numbers spread through it. It is a function so that every run reads the same sequence.
+type bulkInput struct {
+	n, dups, bad int
+}
+
+func (in bulkInput) total() int { return in.n + in.dups + in.bad }
+
+// phone is the i-th distinct number, international.
+func bulkPhone(i int) string { return fmt.Sprintf("2348%09d", i) }
+
+// badPositions are the input positions of the invalid numbers.
+func (in bulkInput) badPositions() []int {
+	out := make([]int, in.bad)
+	for k := range out {
+		out[k] = (k + 1) * in.total() / (in.bad + 1)
+	}
+	return out
+}
+
+func (in bulkInput) seq() iter.Seq[sms.Recipient] {
+	return func(yield func(sms.Recipient) bool) {
+		bad := in.badPositions()
+		next, dup := 0, 0
+		for pos := range in.total() {
+			var r sms.Recipient
+			switch {
+			case len(bad) > 0 && pos == bad[0]:
+				bad = bad[1:]
+				r = sms.Recipient{Phone: "12-34", Name: "Bad"}
+			case dup < in.dups && next > 0 && pos%7 == 3:
+				i := (dup * 31) % next
+				dup++
+				r = sms.Recipient{Phone: "0" + bulkPhone(i)[3:], Name: "Again"} // local form of an earlier number
+			case next < in.n:
+				r = sms.Recipient{Phone: "+" + bulkPhone(next), Name: fmt.Sprintf("Customer %d", next)}
+				next++
+			default:
+				i := (dup * 31) % next
+				dup++
+				r = sms.Recipient{Phone: bulkPhone(i), Name: "Again"}
+			}
+			if !yield(r) {
+				return
+			}
+		}
+	}
+}
+
+// campaignsOf returns every campaign of the test mode with the multiplicity of every number
+// sent, read through the API after the mock has had time to hand them to the provider.
+func campaignsOf(t *testing.T, srv *mockserver.Server, c *sms.Client) ([]sms.Campaign, map[string]int) {
+	t.Helper()
+	srv.Advance(time.Second) // processing campaigns reach the provider
+	ctx := context.Background()
+	var camps []sms.Campaign
+	for cp, err := range c.Campaigns.All(ctx, nil) {
+		require.NoError(t, err)
+		camps = append(camps, cp)
+	}
+	seen := map[string]int{}
+	for _, cp := range camps {
+		for r, err := range c.Campaigns.Recipients(ctx, cp.ID, nil) {
+			require.NoError(t, err)
+			seen[r.To]++
+		}
+	}
+	return camps, seen
+}
+
+func bulkParams(jobID string, in bulkInput, batch int) *sms.BulkParams {
+	return &sms.BulkParams{JobID: jobID, From: "MOCKSMS", Message: bulkMessage, Recipients: in.seq(), BatchSize: batch}
+}
+
+func fund(t *testing.T, srv *mockserver.Server, kobo int64) {
+	t.Helper()
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, kobo))
+}
+
+func sumBatches(r *sms.BulkReport) (recipients int, amount sms.Amount) {
+	for _, b := range r.Batches {
+		recipients += b.Recipients
+		if !b.Replayed && b.Err == nil {
+			amount = amount.Add(b.Amount)
+		}
+	}
+	return recipients, amount
+}
+
+// The issue's acceptance run: 25,000 personalised recipients, 300 duplicates, 5 invalid,
+// through drops, 503s and a 429.
+func TestSendBulkExactlyOnceThroughFaults(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv, sms.WithRetryWait(100*time.Millisecond, 2*time.Second))
+		fund(t, srv, 100_000_000)
+		srv.AddFaults(
+			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 3},
+			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 503, Times: 4},
+			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 429, RetryAfter: 3, Times: 1},
+		)
+		in := bulkInput{n: 24_695, dups: 300, bad: 5}
+		require.Equal(t, 25_000, in.total())
+		ctx := context.Background()
+
+		var calls []sms.BulkProgress
+		p := bulkParams("orders-2026-11", in, 1000)
+		p.Progress = func(pg sms.BulkProgress) { calls = append(calls, pg) }
+		r, err := c.Campaigns.SendBulk(ctx, p)
+		require.NoError(t, err)
+		assert.Empty(t, srv.Faults(), "every fault was met")
+
+		assert.True(t, r.Complete)
+		assert.Equal(t, 24_695, r.Recipients)
+		assert.Equal(t, 24_695, r.Sent)
+		assert.Equal(t, 0, r.Replayed)
+		assert.Equal(t, 300, r.Duplicates)
+		assert.Equal(t, 5, r.Invalid)
+		assert.Equal(t, 24_695, r.Parts, "one part each")
+		positions := make([]int, len(r.InvalidRecipients))
+		for i, ir := range r.InvalidRecipients {
+			positions[i] = ir.Position
+			assert.Equal(t, "Phone", ir.Field)
+		}
+		assert.Equal(t, in.badPositions(), positions)
+		require.Len(t, r.Batches, 25)
+		for k, b := range r.Batches {
+			assert.Equal(t, k, b.Index)
+			assert.Equal(t, fmt.Sprintf("orders-2026-11:%d", k), b.Reference)
+			assert.NotEmpty(t, b.CampaignID)
+			assert.NoError(t, b.Err)
+			assert.False(t, b.Replayed, "batch %d: replays after its own dropped attempt are this run's sends", k)
+		}
+		assert.Equal(t, 695, r.Batches[24].Recipients)
+		n, amount := sumBatches(r)
+		assert.Equal(t, 24_695, n)
+		assert.Equal(t, amount, r.Amount)
+		assert.Equal(t, int64(24_695*320), r.Amount.Kobo())
+		assert.Equal(t, int64(100_000_000)-r.Amount.Kobo(), balance(t, srv), "the wallet moved by the report's amount")
+
+		require.Len(t, calls, 25, "one progress call per batch")
+		assert.Equal(t, 25, calls[24].Batches)
+		assert.Equal(t, 24_695, calls[24].Sent)
+		assert.Equal(t, r.Amount, calls[24].Amount)
+
+		camps, seen := campaignsOf(t, srv, c)
+		assert.Len(t, camps, 25, "one campaign per batch")
+		assert.Len(t, seen, 24_695)
+		for phone, k := range seen {
+			if k != 1 {
+				t.Errorf("%s was sent %d times", phone, k)
+			}
+		}
+
+		// The same job again: everything replays.
+		before := balance(t, srv)
+		requests := requestsTo(srv, "POST", "/v1/sms/campaigns")
+		again, err := c.Campaigns.SendBulk(ctx, bulkParams("orders-2026-11", in, 1000))
+		require.NoError(t, err)
+		assert.True(t, again.Complete)
+		assert.Equal(t, 0, again.Sent)
+		assert.Equal(t, 24_695, again.Replayed)
+		assert.Equal(t, sms.Amount{}, again.Amount)
+		assert.Equal(t, before, balance(t, srv), "nothing charged")
+		assert.Equal(t, requests+25, requestsTo(srv, "POST", "/v1/sms/campaigns"))
+		assert.Equal(t, 25, campaignTotal(t, c), "nothing created")
+		for k, b := range again.Batches {
+			assert.True(t, b.Replayed, "batch %d", k)
+			assert.Equal(t, r.Batches[k].CampaignID, b.CampaignID)
+			assert.Equal(t, r.Batches[k].Amount, b.Amount, "what it cost the first time")
+		}
+	})
+}
+
+func TestSendBulkOutOfMoneyThenTopUp(t *testing.T) {
+	t.Parallel()
+	for _, concurrency := range []int{1, 4} {
+		t.Run(fmt.Sprint("concurrency ", concurrency), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				srv := mockserver.New()
+				c := inProcessClient(t, srv)
+				const start = 1_000_000 // enough for 3 batches of 1,000 at 3.20
+				fund(t, srv, start)
+				in := bulkInput{n: 6_000, dups: 40, bad: 2}
+				ctx := context.Background()
+
+				p := bulkParams("promo", in, 1000)
+				p.Concurrency = concurrency
+				r, err := c.Campaigns.SendBulk(ctx, p)
+				require.ErrorIs(t, err, sms.ErrInsufficientBalance)
+				assert.Contains(t, err.Error(), `job "promo" stopped at batch`)
+				assert.False(t, r.Complete)
+				assert.Equal(t, 3000, r.Sent, "three batches were paid for")
+				assert.Equal(t, int64(start)-r.Amount.Kobo(), balance(t, srv), "the report matches the wallet")
+				var paid int
+				for _, b := range r.Batches {
+					if b.Err == nil {
+						paid++
+					} else {
+						assert.ErrorIs(t, b.Err, sms.ErrInsufficientBalance)
+					}
+				}
+				assert.Equal(t, 3, paid)
+				assert.Equal(t, 3, campaignTotal(t, c))
+
+				fund(t, srv, 5_000_000)
+				p = bulkParams("promo", in, 1000)
+				p.Concurrency = concurrency
+				again, err := c.Campaigns.SendBulk(ctx, p)
+				require.NoError(t, err)
+				assert.True(t, again.Complete)
+				assert.Equal(t, 3000, again.Replayed)
+				assert.Equal(t, 3000, again.Sent)
+				assert.Equal(t, int64(5_000_000)-again.Amount.Kobo(), balance(t, srv))
+				assert.Equal(t, int64(6000*320), r.Amount.Add(again.Amount).Kobo(), "each recipient charged once over both runs")
+
+				camps, seen := campaignsOf(t, srv, c)
+				assert.Len(t, camps, 6)
+				assert.Len(t, seen, 6000)
+				for phone, k := range seen {
+					if k != 1 {
+						t.Errorf("%s was sent %d times", phone, k)
+					}
+				}
+			})
+		})
+	}
+}
+
+func TestSendBulkShards(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv)
+		fund(t, srv, 100_000_000)
+		in := bulkInput{n: 2_050, dups: 60, bad: 3}
+		ctx := context.Background()
+		run := func(i int) *sms.BulkReport {
+			p := bulkParams("sharded", in, 100)
+			p.Shard = sms.Shard{Index: i, Count: 4}
+			r, err := c.Campaigns.SendBulk(ctx, p)
+			require.NoError(t, err)
+			require.True(t, r.Complete)
+			return r
+		}
+		reports := make([]*sms.BulkReport, 4)
+		var wg sync.WaitGroup
+		for i := range 4 {
+			wg.Go(func() { reports[i] = run(i) })
+		}
+		wg.Wait()
+		total := 0
+		for i, r := range reports {
+			for _, b := range r.Batches {
+				assert.Equal(t, i, b.Index%4, "shard %d sends only its batches", i)
+			}
+			assert.Equal(t, 60, r.Duplicates, "every shard reads the whole input")
+			assert.Equal(t, 3, r.Invalid)
+			total += r.Sent
+		}
+		assert.Equal(t, 2_050, total)
+		assert.Len(t, reports[0].Batches, 6, "21 batches: 0, 4, ..., 20")
+		assert.Len(t, reports[3].Batches, 5)
+
+		again := run(2) // a crashed shard is run again
+		assert.Equal(t, 0, again.Sent)
+		assert.Equal(t, reports[2].Sent, again.Replayed)
+
+		camps, seen := campaignsOf(t, srv, c)
+		assert.Len(t, camps, 21)
+		assert.Len(t, seen, 2_050)
+		for phone, k := range seen {
+			if k != 1 {
+				t.Errorf("%s was sent %d times", phone, k)
+			}
+		}
+		var charged int64
+		for _, r := range append(reports, again) {
+			charged += r.Amount.Kobo()
+		}
+		assert.Equal(t, int64(100_000_000)-charged, balance(t, srv))
+	})
+}
+
+func TestSendBulkInputChangedIsConflict(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.New()
+	c := inProcessClient(t, srv)
+	ctx := context.Background()
+	_, err := c.Campaigns.SendBulk(ctx, bulkParams("job-7", bulkInput{n: 250}, 100))
+	require.NoError(t, err)
+
+	r, err := c.Campaigns.SendBulk(ctx, bulkParams("job-7", bulkInput{n: 251}, 100)) // one more recipient in the last batch
+	require.ErrorIs(t, err, sms.ErrConflict)
+	assert.Contains(t, err.Error(), "the input changed since an earlier run of this job")
+	assert.False(t, r.Complete)
+	assert.Equal(t, 0, r.Sent)
+	assert.Equal(t, 3, campaignTotal(t, c), "nothing new was created")
+}
+
+func TestSendBulkFailedBatchIsRetriedByRerun(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv)
+		ctx := context.Background()
+		// The first batch fails on every attempt: 1 + DefaultMaxRetries.
+		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 500, Times: 1 + sms.DefaultMaxRetries})
+		p := bulkParams("retry-me", bulkInput{n: 500}, 100)
+		p.Concurrency = 1
+		r, err := c.Campaigns.SendBulk(ctx, p)
+		require.ErrorIs(t, err, sms.ErrBulkIncomplete)
+		require.ErrorIs(t, err, sms.ErrServer)
+		assert.False(t, r.Complete)
+		failed := r.Failed()
+		require.Len(t, failed, 1)
+		assert.Equal(t, 0, failed[0].Index)
+		assert.Equal(t, 400, r.Sent, "the job went on")
+		assert.Len(t, r.Batches, 5)
+
+		requests := requestsTo(srv, "POST", "/v1/sms/campaigns")
+		again, err := c.Campaigns.SendBulk(ctx, bulkParams("retry-me", bulkInput{n: 500}, 100))
+		require.NoError(t, err)
+		assert.True(t, again.Complete)
+		assert.Equal(t, 100, again.Sent, "only the failed batch is sent")
+		assert.Equal(t, 400, again.Replayed)
+		assert.Equal(t, requests+5, requestsTo(srv, "POST", "/v1/sms/campaigns"))
+		assert.Equal(t, 5, campaignTotal(t, c))
+	})
+}
+
+func TestSendBulk429PausesEveryWorker(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv, sms.WithRetryWait(10*time.Millisecond, 30*time.Second))
+		srv.AddFaults(
+			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 429, RetryAfter: 5, Times: 1},
+			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Latency: 100 * time.Millisecond},
+		)
+		p := bulkParams("paced", bulkInput{n: 1200}, 100)
+		p.Concurrency = 4
+		r, err := c.Campaigns.SendBulk(context.Background(), p)
+		require.NoError(t, err)
+		require.True(t, r.Complete)
+
+		var limited time.Time
+		var times []time.Time
+		for _, q := range srv.Requests() {
+			if q.Path != "/v1/sms/campaigns" {
+				continue
+			}
+			times = append(times, q.Time)
+			if q.Status == http.StatusTooManyRequests {
+				limited = q.Time
+			}
+		}
+		require.False(t, limited.IsZero())
+		require.Len(t, times, 13)
+		later := 0
+		for _, at := range times {
+			if at.After(limited) {
+				later++
+				assert.GreaterOrEqual(t, at.Sub(limited), 5*time.Second, "no worker starts a request during the pause")
+			}
+		}
+		assert.GreaterOrEqual(t, later, 8, "the batches not yet started waited")
+	})
+}
+
+func TestSendBulkRate(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv)
+		p := bulkParams("slow", bulkInput{n: 1000}, 100)
+		p.Rate, p.Concurrency = 2, 4
+		start := time.Now()
+		_, err := c.Campaigns.SendBulk(context.Background(), p)
+		require.NoError(t, err)
+		elapsed := time.Since(start)
+		assert.GreaterOrEqual(t, elapsed, 4500*time.Millisecond, "10 requests at 2 per second")
+		assert.Less(t, elapsed, 5500*time.Millisecond)
+	})
+}
+
+func TestSendBulkDryRun(t *testing.T) {
+	t.Parallel()
+	c, _, ct := offlineClients(t)
+	in := bulkInput{n: 250, dups: 10, bad: 1}
+	p := bulkParams("dry", in, 100)
+	p.DryRun = true
+	p.Message = "{{name}}: " + strings.Repeat("x", 150) // 2 parts for every name here
+	r, err := c.Campaigns.SendBulk(context.Background(), p)
+	require.NoError(t, err)
+	assert.Zero(t, ct.n.Load(), "nothing sent")
+	assert.False(t, r.Complete, "nothing was sent")
+	assert.Equal(t, 250, r.Recipients)
+	assert.Equal(t, 500, r.Parts)
+	assert.Equal(t, 10, r.Duplicates)
+	assert.Equal(t, 1, r.Invalid)
+	require.Len(t, r.Batches, 3)
+	assert.Equal(t, []int{100, 100, 50}, []int{r.Batches[0].Recipients, r.Batches[1].Recipients, r.Batches[2].Recipients})
+	assert.Equal(t, 2, r.Batches[0].Parts)
+	assert.Equal(t, "dry:2", r.Batches[2].Reference)
+	assert.Equal(t, 0, r.Sent)
+	assert.Equal(t, sms.Amount{}, r.Amount)
+}
+
+func TestSendBulkSkipsNamesThatDoNotFit(t *testing.T) {
+	t.Parallel()
+	c, _, _ := offlineClients(t)
+	people := []sms.Recipient{
+		{Phone: "08030000001", Name: "Ada"},
+		{Phone: "08030000002", Name: strings.Repeat("n", 101)}, // too long a name
+		{Phone: "08030000003", Name: strings.Repeat("€", 100)}, // the message takes 11 parts
+		{Phone: "08030000002", Name: "Obi"},                    // the number's first valid entry
+		{Phone: "2348030000001", Name: "Ada again"},            // duplicate
+	}
+	r, err := c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
+		JobID: "names", From: "MOCKSMS", Message: "{{name}} " + strings.Repeat("{{name}}", 6) + strings.Repeat("x", 160),
+		Recipients: slices.Values(people), DryRun: true,
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 2, r.Recipients)
+	assert.Equal(t, 1, r.Duplicates)
+	require.Len(t, r.InvalidRecipients, 2)
+	assert.Equal(t, sms.InvalidRecipient{Position: 1, Field: "Name", Reason: "a name is at most 100 characters"}, r.InvalidRecipients[0])
+	assert.Equal(t, 2, r.InvalidRecipients[1].Position)
+	assert.Contains(t, r.InvalidRecipients[1].Reason, "11 SMS parts")
+}
+
+// Large names are escaped by encoding/json up to six times their size: batches are cut so
+// that every request body stays within the API's 1 MiB.
+func TestSendBulkCutsBatchesUnderOneMiB(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.New()
+	rec := &recorder{base: srv.Transport()}
+	ws := srv.Default()
+	c, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL("http://127.0.0.1"), sms.WithHTTPClient(&http.Client{Transport: rec}))
+	require.NoError(t, err)
+	fund(t, srv, 100_000_000)
+	names := []string{strings.Repeat("<&>", 33), strings.Repeat("é\"", 50), strings.Repeat("\u2028", 100)}
+	seq := func(yield func(sms.Recipient) bool) {
+		for i := range 5000 {
+			if !yield(sms.Recipient{Phone: bulkPhone(i), Name: names[i%len(names)]}) {
+				return
+			}
+		}
+	}
+	r, err := c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
+		JobID: "big-names", From: "MOCKSMS", Message: "{{name}}", Recipients: seq, Concurrency: 2,
+	})
+	require.NoError(t, err)
+	require.True(t, r.Complete)
+	bodies := rec.sent()
+	require.Greater(t, len(bodies), 1, "cut before 10,000")
+	total := 0
+	for i, b := range bodies {
+		assert.LessOrEqual(t, len(b), 1<<20, "body %d", i)
+		var v struct{ To []json.RawMessage }
+		require.NoError(t, json.Unmarshal([]byte(b), &v))
+		total += len(v.To)
+		if i < len(bodies)-1 {
+			assert.Greater(t, len(b), 1<<20-2000, "body %d is cut only when the next recipient would not fit", i)
+		}
+	}
+	assert.Equal(t, 5000, total)
+}
+
+func TestSendBulkValidation(t *testing.T) {
+	t.Parallel()
+	seq := slices.Values([]sms.Recipient{{Phone: "08030000001"}})
+	ok := func() sms.BulkParams {
+		return sms.BulkParams{JobID: "job", From: "MOCKSMS", Message: "hi", Recipients: seq}
+	}
+	tests := []struct {
+		name  string
+		edit  func(*sms.BulkParams)
+		field string
+	}{
+		{"no job ID", func(p *sms.BulkParams) { p.JobID = "" }, "JobID"},
+		{"job ID too long", func(p *sms.BulkParams) { p.JobID = strings.Repeat("j", sms.MaxJobIDLen+1) }, "JobID"},
+		{"job ID not ASCII", func(p *sms.BulkParams) { p.JobID = "job\n" }, "JobID"},
+		{"no sender", func(p *sms.BulkParams) { p.From = "" }, "From"},
+		{"no message", func(p *sms.BulkParams) { p.Message = "" }, "Message"},
+		{"message too long", func(p *sms.BulkParams) { p.Message = strings.Repeat("x", 1531) }, "Message"},
+		{"bad channel", func(p *sms.BulkParams) { p.Channel = "sms" }, "Channel"},
+		{"no recipients", func(p *sms.BulkParams) { p.Recipients = nil }, "Recipients"},
+		{"batch too large", func(p *sms.BulkParams) { p.BatchSize = 10_001 }, "BatchSize"},
+		{"negative batch", func(p *sms.BulkParams) { p.BatchSize = -1 }, "BatchSize"},
+		{"negative concurrency", func(p *sms.BulkParams) { p.Concurrency = -1 }, "Concurrency"},
+		{"negative rate", func(p *sms.BulkParams) { p.Rate = -1 }, "Rate"},
+		{"shard past count", func(p *sms.BulkParams) { p.Shard = sms.Shard{Index: 4, Count: 4} }, "Shard"},
+		{"shard without count", func(p *sms.BulkParams) { p.Shard = sms.Shard{Index: 1} }, "Shard"},
+		{"negative shard", func(p *sms.BulkParams) { p.Shard = sms.Shard{Index: -1, Count: 2} }, "Shard"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, _, ct := offlineClients(t)
+			p := ok()
+			tt.edit(&p)
+			r, err := c.Campaigns.SendBulk(context.Background(), &p)
+			var ve *sms.ValidationError
+			require.True(t, errors.As(err, &ve), "got %v", err)
+			assert.Equal(t, tt.field, ve.Field)
+			assert.ErrorIs(t, err, sms.ErrBadRequest)
+			assert.Nil(t, r)
+			assert.Zero(t, ct.n.Load())
+		})
+	}
+	c, _, _ := offlineClients(t)
+	_, err := c.Campaigns.SendBulk(context.Background(), nil)
+	assert.ErrorIs(t, err, sms.ErrBadRequest)
+}
+
+func TestSendBulkContextCancelStops(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv)
+		ctx, cancel := context.WithTimeout(context.Background(), 2200*time.Millisecond)
+		defer cancel()
+		p := bulkParams("cancelled", bulkInput{n: 1000}, 100)
+		p.Rate = 1 // a request a second: the deadline comes after 3
+		r, err := c.Campaigns.SendBulk(ctx, p)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.False(t, r.Complete)
+		assert.Equal(t, 300, r.Sent)
+		assert.Equal(t, 3, campaignTotal(t, c))
+	})
+}

@@ -1,0 +1,177 @@
+package sms_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/mockserver"
+)
+
+// statusPolls counts the status requests the mock received.
+func statusPolls(srv *mockserver.Server, id string) int {
+	return requestsTo(srv, "GET", "/v1/sms/campaigns/"+id+"/status")
+}
+
+func TestWaitReturnsWhenDelivered(t *testing.T) {
+	t.Parallel()
+	wall := time.Now()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv)
+		ctx := context.Background()
+		res, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(150), From: "MOCKSMS", Message: "hi"})
+		require.NoError(t, err)
+		require.Equal(t, sms.StatusProcessing, res.Campaign.Status)
+		id := res.Campaign.ID
+
+		go func() {
+			time.Sleep(100 * time.Second) // the provider reports late
+			if err := srv.Deliver(id, &mockserver.DeliverCounts{Delivered: 140, Failed: 5, DND: 5}); err != nil {
+				panic(err)
+			}
+		}()
+		start := time.Now()
+		st, err := c.Campaigns.Wait(ctx, id, nil)
+		require.NoError(t, err)
+		elapsed := time.Since(start)
+		assert.Equal(t, sms.StatusPartiallyDelivered, st.Status)
+		assert.Equal(t, sms.DeliveryCounts{Delivered: 140, Failed: 5, DND: 5}, st.Counts)
+		assert.NotEmpty(t, st.MessageID)
+		assert.True(t, st.Final())
+		assert.GreaterOrEqual(t, elapsed, 100*time.Second)
+		assert.LessOrEqual(t, elapsed, 100*time.Second+sms.DefaultWaitMaxDelay, "polls at most MaxDelay apart")
+		polls := statusPolls(srv, id)
+		assert.GreaterOrEqual(t, polls, 5, "polled while processing and while sent")
+		assert.LessOrEqual(t, polls, 10, "backs off: 2s, then doubling up to 30s")
+	})
+	assert.Less(t, time.Since(wall), 5*time.Second, "100 seconds of waiting cost no wall time")
+}
+
+func TestWaitFailedCampaignReturnsAtOnce(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv)
+		ctx := context.Background()
+		srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/campaigns", ProviderFailure: true, Times: 1})
+		res, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(3), From: "MOCKSMS", Message: "hi"})
+		require.NoError(t, err)
+		require.Equal(t, sms.StatusFailed, res.Campaign.Status)
+
+		start := time.Now()
+		st, err := c.Campaigns.Wait(ctx, res.Campaign.ID, nil)
+		require.NoError(t, err)
+		assert.Zero(t, time.Since(start), "no wait")
+		assert.Equal(t, 1, statusPolls(srv, res.Campaign.ID))
+		assert.Equal(t, sms.StatusFailed, st.Status)
+		assert.Empty(t, st.MessageID)
+		assert.Equal(t, sms.DeliveryCounts{Failed: 3}, st.Counts)
+		require.Len(t, st.Recipients, 3)
+		assert.Equal(t, sms.StatusFailed, st.Recipients[0].Status)
+	})
+}
+
+func TestWaitContextEndsFirst(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv)
+		res, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{To: numbers(2), From: "MOCKSMS", Message: "hi"})
+		require.NoError(t, err)
+
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		st, err := c.Campaigns.Wait(ctx, res.Campaign.ID, &sms.WaitParams{MinDelay: time.Second, MaxDelay: 5 * time.Second})
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.NotNil(t, st, "the last status read")
+		assert.Equal(t, sms.StatusSent, st.Status)
+		assert.Equal(t, 2, st.Counts.Sent)
+		assert.False(t, st.Final())
+		assert.GreaterOrEqual(t, statusPolls(srv, res.Campaign.ID), 12, "a minute of polls at most 5s apart")
+	})
+}
+
+func TestWaitHonoursRetryAfter(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv, sms.WithMaxRetries(0))
+		ctx := context.Background()
+		res, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(2), From: "MOCKSMS", Message: "hi"})
+		require.NoError(t, err)
+		id := res.Campaign.ID
+		require.NoError(t, srv.Deliver(id, nil))
+		srv.AddFaults(mockserver.FaultRule{Method: "GET", Path: "/v1/sms/campaigns/*", Status: 429, RetryAfter: 45, Times: 1})
+
+		start := time.Now()
+		st, err := c.Campaigns.Wait(ctx, id, nil)
+		require.NoError(t, err)
+		assert.Equal(t, sms.StatusDelivered, st.Status)
+		assert.Equal(t, 45*time.Second, time.Since(start), "the second poll waits the Retry-After, beyond MaxDelay")
+		assert.Equal(t, 2, statusPolls(srv, id))
+	})
+}
+
+func TestWaitErrors(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.New()
+	c := inProcessClient(t, srv)
+	ctx := context.Background()
+
+	_, err := c.Campaigns.Wait(ctx, "0123456789abcdef01234567", nil)
+	assert.ErrorIs(t, err, sms.ErrNotFound, "an unknown campaign ends the wait")
+
+	for _, tt := range []struct {
+		name  string
+		id    string
+		p     *sms.WaitParams
+		field string
+	}{
+		{"no id", "", nil, "id"},
+		{"negative delay", "x", &sms.WaitParams{MinDelay: -1}, "WaitParams"},
+		{"max below min", "x", &sms.WaitParams{MinDelay: time.Minute, MaxDelay: time.Second}, "MaxDelay"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := c.Campaigns.Wait(ctx, tt.id, tt.p)
+			var ve *sms.ValidationError
+			require.True(t, errors.As(err, &ve), "got %v", err)
+			assert.Equal(t, tt.field, ve.Field)
+		})
+	}
+	assert.Zero(t, len(srv.Requests())-1, "only the unknown campaign was asked for")
+}
+
+func TestWaitBulkSumsTheJob(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv)
+		fund(t, srv, 100_000_000)
+		ctx := context.Background()
+		r, err := c.Campaigns.SendBulk(ctx, bulkParams("wait-all", bulkInput{n: 2500, dups: 20}, 1000))
+		require.NoError(t, err)
+		require.Len(t, r.CampaignIDs(), 3)
+
+		go func() {
+			time.Sleep(time.Minute)
+			for i, id := range r.CampaignIDs() {
+				if err := srv.Deliver(id, &mockserver.DeliverCounts{Delivered: r.Batches[i].Recipients - 10, DND: 10}); err != nil {
+					panic(err)
+				}
+			}
+		}()
+		d, err := c.Campaigns.WaitBulk(ctx, r, nil)
+		require.NoError(t, err)
+		assert.Equal(t, 3, d.Campaigns)
+		assert.Equal(t, 0, d.Failed)
+		assert.Equal(t, sms.DeliveryCounts{Delivered: 2470, DND: 30}, d.Counts)
+		assert.Equal(t, r.Recipients, d.Counts.Total())
+	})
+}
