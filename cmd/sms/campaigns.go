@@ -14,7 +14,7 @@ func (a *app) campaignsCmd() *cobra.Command {
   sms campaigns status 6740a1b2c3d4e5f601234567
   sms campaigns wait 6740a1b2c3d4e5f601234567 --timeout 10m`,
 	}
-	cmd.AddCommand(a.campaignsListCmd(), a.campaignsStatusCmd())
+	cmd.AddCommand(a.campaignsListCmd(), a.campaignsStatusCmd(), a.campaignsWaitCmd())
 	return cmd
 }
 

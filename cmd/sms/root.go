@@ -171,6 +171,7 @@ Exit status: 0 success, 1 an API or network error, 2 a usage or input error,
 		a.balanceCmd(),
 		a.senderIDsCmd(),
 		a.keysCmd(),
+		a.bulkCmd(),
 	)
 	return root
 }
