@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -275,5 +276,30 @@ func TestParseShard(t *testing.T) {
 	for _, in := range []string{"1/1", "4/4", "-1/4", "1/0", "1", "a/b", "1/2/3"} {
 		_, err := parseShard(in)
 		assert.Error(t, err, in)
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		after time.Duration
+		bp    sms.BulkProgress
+		want  string
+	}{
+		{2 * time.Second, sms.BulkProgress{Batches: 1, Recipients: 1000, Sent: 1000, Amount: sms.AmountFromKobo(320_000)},
+			"batch 1/4: 1000/4000 recipients (25%), 500/s, charged 3200.00 NGN, ETA 6s"},
+		{4 * time.Second, sms.BulkProgress{Batches: 3, Failed: 1, Recipients: 3000, Sent: 1000, Replayed: 1000, Amount: sms.AmountFromKobo(320_000)},
+			"batch 3/4: 2000/4000 recipients (50%), 500/s, charged 3200.00 NGN, ETA 4s, 1000 replayed from an earlier run, 1 batches failed"},
+		{8 * time.Second, sms.BulkProgress{Batches: 4, Recipients: 4000, Sent: 4000, Amount: sms.AmountFromKobo(1_280_000)},
+			"batch 4/4: 4000/4000 recipients (100%), 500/s, charged 12800.00 NGN, ETA 0s"},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		p := newProgress(&buf, 4000, 4)
+		p.start = start
+		p.now = func() time.Time { return start.Add(tt.after) }
+		p.update(tt.bp)
+		assert.Equal(t, tt.want+"\n", buf.String())
 	}
 }

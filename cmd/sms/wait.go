@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,7 +56,7 @@ printed) or on an API error.`,
 				}
 			}
 			if err != nil && ctx.Err() == nil && wctx.Err() != nil {
-				return &failure{err}
+				return &failure{fmt.Errorf("campaign %s: the delivery was not final after %v", args[0], timeout)}
 			}
 			return apiErr(ctx, err)
 		},
