@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"regexp"
 	"strconv"
@@ -116,7 +117,12 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	if o.poll <= 0 {
 		return usagef("--poll-interval must be positive")
 	}
-	c, err := a.client()
+	// An interrupt (ctx) lets the batches in flight finish, then ends the job (jobCtx).
+	jobCtx, cancelJob := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelJob()
+	d := newDrain(cancelJob)
+	defer context.AfterFunc(ctx, d.interrupt)()
+	c, err := a.client(sms.WithHTTPClient(&http.Client{Transport: d, Timeout: sms.DefaultTimeout}))
 	if err != nil {
 		return err
 	}
@@ -152,7 +158,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	// A dry run first: it checks the parameters and counts this shard's batches, which
 	// sizes the progress bar.
 	params.DryRun = true
-	plan, err := c.Campaigns.SendBulk(ctx, &params)
+	plan, err := c.Campaigns.SendBulk(jobCtx, &params)
 	if err == nil {
 		err = readErr
 	}
@@ -167,8 +173,11 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 
 	params.DryRun = false
 	prog := newProgress(a.stderr, plan.Recipients, len(plan.Batches))
-	params.Progress = prog.update
-	rep, sendErr := c.Campaigns.SendBulk(ctx, &params)
+	params.Progress = func(bp sms.BulkProgress) {
+		prog.update(bp)
+		d.settled()
+	}
+	rep, sendErr := c.Campaigns.SendBulk(jobCtx, &params)
 	prog.done()
 	if sendErr == nil && readErr != nil {
 		sendErr = &failure{fmt.Errorf("reading %s: %w", o.file.path, readErr)}
@@ -204,7 +213,7 @@ func (a *app) bulkStopped(ctx context.Context, rep *sms.BulkReport, err error) e
 	resume := "  " + a.resumeCommand()
 	switch {
 	case ctx.Err() != nil:
-		a.note("interrupted after %d batches (%d recipients sent, %s NGN charged); batches in flight may or may not have been sent.\nTo finish the job, run the same command again; it never sends anything twice:\n%s",
+		a.note("interrupted after %d batches (%d recipients sent, %s NGN charged), once the batches in flight were done.\nTo finish the job, run the same command again; it never sends anything twice:\n%s",
 			done, rep.Sent+rep.Replayed, rep.Amount, resume)
 		return &interrupted{errors.New("interrupted")}
 	case errors.Is(err, sms.ErrInsufficientBalance):
@@ -262,7 +271,7 @@ type bulkJSON struct {
 	Replayed   int              `json:"replayed"`
 	Amount     sms.Amount       `json:"amount"`
 	Currency   string           `json:"currency"`
-	Failed     int              `json:"failedBatches"`
+	Failed     int              `json:"failedBatches"` // after their retries; not those an interrupt held back
 	Delivery   *deliverySumJSON `json:"delivery,omitempty"`
 	BatchList  []batchJSON      `json:"batchList,omitempty"` // only in --report
 	BadList    []badRow         `json:"badRowList,omitempty"`
@@ -290,9 +299,13 @@ func bulkOut(r *sms.BulkReport, sum *csvSummary) bulkJSON {
 	out := bulkJSON{
 		JobID: r.JobID, Complete: r.Complete, Rows: sum.Rows, BadRows: sum.BadCount, Duplicates: r.Duplicates,
 		Batches: len(r.Batches), Recipients: r.Recipients, Parts: r.Parts, Sent: r.Sent, Replayed: r.Replayed,
-		Amount: r.Amount, Currency: "NGN", Failed: len(r.Failed()), BadList: sum.Bad,
+		Amount: r.Amount, Currency: "NGN", BadList: sum.Bad,
 	}
 	for _, b := range r.Batches {
+		// A batch held back by an interrupt was not sent: it did not fail.
+		if b.Err != nil && !errors.Is(b.Err, context.Canceled) {
+			out.Failed++
+		}
 		bj := batchJSON{
 			Index: b.Index, Reference: b.Reference, CampaignID: b.CampaignID, Status: b.Status,
 			Recipients: b.Recipients, Parts: b.Parts, Amount: b.Amount, Replayed: b.Replayed,

@@ -154,26 +154,35 @@ func TestBulk(t *testing.T) {
 			},
 		},
 		{
-			name: "interrupted, then resumed by the printed command: each recipient once",
+			name: "interrupted: the batches in flight finish, and the printed command resumes the job",
 			run: func(t *testing.T, f *fixture, _ string, distinct int, base []string) {
+				// Requests take 50 ms, so that two batches are in flight when the interrupt comes.
+				f.srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Latency: 50 * time.Millisecond})
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				errw := &cancelOnWrite{marker: "batch 1/", cancel: cancel}
 				var out bytes.Buffer
-				args := append(base, "--skip-invalid", "--concurrency", "1", "--api-secret", f.env[envAPISecret])
+				args := append(base, "--skip-invalid", "--concurrency", "2", "--json", "--api-secret", f.env[envAPISecret])
 				env := map[string]string{envBaseURL: f.env[envBaseURL], envAPIKey: f.env[envAPIKey]}
 				code := run(ctx, args, strings.NewReader(""), &out, errw, func(k string) string { return env[k] })
 				stderr := errw.buf.String()
 				require.Equal(t, exitInterrupted, code, stderr)
-				assert.Contains(t, stderr, "To finish the job, run the same command again; it never sends anything twice:\n  sms bulk --csv ")
+				assert.Contains(t, stderr, "once the batches in flight were done.\nTo finish the job, run the same command again; it never sends anything twice:\n  sms bulk --csv ")
 				assert.NotContains(t, stderr, f.env[envAPISecret], "the resume command leaves the secret out")
-				_, sent := f.campaignRecipients(t)
+				first := decodeJSON(t, out.String())
+				assert.Equal(t, false, first["complete"])
+				assert.Equal(t, 0.0, first["failedBatches"], "no batch in flight was abandoned")
+				sent := int(first["sent"].(float64))
+				assert.GreaterOrEqual(t, sent, 100, "the batch in flight with the first finished too")
 				assert.Less(t, sent, distinct, "stopped before the end")
+				assert.Equal(t, int64(mockserver.DefaultBalance-sent*price), f.balance(t), "the report accounts for every charge")
 
+				f.srv.ClearFaults()
 				r := runCLI(t, f.env, "", append(base, "--skip-invalid", "--json")...)
 				require.Equal(t, 0, r.code, r.stderr)
 				m := decodeJSON(t, r.stdout)
-				assert.Equal(t, float64(distinct), m["sent"].(float64)+m["replayed"].(float64))
+				assert.Equal(t, float64(sent), m["replayed"])
+				assert.Equal(t, float64(distinct-sent), m["sent"])
 				assert.Equal(t, int64(mockserver.DefaultBalance-distinct*price), f.balance(t))
 				_, recipients := f.campaignRecipients(t)
 				assert.Equal(t, distinct, recipients)

@@ -53,7 +53,7 @@ func TestBinaryInterruptedAndResumed(t *testing.T) {
 	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Latency: 100 * time.Millisecond})
 
 	first := exec.Command(bin, "bulk", "--csv", csv, "--from", ws.SenderID, "--message", "Hi {{name}}",
-		"--job-id", "promo-2026-11", "--skip-invalid", "--batch-size", "1000", "--concurrency", "2")
+		"--job-id", "promo-2026-11", "--skip-invalid", "--batch-size", "1000", "--concurrency", "2", "--json")
 	first.Env = env
 	var stdout bytes.Buffer
 	first.Stdout = &stdout
@@ -84,13 +84,17 @@ func TestBinaryInterruptedAndResumed(t *testing.T) {
 	require.True(t, ok, stderr.String())
 	resume, _, _ := strings.Cut(after, "\n")
 	require.True(t, strings.HasPrefix(resume, "sms bulk "), resume)
+	var interrupted bulkJSON
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &interrupted), stdout.String())
 	charged := wallet - balanceOf(t, srv, ws)
-	require.Less(t, charged, int64(distinct*price), "the interrupt landed before the end")
-	require.Positive(t, charged)
+	assert.Less(t, charged, int64(distinct*price), "the interrupt landed before the end")
+	assert.Positive(t, charged)
+	assert.Equal(t, charged, interrupted.Amount.Kobo(), "the batches in flight finished and are in the report")
+	assert.Equal(t, int(charged/price), interrupted.Sent)
 
 	t.Logf("first run: %v", time.Since(start))
 	srv.ClearFaults()
-	second := exec.Command("sh", "-c", shellQuote(bin)+strings.TrimPrefix(resume, "sms")+" --json")
+	second := exec.Command("sh", "-c", shellQuote(bin)+strings.TrimPrefix(resume, "sms"))
 	second.Env = env
 	out, err = second.Output()
 	require.NoError(t, err)
@@ -99,7 +103,7 @@ func TestBinaryInterruptedAndResumed(t *testing.T) {
 	require.NoError(t, json.Unmarshal(out, &rep))
 	assert.True(t, rep.Complete)
 	assert.Equal(t, distinct, rep.Sent+rep.Replayed)
-	assert.Positive(t, rep.Replayed, "batches of the first run are replayed, not sent again")
+	assert.Equal(t, interrupted.Sent, rep.Replayed, "batches of the first run are replayed, not sent again")
 	assert.Equal(t, dups, rep.Duplicates)
 	assert.Equal(t, bad, rep.BadRows)
 

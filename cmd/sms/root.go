@@ -239,8 +239,8 @@ func (a *app) options() ([]sms.Option, error) {
 	return opts, nil
 }
 
-// client returns a client for the developer endpoints.
-func (a *app) client() (*sms.Client, error) {
+// client returns a client for the developer endpoints, with extra options.
+func (a *app) client(extra ...sms.Option) (*sms.Client, error) {
 	key := a.setting(a.apiKey, envAPIKey)
 	if key == "" {
 		return nil, usagef("no API key: set %s or use --api-key", envAPIKey)
@@ -256,7 +256,7 @@ func (a *app) client() (*sms.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := sms.NewClient(key, secret, opts...)
+	c, err := sms.NewClient(key, secret, append(opts, extra...)...)
 	if err != nil {
 		return nil, &usageError{err}
 	}
