@@ -84,6 +84,9 @@ summary goes to stdout (JSON with --json); --report writes the full report to a 
 	f.StringVar(&o.report, "report", "", "write the job's report to this file, as JSON")
 	f.BoolVar(&o.wait, "wait", false, "after sending, wait for delivery and print the counts")
 	f.DurationVar(&o.poll, "poll-interval", sms.DefaultWaitMinDelay, "with --wait, the first wait between polls (backing off up to 30s)")
+	completeValues(cmd, "channel", "generic", "dnd")
+	_ = cmd.MarkFlagFilename("csv", "csv")
+	_ = cmd.MarkFlagFilename("report", "json")
 	for _, name := range []string{"csv", "from", "message", "job-id"} {
 		_ = cmd.MarkFlagRequired(name)
 	}

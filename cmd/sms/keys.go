@@ -131,6 +131,7 @@ sender_ids and balance; by default the key has all of them.`,
 	f.StringSliceVar(&scopes, "scopes", nil, "scopes, comma-separated: sms, otp, campaigns, sender_ids, balance (default all)")
 	f.BoolVar(&test, "test", false, "a pk_test key (test wallet and data) instead of pk_live")
 	f.IntVar(&p.ExpiresInDays, "expires-in-days", 0, "expire the key after 1 to 3650 days (default never)")
+	completeValues(cmd, "scopes", "sms", "otp", "campaigns", "sender_ids", "balance")
 	_ = cmd.MarkFlagRequired("name")
 	return cmd
 }

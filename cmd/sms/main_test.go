@@ -499,6 +499,39 @@ func TestCommands(t *testing.T) {
 			},
 		},
 		{
+			name: "a dashboard token flag warns too",
+			setup: func(_ *testing.T, f *fixture) []string {
+				tok := f.env[envDashboard]
+				delete(f.env, envDashboard)
+				return []string{"keys", "list", "--dashboard-token", tok}
+			},
+			check: func(t *testing.T, _ *fixture, r result) {
+				assert.Contains(t, r.stdout, "Default test key")
+				assert.Contains(t, r.stderr, "warning: --dashboard-token is visible in shell history and process lists; set SMS_DASHBOARD_TOKEN or use --dashboard-token-file")
+			},
+		},
+		{
+			name: "a secret flag and a secret file are exclusive",
+			setup: func(*testing.T, *fixture) []string {
+				return []string{"balance", "--api-secret", "sk_test_x", "--api-secret-file", "-"}
+			},
+			code: 2,
+			check: func(t *testing.T, _ *fixture, r result) {
+				assert.Contains(t, r.stderr, "--api-secret and --api-secret-file are exclusive")
+			},
+		},
+		{
+			name: "otp verify without a pin is a usage error",
+			setup: func(*testing.T, *fixture) []string {
+				return []string{"otp", "verify", "3f2b9c1e-8d4a-4c2e-9b7f-1a2b3c4d5e6f"}
+			},
+			code: 2,
+			check: func(t *testing.T, f *fixture, r result) {
+				assert.Contains(t, r.stderr, "no pin: give --pin or type it on stdin")
+				assert.Zero(t, f.requests("/v1/otp/verify"))
+			},
+		},
+		{
 			name: "the secret read from stdin",
 			setup: func(_ *testing.T, f *fixture) []string {
 				f.stdin = f.env[envAPISecret] + "\n"
@@ -545,6 +578,15 @@ func TestCommands(t *testing.T) {
 			},
 		},
 		{
+			name: "shell completion of flag values",
+			setup: func(*testing.T, *fixture) []string {
+				return []string{"__complete", "sender-ids", "list", "--status", ""}
+			},
+			check: func(t *testing.T, _ *fixture, r result) {
+				assert.Equal(t, "pending\nactive\nblocked\n:4\n", r.stdout)
+			},
+		},
+		{
 			name:  "shell completion",
 			setup: func(*testing.T, *fixture) []string { return []string{"completion", "bash"} },
 			check: func(t *testing.T, _ *fixture, r result) {
@@ -585,5 +627,5 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 		}
 	}
 	walk(a.rootCmd())
-	assert.Equal(t, 18, n, "sms, its 7 commands and groups, and 10 subcommands")
+	assert.Equal(t, 24, n, "sms, its 9 commands and groups, 10 subcommands and 4 shells")
 }

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"errors"
-	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -70,6 +67,7 @@ pins of the number. Prints the pin ID to verify with; the pin itself is never sh
 	f.IntVar(&p.PinLength, "length", 0, "pin length, 4 to 8 (default 6)")
 	f.DurationVar(&p.PinTimeToLive, "ttl", 0, "how long the pin stays valid, whole minutes from 1m to 60m (default 10m)")
 	f.StringVar(&p.PinPlaceholder, "placeholder", "", "the placeholder in the text (default '< 1234 >')")
+	completeValues(cmd, "type", "numeric", "alphanumeric")
 	for _, name := range []string{"to", "from", "message-text"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
@@ -96,12 +94,10 @@ an API error.`,
 				return err
 			}
 			if pin == "" {
-				line, err := bufio.NewReader(a.stdin).ReadString('\n')
-				pin = strings.TrimSpace(line)
+				if pin, err = a.readSecret("pin"); err != nil {
+					return usagef("reading the pin from stdin: %w", err)
+				}
 				if pin == "" {
-					if err != nil && !errors.Is(err, io.EOF) {
-						return usagef("reading the pin from stdin: %w", err)
-					}
 					return usagef("no pin: give --pin or type it on stdin")
 				}
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	sms "github.com/seedsms/sms-go"
 )
@@ -97,9 +99,6 @@ func exitCode(err error) int {
 func (a *app) execute(ctx context.Context) int {
 	root := a.rootCmd()
 	root.SetArgs(a.args)
-	root.SetIn(a.stdin)
-	root.SetOut(a.stdout)
-	root.SetErr(a.stderr)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
@@ -173,7 +172,38 @@ Exit status: 0 success, 1 an API or network error, 2 a usage or input error,
 		a.keysCmd(),
 		a.bulkCmd(),
 	)
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	_ = root.MarkPersistentFlagFilename("api-secret-file")
+	_ = root.MarkPersistentFlagFilename("dashboard-token-file")
+	// cobra adds help and completion when it runs; added now, they get examples too.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "help":
+			c.Example = "  sms help bulk"
+		case "completion":
+			c.Example = "  source <(sms completion bash)\n  sms completion zsh > \"${fpath[1]}/_sms\""
+			for _, sh := range c.Commands() {
+				switch sh.Name() {
+				case "fish":
+					sh.Example = "  sms completion fish | source"
+				case "powershell":
+					sh.Example = "  sms completion powershell | Out-String | Invoke-Expression"
+				default:
+					sh.Example = "  source <(sms completion " + sh.Name() + ")"
+				}
+			}
+		}
+	}
 	return root
+}
+
+// completeValues offers values for a flag in shell completion.
+func completeValues(cmd *cobra.Command, flag string, values ...string) {
+	_ = cmd.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // warnSecretFlags warns that a secret given as a flag lands in shell history and process
@@ -210,7 +240,9 @@ func (a *app) secret(flagName, flagValue, file, env string) (string, error) {
 		err error
 	)
 	if file == "-" {
-		b, err = io.ReadAll(io.LimitReader(a.stdin, 64<<10))
+		var line string
+		line, err = a.readSecret(strings.ReplaceAll(flagName, "-", " "))
+		b = []byte(line)
 	} else {
 		b, err = os.ReadFile(file)
 	}
@@ -286,4 +318,20 @@ func (a *app) dashboard() (*sms.DashboardClient, error) {
 // note prints a line for people on stderr.
 func (a *app) note(format string, args ...any) {
 	fmt.Fprintf(a.stderr, format+"\n", args...)
+}
+
+// readSecret reads one line from stdin: typed without echo after a prompt on stderr when
+// stdin is a terminal, else the first line of what is piped in.
+func (a *app) readSecret(what string) (string, error) {
+	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprintf(a.stderr, "%s: ", what)
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(a.stderr)
+		return strings.TrimSpace(string(b)), err
+	}
+	line, err := bufio.NewReader(io.LimitReader(a.stdin, 64<<10)).ReadString('\n')
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return strings.TrimSpace(line), err
 }

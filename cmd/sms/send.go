@@ -42,6 +42,7 @@ answered from the first send, without sending or charging again.`,
 	f.StringVar(&p.Message, "message", "", "the text, at most 10 SMS parts")
 	f.StringVar(&channel, "channel", "", "generic (default) or dnd")
 	f.StringVar(&p.Reference, "reference", "", "an idempotency reference, 1 to 100 printable ASCII characters")
+	completeValues(cmd, "channel", "generic", "dnd")
 	for _, name := range []string{"to", "from", "message"} {
 		_ = cmd.MarkFlagRequired(name)
 	}

@@ -69,6 +69,7 @@ func (a *app) senderIDsListCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&status, "status", "", "only pending, active or blocked sender IDs")
+	completeValues(cmd, "status", "pending", "active", "blocked")
 	return cmd
 }
 
