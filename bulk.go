@@ -356,7 +356,7 @@ func (j *bulkJob) run(ctx context.Context) (*BulkReport, error) {
 // run, recording them). It reports whether it read the whole input.
 func (j *bulkJob) read(ctx context.Context, work chan<- *bulkBatch) bool {
 	var (
-		seen     = make(map[uint64]struct{})
+		seen     numberSet
 		partsOf  = make(map[string]int) // parts by name, for the batch being filled
 		msgParts = 0
 		overhead = j.bodyOverhead()
@@ -415,10 +415,8 @@ func (j *bulkJob) read(ctx context.Context, work chan<- *bulkBatch) bool {
 			continue
 		}
 		n, _ := strconv.ParseUint(phone, 10, 64) // at most 15 digits
-		if _, dup := seen[n]; dup {
-			j.mu.Lock()
+		if seen.has(n) {
 			j.report.Duplicates++
-			j.mu.Unlock()
 			continue
 		}
 		if utf8.RuneCountInString(r.Name) > rules.MaxNameLen {
@@ -437,7 +435,7 @@ func (j *bulkJob) read(ctx context.Context, work chan<- *bulkBatch) bool {
 				continue
 			}
 		}
-		seen[n] = struct{}{}
+		seen.add(n)
 		size := recipientSize(phone, r.Name)
 		if count > 0 && (count == j.size || bytes+1+size > rules.MaxBodyBytes) {
 			if !emit() {
@@ -452,9 +450,7 @@ func (j *bulkJob) read(ctx context.Context, work chan<- *bulkBatch) bool {
 		count, bytes, parts = count+1, bytes+size, max(parts, np)
 		if cur != nil {
 			cur.to = append(cur.to, wireRecipient{Phone: phone, Name: r.Name})
-			j.mu.Lock()
 			j.report.Parts += np
-			j.mu.Unlock()
 		}
 	}
 	if count > 0 {
@@ -471,9 +467,9 @@ func (b *bulkBatch) toOrNil() []wireRecipient {
 	return b.to
 }
 
+// skip reports an invalid recipient. Like Duplicates and Parts, the fields it sets are the
+// reader's alone: workers never touch them.
 func (j *bulkJob) skip(pos int, field, reason string) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
 	j.report.Invalid++
 	if len(j.report.InvalidRecipients) < MaxReportedInvalid {
 		j.report.InvalidRecipients = append(j.report.InvalidRecipients, InvalidRecipient{Position: pos, Field: field, Reason: reason})

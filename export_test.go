@@ -1,0 +1,11 @@
+package sms
+
+// NumberSetBytes returns the memory a bulk job's de-duplication set holds for n distinct
+// numbers: its one slice of slots.
+func NumberSetBytes(n int) uint64 {
+	var s numberSet
+	for i := range n {
+		s.add(2348000000000 + uint64(i))
+	}
+	return uint64(len(s.slots)) * 8
+}
