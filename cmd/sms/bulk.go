@@ -135,8 +135,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	if err != nil {
 		return err
 	}
-	a.note("%s: %d rows: %d recipients to send, %d duplicate numbers (sent once), %d rows that cannot be sent",
-		o.file.path, sum.Rows, sum.Valid-sum.Duplicates, sum.Duplicates, sum.BadCount)
+	a.note("%s: %d rows, %d that cannot be sent", o.file.path, sum.Rows, sum.BadCount)
 	for i, b := range sum.Bad {
 		if i == 20 {
 			a.note("  ... and %d more (all in --report)", sum.BadCount-i)
@@ -169,6 +168,11 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 		return apiErr(ctx, err)
 	}
 	out := bulkOut(plan, sum)
+	which := "job " + o.jobID
+	if shard.Count > 1 {
+		which += fmt.Sprintf(", shard %d/%d", shard.Index, shard.Count)
+	}
+	a.note("%s: %d batches, %d recipients, %d SMS parts; %d duplicate numbers sent once", which, len(plan.Batches), plan.Recipients, plan.Parts, plan.Duplicates)
 	if o.dryRun {
 		out.DryRun = true
 		return a.finishBulk(out, o, nil)

@@ -24,14 +24,18 @@ var (
 )
 
 // recipientsFile reads recipients from a CSV file: phone[,name], with or without a header row.
-// The file is read twice, once to validate it and once to send, so that memory stays flat
-// whatever its size.
+// The file is read again for each pass (to validate it, to count the job, to send it) rather
+// than held in memory.
 type recipientsFile struct {
 	path     string
 	phoneCol string // a header name or a 1-based column number; "" finds it
 	nameCol  string // likewise; "" finds it, or column 2 without a header
 	message  string // the message, to check each recipient's parts after {{name}}
 }
+
+// maxNames bounds the cache of names whose message was counted: at most about 1 MiB with
+// names of 100 characters.
+const maxNames = 10_000
 
 // badRow is a row that cannot be sent, by its line number in the file.
 type badRow struct {
@@ -127,7 +131,7 @@ func (f *recipientsFile) check(rec []string, cols *columns, names map[string]boo
 		text := strings.ReplaceAll(f.message, "{{name}}", name)
 		parts, _ := rules.CountParts(text)
 		fits := parts <= rules.MaxParts && parts > 0
-		if len(names) < 100_000 { // a cache of names, bounded
+		if len(names) < maxNames {
 			names[name] = fits
 		}
 		if parts == 0 {
@@ -231,37 +235,30 @@ func colNumber(s string) (int, bool) {
 	return n - 1, true
 }
 
-// csvSummary is what validating the file found.
+// csvSummary is what validating the file found. Duplicate numbers are not its concern:
+// SendBulk removes them, and its dry run counts them.
 type csvSummary struct {
-	Rows       int      // data rows
-	Valid      int      // rows that can be sent, duplicates included
-	Duplicates int      // valid rows whose number came earlier in the file: sent once
-	Bad        []badRow // the first maxBadRows rows that cannot be sent
-	BadCount   int      // all of them
+	Rows     int      // data rows
+	Valid    int      // rows that can be sent, duplicates included
+	Bad      []badRow // the first maxBadRows rows that cannot be sent
+	BadCount int      // all of them
 }
 
 // maxBadRows bounds the bad rows kept to list.
 const maxBadRows = 1000
 
-// validate reads the whole file and reports its bad rows and duplicates.
+// validate reads the whole file and reports its bad rows. It holds no row.
 func (f *recipientsFile) validate() (*csvSummary, error) {
 	s := &csvSummary{}
-	seen := make(map[uint64]struct{})
 	err := f.each(func(row csvRow) bool {
 		s.Rows++
-		if row.problem != "" {
-			s.BadCount++
-			if len(s.Bad) < maxBadRows {
-				s.Bad = append(s.Bad, badRow{Line: row.line, Reason: row.problem})
-			}
+		if row.problem == "" {
+			s.Valid++
 			return true
 		}
-		s.Valid++
-		n, _ := strconv.ParseUint(row.rcpt.Phone, 10, 64) // normalized: at most 15 digits
-		if _, dup := seen[n]; dup {
-			s.Duplicates++
-		} else {
-			seen[n] = struct{}{}
+		s.BadCount++
+		if len(s.Bad) < maxBadRows {
+			s.Bad = append(s.Bad, badRow{Line: row.line, Reason: row.problem})
 		}
 		return true
 	})
