@@ -138,13 +138,17 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	a.note("%s: %d rows, %d that cannot be sent", o.file.path, sum.Rows, sum.BadCount)
 	for i, b := range sum.Bad {
 		if i == 20 {
-			a.note("  ... and %d more (all in --report)", sum.BadCount-i)
+			a.note("  ... and %d more (--report lists the first %d)", sum.BadCount-i, maxBadRows)
 			break
 		}
 		a.note("  line %d: %s", b.Line, b.Reason)
 	}
 	if sum.BadCount > 0 && !o.skipInvalid {
-		return usagef("%d rows of %s cannot be sent: fix them, or use --skip-invalid to send the others", sum.BadCount, o.file.path)
+		err := usagef("%d rows of %s cannot be sent: fix them, or use --skip-invalid to send the others", sum.BadCount, o.file.path)
+		if rerr := a.writeReport(bulkJSON{JobID: o.jobID, Rows: sum.Rows, BadRows: sum.BadCount, Currency: "NGN", BadList: sum.Bad}, o); rerr != nil {
+			a.note("sms: %v", rerr)
+		}
+		return err
 	}
 	if sum.Valid == 0 {
 		return usagef("%s has no recipient to send to", o.file.path)
@@ -325,18 +329,28 @@ func bulkOut(r *sms.BulkReport, sum *csvSummary) bulkJSON {
 	return out
 }
 
+// writeReport writes the report file, when --report asks for one.
+func (a *app) writeReport(out bulkJSON, o *bulkOptions) error {
+	if o.report == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err == nil {
+		err = os.WriteFile(o.report, append(b, '\n'), 0o644)
+	}
+	if err != nil {
+		return &failure{fmt.Errorf("writing the report: %w", err)}
+	}
+	return nil
+}
+
 // finishBulk writes the report file and prints the summary, then returns err.
 func (a *app) finishBulk(out bulkJSON, o *bulkOptions, err error) error {
-	if o.report != "" {
-		b, merr := json.MarshalIndent(out, "", "  ")
-		if merr == nil {
-			merr = os.WriteFile(o.report, append(b, '\n'), 0o644)
-		}
-		if merr != nil {
-			a.note("sms: writing the report: %v", merr)
-			if err == nil {
-				err = &failure{fmt.Errorf("writing the report: %w", merr)}
-			}
+	if rerr := a.writeReport(out, o); rerr != nil {
+		if err == nil {
+			err = rerr
+		} else {
+			a.note("sms: %v", rerr)
 		}
 	}
 	summary := out

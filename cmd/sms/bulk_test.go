@@ -90,13 +90,19 @@ func TestBulk(t *testing.T) {
 		{
 			name: "bad rows without --skip-invalid are an input error, listed by line",
 			run: func(t *testing.T, f *fixture, _ string, _ int, base []string) {
-				r := runCLI(t, f.env, "", base...)
+				report := filepath.Join(t.TempDir(), "report.json")
+				r := runCLI(t, f.env, "", append(base, "--report", report)...)
 				require.Equal(t, 2, r.code, r.stderr)
 				assert.Empty(t, r.stdout)
 				assert.Regexp(t, `(?m)^  line 3: invalid phone number "120": `, r.stderr)
 				assert.Contains(t, r.stderr, "sms: 3 rows of ")
 				assert.Contains(t, r.stderr, "use --skip-invalid to send the others")
 				assert.Zero(t, f.requests("/v1/sms/campaigns"))
+				var rep bulkJSON
+				b, err := os.ReadFile(report)
+				require.NoError(t, err)
+				require.NoError(t, json.Unmarshal(b, &rep))
+				assert.Equal(t, []int{3, 82, 161}, []int{rep.BadList[0].Line, rep.BadList[1].Line, rep.BadList[2].Line})
 			},
 		},
 		{
