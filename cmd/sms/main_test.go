@@ -193,7 +193,7 @@ func TestCommands(t *testing.T) {
 			setup: func(*testing.T, *fixture) []string { return []string{"balance", "--bogus"} },
 			code:  2,
 			check: func(t *testing.T, _ *fixture, r result) {
-				assert.Contains(t, r.stderr, "unknown flag: --bogus")
+				assert.Equal(t, "sms: unknown flag: --bogus\nRun 'sms balance --help' for usage.\n", r.stderr)
 			},
 		},
 		{
@@ -450,7 +450,7 @@ func TestCommands(t *testing.T) {
 			},
 			code: 2,
 			check: func(t *testing.T, _ *fixture, r result) {
-				assert.Contains(t, r.stderr, "no API key: set SMS_API_KEY or use --api-key")
+				assert.Equal(t, "sms: no API key: set SMS_API_KEY or use --api-key\n", r.stderr)
 			},
 		},
 		{

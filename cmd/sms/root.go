@@ -42,7 +42,8 @@ type app struct {
 	insecure      bool
 }
 
-// usageError is a usage or input error: exit status 2.
+// usageError is a usage or input error found by this command: exit status 2, as for any
+// error that is not a failure.
 type usageError struct{ err error }
 
 func (e *usageError) Error() string { return e.err.Error() }
@@ -105,11 +106,11 @@ func (a *app) execute(ctx context.Context) int {
 	}
 	code := exitCode(err)
 	fmt.Fprintln(a.stderr, errorLine(err))
-	if code == exitUsage && cmd != nil {
-		var ve *sms.ValidationError
-		if !errors.As(err, &ve) {
-			fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
-		}
+	// cobra's own errors (flags, arguments, commands) get a pointer to the help; ours say
+	// what to do.
+	var ue *usageError
+	if code == exitUsage && cmd != nil && !errors.As(err, &ue) {
+		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
 	return code
 }
@@ -151,7 +152,6 @@ Exit status: 0 success, 1 an API or network error, 2 a usage or input error,
 			return nil
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.baseURL, "base-url", "", "the API's base URL (default $"+envBaseURL+")")
 	pf.StringVar(&a.apiKey, "api-key", "", "the API key, pk_live_... or pk_test_... (default $"+envAPIKey+")")
