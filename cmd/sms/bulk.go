@@ -51,8 +51,9 @@ sent once per job, to their first row.
 The job is sent in batches, each a campaign whose reference is derived from --job-id and
 the batch's position. Running the same command again therefore never sends anything twice:
 batches already sent are answered from the first run, and only the rest are sent. So when
-the job stops (Ctrl-C, a network failure, an empty wallet), run the same command again to
-finish it. --shard i/n sends only batches k with k % n == i, so that n processes share a
+the job stops (an empty wallet, a network failure, or Ctrl-C, which lets the batches in
+flight finish first), run the same command again to finish it; the command to run is
+printed. --shard i/n sends only batches k with k % n == i, so that n processes share a
 job.
 
 Progress is shown on stderr: a bar when it is a terminal, plain lines otherwise. The
