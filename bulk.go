@@ -93,8 +93,9 @@ type BulkBatch struct {
 	// CampaignID is the campaign the batch created, or the one a replay answered with; empty
 	// when the batch failed or in a dry run.
 	CampaignID string
-	// Status is the campaign's status in the answer (StatusProcessing, StatusSent, or
-	// StatusFailed when the provider refused it and it was refunded).
+	// Status is the campaign's status in the answer: StatusProcessing, StatusSent, or
+	// StatusFailed when the provider refused it (it was refunded: Amount is 0.00, and its
+	// recipients get nothing; a rerun replays it, so send them again under another JobID).
 	Status Status
 	// Recipients is the number of distinct recipients in the batch.
 	Recipients int
@@ -103,7 +104,8 @@ type BulkBatch struct {
 	// Amount is what the campaign cost: in this run, or in the earlier one when Replayed.
 	Amount Amount
 	// Replayed is true when the batch was answered from an earlier run of the job: nothing
-	// was sent or charged this time.
+	// was sent or charged this time. A replay that follows an attempt of this run that may
+	// have been processed (a dropped connection) is that attempt's answer: not Replayed.
 	Replayed bool
 	// Err is why the batch failed after its retries; nil when it was sent or replayed.
 	Err error
@@ -334,8 +336,10 @@ func (j *bulkJob) run(ctx context.Context) (*BulkReport, error) {
 			})
 		}
 	}
-	read := j.read(ctx, work)
-	close(work)
+	read := func() bool {
+		defer close(work) // even if the input's iterator panics: the workers end
+		return j.read(ctx, work)
+	}()
 	wg.Wait()
 
 	r := &j.report
@@ -441,7 +445,10 @@ func (j *bulkJob) read(ctx context.Context, work chan<- *bulkBatch) bool {
 			if !emit() {
 				return false
 			}
-			index++
+			if index++; len(strconv.Itoa(index)) > maxBatchDigits {
+				j.stop(fmt.Errorf("sms: bulk job %q: more than %d batches; split the input into several jobs", j.p.JobID, index))
+				return false
+			}
 			start()
 		}
 		if count > 0 {
@@ -614,11 +621,15 @@ func (j *bulkJob) record(b BulkBatch, ok bool) {
 	}
 }
 
+// maxBatchDigits is the most digits of a batch index: JobID + ":" + index fits the
+// reference's 100 characters.
+const maxBatchDigits = rules.MaxReferenceLen - MaxJobIDLen - 1
+
 // bodyOverhead is the size of a batch's request body without its recipients, with the
 // longest reference the job can have.
 func (j *bulkJob) bodyOverhead() int {
 	ch := string(j.p.Channel)
-	n := len(`{"to":[],"from":"","message":"","reference":""}`) + len(j.p.From) + jsonLen(j.p.Message) + len(j.p.JobID) + 1 + 19
+	n := len(`{"to":[],"from":"","message":"","reference":""}`) + len(j.p.From) + jsonLen(j.p.Message) + len(j.p.JobID) + 1 + maxBatchDigits
 	if ch != "" {
 		n += len(`,"channel":""`) + len(ch)
 	}

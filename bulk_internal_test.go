@@ -1,0 +1,76 @@
+package sms
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// jsonLen bounds what encoding/json writes, exactly but for rare control characters, so that
+// SendBulk's batches are cut as late as they can be and never past 1 MiB.
+func TestJSONLenBoundsEncodingJSON(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		s     string
+		exact bool
+	}{
+		{"", true},
+		{"Customer 12", true},
+		{`quote " and backslash \`, true},
+		{"new\nline\ttab\rreturn", true},
+		{"<b>&amp;</b>", true},
+		{"é€漢字🙂", true},
+		{"\u2028\u2029", true},
+		{"bad utf-8 \xff\xfe", true},
+		{"bell \a form \f back \b nul \x00", false},
+	}
+	for _, tt := range tests {
+		b, err := json.Marshal(tt.s)
+		require.NoError(t, err)
+		got := jsonLen(tt.s) + 2
+		if tt.exact {
+			assert.Equal(t, len(b), got, "%q", tt.s)
+		} else {
+			assert.GreaterOrEqual(t, got, len(b), "%q", tt.s)
+		}
+	}
+}
+
+func FuzzJSONLenBoundsEncodingJSON(f *testing.F) {
+	f.Add("Ada")
+	f.Add("<\u2028\xff\x01")
+	f.Fuzz(func(t *testing.T, s string) {
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := jsonLen(s) + 2; got < len(b) {
+			t.Fatalf("jsonLen(%q) = %d, encoded %d", s, got-2, len(b))
+		}
+		if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\r' && r != '\t' }) && utf8.ValidString(s) {
+			if got := jsonLen(s) + 2; got != len(b) {
+				t.Fatalf("jsonLen(%q) = %d, encoded %d", s, got-2, len(b))
+			}
+		}
+	})
+}
+
+// The body of a batch is what recipientSize and bodyOverhead add up to, at most.
+func TestBatchSizeEstimateBoundsTheBody(t *testing.T) {
+	t.Parallel()
+	for _, ch := range []Channel{"", ChannelDND} {
+		j := &bulkJob{p: &BulkParams{JobID: "job-42", From: "MOCKSMS", Message: "Hi {{name}} <3", Channel: ch}}
+		to := []wireRecipient{{Phone: "2348030000001"}, {Phone: "2348030000002", Name: "Ada \"A\" <Obi>"}, {Phone: "2348030000003", Name: "é"}}
+		want := j.bodyOverhead() + len(to) - 1
+		for _, r := range to {
+			want += recipientSize(r.Phone, r.Name)
+		}
+		b, err := json.Marshal(sendBody[wireRecipient]{To: to, From: j.p.From, Message: j.p.Message, Channel: ch, Reference: j.reference(123456789)})
+		require.NoError(t, err)
+		assert.Equal(t, want, len(b), "channel %q: exact with the longest reference", ch)
+	}
+}
