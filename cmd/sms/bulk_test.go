@@ -1,0 +1,320 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/mockserver"
+)
+
+// peopleCSV writes a CSV with a header row and distinct+dups+bad rows: distinct numbers,
+// then dups rows repeating some of them, with bad rows (invalid numbers) spread through the
+// file, the first on line 3. It returns the path.
+func peopleCSV(t testing.TB, distinct, dups, bad int) string {
+	t.Helper()
+	rows := make([]string, 0, distinct+dups+bad)
+	for i := range distinct {
+		rows = append(rows, fmt.Sprintf("0803%07d,Person %d", i, i))
+	}
+	for i := range dups {
+		rows = append(rows, fmt.Sprintf("0803%07d,Again %d", i*7%distinct, i))
+	}
+	for j := range bad {
+		rows = slices.Insert(rows, 1+j*(len(rows)/bad), fmt.Sprintf("12%d,Bad %d", j, j))
+	}
+	p := filepath.Join(t.TempDir(), "people.csv")
+	require.NoError(t, os.WriteFile(p, []byte("phone,name\n"+strings.Join(rows, "\n")+"\n"), 0o600))
+	return p
+}
+
+// campaignRecipients sums the recipients of every campaign of the test mode.
+func (f *fixture) campaignRecipients(t *testing.T) (campaigns, recipients int) {
+	t.Helper()
+	c, err := sms.NewClient(f.ws.TestKey, f.ws.TestSecret, sms.WithBaseURL(f.srv.URL()))
+	require.NoError(t, err)
+	for camp, err := range c.Campaigns.All(context.Background(), nil) {
+		require.NoError(t, err)
+		campaigns++
+		recipients += camp.Recipients
+	}
+	return campaigns, recipients
+}
+
+// cancelOnWrite cancels a context at the first write that contains marker, as Ctrl-C would.
+type cancelOnWrite struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	marker string
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if bytes.Contains(p, []byte(w.marker)) {
+		w.cancel()
+	}
+	return w.buf.Write(p)
+}
+
+func TestBulk(t *testing.T) {
+	t.Parallel()
+	const price = mockserver.DefaultGenericPrice
+	tests := []struct {
+		name string
+		run  func(t *testing.T, f *fixture, csv string, distinct int, base []string)
+	}{
+		{
+			name: "dry run counts and sends nothing",
+			run: func(t *testing.T, f *fixture, _ string, distinct int, base []string) {
+				r := runCLI(t, f.env, "", append(base, "--skip-invalid", "--dry-run")...)
+				require.Equal(t, 0, r.code, r.stderr)
+				assert.Regexp(t, fmt.Sprintf(`^JOB\s+BATCHES\s+RECIPIENTS\s+PARTS\s+DUPLICATES\s+BAD ROWS\njob-1\s+5\s+%d\s+%d\s+10\s+3\n$`, distinct, distinct), r.stdout)
+				assert.Zero(t, f.requests("/v1/sms/campaigns"))
+				assert.Equal(t, int64(mockserver.DefaultBalance), f.balance(t))
+			},
+		},
+		{
+			name: "bad rows without --skip-invalid are an input error, listed by line",
+			run: func(t *testing.T, f *fixture, _ string, _ int, base []string) {
+				report := filepath.Join(t.TempDir(), "report.json")
+				r := runCLI(t, f.env, "", append(base, "--report", report)...)
+				require.Equal(t, 2, r.code, r.stderr)
+				assert.Empty(t, r.stdout)
+				assert.Regexp(t, `(?m)^  line 3: invalid phone number "120": `, r.stderr)
+				assert.Contains(t, r.stderr, "sms: 3 rows of ")
+				assert.Contains(t, r.stderr, "use --skip-invalid to send the others")
+				assert.Zero(t, f.requests("/v1/sms/campaigns"))
+				var rep bulkJSON
+				b, err := os.ReadFile(report)
+				require.NoError(t, err)
+				require.NoError(t, json.Unmarshal(b, &rep))
+				assert.Equal(t, []int{3, 82, 161}, []int{rep.BadList[0].Line, rep.BadList[1].Line, rep.BadList[2].Line})
+			},
+		},
+		{
+			name: "sends each recipient once; the same command again sends nothing",
+			run: func(t *testing.T, f *fixture, _ string, distinct int, base []string) {
+				report := filepath.Join(t.TempDir(), "report.json")
+				args := append(base, "--skip-invalid", "--report", report)
+				r := runCLI(t, f.env, "", args...)
+				require.Equal(t, 0, r.code, r.stderr)
+				assert.Regexp(t, fmt.Sprintf(`(?m)^job-1\s+yes\s+5\s+%d\s+%d\s+0\s+0\s+%s NGN$`, distinct, distinct, sms.AmountFromKobo(int64(distinct*price))), r.stdout)
+				assert.Contains(t, r.stderr, fmt.Sprintf("batch 5/5: %d/%d recipients (100%%)", distinct, distinct))
+				assert.Equal(t, int64(mockserver.DefaultBalance-distinct*price), f.balance(t))
+
+				var rep bulkJSON
+				b, err := os.ReadFile(report)
+				require.NoError(t, err)
+				require.NoError(t, json.Unmarshal(b, &rep))
+				assert.True(t, rep.Complete)
+				assert.Len(t, rep.BatchList, 5)
+				assert.Equal(t, "job-1:0", rep.BatchList[0].Reference)
+				assert.Len(t, rep.BadList, 3)
+				assert.Equal(t, 10, rep.Duplicates)
+
+				r = runCLI(t, f.env, "", append(args, "--json")...)
+				require.Equal(t, 0, r.code, r.stderr)
+				m := decodeJSON(t, r.stdout)
+				assert.Equal(t, 0.0, m["sent"])
+				assert.Equal(t, float64(distinct), m["replayed"])
+				assert.Equal(t, true, m["complete"])
+				assert.Nil(t, m["batchList"], "the batches are in --report only")
+				assert.Equal(t, int64(mockserver.DefaultBalance-distinct*price), f.balance(t), "nothing charged twice")
+				campaigns, recipients := f.campaignRecipients(t)
+				assert.Equal(t, 5, campaigns)
+				assert.Equal(t, distinct, recipients)
+			},
+		},
+		{
+			name: "an empty wallet stops the job; after a top-up the same command finishes it",
+			run: func(t *testing.T, f *fixture, _ string, distinct int, base []string) {
+				require.NoError(t, f.srv.SetBalance(f.ws.WorkspaceID, mockserver.Test, 100*price))
+				args := append(base, "--skip-invalid", "--concurrency", "1")
+				r := runCLI(t, f.env, "", args...)
+				require.Equal(t, 1, r.code, r.stderr)
+				assert.Contains(t, r.stderr, "402 insufficient_balance")
+				assert.Contains(t, r.stderr, "top up, then run the same command again to send the rest:\n  sms bulk --csv ")
+				assert.Regexp(t, `(?m)^job-1\s+no\s+`, r.stdout)
+				spent := 100*price - int(f.balance(t))
+
+				require.NoError(t, f.srv.SetBalance(f.ws.WorkspaceID, mockserver.Test, mockserver.DefaultBalance))
+				r = runCLI(t, f.env, "", args...)
+				require.Equal(t, 0, r.code, r.stderr)
+				assert.Equal(t, int64(mockserver.DefaultBalance-(distinct*price-spent)), f.balance(t))
+				_, recipients := f.campaignRecipients(t)
+				assert.Equal(t, distinct, recipients)
+			},
+		},
+		{
+			name: "interrupted: the batches in flight finish, and the printed command resumes the job",
+			run: func(t *testing.T, f *fixture, _ string, distinct int, base []string) {
+				// Requests take 50 ms, so that two batches are in flight when the interrupt comes.
+				f.srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Latency: 50 * time.Millisecond})
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				errw := &cancelOnWrite{marker: "batch 1/", cancel: cancel}
+				var out bytes.Buffer
+				args := append(base, "--skip-invalid", "--concurrency", "2", "--json", "--api-secret", f.env[envAPISecret])
+				env := map[string]string{envBaseURL: f.env[envBaseURL], envAPIKey: f.env[envAPIKey]}
+				code := run(ctx, args, strings.NewReader(""), &out, errw, func(k string) string { return env[k] })
+				stderr := errw.buf.String()
+				require.Equal(t, exitInterrupted, code, stderr)
+				assert.Contains(t, stderr, "once the batches in flight were done.\nTo finish the job, run the same command again; it never sends anything twice:\n  sms bulk --csv ")
+				assert.NotContains(t, stderr, f.env[envAPISecret], "the resume command leaves the secret out")
+				first := decodeJSON(t, out.String())
+				assert.Equal(t, false, first["complete"])
+				assert.Equal(t, 0.0, first["failedBatches"], "no batch in flight was abandoned")
+				sent := int(first["sent"].(float64))
+				assert.GreaterOrEqual(t, sent, 100, "the batch in flight with the first finished too")
+				assert.Less(t, sent, distinct, "stopped before the end")
+				assert.Equal(t, int64(mockserver.DefaultBalance-sent*price), f.balance(t), "the report accounts for every charge")
+
+				f.srv.ClearFaults()
+				r := runCLI(t, f.env, "", append(base, "--skip-invalid", "--json")...)
+				require.Equal(t, 0, r.code, r.stderr)
+				m := decodeJSON(t, r.stdout)
+				assert.Equal(t, float64(sent), m["replayed"])
+				assert.Equal(t, float64(distinct-sent), m["sent"])
+				assert.Equal(t, int64(mockserver.DefaultBalance-distinct*price), f.balance(t))
+				_, recipients := f.campaignRecipients(t)
+				assert.Equal(t, distinct, recipients)
+			},
+		},
+		{
+			name: "two shards send the job once between them",
+			run: func(t *testing.T, f *fixture, _ string, distinct int, base []string) {
+				var wg sync.WaitGroup
+				codes := make([]result, 2)
+				for i := range 2 {
+					wg.Go(func() {
+						codes[i] = runCLI(t, f.env, "", append(base, "--skip-invalid", "--shard", fmt.Sprintf("%d/2", i), "--json")...)
+					})
+				}
+				wg.Wait()
+				total := 0.0
+				for _, r := range codes {
+					require.Equal(t, 0, r.code, r.stderr)
+					total += decodeJSON(t, r.stdout)["sent"].(float64)
+				}
+				assert.Equal(t, float64(distinct), total)
+				assert.Equal(t, int64(mockserver.DefaultBalance-distinct*price), f.balance(t))
+			},
+		},
+		{
+			name: "--wait prints the delivery counts",
+			run: func(t *testing.T, f *fixture, _ string, distinct int, base []string) {
+				r := runCLI(t, f.env, "", append(base, "--skip-invalid", "--json")...)
+				require.Equal(t, 0, r.code, r.stderr)
+				c, err := sms.NewClient(f.ws.TestKey, f.ws.TestSecret, sms.WithBaseURL(f.srv.URL()))
+				require.NoError(t, err)
+				first := true
+				for camp, err := range c.Campaigns.All(context.Background(), nil) {
+					require.NoError(t, err)
+					var counts *mockserver.DeliverCounts // all delivered
+					if first {
+						counts, first = &mockserver.DeliverCounts{Delivered: camp.Recipients - 2, Failed: 2}, false
+					}
+					require.NoError(t, f.srv.Deliver(camp.ID, counts))
+				}
+				r = runCLI(t, f.env, "", append(base, "--skip-invalid", "--wait", "--poll-interval", "10ms")...)
+				require.Equal(t, 0, r.code, r.stderr)
+				assert.Regexp(t, fmt.Sprintf(`(?m)^CAMPAIGNS\s+FAILED CAMPAIGNS\s+SENT\s+DELIVERED\s+FAILED\s+DND\n5\s+0\s+0\s+%d\s+2\s+0$`, distinct-2), r.stdout)
+			},
+		},
+		{
+			name: "a bad shard is a usage error",
+			run: func(t *testing.T, f *fixture, _ string, _ int, base []string) {
+				r := runCLI(t, f.env, "", append(base, "--shard", "2/2")...)
+				require.Equal(t, 2, r.code)
+				assert.Contains(t, r.stderr, `--shard "2/2": want i/n with 0 <= i < n`)
+			},
+		},
+		{
+			name: "an invalid sender ID is an input error before any send",
+			run: func(t *testing.T, f *fixture, csv string, _ int, _ []string) {
+				r := runCLI(t, f.env, "", "bulk", "--csv", csv, "--from", "A!", "--message", "Hi", "--job-id", "j", "--skip-invalid")
+				require.Equal(t, 2, r.code)
+				assert.Contains(t, r.stderr, "sms: invalid From")
+				assert.Zero(t, f.requests("/v1/sms/campaigns"))
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			const distinct = 227
+			csv := peopleCSV(t, distinct, 10, 3)
+			base := []string{"bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi {{name}}", "--job-id", "job-1", "--batch-size", "50"}
+			tt.run(t, f, csv, distinct, base)
+		})
+	}
+}
+
+func TestResumeCommand(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bulk", "--csv", "people.csv", "--message", "Hi {{name}}", "--job-id", "promo-2026-11"}, `sms bulk --csv people.csv --message 'Hi {{name}}' --job-id promo-2026-11`},
+		{[]string{"bulk", "--api-secret", "sk_live_x", "--message=it's", "--dashboard-token=a.b.c"}, `sms bulk '--message=it'\''s'`},
+		{[]string{"bulk", "--csv", "my people.csv", "--api-secret-file", "-"}, `sms bulk --csv 'my people.csv' --api-secret-file -`},
+	}
+	for _, tt := range tests {
+		a := &app{args: tt.args}
+		assert.Equal(t, tt.want, a.resumeCommand())
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]sms.Shard{"": {}, "0/1": {Index: 0, Count: 1}, "3/4": {Index: 3, Count: 4}} {
+		got, err := parseShard(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got)
+	}
+	for _, in := range []string{"1/1", "4/4", "-1/4", "1/0", "1", "a/b", "1/2/3"} {
+		_, err := parseShard(in)
+		assert.Error(t, err, in)
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		after time.Duration
+		bp    sms.BulkProgress
+		want  string
+	}{
+		{2 * time.Second, sms.BulkProgress{Batches: 1, Recipients: 1000, Sent: 1000, Amount: sms.AmountFromKobo(320_000)},
+			"batch 1/4: 1000/4000 recipients (25%), 500/s, charged 3200.00 NGN, ETA 6s"},
+		{4 * time.Second, sms.BulkProgress{Batches: 3, Failed: 1, Recipients: 3000, Sent: 1000, Replayed: 1000, Amount: sms.AmountFromKobo(320_000)},
+			"batch 3/4: 2000/4000 recipients (50%), 500/s, charged 3200.00 NGN, ETA 4s, 1000 replayed from an earlier run, 1 batches failed"},
+		{8 * time.Second, sms.BulkProgress{Batches: 4, Recipients: 4000, Sent: 4000, Amount: sms.AmountFromKobo(1_280_000)},
+			"batch 4/4: 4000/4000 recipients (100%), 500/s, charged 12800.00 NGN, ETA 0s"},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		p := newProgress(&buf, 4000, 4)
+		p.start = start
+		p.now = func() time.Time { return start.Add(tt.after) }
+		p.update(tt.bp)
+		assert.Equal(t, tt.want+"\n", buf.String())
+	}
+}

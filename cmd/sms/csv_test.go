@@ -1,0 +1,165 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+)
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+	return p
+}
+
+func TestRecipientsFile(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("n", 101)
+	tests := []struct {
+		name      string
+		csv       string
+		phoneCol  string
+		nameCol   string
+		message   string
+		want      []sms.Recipient
+		bad       []badRow
+		wantError string
+	}{
+		{
+			name: "phone and name without a header",
+			csv:  "08025671695,Ada\n+2348031234567,Bola\n",
+			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}, {Phone: "2348031234567", Name: "Bola"}},
+		},
+		{
+			name: "phone only",
+			csv:  "08025671695\n2348031234567\n",
+			want: []sms.Recipient{{Phone: "2348025671695"}, {Phone: "2348031234567"}},
+		},
+		{
+			name: "a header row is recognised, columns found by name",
+			csv:  "Name,Phone Number\nAda,08025671695\n",
+			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
+		},
+		{
+			name: "a header without a name column sends no names",
+			csv:  "msisdn,city\n08025671695,Lagos\n",
+			want: []sms.Recipient{{Phone: "2348025671695"}},
+		},
+		{
+			name: "a byte order mark and spaces are ignored",
+			csv:  "\uFEFFphone, name\n 08025671695 , Ada \n",
+			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
+		},
+		{
+			name:     "columns given by header name",
+			csv:      "id,cell,first\n1,08025671695,Ada\n",
+			phoneCol: "cell", nameCol: "FIRST",
+			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
+		},
+		{
+			name:     "columns given by number",
+			csv:      "1,Ada,08025671695\n",
+			phoneCol: "3", nameCol: "2",
+			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
+		},
+		{
+			name:    "bad rows by line number; duplicates are not bad",
+			csv:     "phone,name\n08025671695,Ada\n12345,Bad\n\n,Empty\n2348025671695,Again\n08031234567," + long + "\n\"0805\n1234567\",Quoted\n08051234567,Zed\n",
+			message: "Hi {{name}}",
+			want: []sms.Recipient{
+				{Phone: "2348025671695", Name: "Ada"}, {Phone: "2348025671695", Name: "Again"}, {Phone: "2348051234567", Name: "Zed"},
+			},
+			bad: []badRow{
+				{Line: 3, Reason: `invalid phone number "12345": phone number must be 8-15 digits with an optional leading + and no leading 0, or a local Nigerian number (0 + 10 digits)`},
+				{Line: 5, Reason: "no phone number"},
+				{Line: 7, Reason: "the name is 101 characters; at most 100 are allowed"},
+				{Line: 8, Reason: "invalid phone number \"0805\\n1234567\": phone number must be 8-15 digits with an optional leading + and no leading 0, or a local Nigerian number (0 + 10 digits)"},
+			},
+		},
+		{
+			name:    "a name that makes the message too long",
+			csv:     "08025671695,Ada\n08031234567," + strings.Repeat("€", 100) + "\n",
+			message: strings.Repeat("x", 1400) + "{{name}}",
+			want:    []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
+			bad:     []badRow{{Line: 2, Reason: "the message with this name takes 11 SMS parts; at most 10 are allowed"}},
+		},
+		{
+			name:    "a message empty for a recipient without a name",
+			csv:     "08025671695,Ada\n08031234567\n",
+			message: "{{name}}",
+			want:    []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
+			bad:     []badRow{{Line: 2, Reason: "the message is empty with this name"}},
+		},
+		{
+			name:     "a row without the phone column",
+			csv:      "Ada,08025671695\nBola\n",
+			phoneCol: "2", nameCol: "1",
+			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
+			bad:  []badRow{{Line: 2, Reason: "no phone number (column 2 is missing)"}},
+		},
+		{name: "an unknown column name", csv: "phone,name\n", phoneCol: "cell", wantError: `--phone-column "cell": no such column`},
+		{name: "column numbers start at 1", csv: "08025671695\n", phoneCol: "0", wantError: "column numbers start at 1"},
+		{name: "the same column twice", csv: "08025671695\n", phoneCol: "1", nameCol: "1", wantError: "the phone and name columns must differ"},
+		{name: "not CSV", csv: "08025671695,\"Ada\n", wantError: "extraneous or missing \" in quoted-field"},
+		{name: "an empty file", csv: "", wantError: "the file has no rows"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := &recipientsFile{path: writeFile(t, "people.csv", tt.csv), phoneCol: tt.phoneCol, nameCol: tt.nameCol, message: tt.message}
+			sum, err := f.validate()
+			if tt.wantError != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantError)
+				var ue *usageError
+				assert.True(t, errors.As(err, &ue), "an input error")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.bad, sum.Bad)
+			assert.Equal(t, len(tt.bad), sum.BadCount)
+			assert.Equal(t, len(tt.want), sum.Valid)
+			assert.Equal(t, len(tt.want)+len(tt.bad), sum.Rows)
+
+			var got []sms.Recipient
+			var readErr error
+			for r := range f.recipients(&readErr) {
+				got = append(got, r)
+			}
+			require.NoError(t, readErr)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestRecipientsFileMissing(t *testing.T) {
+	t.Parallel()
+	f := &recipientsFile{path: filepath.Join(t.TempDir(), "nope.csv")}
+	_, err := f.validate()
+	var ue *usageError
+	require.ErrorAs(t, err, &ue)
+	assert.Contains(t, err.Error(), "--csv: open ")
+}
+
+// Breaking out of the recipients stops reading the file.
+func TestRecipientsFileStops(t *testing.T) {
+	t.Parallel()
+	f := &recipientsFile{path: writeFile(t, "people.csv", "08025671695\n08031234567\n08051234567\n")}
+	var err error
+	n := 0
+	for range f.recipients(&err) {
+		if n++; n == 2 {
+			break
+		}
+	}
+	require.NoError(t, err)
+	assert.Equal(t, 2, n)
+}

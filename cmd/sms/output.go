@@ -1,0 +1,162 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	sms "github.com/seedsms/sms-go"
+)
+
+// writeJSON prints v as one JSON document.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// writeJSONLine prints v as one line of JSON, for lists.
+func writeJSONLine(w io.Writer, v any) error {
+	return json.NewEncoder(w).Encode(v)
+}
+
+// table writes aligned columns for people.
+type table struct{ tw *tabwriter.Writer }
+
+func newTable(w io.Writer, header ...string) *table {
+	t := &table{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+	t.row(header...)
+	return t
+}
+
+func (t *table) row(cells ...string) {
+	for i, c := range cells {
+		if c == "" {
+			cells[i] = "-"
+		}
+	}
+	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+}
+
+func (t *table) flush() error { return t.tw.Flush() }
+
+// when formats a time for a table: RFC 3339 in UTC to the second, or "" when zero.
+func when(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// optTime is a time for JSON: nil, left out, when zero.
+func optTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }
+
+// campaignJSON is a campaign in --json output.
+type campaignJSON struct {
+	ID         string      `json:"id"`
+	Status     sms.Status  `json:"status"`
+	MessageID  string      `json:"messageId,omitempty"`
+	Recipients int         `json:"recipients"`
+	Parts      int         `json:"parts"`
+	Amount     sms.Amount  `json:"amount"`
+	Currency   string      `json:"currency"`
+	SenderID   string      `json:"senderId"`
+	Channel    sms.Channel `json:"channel,omitempty"`
+	Reference  string      `json:"reference,omitempty"`
+	CreatedAt  *time.Time  `json:"createdAt,omitempty"`
+	Replayed   bool        `json:"replayed,omitempty"`
+}
+
+func campaignOut(c sms.Campaign) campaignJSON {
+	return campaignJSON{
+		ID: c.ID, Status: c.Status, MessageID: c.MessageID, Recipients: c.Recipients, Parts: c.Parts,
+		Amount: c.Amount, Currency: c.Currency, SenderID: c.SenderID, Channel: c.Channel,
+		Reference: c.Reference, CreatedAt: optTime(c.CreatedAt),
+	}
+}
+
+// countsJSON is a campaign's delivery counts in --json output.
+type countsJSON struct {
+	Sent      int `json:"sent"`
+	Delivered int `json:"delivered"`
+	Failed    int `json:"failed"`
+	DND       int `json:"dnd"`
+}
+
+func countsOut(c sms.DeliveryCounts) countsJSON { return countsJSON(c) }
+
+// recipientJSON is one recipient's delivery in --json output.
+type recipientJSON struct {
+	To        string     `json:"to"`
+	Status    sms.Status `json:"status"`
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+}
+
+// paginationJSON is a page of a list in --json output.
+type paginationJSON struct {
+	Page  int `json:"page"`
+	Limit int `json:"limit"`
+	Total int `json:"total"`
+}
+
+// deliveryJSON is a campaign's delivery status in --json output.
+type deliveryJSON struct {
+	CampaignID string          `json:"campaignId"`
+	MessageID  string          `json:"messageId,omitempty"`
+	Status     sms.Status      `json:"status"`
+	Counts     countsJSON      `json:"counts"`
+	Recipients []recipientJSON `json:"recipients"`
+	Pagination *paginationJSON `json:"pagination,omitempty"`
+}
+
+func deliveryOut(st *sms.DeliveryStatus, withPage bool) deliveryJSON {
+	out := deliveryJSON{
+		CampaignID: st.CampaignID, MessageID: st.MessageID, Status: st.Status,
+		Counts: countsOut(st.Counts), Recipients: make([]recipientJSON, len(st.Recipients)),
+	}
+	for i, r := range st.Recipients {
+		out.Recipients[i] = recipientJSON{To: r.To, Status: r.Status, UpdatedAt: optTime(r.UpdatedAt)}
+	}
+	if withPage {
+		out.Pagination = &paginationJSON{Page: st.Page, Limit: st.Limit, Total: st.Total}
+	}
+	return out
+}
+
+// printDelivery prints a campaign's delivery: the counts, then the recipients when any.
+// A hint about further pages goes to hint (stderr).
+func printDelivery(w, hint io.Writer, st *sms.DeliveryStatus) error {
+	t := newTable(w, "CAMPAIGN", "STATUS", "SENT", "DELIVERED", "FAILED", "DND")
+	c := st.Counts
+	t.row(st.CampaignID, string(st.Status), itoa(c.Sent), itoa(c.Delivered), itoa(c.Failed), itoa(c.DND))
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if len(st.Recipients) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	t = newTable(w, "TO", "STATUS", "UPDATED")
+	for _, r := range st.Recipients {
+		t.row(r.To, string(r.Status), when(r.UpdatedAt))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if st.Total > len(st.Recipients) && st.Limit > 0 {
+		fmt.Fprintf(hint, "page %d of %d (%d recipients); --page N for more, --all for every one\n",
+			st.Page, (st.Total+st.Limit-1)/st.Limit, st.Total)
+	}
+	return nil
+}
