@@ -525,6 +525,16 @@ func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
 	}
 	var out wireSent
 	err := j.s.c.do(ctx, cl, &out)
+	// A 429 whose Retry-After is longer than the client waits by itself comes back at once; it
+	// has paused every worker (observe). The batch waits the pause out and goes again under
+	// the same reference, a bounded number of times.
+	for tries := 1; err != nil && errors.Is(err, ErrRateLimited) && tries < maxRateLimitedTries; tries++ {
+		if j.wait(ctx) != nil {
+			break
+		}
+		out = wireSent{}
+		err = j.s.c.do(ctx, cl, &out)
+	}
 	res := BulkBatch{Index: b.index, Reference: ref, Recipients: len(b.to), Parts: b.parts}
 	if err != nil {
 		res.Err = err
@@ -584,6 +594,10 @@ func (j *bulkJob) wait(ctx context.Context) error {
 }
 
 var errHalted = errors.New("sms: bulk job stopped")
+
+// maxRateLimitedTries bounds how often one batch is sent again after a 429 that outlasted the
+// client's own retries.
+const maxRateLimitedTries = 5
 
 // observe pauses every worker when an attempt is answered 429, for its Retry-After.
 func (j *bulkJob) observe(cl *call) {
