@@ -199,7 +199,7 @@ func TestHardening_MoneyHasBounds(t *testing.T) {
 			{balancePath, `{"mode":"live","balance":1e20}`, "balance"}, // over MaxBalance
 			{balancePath, `{"mode":"live","balance":99999999999999999999}`, "balance"},
 			{"/_mock/workspaces", `{"liveBalance":true}`, "liveBalance"},
-			{"/_mock/workspaces", `{"testBalance":10000000000000000.01}`, "testBalance"},
+			{"/_mock/workspaces", `{"testBalance":40000000000000000.01}`, "testBalance"}, // MaxBalance + 1 kobo
 		}
 		before := e.balance(mockserver.Live)
 		for _, tt := range tests {
@@ -208,7 +208,8 @@ func TestHardening_MoneyHasBounds(t *testing.T) {
 		}
 		assert.Equal(t, before, e.balance(mockserver.Live))
 		assert.Error(t, e.srv.SetBalance(e.ws.WorkspaceID, mockserver.Live, mockserver.MaxBalance+1))
-		e.do(http.MethodPost, balancePath, M{"mode": "live", "balance": 10000000000000000.00}).wantStatus(http.StatusOK)
+		e.do(http.MethodPost, balancePath, rawBody(`{"mode":"live","balance":40000000000000000.00}`)).wantStatus(http.StatusOK)
+		assert.Equal(t, int64(mockserver.MaxBalance), e.balance(mockserver.Live))
 	})
 }
 

@@ -51,9 +51,10 @@ const (
 
 	// MaxPrice is the highest price of one SMS part, in kobo (10,000.00 NGN).
 	MaxPrice = 1_000_000
-	// MaxBalance is the highest wallet balance, in kobo (10,000,000,000,000,000.00 NGN). With
-	// MaxPrice it keeps every charge and balance far from int64 overflow.
-	MaxBalance = 1_000_000_000_000_000_000
+	// MaxBalance is the highest wallet balance, in kobo (40,000,000,000,000,000.00 NGN): far
+	// above any real wallet (tests use huge ones so as never to run dry), and with
+	// MaxPrice low enough that no balance plus a charge or refund can overflow int64.
+	MaxBalance = 4_000_000_000_000_000_000
 )
 
 // Option configures a Server.

@@ -15,7 +15,7 @@
 //	               [-live-balance 10000.00] [-test-balance 10000.00] [-rate-limit N]
 //	               [-read-timeout 30s] [-allow-host name]...
 //
-// Prices are at most 10,000.00 NGN a part and balances at most 10,000,000,000,000,000.00 NGN.
+// Prices are at most 10,000.00 NGN a part and balances at most 40,000,000,000,000,000.00 NGN.
 // A request body must arrive within -read-timeout. Requests must name a loopback host
 // (localhost, 127.0.0.0/8, ::1) or one given with -allow-host (repeatable, or comma
 // separated), for example the mock's name in a container network; others get 403.
