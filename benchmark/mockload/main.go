@@ -9,6 +9,7 @@
 // slowloris opens n connections that each send the headers of a POST /v1/sms/send and one
 // byte of a 100,000-byte body, then stall; it reports, right after and once -wait has passed,
 // how many the mock still holds open, its RSS, and whether a fresh request is still answered.
+// With -waves, new connections follow while the earlier ones stay open on the client's side.
 //
 // requestlog fills the request log (1,000 entries, each with -fill-kb of headers; the default
 // 60 is close to the mock's 64 KiB header limit), then has -readers clients read GET /_mock/requests at once,
@@ -39,11 +40,12 @@ func main() {
 	mode := flag.String("mode", "slowloris", "slowloris or requestlog")
 	n := flag.Int("n", 2000, "slowloris: stalled connections (at most 5000)")
 	wait := flag.Duration("wait", 4*time.Second, "slowloris: how long to wait before the second look")
+	waves := flag.Int("waves", 1, "slowloris: waves of n connections, each after the previous one's wait (at most 3)")
 	readers := flag.Int("readers", 8, "requestlog: concurrent readers (at most 64)")
 	rounds := flag.Int("rounds", 3, "requestlog: reads per reader")
 	fillKB := flag.Int("fill-kb", 60, "requestlog: KB of headers on each logged request (at most 60)")
 	flag.Parse()
-	if *bin == "" || *n < 1 || *n > 5000 || *readers < 1 || *readers > 64 || *rounds < 1 || *rounds > 20 || *fillKB < 1 || *fillKB > 60 {
+	if *bin == "" || *n < 1 || *n > 5000 || *waves < 1 || *waves > 3 || *readers < 1 || *readers > 64 || *rounds < 1 || *rounds > 20 || *fillKB < 1 || *fillKB > 60 {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -55,7 +57,14 @@ func main() {
 	defer m.stop()
 	switch *mode {
 	case "slowloris":
-		err = slowloris(m, *n, *wait)
+		for w := range *waves {
+			if err == nil {
+				fmt.Printf("wave %d:\n", w+1)
+				var release func()
+				release, err = slowloris(m, *n, *wait)
+				defer release()
+			}
+		}
 	case "requestlog":
 		err = requestLog(m, *readers, *rounds, *fillKB)
 	default:
@@ -142,27 +151,28 @@ func (m *mock) probe() string {
 	return fmt.Sprintf("%d in %v", resp.StatusCode, time.Since(t0).Round(time.Millisecond))
 }
 
-func slowloris(m *mock, n int, wait time.Duration) error {
+// slowloris runs one wave; release closes its connections.
+func slowloris(m *mock, n int, wait time.Duration) (release func(), err error) {
 	fmt.Printf("idle: rss %.1f MB\n", m.rssMB())
 	head := "POST /v1/sms/send HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + m.ws.LiveKey +
 		"\r\nX-API-Secret: " + m.ws.LiveSecret + "\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"
 	var open atomic.Int64
 	var wg sync.WaitGroup
 	conns := make([]net.Conn, 0, n)
-	defer func() {
+	release = func() {
 		for _, c := range conns {
 			_ = c.Close()
 		}
 		wg.Wait()
-	}()
+	}
 	for i := range n {
 		c, err := net.DialTimeout("tcp", m.addr, 5*time.Second)
 		if err != nil {
-			return fmt.Errorf("connection %d: %w", i, err)
+			return release, fmt.Errorf("connection %d: %w", i, err)
 		}
 		conns = append(conns, c)
 		if _, err := io.WriteString(c, head); err != nil {
-			return err
+			return release, err
 		}
 		open.Add(1)
 		wg.Add(1)
@@ -176,7 +186,7 @@ func slowloris(m *mock, n int, wait time.Duration) error {
 	fmt.Printf("%d stalled bodies sent: %d connections held, rss %.1f MB, fresh request: %s\n", n, open.Load(), m.rssMB(), m.probe())
 	time.Sleep(wait)
 	fmt.Printf("after %v more: %d connections held, rss %.1f MB, fresh request: %s\n", wait, open.Load(), m.rssMB(), m.probe())
-	return nil
+	return release, nil
 }
 
 func requestLog(m *mock, readers, rounds, fillKB int) error {
