@@ -462,10 +462,10 @@ func TestHardening_EncodedSlashIsNotASeparator(t *testing.T) {
 
 func TestHardening_ContractGaps(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
 
 	t.Run("null and invalid UTF-8 bodies", func(t *testing.T) {
 		t.Parallel()
+		e := newEnv(t)
 		tests := []struct {
 			name, path, body, field string
 		}{
@@ -490,6 +490,7 @@ func TestHardening_ContractGaps(t *testing.T) {
 
 	t.Run("JWT exp must be a number", func(t *testing.T) {
 		t.Parallel()
+		e := newEnv(t)
 		future := fixedNow.Add(time.Hour).Unix()
 		tests := []struct {
 			exp  any
@@ -512,6 +513,7 @@ func TestHardening_ContractGaps(t *testing.T) {
 
 	t.Run("otps/latest", func(t *testing.T) {
 		t.Parallel()
+		e := newEnv(t)
 		pinID, pin := e.otp(otpBody(num(42)))
 		for _, query := range []string{"to=" + num(42), "to=%2B" + num(42), "to=+" + num(42)} {
 			r := e.do(http.MethodGet, "/_mock/otps/latest?"+query, nil).wantStatus(http.StatusOK)
