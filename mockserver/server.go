@@ -239,7 +239,9 @@ func (s *Server) Reset() {
 // Handler returns the server's http.Handler, for serving it in your own http.Server or calling
 // it in-process. It bounds each body read by the read timeout itself; requests that arrive
 // over a connection must name a loopback or allowed Host (see WithAllowedHosts), and
-// cross-site state-changing requests are refused, however it is served.
+// cross-site state-changing requests are refused, however it is served. The request log
+// keeps each request's header map as it came (see Requests): when calling ServeHTTP yourself,
+// do not change a request's headers once it has been served.
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
 // Start listens on the configured address and serves in the background.
