@@ -371,13 +371,13 @@ func ctlLatestOTP(s *Server, rq *request) (int, any, *apiError) {
 
 // Advance moves the mock's clock forward by d: pins and keys expire, idempotency and
 // rate-limit windows pass, processing campaigns are sent. A negative d, or one that would
-// take the clock past LatestTime, is an error and the clock does not move.
+// take the clock past 2200-01-01T00:00:00Z, is an error and the clock does not move.
 func (s *Server) Advance(d time.Duration) error {
 	if d < 0 {
 		return badRequest("advance", "advance cannot be negative.")
 	}
 	if !s.clock.advance(d) {
-		return badRequest("advance", "advance would take the mock's clock past %s.", LatestTime.Format(time.RFC3339))
+		return badRequest("advance", "advance would take the mock's clock past %s.", latestTime.Format(time.RFC3339))
 	}
 	if d > 0 {
 		s.publish("clock.advanced", struct {

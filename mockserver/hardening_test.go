@@ -25,8 +25,8 @@ import (
 
 // rawExchange writes a request by hand on a fresh connection (feeding the rest of it, if any,
 // from drip), and returns the status line of the answer and whether the server then closed
-// the connection, both within limit.
-func rawExchange(t *testing.T, e *env, head string, drip func(net.Conn), limit time.Duration) (status string, closed bool) {
+// the connection, both within limit, and how long the close took after the answer.
+func rawExchange(t *testing.T, e *env, head string, drip func(net.Conn), limit time.Duration) (status string, closed bool, lag time.Duration) {
 	t.Helper()
 	u, err := url.Parse(e.srv.URL())
 	require.NoError(t, err)
@@ -42,21 +42,22 @@ func rawExchange(t *testing.T, e *env, head string, drip func(net.Conn), limit t
 	br := bufio.NewReader(conn)
 	status, err = br.ReadString('\n')
 	if err != nil {
-		return "", false
+		return "", false, 0
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(io.MultiReader(strings.NewReader(status), br)), nil)
 	if err != nil {
-		return status, false
+		return status, false, 0
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
+	answered := time.Now()
 	_, err = br.ReadByte()
-	return strings.TrimSpace(status), errors.Is(err, io.EOF)
+	return strings.TrimSpace(status), errors.Is(err, io.EOF), time.Since(answered)
 }
 
 func TestHardening_SlowBodiesAreTimedOut(t *testing.T) {
 	t.Parallel()
-	const readTimeout = 200 * time.Millisecond
+	const readTimeout = 400 * time.Millisecond
 	e := newEnv(t, mockserver.WithReadTimeout(readTimeout))
 	auth := "X-API-Key: " + e.ws.LiveKey + "\nX-API-Secret: " + e.ws.LiveSecret + "\n"
 	dripping := func(c net.Conn) { // one byte every 50 ms, for ever
@@ -72,27 +73,31 @@ func TestHardening_SlowBodiesAreTimedOut(t *testing.T) {
 		head   string
 		drip   func(net.Conn)
 		status string
+		read   bool // the route reads the body: the connection closes with the answer
 	}{
 		{"stalled send", "POST /v1/sms/send HTTP/1.1\nHost: 127.0.0.1\n" + auth +
-			"Content-Type: application/json\nContent-Length: 100\n\n{\"to\":", nil, "HTTP/1.1 400 Bad Request"},
+			"Content-Type: application/json\nContent-Length: 100\n\n{\"to\":", nil, "HTTP/1.1 400 Bad Request", true},
 		{"dripping send", "POST /v1/sms/send HTTP/1.1\nHost: 127.0.0.1\n" + auth +
-			"Content-Type: application/json\nContent-Length: 100000\n\n{", dripping, "HTTP/1.1 400 Bad Request"},
+			"Content-Type: application/json\nContent-Length: 100000\n\n{", dripping, "HTTP/1.1 400 Bad Request", true},
 		{"stalled chunked control", "POST /_mock/clock HTTP/1.1\nHost: 127.0.0.1\n" +
-			"Content-Type: application/json\nTransfer-Encoding: chunked\n\n5\n{\"adv\n", nil, "HTTP/1.1 400 Bad Request"},
+			"Content-Type: application/json\nTransfer-Encoding: chunked\n\n5\n{\"adv\n", nil, "HTTP/1.1 400 Bad Request", true},
 		// Answered without reading the body: what net/http then discards is bounded too.
 		{"stalled unauthenticated", "POST /v1/sms/send HTTP/1.1\nHost: 127.0.0.1\n" +
-			"Content-Type: application/json\nContent-Length: 100\n\n{", nil, "HTTP/1.1 401 Unauthorized"},
+			"Content-Type: application/json\nContent-Length: 100\n\n{", nil, "HTTP/1.1 401 Unauthorized", false},
 		{"dripping body on a GET", "GET /v1/balance HTTP/1.1\nHost: 127.0.0.1\n" + auth +
-			"Content-Length: 100000\n\n", dripping, "HTTP/1.1 200 OK"},
+			"Content-Length: 100000\n\n", dripping, "HTTP/1.1 200 OK", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
-			status, closed := rawExchange(t, e, tt.head, tt.drip, 3*time.Second)
+			status, closed, lag := rawExchange(t, e, tt.head, tt.drip, 3*time.Second)
 			assert.Equal(t, tt.status, status)
 			assert.True(t, closed, "the server must close the connection of a body it could not read")
 			assert.Less(t, time.Since(start), 2*time.Second)
+			if tt.read {
+				assert.Less(t, lag, readTimeout/2, "closed with the answer, not after another read timeout")
+			}
 		})
 	}
 
@@ -147,10 +152,10 @@ func TestHardening_ClockNeverWrapsBackwards(t *testing.T) {
 		assert.Equal(t, before, e.srv.Now(), "the clock did not move")
 	}
 	e.do(http.MethodPost, "/_mock/clock", M{"advance": "876000h"}).wantStatus(http.StatusOK) // 100 years
-	assert.Error(t, e.srv.Advance(876000*time.Hour), "200 years from 2026 is past LatestTime")
+	assert.Error(t, e.srv.Advance(876000*time.Hour), "200 years from 2026 is past 2200")
 	assert.Error(t, e.srv.Advance(math.MaxInt64))
 	assert.Error(t, e.srv.Advance(-time.Second))
-	assert.False(t, e.srv.Now().After(mockserver.LatestTime))
+	assert.False(t, e.srv.Now().After(time.Date(2200, time.January, 1, 0, 0, 0, 0, time.UTC)))
 	e.verify(pinID, pin).wantError(http.StatusBadRequest, "bad_request") // still expired
 }
 
@@ -199,7 +204,7 @@ func TestHardening_MoneyHasBounds(t *testing.T) {
 			{balancePath, `{"mode":"live","balance":1e20}`, "balance"}, // over MaxBalance
 			{balancePath, `{"mode":"live","balance":99999999999999999999}`, "balance"},
 			{"/_mock/workspaces", `{"liveBalance":true}`, "liveBalance"},
-			{"/_mock/workspaces", `{"testBalance":10000000000000000.01}`, "testBalance"},
+			{"/_mock/workspaces", `{"testBalance":40000000000000000.01}`, "testBalance"}, // MaxBalance + 1 kobo
 		}
 		before := e.balance(mockserver.Live)
 		for _, tt := range tests {
@@ -208,7 +213,8 @@ func TestHardening_MoneyHasBounds(t *testing.T) {
 		}
 		assert.Equal(t, before, e.balance(mockserver.Live))
 		assert.Error(t, e.srv.SetBalance(e.ws.WorkspaceID, mockserver.Live, mockserver.MaxBalance+1))
-		e.do(http.MethodPost, balancePath, M{"mode": "live", "balance": 10000000000000000.00}).wantStatus(http.StatusOK)
+		e.do(http.MethodPost, balancePath, rawBody(`{"mode":"live","balance":40000000000000000.00}`)).wantStatus(http.StatusOK)
+		assert.Equal(t, int64(mockserver.MaxBalance), e.balance(mockserver.Live))
 	})
 }
 
@@ -456,10 +462,10 @@ func TestHardening_EncodedSlashIsNotASeparator(t *testing.T) {
 
 func TestHardening_ContractGaps(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
 
 	t.Run("null and invalid UTF-8 bodies", func(t *testing.T) {
 		t.Parallel()
+		e := newEnv(t)
 		tests := []struct {
 			name, path, body, field string
 		}{
@@ -484,6 +490,7 @@ func TestHardening_ContractGaps(t *testing.T) {
 
 	t.Run("JWT exp must be a number", func(t *testing.T) {
 		t.Parallel()
+		e := newEnv(t)
 		future := fixedNow.Add(time.Hour).Unix()
 		tests := []struct {
 			exp  any

@@ -68,7 +68,7 @@ type request struct {
 	mode            Mode
 	key             *apiKey
 	providerFailure bool
-	bodyRead        bool       // the whole body was read (under the read deadline)
+	bodyRead        bool       // the body was read (or failed to be), under the read deadline
 	send            *sendInput // a send or campaign body decoded in one pass, if it could be
 }
 
@@ -93,8 +93,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			st.log.add(rq, sw.status)
 		}
 		if r.ContentLength != 0 && !rq.bodyRead && s.cfg.readTimeout > 0 {
-			// net/http reads what is left of an unread body after the handler; a client that
-			// drips it must not hold the connection.
+			// net/http reads what is left of a body the route never read after the handler;
+			// a client that drips it must not hold the connection.
 			_ = http.NewResponseController(sw).SetReadDeadline(time.Now().Add(s.cfg.readTimeout))
 		}
 		if s.cfg.logger != nil {
@@ -342,6 +342,11 @@ func (s *Server) readBody(w http.ResponseWriter, rq *request) ([]byte, *apiError
 		_ = rc.SetReadDeadline(time.Now().Add(s.cfg.readTimeout)) // ErrNotSupported in-process
 	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, rq.r.Body, rules.MaxBodyBytes))
+	rq.bodyRead = true
+	if err != nil && rc != nil {
+		// Nothing more will be read: net/http must not wait for the rest of the body.
+		_ = rc.SetReadDeadline(time.Now())
+	}
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
@@ -351,7 +356,6 @@ func (s *Server) readBody(w http.ResponseWriter, rq *request) ([]byte, *apiError
 	case err != nil:
 		return nil, badRequest("", "Could not read the request body.")
 	}
-	rq.bodyRead = true
 	if rc != nil {
 		_ = rc.SetReadDeadline(time.Time{}) // the handler may take its time (latency faults)
 	}

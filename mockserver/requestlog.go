@@ -151,19 +151,20 @@ func redactQuery(raw string) string {
 	if raw == "" {
 		return raw
 	}
-	if u, err := url.QueryUnescape(raw); err == nil && !looksSecret(u) && !looksSecret(raw) {
-		return raw
-	}
 	q, err := url.ParseQuery(raw)
 	if err != nil {
-		return redacted
+		return redacted // not a query anyone can read: nothing of it can be vouched for
 	}
+	found := false
 	for _, vs := range q {
 		for i, v := range vs {
 			if looksSecret(v) {
-				vs[i] = redacted
+				vs[i], found = redacted, true
 			}
 		}
+	}
+	if !found {
+		return raw
 	}
 	return q.Encode()
 }

@@ -51,9 +51,10 @@ const (
 
 	// MaxPrice is the highest price of one SMS part, in kobo (10,000.00 NGN).
 	MaxPrice = 1_000_000
-	// MaxBalance is the highest wallet balance, in kobo (10,000,000,000,000,000.00 NGN). With
-	// MaxPrice it keeps every charge and balance far from int64 overflow.
-	MaxBalance = 1_000_000_000_000_000_000
+	// MaxBalance is the highest wallet balance, in kobo (40,000,000,000,000,000.00 NGN): far
+	// above any real wallet (tests use huge ones so as never to run dry), and with
+	// MaxPrice low enough that no balance plus a charge or refund can overflow int64.
+	MaxBalance = 4_000_000_000_000_000_000
 )
 
 // Option configures a Server.
@@ -249,7 +250,11 @@ func (s *Server) Reset() {
 }
 
 // Handler returns the server's http.Handler, for serving it in your own http.Server or calling
-// it in-process.
+// it in-process. It bounds each body read by the read timeout itself; requests that arrive
+// over a connection must name a loopback or allowed Host (see WithAllowedHosts), and
+// cross-site state-changing requests are refused, however it is served. The request log
+// keeps each request's header map as it came (see Requests): when calling ServeHTTP yourself,
+// do not change a request's headers once it has been served.
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
 // Start listens on the configured address and serves in the background.

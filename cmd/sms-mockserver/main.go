@@ -18,7 +18,7 @@
 //	               [-live-balance 10000.00] [-test-balance 10000.00] [-rate-limit N]
 //	               [-read-timeout 30s] [-allow-host name]...
 //
-// Prices are at most 10,000.00 NGN a part and balances at most 10,000,000,000,000,000.00 NGN.
+// Prices are at most 10,000.00 NGN a part and balances at most 40,000,000,000,000,000.00 NGN.
 // A request body must arrive within -read-timeout. Requests must name a loopback host
 // (localhost, 127.0.0.0/8, ::1) or one given with -allow-host (repeatable, or comma
 // separated), for example the mock's name in a container network; others get 403.
@@ -93,10 +93,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	dnd := &nairaFlag{mockserver.DefaultDNDPrice, mockserver.MaxPrice}
 	live := &nairaFlag{mockserver.DefaultBalance, mockserver.MaxBalance}
 	test := &nairaFlag{mockserver.DefaultBalance, mockserver.MaxBalance}
-	fs.Var(generic, "generic-price", "price of one SMS part on the generic channel, NGN")
-	fs.Var(dnd, "dnd-price", "price of one SMS part on the dnd channel, NGN")
-	fs.Var(live, "live-balance", "starting live wallet balance, NGN")
-	fs.Var(test, "test-balance", "starting test wallet balance, NGN")
+	maxPrice, maxBalance := rules.FormatNaira(mockserver.MaxPrice), rules.FormatNaira(mockserver.MaxBalance)
+	fs.Var(generic, "generic-price", "price of one SMS part on the generic channel, NGN (0 to "+maxPrice+")")
+	fs.Var(dnd, "dnd-price", "price of one SMS part on the dnd channel, NGN (0 to "+maxPrice+")")
+	fs.Var(live, "live-balance", "starting live wallet balance, NGN (0 to "+maxBalance+")")
+	fs.Var(test, "test-balance", "starting test wallet balance, NGN (0 to "+maxBalance+")")
 	rateLimit := fs.Int("rate-limit", 0, "requests per minute per API key (0: no limit)")
 	readTimeout := fs.Duration("read-timeout", mockserver.DefaultReadTimeout, "longest time a request body may take to arrive (0: no limit)")
 	var hosts hostsFlag

@@ -76,12 +76,15 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"-read-timeout", "soon"},
 		{"-generic-price", "10000.01"},            // over mockserver.MaxPrice
 		{"-dnd-price", "92233720368547758.07"},    // x parts wrapped to a credit
-		{"-test-balance", "10000000000000000.01"}, // over mockserver.MaxBalance
+		{"-test-balance", "40000000000000000.01"}, // over mockserver.MaxBalance
 		{"-allow-host", "http://mock.test/"},
 		{"-allow-host", "mock.test:4010"},
 		{"-allow-host", ","},
 	} {
-		err := run(context.Background(), args, io.Discard, io.Discard)
+		// A flag wrongly accepted serves on a free port until the timeout, then fails here.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		err := run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), io.Discard, io.Discard)
+		cancel()
 		assert.Error(t, err, "%v", args)
 	}
 }
