@@ -22,12 +22,16 @@ var (
 	ErrUnauthorized = errors.New("sms: unauthorized")
 	// ErrInsufficientBalance matches a 402: the wallet cannot pay; nothing was sent or charged.
 	ErrInsufficientBalance = errors.New("sms: insufficient balance")
-	// ErrInsufficientScope matches a 403: the API key lacks the scope (see *ScopeError).
+	// ErrInsufficientScope matches a 403 insufficient_scope: the API key lacks the scope (see
+	// *ScopeError).
 	ErrInsufficientScope = errors.New("sms: insufficient scope")
+	// ErrForbidden matches any other 403, such as the mock server's refusal of a request whose
+	// Host is not loopback or whose Origin is another site's: no scope would help.
+	ErrForbidden = errors.New("sms: forbidden")
 	// ErrNotFound matches a 404: an unknown id, or one of another workspace.
 	ErrNotFound = errors.New("sms: not found")
-	// ErrConflict matches a 409: a reference reused for a different request, a duplicate
-	// sender ID, or a campaign without a provider message ID yet.
+	// ErrConflict matches a 409: a reference reused for a different request, or a duplicate
+	// sender ID.
 	ErrConflict = errors.New("sms: conflict")
 	// ErrRateLimited matches a 429; Error.RetryAfter says when to try again.
 	ErrRateLimited = errors.New("sms: rate limited")
@@ -117,6 +121,9 @@ func notPrint(r rune) bool { return !strconv.IsPrint(r) }
 
 // Is reports whether target is the sentinel of e's status, such as ErrNotFound for a 404.
 func (e *Error) Is(target error) bool {
+	if e.StatusCode == http.StatusForbidden && e.Code != scopeCode {
+		return target == ErrForbidden
+	}
 	s := sentinelFor(e.StatusCode)
 	return s != nil && s == target
 }
@@ -252,11 +259,14 @@ func apiError(status int, header http.Header, body []byte) error {
 	if d, ok := retryAfter(header, time.Now()); ok {
 		e.RetryAfter = d
 	}
-	if status == http.StatusForbidden {
+	if status == http.StatusForbidden && e.Code == scopeCode {
 		return &ScopeError{Scope: Scope(scope), Err: e}
 	}
 	return e
 }
+
+// scopeCode is the code of a 403 that a key with more scopes would not get.
+const scopeCode = "insufficient_scope"
 
 // codeFor is the API's error code for a status, used when the body does not say.
 func codeFor(status int) string {
@@ -268,7 +278,7 @@ func codeFor(status int) string {
 	case http.StatusPaymentRequired:
 		return "insufficient_balance"
 	case http.StatusForbidden:
-		return "insufficient_scope"
+		return scopeCode
 	case http.StatusNotFound:
 		return "not_found"
 	case http.StatusMethodNotAllowed:

@@ -16,7 +16,7 @@ import (
 
 func TestErrorMatchesTheSentinelOfItsStatus(t *testing.T) {
 	t.Parallel()
-	sentinels := []error{ErrBadRequest, ErrUnauthorized, ErrInsufficientBalance, ErrInsufficientScope,
+	sentinels := []error{ErrBadRequest, ErrUnauthorized, ErrInsufficientBalance, ErrInsufficientScope, ErrForbidden,
 		ErrNotFound, ErrConflict, ErrRateLimited, ErrServer, ErrOutcomeUnknown}
 	tests := []struct {
 		status int
@@ -31,6 +31,30 @@ func TestErrorMatchesTheSentinelOfItsStatus(t *testing.T) {
 		for _, s := range sentinels {
 			assert.Equal(t, s == tt.want, errors.Is(err, s), "%d and %v", tt.status, s)
 		}
+	}
+}
+
+// A 403 that is not insufficient_scope (the mock's refusal of a foreign Host or a cross-site
+// Origin) is no *ScopeError: no scope would help.
+func TestForbiddenIsNotAScopeError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		body      string
+		forbidden bool
+	}{
+		{`{"error":{"code":"forbidden","message":"Host not allowed."},"requestId":"req_1"}`, true},
+		{`{"error":{"code":"insufficient_scope","message":"no","scope":"otp"},"requestId":"req_1"}`, false},
+		{``, false}, // no code: a 403 is insufficient_scope
+	}
+	for _, tt := range tests {
+		err := apiError(http.StatusForbidden, http.Header{}, []byte(tt.body))
+		var se *ScopeError
+		assert.Equal(t, tt.forbidden, errors.Is(err, ErrForbidden), tt.body)
+		assert.Equal(t, !tt.forbidden, errors.Is(err, ErrInsufficientScope), tt.body)
+		assert.Equal(t, !tt.forbidden, errors.As(err, &se), tt.body)
+		var e *Error
+		require.True(t, errors.As(err, &e), tt.body)
+		assert.Equal(t, http.StatusForbidden, e.StatusCode)
 	}
 }
 
