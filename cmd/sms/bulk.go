@@ -136,7 +136,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	if err != nil {
 		return err
 	}
-	a.note("%s: %d rows, %d that cannot be sent", o.file.path, sum.Rows, sum.BadCount)
+	a.note("%s: %s; %d rows, %d that cannot be sent", o.file.path, o.file.cols, sum.Rows, sum.BadCount)
 	for i, b := range sum.Bad {
 		if i == 20 {
 			a.note("  ... and %d more (--report lists the first %d)", sum.BadCount-i, maxBadRows)

@@ -304,10 +304,12 @@ func TestProgressLine(t *testing.T) {
 	}{
 		{2 * time.Second, sms.BulkProgress{Batches: 1, Recipients: 1000, Sent: 1000, Amount: sms.AmountFromKobo(320_000)},
 			"batch 1/4: 1000/4000 recipients (25%), 500/s, charged 3200.00 NGN, ETA 6s"},
-		{4 * time.Second, sms.BulkProgress{Batches: 3, Failed: 1, Recipients: 3000, Sent: 1000, Replayed: 1000, Amount: sms.AmountFromKobo(320_000)},
+		{4 * time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: sms.ErrServer}, Batches: 3, Failed: 1, Recipients: 3000, Sent: 1000, Replayed: 1000, Amount: sms.AmountFromKobo(320_000)},
 			"batch 3/4: 2000/4000 recipients (50%), 500/s, charged 3200.00 NGN, ETA 4s, 1000 replayed from an earlier run, 1 batches failed"},
 		{8 * time.Second, sms.BulkProgress{Batches: 4, Recipients: 4000, Sent: 4000, Amount: sms.AmountFromKobo(1_280_000)},
 			"batch 4/4: 4000/4000 recipients (100%), 500/s, charged 12800.00 NGN, ETA 0s"},
+		{3 * time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: fmt.Errorf("held: %w", context.Canceled)}, Batches: 2, Failed: 1, Recipients: 2000, Sent: 1500, Amount: sms.AmountFromKobo(480_000)},
+			"batch 2/4: 1500/4000 recipients (37%), 500/s, charged 4800.00 NGN, ETA 5s"},
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer

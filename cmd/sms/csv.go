@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -31,6 +32,8 @@ type recipientsFile struct {
 	phoneCol string // a header name or a 1-based column number; "" finds it
 	nameCol  string // likewise; "" finds it, or column 2 without a header
 	message  string // the message, to check each recipient's parts after {{name}}
+
+	cols columns // the columns read, once the file was read
 }
 
 // maxNames bounds the cache of names whose message was counted: at most about 1 MiB with
@@ -55,6 +58,27 @@ type columns struct {
 	header bool
 	phone  int
 	name   int
+	titles []string // the header row's cells, when there is one
+}
+
+// String says which columns are read, for people.
+func (c columns) String() string {
+	col := func(i int) string {
+		s := "column " + strconv.Itoa(i+1)
+		if c.header && i < len(c.titles) {
+			s += " (" + strconv.Quote(c.titles[i]) + ")"
+		}
+		return s
+	}
+	s := "no header row; "
+	if c.header {
+		s = "a header row; "
+	}
+	s += "numbers from " + col(c.phone)
+	if c.name >= 0 {
+		return s + ", names from " + col(c.name)
+	}
+	return s + ", no names"
 }
 
 // each calls fn for every data row of the file, in order, until fn returns false. A file that
@@ -93,7 +117,10 @@ func (f *recipientsFile) each(fn func(csvRow) bool) error {
 				return err
 			}
 			cols = &c
+			f.cols = c
 			if c.header {
+				c.titles = slices.Clone(rec)
+				f.cols = c
 				continue
 			}
 		}
@@ -215,6 +242,9 @@ func (f *recipientsFile) columns(first []string) (columns, error) {
 		}
 	case c.header:
 		c.name = find(nameHeaders) // -1: no names
+		if c.name < 0 && find(phoneHeaders) < 0 && c.phone == 0 && len(first) > 1 {
+			c.name = 1 // a header naming neither column: the columns are where they are without one
+		}
 	case c.phone != 1:
 		c.name = 1
 	default:
