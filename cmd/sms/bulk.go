@@ -365,7 +365,7 @@ func (a *app) finishBulk(out bulkJSON, o *bulkOptions, err error) error {
 		perr = t.flush()
 	} else {
 		t := newTable(a.stdout, "JOB", "COMPLETE", "BATCHES", "RECIPIENTS", "SENT", "REPLAYED", "FAILED BATCHES", "AMOUNT")
-		t.row(out.JobID, map[bool]string{true: "yes", false: "no"}[out.Complete], itoa(out.Batches), itoa(out.Recipients),
+		t.row(out.JobID, yesNo(out.Complete), itoa(out.Batches), itoa(out.Recipients),
 			itoa(out.Sent), itoa(out.Replayed), itoa(out.Failed), out.Amount.String()+" NGN")
 		perr = t.flush()
 		if perr == nil && out.Delivery != nil {
