@@ -261,6 +261,33 @@ func TestCommands(t *testing.T) {
 			},
 		},
 		{
+			name: "campaigns list tells on stderr that there are more pages",
+			setup: func(t *testing.T, f *fixture) []string {
+				for _, n := range []string{"08025671695", "08031234567", "08051234567"} {
+					f.sendOne(t, n)
+				}
+				return []string{"campaigns", "list", "--limit", "2"}
+			},
+			check: func(t *testing.T, _ *fixture, r result) {
+				assert.Len(t, strings.Split(strings.TrimSpace(r.stdout), "\n"), 3, "a header and 2 campaigns")
+				assert.Equal(t, "page 1 of 2 (3 campaigns); --page N for more, --all for every one\n", r.stderr)
+			},
+		},
+		{
+			name: "campaigns status --all fetches every recipient",
+			setup: func(t *testing.T, f *fixture) []string {
+				r := runCLI(t, f.env, "", "send", "--to", "08025671695,08031234567,08051234567", "--from", f.ws.SenderID, "--message", "Hi", "--json")
+				require.Equal(t, 0, r.code, r.stderr)
+				return []string{"campaigns", "status", decodeJSON(t, r.stdout)["id"].(string), "--all", "--limit", "2", "--json"}
+			},
+			check: func(t *testing.T, f *fixture, r result) {
+				m := decodeJSON(t, r.stdout)
+				require.Len(t, m["recipients"], 3)
+				assert.Equal(t, "2348051234567", m["recipients"].([]any)[2].(map[string]any)["to"])
+				assert.Equal(t, 3.0, m["counts"].(map[string]any)["sent"])
+			},
+		},
+		{
 			name: "campaigns status table",
 			setup: func(t *testing.T, f *fixture) []string {
 				return []string{"campaigns", "status", f.sendOne(t, "08025671695")}
