@@ -124,7 +124,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	// An interrupt (ctx) lets the batches in flight finish, then ends the job (jobCtx).
 	jobCtx, cancelJob := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJob()
-	d := newDrain(cancelJob)
+	d := newDrain(a.transport, cancelJob)
 	defer context.AfterFunc(ctx, d.interrupt)()
 	c, err := a.client(sms.WithHTTPClient(&http.Client{Transport: d, Timeout: sms.DefaultTimeout}))
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
@@ -318,42 +317,6 @@ func TestCommands(t *testing.T) {
 			code: 1,
 			check: func(t *testing.T, _ *fixture, r result) {
 				assert.Contains(t, r.stderr, "404 not_found")
-			},
-		},
-		{
-			name: "campaigns wait returns the final delivery",
-			setup: func(t *testing.T, f *fixture) []string {
-				id := f.sendOne(t, "08025671695")
-				require.NoError(t, f.srv.Deliver(id, &mockserver.DeliverCounts{Failed: 1}))
-				return []string{"campaigns", "wait", id, "--min-delay", "10ms", "--json"}
-			},
-			check: func(t *testing.T, _ *fixture, r result) {
-				m := decodeJSON(t, r.stdout)
-				assert.Equal(t, "failed", m["status"])
-				assert.Equal(t, map[string]any{"sent": 0.0, "delivered": 0.0, "failed": 1.0, "dnd": 0.0}, m["counts"])
-			},
-		},
-		{
-			name: "campaigns wait polls until the delivery is final",
-			setup: func(t *testing.T, f *fixture) []string {
-				id := f.sendOne(t, "08025671695")
-				time.AfterFunc(50*time.Millisecond, func() { _ = f.srv.Deliver(id, nil) })
-				return []string{"campaigns", "wait", id, "--min-delay", "10ms", "--max-delay", "20ms"}
-			},
-			check: func(t *testing.T, f *fixture, r result) {
-				assert.Regexp(t, `^CAMPAIGN\s+STATUS\s+SENT\s+DELIVERED\s+FAILED\s+DND\n[0-9a-f]{24}\s+delivered\s+0\s+1\s+0\s+0\n`, r.stdout)
-				assert.Greater(t, f.requests("/v1/sms/campaigns/"+strings.Fields(strings.Split(r.stdout, "\n")[1])[0]+"/status"), 1)
-			},
-		},
-		{
-			name: "campaigns wait past its timeout prints the last status and exits 1",
-			setup: func(t *testing.T, f *fixture) []string {
-				return []string{"campaigns", "wait", f.sendOne(t, "08025671695"), "--timeout", "100ms", "--min-delay", "10ms", "--max-delay", "20ms"}
-			},
-			code: 1,
-			check: func(t *testing.T, _ *fixture, r result) {
-				assert.Regexp(t, `(?m)^[0-9a-f]{24}\s+sent\s+1\s+0\s+0\s+0$`, r.stdout)
-				assert.Regexp(t, `^sms: campaign [0-9a-f]{24}: the delivery was not final after 100ms\n$`, r.stderr)
 			},
 		},
 		{
