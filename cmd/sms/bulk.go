@@ -222,12 +222,18 @@ func (a *app) bulkStopped(ctx context.Context, rep *sms.BulkReport, err error) e
 			done++
 		}
 	}
-	resume := "  " + a.resumeCommand()
+	cmdline, stripped := a.resumeCommand()
+	resume := "  " + cmdline
+	if stripped {
+		resume += "\n(the secret given as a flag is left out: set " + envAPISecret + " or add --api-secret-file)"
+	}
 	switch {
 	case ctx.Err() != nil:
-		a.note("interrupted after %d batches (%d recipients sent, %s NGN charged), once the batches in flight were done.\nTo finish the job, run the same command again; it never sends anything twice:\n%s",
+		a.note("interrupted after %d batches (%d recipients sent or replayed, %s NGN charged), once the batches in flight were done.\nTo finish the job, run the same command again; it never sends anything twice:\n%s",
 			done, rep.Sent+rep.Replayed, rep.Amount, resume)
 		return &interrupted{errors.New("interrupted")}
+	case errors.Is(err, sms.ErrUnauthorized), errors.Is(err, sms.ErrInsufficientScope):
+		a.note("the API key was refused after %d batches: fix the credentials, then run the same command again to send the rest:\n%s", done, resume)
 	case errors.Is(err, sms.ErrInsufficientBalance):
 		a.note("the wallet ran out after %d batches (%s NGN charged): top up, then run the same command again to send the rest:\n%s", done, rep.Amount, resume)
 	case errors.Is(err, sms.ErrConflict):
@@ -241,8 +247,9 @@ func (a *app) bulkStopped(ctx context.Context, rep *sms.BulkReport, err error) e
 }
 
 // resumeCommand is the command line that runs the job again, without any secret given as a
-// flag (the environment or a secret file provides it).
-func (a *app) resumeCommand() string {
+// flag (the environment or a secret file provides it); stripped reports whether one was left
+// out.
+func (a *app) resumeCommand() (cmdline string, stripped bool) {
 	words := []string{"sms"}
 	for i := 0; i < len(a.args); i++ {
 		arg := a.args[i]
@@ -251,11 +258,12 @@ func (a *app) resumeCommand() string {
 			if !hasValue {
 				i++ // skip the value too
 			}
+			stripped = true
 			continue
 		}
 		words = append(words, shellQuote(arg))
 	}
-	return strings.Join(words, " ")
+	return strings.Join(words, " "), stripped
 }
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)

@@ -175,6 +175,7 @@ func TestBulk(t *testing.T) {
 				require.Equal(t, exitInterrupted, code, stderr)
 				assert.Contains(t, stderr, "once the batches in flight were done.\nTo finish the job, run the same command again; it never sends anything twice:\n  sms bulk --csv ")
 				assert.NotContains(t, stderr, f.env[envAPISecret], "the resume command leaves the secret out")
+				assert.Contains(t, stderr, "(the secret given as a flag is left out: set SMS_API_SECRET or add --api-secret-file)")
 				first := decodeJSON(t, out.String())
 				assert.Equal(t, false, first["complete"])
 				assert.Equal(t, 0.0, first["failedBatches"], "no batch in flight was abandoned")
@@ -236,6 +237,17 @@ func TestBulk(t *testing.T) {
 			},
 		},
 		{
+			name: "refused credentials stop the job: exit 1, with the command to run once they are fixed",
+			run: func(t *testing.T, f *fixture, _ string, _ int, base []string) {
+				f.env[envAPISecret] = "sk_test_" + strings.Repeat("x", 40)
+				r := runCLI(t, f.env, "", append(base, "--skip-invalid")...)
+				require.Equal(t, 1, r.code, r.stderr)
+				assert.Contains(t, r.stderr, "the API key was refused after 0 batches: fix the credentials, then run the same command again to send the rest:\n  sms bulk ")
+				assert.Contains(t, r.stderr, "401 unauthorized")
+				assert.Equal(t, int64(mockserver.DefaultBalance), f.balance(t))
+			},
+		},
+		{
 			name: "a bad shard is a usage error",
 			run: func(t *testing.T, f *fixture, _ string, _ int, base []string) {
 				r := runCLI(t, f.env, "", append(base, "--shard", "2/2")...)
@@ -268,16 +280,19 @@ func TestBulk(t *testing.T) {
 func TestResumeCommand(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		args []string
-		want string
+		args     []string
+		want     string
+		stripped bool
 	}{
-		{[]string{"bulk", "--csv", "people.csv", "--message", "Hi {{name}}", "--job-id", "promo-2026-11"}, `sms bulk --csv people.csv --message 'Hi {{name}}' --job-id promo-2026-11`},
-		{[]string{"bulk", "--api-secret", "sk_live_x", "--message=it's", "--dashboard-token=a.b.c"}, `sms bulk '--message=it'\''s'`},
-		{[]string{"bulk", "--csv", "my people.csv", "--api-secret-file", "-"}, `sms bulk --csv 'my people.csv' --api-secret-file -`},
+		{[]string{"bulk", "--csv", "people.csv", "--message", "Hi {{name}}", "--job-id", "promo-2026-11"}, `sms bulk --csv people.csv --message 'Hi {{name}}' --job-id promo-2026-11`, false},
+		{[]string{"bulk", "--api-secret", "sk_live_x", "--message=it's", "--dashboard-token=a.b.c"}, `sms bulk '--message=it'\''s'`, true},
+		{[]string{"bulk", "--csv", "my people.csv", "--api-secret-file", "-"}, `sms bulk --csv 'my people.csv' --api-secret-file -`, false},
 	}
 	for _, tt := range tests {
 		a := &app{args: tt.args}
-		assert.Equal(t, tt.want, a.resumeCommand())
+		got, stripped := a.resumeCommand()
+		assert.Equal(t, tt.want, got)
+		assert.Equal(t, tt.stripped, stripped, tt.want)
 	}
 }
 
