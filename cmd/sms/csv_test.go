@@ -182,3 +182,37 @@ func TestRecipientsFileStops(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
 }
+
+// Whatever the file holds, reading it never panics: it is refused as a whole with an input
+// error, or each row is sent or listed as bad, and the pass that sends yields exactly the rows
+// the check found valid, each a normalized number with a name of at most 100 characters.
+func FuzzRecipientsFile(f *testing.F) {
+	f.Add([]byte("phone,name\n08025671695,Ada\n"), "", "")
+	f.Add([]byte("\uFEFFName;Phone\n\"Ada, Lovelace\",+2348025671695\n"), "2", "1")
+	f.Add([]byte("msisdn\n12\n\n\"\"\n,,,,\n"), "msisdn", "")
+	f.Add([]byte("08025671695,\"Ada\n"), "", "")
+	f.Add([]byte("a,b\n0,1\n"), "b", "a")
+	f.Fuzz(func(t *testing.T, data []byte, phoneCol, nameCol string) {
+		p := filepath.Join(t.TempDir(), "people.csv")
+		require.NoError(t, os.WriteFile(p, data, 0o600))
+		rf := &recipientsFile{path: p, phoneCol: phoneCol, nameCol: nameCol, message: "Hi {{name}}"}
+		sum, err := rf.validate()
+		if err != nil {
+			var ue *usageError
+			require.ErrorAs(t, err, &ue)
+			return
+		}
+		require.Equal(t, sum.Rows, sum.Valid+sum.BadCount)
+		n := 0
+		var readErr error
+		for r := range rf.recipients(&readErr) {
+			n++
+			norm, err := sms.NormalizePhone(r.Phone)
+			require.NoError(t, err)
+			require.Equal(t, norm, r.Phone)
+			require.LessOrEqual(t, len([]rune(r.Name)), 100)
+		}
+		require.NoError(t, readErr)
+		require.Equal(t, sum.Valid, n)
+	})
+}
