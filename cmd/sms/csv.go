@@ -84,6 +84,9 @@ func (c columns) String() string {
 // each calls fn for every data row of the file, in order, until fn returns false. A file that
 // is not valid CSV, or whose columns cannot be found, is an error.
 func (f *recipientsFile) each(fn func(csvRow) bool) error {
+	if f.path == "-" {
+		return usagef("--csv: give a file, not stdin: it is read once to check it and again to send")
+	}
 	fh, err := os.Open(f.path)
 	if err != nil {
 		return usagef("--csv: %w", err)

@@ -161,11 +161,16 @@ func TestRecipientsFile(t *testing.T) {
 
 func TestRecipientsFileMissing(t *testing.T) {
 	t.Parallel()
-	f := &recipientsFile{path: filepath.Join(t.TempDir(), "nope.csv")}
-	_, err := f.validate()
-	var ue *usageError
-	require.ErrorAs(t, err, &ue)
-	assert.Contains(t, err.Error(), "--csv: open ")
+	for path, want := range map[string]string{
+		filepath.Join(t.TempDir(), "nope.csv"): "--csv: open ",
+		"-":                                    "--csv: give a file, not stdin",
+	} {
+		f := &recipientsFile{path: path}
+		_, err := f.validate()
+		var ue *usageError
+		require.ErrorAs(t, err, &ue)
+		assert.Contains(t, err.Error(), want)
+	}
 }
 
 // Breaking out of the recipients stops reading the file.
