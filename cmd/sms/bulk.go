@@ -39,8 +39,9 @@ func (a *app) bulkCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bulk --csv FILE --from SENDER --message TEXT --job-id ID",
 		Short: "Send a campaign to every number of a CSV file, exactly once",
-		Long: `Send a message to every recipient of a CSV file: phone[,name], one per row. A header
-row is recognised (columns named phone, msisdn, number, mobile, name, ...); --phone-column
+		Long: `Send a message to every recipient of a CSV file: phone[,name], one per row (or
+separated by semicolons or tabs, when the first line has no comma). A header row is
+recognised (columns named phone, msisdn, number, mobile, name, ...); --phone-column
 and --name-column pick others, by header name or 1-based number. {{name}} in the message is
 replaced by each recipient's name.
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -24,7 +25,8 @@ var (
 	nameHeaders  = []string{"name", "firstname", "fullname", "customer", "customername"}
 )
 
-// recipientsFile reads recipients from a CSV file: phone[,name], with or without a header row.
+// recipientsFile reads recipients from a CSV file: phone[,name], with or without a header row,
+// separated by commas, or by semicolons or tabs when the first line has no comma.
 // The file is read again for each pass (to validate it, to count the job, to send it) rather
 // than held in memory.
 type recipientsFile struct {
@@ -97,6 +99,7 @@ func (f *recipientsFile) each(fn func(csvRow) bool) error {
 		_, _ = br.Discard(3) // a byte order mark, as spreadsheets write
 	}
 	r := csv.NewReader(br)
+	r.Comma = delimiter(br)
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true
 	r.ReuseRecord = true
@@ -257,6 +260,23 @@ func (f *recipientsFile) columns(first []string) (columns, error) {
 		return c, usagef("the phone and name columns must differ")
 	}
 	return c, nil
+}
+
+// delimiter guesses the field separator from the first line: a comma, unless the line has
+// none but has semicolons (as spreadsheets write where the comma is the decimal point) or
+// tabs.
+func delimiter(br *bufio.Reader) rune {
+	b, _ := br.Peek(br.Size())
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	switch {
+	case bytes.ContainsRune(line, ','):
+		return ','
+	case bytes.ContainsRune(line, ';'):
+		return ';'
+	case bytes.ContainsRune(line, '\t'):
+		return '\t'
+	}
+	return ','
 }
 
 // colNumber reads a 1-based column number, returned 0-based.

@@ -65,6 +65,18 @@ func TestRecipientsFile(t *testing.T) {
 			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
 		},
 		{
+			name: "semicolons, as spreadsheets write in some countries",
+			csv:  "Name;Phone\n\"Lovelace, Ada\";08025671695\n",
+			cols: `a header row; numbers from column 2 ("Phone"), names from column 1 ("Name")`,
+			want: []sms.Recipient{{Phone: "2348025671695", Name: "Lovelace, Ada"}},
+		},
+		{
+			name: "tabs",
+			csv:  "08025671695\tAda\n",
+			cols: "no header row; numbers from column 1, names from column 2",
+			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
+		},
+		{
 			name:     "columns given by header name",
 			csv:      "id,cell,first\n1,08025671695,Ada\n",
 			cols:     `a header row; numbers from column 2 ("cell"), names from column 3 ("first")`,
