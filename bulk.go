@@ -55,8 +55,9 @@ type BulkParams struct {
 	Channel Channel
 	// Recipients is the input, read once, in order, and never held whole: memory stays flat
 	// whatever its length, apart from the set of distinct numbers (8 bytes of key each, plus
-	// the map's overhead). Numbers are normalized and sent once per job, to their first
-	// occurrence; invalid numbers and names are skipped and reported with their position.
+	// the map's overhead). Numbers are normalized and sent once per job, to their first valid
+	// occurrence; invalid numbers and names are skipped and reported with their position
+	// (a duplicate with an invalid name counts as invalid).
 	// The same JobID must be given the same sequence every time.
 	Recipients iter.Seq[Recipient]
 	// BatchSize is the number of recipients per campaign request: 1 to MaxBulkBatchSize (0:
@@ -418,11 +419,6 @@ func (j *bulkJob) read(ctx context.Context, work chan<- *bulkBatch) bool {
 			j.skip(pos, "Phone", err.Error())
 			continue
 		}
-		n, _ := strconv.ParseUint(phone, 10, 64) // at most 15 digits
-		if seen.has(n) {
-			j.report.Duplicates++
-			continue
-		}
 		if utf8.RuneCountInString(r.Name) > rules.MaxNameLen {
 			j.skip(pos, "Name", "a name is at most "+strconv.Itoa(rules.MaxNameLen)+" characters")
 			continue
@@ -439,7 +435,11 @@ func (j *bulkJob) read(ctx context.Context, work chan<- *bulkBatch) bool {
 				continue
 			}
 		}
-		seen.add(n)
+		n, _ := strconv.ParseUint(phone, 10, 64) // at most 15 digits
+		if !seen.add(n) {
+			j.report.Duplicates++
+			continue
+		}
 		size := recipientSize(phone, r.Name)
 		if count > 0 && (count == j.size || bytes+1+size > rules.MaxBodyBytes) {
 			if !emit() {

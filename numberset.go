@@ -56,22 +56,3 @@ func insert(slots []uint64, x uint64) bool {
 		}
 	}
 }
-
-// has reports whether x is in the set.
-func (s *numberSet) has(x uint64) bool {
-	if len(s.slots) == 0 {
-		return false
-	}
-	i, _ := bits.Mul64(x*0x9e3779b97f4a7c15, uint64(len(s.slots)))
-	for {
-		switch s.slots[i] {
-		case 0:
-			return false
-		case x:
-			return true
-		}
-		if i++; i == uint64(len(s.slots)) {
-			i = 0
-		}
-	}
-}

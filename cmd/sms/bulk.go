@@ -39,8 +39,9 @@ func (a *app) bulkCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bulk --csv FILE --from SENDER --message TEXT --job-id ID",
 		Short: "Send a campaign to every number of a CSV file, exactly once",
-		Long: `Send a message to every recipient of a CSV file: phone[,name], one per row. A header
-row is recognised (columns named phone, msisdn, number, mobile, name, ...); --phone-column
+		Long: `Send a message to every recipient of a CSV file: phone[,name], one per row (or
+separated by semicolons or tabs, when the first line has no comma). A header row is
+recognised (columns named phone, msisdn, number, mobile, name, ...); --phone-column
 and --name-column pick others, by header name or 1-based number. {{name}} in the message is
 replaced by each recipient's name.
 
@@ -124,7 +125,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	// An interrupt (ctx) lets the batches in flight finish, then ends the job (jobCtx).
 	jobCtx, cancelJob := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJob()
-	d := newDrain(cancelJob)
+	d := newDrain(a.transport, cancelJob)
 	defer context.AfterFunc(ctx, d.interrupt)()
 	c, err := a.client(sms.WithHTTPClient(&http.Client{Transport: d, Timeout: sms.DefaultTimeout}))
 	if err != nil {
@@ -136,7 +137,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	if err != nil {
 		return err
 	}
-	a.note("%s: %d rows, %d that cannot be sent", o.file.path, sum.Rows, sum.BadCount)
+	a.note("%s: %s; %d rows, %d that cannot be sent", o.file.path, o.file.cols, sum.Rows, sum.BadCount)
 	for i, b := range sum.Bad {
 		if i == 20 {
 			a.note("  ... and %d more (--report lists the first %d)", sum.BadCount-i, maxBadRows)
@@ -222,12 +223,18 @@ func (a *app) bulkStopped(ctx context.Context, rep *sms.BulkReport, err error) e
 			done++
 		}
 	}
-	resume := "  " + a.resumeCommand()
+	cmdline, stripped := a.resumeCommand()
+	resume := "  " + cmdline
+	if stripped {
+		resume += "\n(the secret given as a flag is left out: set " + envAPISecret + " or add --api-secret-file)"
+	}
 	switch {
 	case ctx.Err() != nil:
-		a.note("interrupted after %d batches (%d recipients sent, %s NGN charged), once the batches in flight were done.\nTo finish the job, run the same command again; it never sends anything twice:\n%s",
+		a.note("interrupted after %d batches (%d recipients sent or replayed, %s NGN charged), once the batches in flight were done.\nTo finish the job, run the same command again; it never sends anything twice:\n%s",
 			done, rep.Sent+rep.Replayed, rep.Amount, resume)
 		return &interrupted{errors.New("interrupted")}
+	case errors.Is(err, sms.ErrUnauthorized), errors.Is(err, sms.ErrInsufficientScope):
+		a.note("the API key was refused after %d batches: fix the credentials, then run the same command again to send the rest:\n%s", done, resume)
 	case errors.Is(err, sms.ErrInsufficientBalance):
 		a.note("the wallet ran out after %d batches (%s NGN charged): top up, then run the same command again to send the rest:\n%s", done, rep.Amount, resume)
 	case errors.Is(err, sms.ErrConflict):
@@ -241,8 +248,9 @@ func (a *app) bulkStopped(ctx context.Context, rep *sms.BulkReport, err error) e
 }
 
 // resumeCommand is the command line that runs the job again, without any secret given as a
-// flag (the environment or a secret file provides it).
-func (a *app) resumeCommand() string {
+// flag (the environment or a secret file provides it); stripped reports whether one was left
+// out.
+func (a *app) resumeCommand() (cmdline string, stripped bool) {
 	words := []string{"sms"}
 	for i := 0; i < len(a.args); i++ {
 		arg := a.args[i]
@@ -251,11 +259,12 @@ func (a *app) resumeCommand() string {
 			if !hasValue {
 				i++ // skip the value too
 			}
+			stripped = true
 			continue
 		}
 		words = append(words, shellQuote(arg))
 	}
-	return strings.Join(words, " ")
+	return strings.Join(words, " "), stripped
 }
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
@@ -365,7 +374,7 @@ func (a *app) finishBulk(out bulkJSON, o *bulkOptions, err error) error {
 		perr = t.flush()
 	} else {
 		t := newTable(a.stdout, "JOB", "COMPLETE", "BATCHES", "RECIPIENTS", "SENT", "REPLAYED", "FAILED BATCHES", "AMOUNT")
-		t.row(out.JobID, map[bool]string{true: "yes", false: "no"}[out.Complete], itoa(out.Batches), itoa(out.Recipients),
+		t.row(out.JobID, yesNo(out.Complete), itoa(out.Batches), itoa(out.Recipients),
 			itoa(out.Sent), itoa(out.Replayed), itoa(out.Failed), out.Amount.String()+" NGN")
 		perr = t.flush()
 		if perr == nil && out.Delivery != nil {

@@ -175,6 +175,7 @@ func TestBulk(t *testing.T) {
 				require.Equal(t, exitInterrupted, code, stderr)
 				assert.Contains(t, stderr, "once the batches in flight were done.\nTo finish the job, run the same command again; it never sends anything twice:\n  sms bulk --csv ")
 				assert.NotContains(t, stderr, f.env[envAPISecret], "the resume command leaves the secret out")
+				assert.Contains(t, stderr, "(the secret given as a flag is left out: set SMS_API_SECRET or add --api-secret-file)")
 				first := decodeJSON(t, out.String())
 				assert.Equal(t, false, first["complete"])
 				assert.Equal(t, 0.0, first["failedBatches"], "no batch in flight was abandoned")
@@ -236,6 +237,17 @@ func TestBulk(t *testing.T) {
 			},
 		},
 		{
+			name: "refused credentials stop the job: exit 1, with the command to run once they are fixed",
+			run: func(t *testing.T, f *fixture, _ string, _ int, base []string) {
+				f.env[envAPISecret] = "sk_test_" + strings.Repeat("x", 40)
+				r := runCLI(t, f.env, "", append(base, "--skip-invalid")...)
+				require.Equal(t, 1, r.code, r.stderr)
+				assert.Contains(t, r.stderr, "the API key was refused after 0 batches: fix the credentials, then run the same command again to send the rest:\n  sms bulk ")
+				assert.Contains(t, r.stderr, "401 unauthorized")
+				assert.Equal(t, int64(mockserver.DefaultBalance), f.balance(t))
+			},
+		},
+		{
 			name: "a bad shard is a usage error",
 			run: func(t *testing.T, f *fixture, _ string, _ int, base []string) {
 				r := runCLI(t, f.env, "", append(base, "--shard", "2/2")...)
@@ -268,16 +280,19 @@ func TestBulk(t *testing.T) {
 func TestResumeCommand(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		args []string
-		want string
+		args     []string
+		want     string
+		stripped bool
 	}{
-		{[]string{"bulk", "--csv", "people.csv", "--message", "Hi {{name}}", "--job-id", "promo-2026-11"}, `sms bulk --csv people.csv --message 'Hi {{name}}' --job-id promo-2026-11`},
-		{[]string{"bulk", "--api-secret", "sk_live_x", "--message=it's", "--dashboard-token=a.b.c"}, `sms bulk '--message=it'\''s'`},
-		{[]string{"bulk", "--csv", "my people.csv", "--api-secret-file", "-"}, `sms bulk --csv 'my people.csv' --api-secret-file -`},
+		{[]string{"bulk", "--csv", "people.csv", "--message", "Hi {{name}}", "--job-id", "promo-2026-11"}, `sms bulk --csv people.csv --message 'Hi {{name}}' --job-id promo-2026-11`, false},
+		{[]string{"bulk", "--api-secret", "sk_live_x", "--message=it's", "--dashboard-token=a.b.c"}, `sms bulk '--message=it'\''s'`, true},
+		{[]string{"bulk", "--csv", "my people.csv", "--api-secret-file", "-"}, `sms bulk --csv 'my people.csv' --api-secret-file -`, false},
 	}
 	for _, tt := range tests {
 		a := &app{args: tt.args}
-		assert.Equal(t, tt.want, a.resumeCommand())
+		got, stripped := a.resumeCommand()
+		assert.Equal(t, tt.want, got)
+		assert.Equal(t, tt.stripped, stripped, tt.want)
 	}
 }
 
@@ -304,10 +319,12 @@ func TestProgressLine(t *testing.T) {
 	}{
 		{2 * time.Second, sms.BulkProgress{Batches: 1, Recipients: 1000, Sent: 1000, Amount: sms.AmountFromKobo(320_000)},
 			"batch 1/4: 1000/4000 recipients (25%), 500/s, charged 3200.00 NGN, ETA 6s"},
-		{4 * time.Second, sms.BulkProgress{Batches: 3, Failed: 1, Recipients: 3000, Sent: 1000, Replayed: 1000, Amount: sms.AmountFromKobo(320_000)},
+		{4 * time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: sms.ErrServer}, Batches: 3, Failed: 1, Recipients: 3000, Sent: 1000, Replayed: 1000, Amount: sms.AmountFromKobo(320_000)},
 			"batch 3/4: 2000/4000 recipients (50%), 500/s, charged 3200.00 NGN, ETA 4s, 1000 replayed from an earlier run, 1 batches failed"},
 		{8 * time.Second, sms.BulkProgress{Batches: 4, Recipients: 4000, Sent: 4000, Amount: sms.AmountFromKobo(1_280_000)},
 			"batch 4/4: 4000/4000 recipients (100%), 500/s, charged 12800.00 NGN, ETA 0s"},
+		{3 * time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: fmt.Errorf("held: %w", context.Canceled)}, Batches: 2, Failed: 1, Recipients: 2000, Sent: 1500, Amount: sms.AmountFromKobo(480_000)},
+			"batch 2/4: 1500/4000 recipients (37%), 500/s, charged 4800.00 NGN, ETA 5s"},
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer

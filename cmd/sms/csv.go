@@ -2,11 +2,13 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -23,7 +25,8 @@ var (
 	nameHeaders  = []string{"name", "firstname", "fullname", "customer", "customername"}
 )
 
-// recipientsFile reads recipients from a CSV file: phone[,name], with or without a header row.
+// recipientsFile reads recipients from a CSV file: phone[,name], with or without a header row,
+// separated by commas, or by semicolons or tabs when the first line has no comma.
 // The file is read again for each pass (to validate it, to count the job, to send it) rather
 // than held in memory.
 type recipientsFile struct {
@@ -31,6 +34,8 @@ type recipientsFile struct {
 	phoneCol string // a header name or a 1-based column number; "" finds it
 	nameCol  string // likewise; "" finds it, or column 2 without a header
 	message  string // the message, to check each recipient's parts after {{name}}
+
+	cols columns // the columns read, once the file was read
 }
 
 // maxNames bounds the cache of names whose message was counted: at most about 1 MiB with
@@ -55,11 +60,35 @@ type columns struct {
 	header bool
 	phone  int
 	name   int
+	titles []string // the header row's cells, when there is one
+}
+
+// String says which columns are read, for people.
+func (c columns) String() string {
+	col := func(i int) string {
+		s := "column " + strconv.Itoa(i+1)
+		if c.header && i < len(c.titles) {
+			s += " (" + strconv.Quote(c.titles[i]) + ")"
+		}
+		return s
+	}
+	s := "no header row; "
+	if c.header {
+		s = "a header row; "
+	}
+	s += "numbers from " + col(c.phone)
+	if c.name >= 0 {
+		return s + ", names from " + col(c.name)
+	}
+	return s + ", no names"
 }
 
 // each calls fn for every data row of the file, in order, until fn returns false. A file that
 // is not valid CSV, or whose columns cannot be found, is an error.
 func (f *recipientsFile) each(fn func(csvRow) bool) error {
+	if f.path == "-" {
+		return usagef("--csv: give a file, not stdin: it is read once to check it and again to send")
+	}
 	fh, err := os.Open(f.path)
 	if err != nil {
 		return usagef("--csv: %w", err)
@@ -70,6 +99,7 @@ func (f *recipientsFile) each(fn func(csvRow) bool) error {
 		_, _ = br.Discard(3) // a byte order mark, as spreadsheets write
 	}
 	r := csv.NewReader(br)
+	r.Comma = delimiter(br)
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true
 	r.ReuseRecord = true
@@ -93,7 +123,10 @@ func (f *recipientsFile) each(fn func(csvRow) bool) error {
 				return err
 			}
 			cols = &c
+			f.cols = c
 			if c.header {
+				c.titles = slices.Clone(rec)
+				f.cols = c
 				continue
 			}
 		}
@@ -215,6 +248,9 @@ func (f *recipientsFile) columns(first []string) (columns, error) {
 		}
 	case c.header:
 		c.name = find(nameHeaders) // -1: no names
+		if c.name < 0 && find(phoneHeaders) < 0 && c.phone == 0 && len(first) > 1 {
+			c.name = 1 // a header naming neither column: the columns are where they are without one
+		}
 	case c.phone != 1:
 		c.name = 1
 	default:
@@ -224,6 +260,23 @@ func (f *recipientsFile) columns(first []string) (columns, error) {
 		return c, usagef("the phone and name columns must differ")
 	}
 	return c, nil
+}
+
+// delimiter guesses the field separator from the first line: a comma, unless the line has
+// none but has semicolons (as spreadsheets write where the comma is the decimal point) or
+// tabs.
+func delimiter(br *bufio.Reader) rune {
+	b, _ := br.Peek(br.Size())
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	switch {
+	case bytes.ContainsRune(line, ','):
+		return ','
+	case bytes.ContainsRune(line, ';'):
+		return ';'
+	case bytes.ContainsRune(line, '\t'):
+		return '\t'
+	}
+	return ','
 }
 
 // colNumber reads a 1-based column number, returned 0-based.

@@ -30,43 +30,63 @@ func TestRecipientsFile(t *testing.T) {
 		nameCol   string
 		message   string
 		want      []sms.Recipient
+		cols      string // which columns are read, as told to people
 		bad       []badRow
 		wantError string
 	}{
 		{
 			name: "phone and name without a header",
 			csv:  "08025671695,Ada\n+2348031234567,Bola\n",
+			cols: "no header row; numbers from column 1, names from column 2",
 			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}, {Phone: "2348031234567", Name: "Bola"}},
 		},
 		{
 			name: "phone only",
 			csv:  "08025671695\n2348031234567\n",
+			cols: "no header row; numbers from column 1, names from column 2",
 			want: []sms.Recipient{{Phone: "2348025671695"}, {Phone: "2348031234567"}},
 		},
 		{
 			name: "a header row is recognised, columns found by name",
 			csv:  "Name,Phone Number\nAda,08025671695\n",
+			cols: `a header row; numbers from column 2 ("Phone Number"), names from column 1 ("Name")`,
 			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
 		},
 		{
 			name: "a header without a name column sends no names",
 			csv:  "msisdn,city\n08025671695,Lagos\n",
+			cols: `a header row; numbers from column 1 ("msisdn"), no names`,
 			want: []sms.Recipient{{Phone: "2348025671695"}},
 		},
 		{
 			name: "a byte order mark and spaces are ignored",
 			csv:  "\uFEFFphone, name\n 08025671695 , Ada \n",
+			cols: `a header row; numbers from column 1 ("phone"), names from column 2 ("name")`,
+			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
+		},
+		{
+			name: "semicolons, as spreadsheets write in some countries",
+			csv:  "Name;Phone\n\"Lovelace, Ada\";08025671695\n",
+			cols: `a header row; numbers from column 2 ("Phone"), names from column 1 ("Name")`,
+			want: []sms.Recipient{{Phone: "2348025671695", Name: "Lovelace, Ada"}},
+		},
+		{
+			name: "tabs",
+			csv:  "08025671695\tAda\n",
+			cols: "no header row; numbers from column 1, names from column 2",
 			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
 		},
 		{
 			name:     "columns given by header name",
 			csv:      "id,cell,first\n1,08025671695,Ada\n",
+			cols:     `a header row; numbers from column 2 ("cell"), names from column 3 ("first")`,
 			phoneCol: "cell", nameCol: "FIRST",
 			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
 		},
 		{
 			name:     "columns given by number",
 			csv:      "1,Ada,08025671695\n",
+			cols:     "no header row; numbers from column 3, names from column 2",
 			phoneCol: "3", nameCol: "2",
 			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
 		},
@@ -74,6 +94,7 @@ func TestRecipientsFile(t *testing.T) {
 			name:    "bad rows by line number; duplicates are not bad",
 			csv:     "phone,name\n08025671695,Ada\n12345,Bad\n\n,Empty\n2348025671695,Again\n08031234567," + long + "\n\"0805\n1234567\",Quoted\n08051234567,Zed\n",
 			message: "Hi {{name}}",
+			cols:    `a header row; numbers from column 1 ("phone"), names from column 2 ("name")`,
 			want: []sms.Recipient{
 				{Phone: "2348025671695", Name: "Ada"}, {Phone: "2348025671695", Name: "Again"}, {Phone: "2348051234567", Name: "Zed"},
 			},
@@ -88,6 +109,7 @@ func TestRecipientsFile(t *testing.T) {
 			name:    "a name that makes the message too long",
 			csv:     "08025671695,Ada\n08031234567," + strings.Repeat("€", 100) + "\n",
 			message: strings.Repeat("x", 1400) + "{{name}}",
+			cols:    "no header row; numbers from column 1, names from column 2",
 			want:    []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
 			bad:     []badRow{{Line: 2, Reason: "the message with this name takes 11 SMS parts; at most 10 are allowed"}},
 		},
@@ -95,6 +117,7 @@ func TestRecipientsFile(t *testing.T) {
 			name:    "a message empty for a recipient without a name",
 			csv:     "08025671695,Ada\n08031234567\n",
 			message: "{{name}}",
+			cols:    "no header row; numbers from column 1, names from column 2",
 			want:    []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
 			bad:     []badRow{{Line: 2, Reason: "the message is empty with this name"}},
 		},
@@ -102,8 +125,15 @@ func TestRecipientsFile(t *testing.T) {
 			name:     "a row without the phone column",
 			csv:      "Ada,08025671695\nBola\n",
 			phoneCol: "2", nameCol: "1",
+			cols: "no header row; numbers from column 2, names from column 1",
 			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
 			bad:  []badRow{{Line: 2, Reason: "no phone number (column 2 is missing)"}},
+		},
+		{
+			name: "a header naming neither column: the columns are where they are without one",
+			csv:  "Cell,Who\n08025671695,Ada\n",
+			cols: `a header row; numbers from column 1 ("Cell"), names from column 2 ("Who")`,
+			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
 		},
 		{name: "an unknown column name", csv: "phone,name\n", phoneCol: "cell", wantError: `--phone-column "cell": no such column`},
 		{name: "column numbers start at 1", csv: "08025671695\n", phoneCol: "0", wantError: "column numbers start at 1"},
@@ -124,6 +154,7 @@ func TestRecipientsFile(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
+			assert.Equal(t, tt.cols, f.cols.String())
 			assert.Equal(t, tt.bad, sum.Bad)
 			assert.Equal(t, len(tt.bad), sum.BadCount)
 			assert.Equal(t, len(tt.want), sum.Valid)
@@ -142,11 +173,16 @@ func TestRecipientsFile(t *testing.T) {
 
 func TestRecipientsFileMissing(t *testing.T) {
 	t.Parallel()
-	f := &recipientsFile{path: filepath.Join(t.TempDir(), "nope.csv")}
-	_, err := f.validate()
-	var ue *usageError
-	require.ErrorAs(t, err, &ue)
-	assert.Contains(t, err.Error(), "--csv: open ")
+	for path, want := range map[string]string{
+		filepath.Join(t.TempDir(), "nope.csv"): "--csv: open ",
+		"-":                                    "--csv: give a file, not stdin",
+	} {
+		f := &recipientsFile{path: path}
+		_, err := f.validate()
+		var ue *usageError
+		require.ErrorAs(t, err, &ue)
+		assert.Contains(t, err.Error(), want)
+	}
 }
 
 // Breaking out of the recipients stops reading the file.
@@ -162,4 +198,38 @@ func TestRecipientsFileStops(t *testing.T) {
 	}
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
+}
+
+// Whatever the file holds, reading it never panics: it is refused as a whole with an input
+// error, or each row is sent or listed as bad, and the pass that sends yields exactly the rows
+// the check found valid, each a normalized number with a name of at most 100 characters.
+func FuzzRecipientsFile(f *testing.F) {
+	f.Add([]byte("phone,name\n08025671695,Ada\n"), "", "")
+	f.Add([]byte("\uFEFFName;Phone\n\"Ada, Lovelace\",+2348025671695\n"), "2", "1")
+	f.Add([]byte("msisdn\n12\n\n\"\"\n,,,,\n"), "msisdn", "")
+	f.Add([]byte("08025671695,\"Ada\n"), "", "")
+	f.Add([]byte("a,b\n0,1\n"), "b", "a")
+	f.Fuzz(func(t *testing.T, data []byte, phoneCol, nameCol string) {
+		p := filepath.Join(t.TempDir(), "people.csv")
+		require.NoError(t, os.WriteFile(p, data, 0o600))
+		rf := &recipientsFile{path: p, phoneCol: phoneCol, nameCol: nameCol, message: "Hi {{name}}"}
+		sum, err := rf.validate()
+		if err != nil {
+			var ue *usageError
+			require.ErrorAs(t, err, &ue)
+			return
+		}
+		require.Equal(t, sum.Rows, sum.Valid+sum.BadCount)
+		n := 0
+		var readErr error
+		for r := range rf.recipients(&readErr) {
+			n++
+			norm, err := sms.NormalizePhone(r.Phone)
+			require.NoError(t, err)
+			require.Equal(t, norm, r.Phone)
+			require.LessOrEqual(t, len([]rune(r.Name)), 100)
+		}
+		require.NoError(t, readErr)
+		require.Equal(t, sum.Valid, n)
+	})
 }

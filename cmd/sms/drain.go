@@ -21,8 +21,12 @@ type drain struct {
 	closing  bool // interrupted
 }
 
-func newDrain(cancel context.CancelFunc) *drain {
-	return &drain{base: http.DefaultTransport.(*http.Transport).Clone(), cancel: cancel}
+// newDrain wraps base (nil: a clone of http.DefaultTransport).
+func newDrain(base http.RoundTripper, cancel context.CancelFunc) *drain {
+	if base == nil {
+		base = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	return &drain{base: base, cancel: cancel}
 }
 
 // RoundTrip sends req, unless the job was interrupted: then it waits for the job's context to

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
@@ -261,6 +260,33 @@ func TestCommands(t *testing.T) {
 			},
 		},
 		{
+			name: "campaigns list tells on stderr that there are more pages",
+			setup: func(t *testing.T, f *fixture) []string {
+				for _, n := range []string{"08025671695", "08031234567", "08051234567"} {
+					f.sendOne(t, n)
+				}
+				return []string{"campaigns", "list", "--limit", "2"}
+			},
+			check: func(t *testing.T, _ *fixture, r result) {
+				assert.Len(t, strings.Split(strings.TrimSpace(r.stdout), "\n"), 3, "a header and 2 campaigns")
+				assert.Equal(t, "page 1 of 2 (3 campaigns); --page N for more, --all for every one\n", r.stderr)
+			},
+		},
+		{
+			name: "campaigns status --all fetches every recipient",
+			setup: func(t *testing.T, f *fixture) []string {
+				r := runCLI(t, f.env, "", "send", "--to", "08025671695,08031234567,08051234567", "--from", f.ws.SenderID, "--message", "Hi", "--json")
+				require.Equal(t, 0, r.code, r.stderr)
+				return []string{"campaigns", "status", decodeJSON(t, r.stdout)["id"].(string), "--all", "--limit", "2", "--json"}
+			},
+			check: func(t *testing.T, f *fixture, r result) {
+				m := decodeJSON(t, r.stdout)
+				require.Len(t, m["recipients"], 3)
+				assert.Equal(t, "2348051234567", m["recipients"].([]any)[2].(map[string]any)["to"])
+				assert.Equal(t, 3.0, m["counts"].(map[string]any)["sent"])
+			},
+		},
+		{
 			name: "campaigns status table",
 			setup: func(t *testing.T, f *fixture) []string {
 				return []string{"campaigns", "status", f.sendOne(t, "08025671695")}
@@ -291,42 +317,6 @@ func TestCommands(t *testing.T) {
 			code: 1,
 			check: func(t *testing.T, _ *fixture, r result) {
 				assert.Contains(t, r.stderr, "404 not_found")
-			},
-		},
-		{
-			name: "campaigns wait returns the final delivery",
-			setup: func(t *testing.T, f *fixture) []string {
-				id := f.sendOne(t, "08025671695")
-				require.NoError(t, f.srv.Deliver(id, &mockserver.DeliverCounts{Failed: 1}))
-				return []string{"campaigns", "wait", id, "--min-delay", "10ms", "--json"}
-			},
-			check: func(t *testing.T, _ *fixture, r result) {
-				m := decodeJSON(t, r.stdout)
-				assert.Equal(t, "failed", m["status"])
-				assert.Equal(t, map[string]any{"sent": 0.0, "delivered": 0.0, "failed": 1.0, "dnd": 0.0}, m["counts"])
-			},
-		},
-		{
-			name: "campaigns wait polls until the delivery is final",
-			setup: func(t *testing.T, f *fixture) []string {
-				id := f.sendOne(t, "08025671695")
-				time.AfterFunc(50*time.Millisecond, func() { _ = f.srv.Deliver(id, nil) })
-				return []string{"campaigns", "wait", id, "--min-delay", "10ms", "--max-delay", "20ms"}
-			},
-			check: func(t *testing.T, f *fixture, r result) {
-				assert.Regexp(t, `^CAMPAIGN\s+STATUS\s+SENT\s+DELIVERED\s+FAILED\s+DND\n[0-9a-f]{24}\s+delivered\s+0\s+1\s+0\s+0\n`, r.stdout)
-				assert.Greater(t, f.requests("/v1/sms/campaigns/"+strings.Fields(strings.Split(r.stdout, "\n")[1])[0]+"/status"), 1)
-			},
-		},
-		{
-			name: "campaigns wait past its timeout prints the last status and exits 1",
-			setup: func(t *testing.T, f *fixture) []string {
-				return []string{"campaigns", "wait", f.sendOne(t, "08025671695"), "--timeout", "100ms", "--min-delay", "10ms", "--max-delay", "20ms"}
-			},
-			code: 1,
-			check: func(t *testing.T, _ *fixture, r result) {
-				assert.Regexp(t, `(?m)^[0-9a-f]{24}\s+sent\s+1\s+0\s+0\s+0$`, r.stdout)
-				assert.Regexp(t, `^sms: campaign [0-9a-f]{24}: the delivery was not final after 100ms\n$`, r.stderr)
 			},
 		},
 		{

@@ -114,7 +114,7 @@ an API error.`,
 				}{v.PinID, v.Verified, v.MSISDN, v.AttemptsRemaining})
 			} else {
 				t := newTable(a.stdout, "PIN ID", "VERIFIED", "NUMBER")
-				t.row(v.PinID, map[bool]string{true: "yes", false: "no"}[v.Verified], v.MSISDN)
+				t.row(v.PinID, yesNo(v.Verified), v.MSISDN)
 				err = t.flush()
 			}
 			if err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +21,7 @@ type progress struct {
 	bar     *progressbar.ProgressBar // nil: plain lines
 	total   int                      // recipients of this shard
 	batches int
+	failed  int // batches that failed after their retries
 	start   time.Time
 	now     func() time.Time
 }
@@ -43,6 +46,10 @@ func newProgress(w io.Writer, total, batches int) *progress {
 
 // update is BulkParams.Progress.
 func (p *progress) update(bp sms.BulkProgress) {
+	// A batch held back by an interrupt was not sent: it did not fail.
+	if err := bp.Batch.Err; err != nil && !errors.Is(err, context.Canceled) {
+		p.failed++
+	}
 	if p.bar != nil {
 		p.bar.Describe("charged " + bp.Amount.String() + " NGN")
 		_ = p.bar.Set(bp.Sent + bp.Replayed)
@@ -74,8 +81,8 @@ func (p *progress) line(bp sms.BulkProgress) string {
 	if bp.Replayed > 0 {
 		s += fmt.Sprintf(", %d replayed from an earlier run", bp.Replayed)
 	}
-	if bp.Failed > 0 {
-		s += fmt.Sprintf(", %d batches failed", bp.Failed)
+	if p.failed > 0 {
+		s += fmt.Sprintf(", %d batches failed", p.failed)
 	}
 	return s
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 
@@ -40,6 +41,10 @@ type app struct {
 	jsonOut       bool
 	maxRetries    int
 	insecure      bool
+
+	// transport, when set, sends the requests instead of the default transport: tests use
+	// the mock's in-process transport to run on a testing/synctest bubble's virtual time.
+	transport http.RoundTripper
 }
 
 // usageError is a usage or input error found by this command: exit status 2, as for any
@@ -267,6 +272,9 @@ func (a *app) options() ([]sms.Option, error) {
 	opts := []sms.Option{sms.WithBaseURL(base), sms.WithMaxRetries(a.maxRetries), sms.WithUserAgent("sms-cli/" + sms.Version)}
 	if a.insecure {
 		opts = append(opts, sms.WithInsecureHTTP())
+	}
+	if a.transport != nil {
+		opts = append(opts, sms.WithHTTPClient(&http.Client{Transport: a.transport, Timeout: sms.DefaultTimeout}))
 	}
 	return opts, nil
 }

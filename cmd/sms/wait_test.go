@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedsms/sms-go/mockserver"
+)
+
+// campaigns wait runs on virtual time, through the mock's in-process transport: its polls,
+// backoff and timeout take no wall time.
+func TestCampaignsWait(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		args    []string
+		deliver func(srv *mockserver.Server, id string) // what happens to the campaign meanwhile
+		code    int
+		check   func(t *testing.T, r result, elapsed time.Duration, polls int)
+	}{
+		{
+			name:    "a final delivery is printed at once",
+			args:    []string{"--json"},
+			deliver: func(srv *mockserver.Server, id string) { _ = srv.Deliver(id, &mockserver.DeliverCounts{Failed: 1}) },
+			check: func(t *testing.T, r result, elapsed time.Duration, polls int) {
+				m := decodeJSON(t, r.stdout)
+				assert.Equal(t, "failed", m["status"])
+				assert.Equal(t, map[string]any{"sent": 0.0, "delivered": 0.0, "failed": 1.0, "dnd": 0.0}, m["counts"])
+				assert.Zero(t, elapsed)
+				assert.Equal(t, 1, polls)
+			},
+		},
+		{
+			name: "polls with backoff until the delivery is final",
+			args: []string{"--min-delay", "1s", "--max-delay", "4s"},
+			deliver: func(srv *mockserver.Server, id string) {
+				time.AfterFunc(10*time.Second, func() { _ = srv.Deliver(id, nil) })
+			},
+			check: func(t *testing.T, r result, elapsed time.Duration, polls int) {
+				assert.Regexp(t, `^CAMPAIGN\s+STATUS\s+SENT\s+DELIVERED\s+FAILED\s+DND\n[0-9a-f]{24}\s+delivered\s+0\s+1\s+0\s+0\n`, r.stdout)
+				assert.GreaterOrEqual(t, elapsed, 10*time.Second)
+				assert.LessOrEqual(t, elapsed, 14*time.Second, "at most --max-delay after the delivery")
+				assert.GreaterOrEqual(t, polls, 4, "polls: at once, after 1s, then backing off")
+				assert.LessOrEqual(t, polls, int(elapsed/time.Second)+1, "no poll sooner than --min-delay after the previous")
+			},
+		},
+		{
+			name:    "past --timeout the last status is printed and the exit status is 1",
+			args:    []string{"--timeout", "1m", "--min-delay", "2s", "--max-delay", "30s"},
+			deliver: func(*mockserver.Server, string) {},
+			code:    1,
+			check: func(t *testing.T, r result, elapsed time.Duration, _ int) {
+				assert.Regexp(t, `(?m)^[0-9a-f]{24}\s+sent\s+1\s+0\s+0\s+0$`, r.stdout)
+				assert.Regexp(t, `^sms: campaign [0-9a-f]{24}: the delivery was not final after 1m0s\n$`, r.stderr)
+				assert.Equal(t, time.Minute, elapsed)
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				srv := mockserver.New()
+				ws := srv.Default()
+				env := map[string]string{envBaseURL: "http://127.0.0.1", envAPIKey: ws.TestKey, envAPISecret: ws.TestSecret}
+				cli := func(args ...string) result {
+					var out, errb bytes.Buffer
+					a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+						getenv: func(k string) string { return env[k] }, args: args, transport: srv.Transport()}
+					code := a.execute(context.Background())
+					return result{code: code, stdout: out.String(), stderr: errb.String()}
+				}
+				r := cli("send", "--to", "08025671695", "--from", ws.SenderID, "--message", "Hi", "--json")
+				require.Equal(t, 0, r.code, r.stderr)
+				id := decodeJSON(t, r.stdout)["id"].(string)
+
+				tt.deliver(srv, id)
+				start := time.Now()
+				r = cli(append([]string{"campaigns", "wait", id}, tt.args...)...)
+				elapsed := time.Since(start)
+				require.Equal(t, tt.code, r.code, "stdout: %s\nstderr: %s", r.stdout, r.stderr)
+				polls := 0
+				for _, rq := range srv.Requests() {
+					if rq.Path == "/v1/sms/campaigns/"+id+"/status" {
+						polls++
+					}
+				}
+				tt.check(t, r, elapsed, polls)
+			})
+		})
+	}
+}
