@@ -219,6 +219,7 @@ func TestSendBulkOutOfMoneyThenTopUp(t *testing.T) {
 				assert.Contains(t, err.Error(), `job "promo" stopped at batch`)
 				assert.False(t, r.Complete)
 				assert.Equal(t, 3000, r.Sent, "three batches were paid for")
+				assert.Equal(t, r.Recipients, r.Parts, "parts of the batches in the report only, one each")
 				assert.Equal(t, int64(start)-r.Amount.Kobo(), balance(t, srv), "the report matches the wallet")
 				var paid int
 				for _, b := range r.Batches {
