@@ -124,6 +124,7 @@ type InvalidRecipient struct {
 
 // BulkReport is the outcome of a bulk job, or of this process's shard of it.
 type BulkReport struct {
+	// JobID is the job's ID, as given in BulkParams.
 	JobID string
 	// Batches are the batches of this shard that were sent, replayed or failed (or, in a dry
 	// run, filled), by Index.
@@ -138,7 +139,8 @@ type BulkReport struct {
 	// whole input, so these cover the whole input in every shard.
 	Duplicates int
 	Invalid    int
-	// InvalidRecipients lists the first MaxReportedInvalid invalid recipients.
+	// InvalidRecipients lists the first MaxReportedInvalid invalid recipients (the list is
+	// capped so that the report stays small whatever the input).
 	InvalidRecipients []InvalidRecipient
 	// Sent is the number of recipients of batches sent by this run, and Amount what this run
 	// charged for them.
@@ -265,6 +267,7 @@ type bulkBatch struct {
 	index int
 	to    []wireRecipient
 	parts int // largest
+	total int // parts over its recipients
 }
 
 // bulkJob is one run of SendBulk.
@@ -382,7 +385,7 @@ func (j *bulkJob) read(ctx context.Context, work chan<- *bulkBatch) bool {
 		}
 		cur.parts = parts
 		if j.p.DryRun {
-			j.record(BulkBatch{Index: cur.index, Reference: j.reference(cur.index), Recipients: len(cur.to), Parts: parts}, false)
+			j.record(BulkBatch{Index: cur.index, Reference: j.reference(cur.index), Recipients: len(cur.to), Parts: parts}, cur.total, false)
 			j.release(cur.to)
 			return true
 		}
@@ -457,7 +460,7 @@ func (j *bulkJob) read(ctx context.Context, work chan<- *bulkBatch) bool {
 		count, bytes, parts = count+1, bytes+size, max(parts, np)
 		if cur != nil {
 			cur.to = append(cur.to, wireRecipient{Phone: phone, Name: r.Name})
-			j.report.Parts += np
+			cur.total += np
 		}
 	}
 	if count > 0 {
@@ -474,8 +477,8 @@ func (b *bulkBatch) toOrNil() []wireRecipient {
 	return b.to
 }
 
-// skip reports an invalid recipient. Like Duplicates and Parts, the fields it sets are the
-// reader's alone: workers never touch them.
+// skip reports an invalid recipient. Like Duplicates, the fields it sets are the reader's
+// alone: workers never touch them.
 func (j *bulkJob) skip(pos int, field, reason string) {
 	j.report.Invalid++
 	if len(j.report.InvalidRecipients) < MaxReportedInvalid {
@@ -547,7 +550,7 @@ func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
 		case ctx.Err() != nil:
 			j.stop(fmt.Errorf("sms: bulk job %q: %w", j.p.JobID, err))
 		}
-		j.record(res, false)
+		j.record(res, b.total, false)
 		return
 	}
 	sent, err := out.result(cl, j.p.From, j.p.Channel, ref)
@@ -562,7 +565,7 @@ func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
 	replayed := sent.Replayed && !cl.maybeDone
 	res.CampaignID, res.Status, res.Amount, res.Replayed = sent.Campaign.ID, sent.Campaign.Status, sent.Campaign.Amount, replayed
 	res.Parts = cmp.Or(sent.Campaign.Parts, b.parts)
-	j.record(res, true)
+	j.record(res, b.total, true)
 }
 
 // wait waits for the rate limiter and for any pause a 429 asked for. It returns ctx's error
@@ -617,13 +620,15 @@ func (j *bulkJob) observe(cl *call) {
 	}
 }
 
-// record adds a finished batch to the report and reports progress.
-func (j *bulkJob) record(b BulkBatch, ok bool) {
+// record adds a finished batch, of parts SMS parts over its recipients, to the report and
+// reports progress.
+func (j *bulkJob) record(b BulkBatch, parts int, ok bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	r, pg := &j.report, &j.prog
 	r.Batches = append(r.Batches, b)
 	r.Recipients += b.Recipients
+	r.Parts += parts
 	pg.Batches++
 	pg.Recipients += b.Recipients
 	switch {

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -219,6 +220,7 @@ func TestSendBulkOutOfMoneyThenTopUp(t *testing.T) {
 				assert.Contains(t, err.Error(), `job "promo" stopped at batch`)
 				assert.False(t, r.Complete)
 				assert.Equal(t, 3000, r.Sent, "three batches were paid for")
+				assert.Equal(t, r.Recipients, r.Parts, "parts of the batches in the report only, one each")
 				assert.Equal(t, int64(start)-r.Amount.Kobo(), balance(t, srv), "the report matches the wallet")
 				var paid int
 				for _, b := range r.Batches {
@@ -566,4 +568,36 @@ func TestSendBulkContextCancelStops(t *testing.T) {
 		assert.Equal(t, 300, r.Sent)
 		assert.Equal(t, 3, campaignTotal(t, c))
 	})
+}
+
+// What going on cannot fix stops the job at once: nothing more is sent.
+func TestSendBulkStopsOnRefusedCredentials(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		status int
+		want   error
+	}{
+		{http.StatusUnauthorized, sms.ErrUnauthorized},
+		{http.StatusForbidden, sms.ErrInsufficientScope},
+		{http.StatusPaymentRequired, sms.ErrInsufficientBalance},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
+			t.Parallel()
+			srv := mockserver.New()
+			c := inProcessClient(t, srv)
+			srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: tt.status, Times: 1})
+			p := bulkParams("refused", bulkInput{n: 500}, 100)
+			p.Concurrency = 1
+			r, err := c.Campaigns.SendBulk(context.Background(), p)
+			require.ErrorIs(t, err, tt.want)
+			assert.Contains(t, err.Error(), `bulk job "refused" stopped at batch 0`)
+			assert.Equal(t, 1, requestsTo(srv, "POST", "/v1/sms/campaigns"), "not retried, and nothing more sent")
+			require.Len(t, r.Batches, 1)
+			assert.ErrorIs(t, r.Batches[0].Err, tt.want)
+			assert.Equal(t, 0, r.Sent)
+			assert.False(t, r.Complete)
+			assert.Equal(t, 0, campaignTotal(t, c))
+		})
+	}
 }

@@ -155,23 +155,39 @@ func TestWaitBulkSumsTheJob(t *testing.T) {
 		c := inProcessClient(t, srv)
 		fund(t, srv, 100_000_000)
 		ctx := context.Background()
-		r, err := c.Campaigns.SendBulk(ctx, bulkParams("wait-all", bulkInput{n: 2500, dups: 20}, 1000))
+		// The provider refuses one of the batches: it is failed and refunded.
+		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", ProviderFailure: true, Times: 1})
+		r, err := c.Campaigns.SendBulk(ctx, bulkParams("wait-all", bulkInput{n: 3500, dups: 20}, 1000))
 		require.NoError(t, err)
-		require.Len(t, r.CampaignIDs(), 3)
+		require.Len(t, r.CampaignIDs(), 4)
+		refused := -1
+		for i, b := range r.Batches {
+			if b.Status == sms.StatusFailed {
+				refused = i
+				assert.Equal(t, sms.Amount{}, b.Amount, "refunded")
+			}
+		}
+		require.NotEqual(t, -1, refused)
 
 		go func() {
 			time.Sleep(time.Minute)
 			for i, id := range r.CampaignIDs() {
+				if i == refused {
+					continue
+				}
 				if err := srv.Deliver(id, &mockserver.DeliverCounts{Delivered: r.Batches[i].Recipients - 10, DND: 10}); err != nil {
 					panic(err)
 				}
 			}
 		}()
+		start := time.Now()
 		d, err := c.Campaigns.WaitBulk(ctx, r, nil)
 		require.NoError(t, err)
-		assert.Equal(t, 3, d.Campaigns)
-		assert.Equal(t, 0, d.Failed)
-		assert.Equal(t, sms.DeliveryCounts{Delivered: 2470, DND: 30}, d.Counts)
+		assert.GreaterOrEqual(t, time.Since(start), time.Minute)
+		assert.Equal(t, 4, d.Campaigns)
+		assert.Equal(t, 1, d.Failed)
+		n := r.Batches[refused].Recipients
+		assert.Equal(t, sms.DeliveryCounts{Delivered: 3500 - n - 30, DND: 30, Failed: n}, d.Counts)
 		assert.Equal(t, r.Recipients, d.Counts.Total())
 	})
 }

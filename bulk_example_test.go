@@ -1,0 +1,76 @@
+package sms_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"slices"
+	"time"
+
+	sms "github.com/seedsms/sms-go"
+)
+
+func ExampleCampaignsService_SendBulk() {
+	srv := startMock()
+	defer srv.Close()
+	ws := srv.Default()
+	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Any iter.Seq[sms.Recipient] will do: rows of a file, a database cursor.
+	people := slices.Values([]sms.Recipient{
+		{Phone: "08025671695", Name: "Ada"},
+		{Phone: "+2348025671696", Name: "Obi"},
+		{Phone: "2348025671695", Name: "Ada"}, // the first number again
+		{Phone: "12-34", Name: "Typo"},
+	})
+	params := &sms.BulkParams{
+		JobID: "welcome-2026-11", From: ws.SenderID, Message: "Welcome, {{name}}!", Recipients: people,
+	}
+	report, err := client.Campaigns.SendBulk(context.Background(), params)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(report.Sent, "sent, charged", report.Amount)
+	fmt.Println(report.Duplicates, "duplicate,", report.Invalid, "invalid at position", report.InvalidRecipients[0].Position)
+
+	// The same job again sends nothing: every batch is answered from the first run.
+	again, err := client.Campaigns.SendBulk(context.Background(), params)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(again.Sent, "sent,", again.Replayed, "replayed, charged", again.Amount, "complete:", again.Complete)
+	// Output:
+	// 2 sent, charged 6.40
+	// 1 duplicate, 1 invalid at position 3
+	// 0 sent, 2 replayed, charged 0.00 complete: true
+}
+
+func ExampleCampaignsService_Wait() {
+	srv := startMock()
+	defer srv.Close()
+	ws := srv.Default()
+	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	res, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{
+		To: []sms.Recipient{{Phone: "08025671695"}, {Phone: "08025671696"}}, From: ws.SenderID, Message: "Doors open at 9",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Delivery reports come in later; here the mock's control delivers them.
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		_ = srv.Deliver(res.Campaign.ID, nil)
+	}()
+	st, err := client.Campaigns.Wait(ctx, res.Campaign.ID, &sms.WaitParams{MinDelay: 50 * time.Millisecond, MaxDelay: time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(st.Status, st.Counts.Delivered, "of", st.Counts.Total())
+	// Output: delivered 2 of 2
+}
