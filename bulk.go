@@ -557,7 +557,7 @@ func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
 	if err != nil {
 		// A 2xx whose body lacks what a caller relies on: recorded, retried by a rerun.
 		res.Err = err
-		j.record(res, false)
+		j.record(res, b.total, false)
 		return
 	}
 	// A replay after an attempt of this call that may have been processed (a dropped
