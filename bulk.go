@@ -206,9 +206,12 @@ type BulkProgress struct {
 // what follows cannot succeed: the wallet cannot pay (ErrInsufficientBalance: top up and run
 // the job again), the credentials or their scope are refused (ErrUnauthorized,
 // ErrInsufficientScope), a batch's reference was used before with other recipients
-// (ErrConflict: the input changed since an earlier run of the job), or ctx ends. Batches
-// already under way are finished first. Any other failure is recorded in its batch and the
-// job goes on; the error then matches ErrBulkIncomplete and the batch's error.
+// (ErrConflict: the input changed since an earlier run of the job), or ctx ends. On the
+// first four, batches already under way are finished first; when ctx ends, the requests in
+// flight end with it, and running the job again replays any of them the server committed.
+// To stop without cutting requests short, stop feeding p.Recipients instead. Any other
+// failure is recorded in its batch and the job goes on; the error then matches
+// ErrBulkIncomplete and the batch's error.
 //
 // Parameters are checked before anything is read or sent; a *ValidationError is returned
 // with a nil report.
