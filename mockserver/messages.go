@@ -254,11 +254,14 @@ func (st *store) collect(m *matcher) []msgRef {
 	return refs
 }
 
-// message renders a message.
-func (s *Server) message(r msgRef) Message {
+// message renders a message, or reports false when it was forgotten since it was collected.
+func (s *Server) message(r msgRef) (Message, bool) {
 	r.w.mu.Lock()
 	defer r.w.mu.Unlock()
 	c, rc := r.c, r.c.recipients[r.i]
+	if c.template == "" {
+		return Message{}, false
+	}
 	text := c.text(int(r.i))
 	parts, enc := rules.CountParts(text)
 	m := Message{
@@ -284,7 +287,7 @@ func (s *Server) message(r msgRef) Message {
 	} else {
 		m.CampaignID = c.id.String()
 	}
-	return m
+	return m, true
 }
 
 // Messages returns the messages f selects, newest first. A filter with a value that cannot
@@ -295,9 +298,11 @@ func (s *Server) Messages(f Filter) []Message {
 		return []Message{}
 	}
 	refs := s.state.Load().store.collect(m)
-	out := make([]Message, len(refs))
-	for i, r := range refs {
-		out[i] = s.message(r)
+	out := make([]Message, 0, len(refs))
+	for _, r := range refs {
+		if msg, ok := s.message(r); ok {
+			out = append(out, msg)
+		}
 	}
 	return out
 }
@@ -311,8 +316,10 @@ func (s *Server) WaitMessage(ctx context.Context, f Filter) (Message, error) {
 	}
 	for {
 		arrived := s.inbox.arrived.wait()
-		if refs := s.state.Load().store.collect(m); len(refs) > 0 {
-			return s.message(refs[0]), nil
+		for _, r := range s.state.Load().store.collect(m) {
+			if msg, ok := s.message(r); ok {
+				return msg, nil
+			}
 		}
 		select {
 		case <-arrived:
@@ -517,8 +524,9 @@ func ctlMessages(s *Server, w http.ResponseWriter, rq *request) {
 	out := []messageJSON{}
 	if start := (page - 1) * limit; page-1 < (len(refs)+limit-1)/limit {
 		for _, r := range refs[start:min(start+limit, len(refs))] {
-			msg := s.message(r)
-			out = append(out, messageOut(&msg))
+			if msg, ok := s.message(r); ok { // not forgotten meanwhile
+				out = append(out, messageOut(&msg))
+			}
 		}
 	}
 	writeJSON(w, http.StatusOK, rq.id, pageBody{out, pagination{page, limit, len(refs)}})
@@ -570,8 +578,9 @@ func ctlConversations(s *Server, rq *request) (int, any, *apiError) {
 	if start := (page - 1) * limit; page-1 < (len(order)+limit-1)/limit {
 		for _, p := range order[start:min(start+limit, len(order))] {
 			cv := byPhone[p]
-			msg := s.message(cv.latest)
-			out = append(out, conversationJSON{To: msg.To, Count: cv.count, Latest: messageOut(&msg)})
+			if msg, ok := s.message(cv.latest); ok { // not forgotten meanwhile
+				out = append(out, conversationJSON{To: msg.To, Count: cv.count, Latest: messageOut(&msg)})
+			}
 		}
 	}
 	return http.StatusOK, pageBody{out, pagination{page, limit, len(order)}}, nil
