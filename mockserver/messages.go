@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -95,11 +96,25 @@ type Message struct {
 	PinID       string    // an OTP's pin ID
 	Pin         string    // an OTP's pin
 	Verified    bool      // an OTP's pin was verified
-	CreatedAt   time.Time //
+	CreatedAt   time.Time // when it was sent
 	UpdatedAt   time.Time // when Status last changed
-	WorkspaceID string    //
+	WorkspaceID string    // the workspace of the key that sent it
 	Mode        Mode      // the mode of the key that sent it
 }
+
+// String describes the message with an OTP's pin hidden, in its text too, so that a test log
+// printing a message with %v or %+v does not spread the pin.
+func (m Message) String() string {
+	text, pin := m.Text, ""
+	if m.Pin != "" {
+		text, pin = strings.ReplaceAll(m.Text, m.Pin, redacted), redacted
+	}
+	return fmt.Sprintf("Message{ID: %s, Kind: %s, To: %s, From: %s, Text: %q, Status: %s, Pin: %s, Verified: %t, Mode: %s}",
+		m.ID, m.Kind, m.To, m.From, text, m.Status, pin, m.Verified, m.Mode)
+}
+
+// GoString hides an OTP's pin from %#v as String does.
+func (m Message) GoString() string { return m.String() }
 
 // Filter selects messages; its zero value selects all of them. Every field set must match.
 type Filter struct {

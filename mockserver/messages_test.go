@@ -3,6 +3,7 @@ package mockserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -422,4 +423,19 @@ func TestMessagesUnderConcurrency(t *testing.T) {
 	assert.LessOrEqual(t, len(got), 50)
 	post(`{"to":["2348000000001"],"from":"MOCKSMS","message":"last"}`)
 	assert.Equal(t, "last", srv.Messages(mockserver.Filter{})[0].Text)
+}
+
+func TestMessageFormattingHidesThePin(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	_, pin := e.otp(otpBody(num(1), "pin_length", 8, "pin_type", "alphanumeric"))
+	m := e.srv.Messages(mockserver.Filter{Kind: "otp"})[0]
+	require.Equal(t, pin, m.Pin)
+	for _, format := range []string{"%v", "%+v", "%#v", "%s"} {
+		out := fmt.Sprintf(format, m)
+		assert.NotContains(t, out, pin, format)
+		assert.Contains(t, out, "Your code is [REDACTED]", format)
+	}
+	plain := e.srv.Messages(mockserver.Filter{Kind: "otp"})[0]
+	assert.Equal(t, "Your code is "+pin, plain.Text, "the fields themselves are untouched")
 }
