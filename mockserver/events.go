@@ -208,7 +208,7 @@ func (s *Server) sent(rq *request, c *campaign) {
 		Status      string   `json:"status"`
 		To          []string `json:"to"` // the first 20
 	}{c.id.String(), rq.ws.id.String(), rq.mode, "sms", n, status, to})
-	if c.status == campaignFailed {
+	if status == campaignStatusNames[campaignFailed] {
 		s.publish("campaign.settled", struct {
 			CampaignID string `json:"campaignId"`
 			Status     string `json:"status"`
@@ -239,7 +239,7 @@ func (s *Server) otpSent(rq *request, id oid, to, pinID string) {
 		Count       int      `json:"count"`
 		Status      string   `json:"status"`
 		To          []string `json:"to"`
-	}{nil, ev.WorkspaceID, rq.mode, "otp", 1, "sent", []string{to}})
+	}{nil, ev.WorkspaceID, rq.mode, "otp", 1, recipientStatusNames[rcptDelivered], []string{to}})
 	s.publish("otp.sent", ev)
 	s.walletMoved(rq.ws, rq.mode)
 	s.inbox.arrived.broadcast()

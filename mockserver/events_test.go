@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -32,13 +33,13 @@ type stream struct {
 // returns once the server has subscribed it.
 func (e *env) openEvents(t *testing.T, lastID string) *stream {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a stream that stalls fails, not hangs
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL()+"/_mock/events", nil)
 	require.NoError(t, err)
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
-	res, err := e.hc.Do(req)
+	res, err := (&http.Client{Transport: e.hc.Transport}).Do(req) // no Timeout: a stream stays open
 	require.NoError(t, err)
 	t.Cleanup(func() { cancel(); res.Body.Close() })
 	require.Equal(t, http.StatusOK, res.StatusCode)
@@ -155,7 +156,7 @@ func TestSlowSubscriberNeverBlocksTheAPI(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for range 3000 { // more than the ring of 1,024 holds
+		for range 1100 { // more than the ring of 1,024 holds
 			e.srv.Advance(time.Millisecond)
 		}
 	}()
@@ -165,12 +166,17 @@ func TestSlowSubscriberNeverBlocksTheAPI(t *testing.T) {
 		t.Fatal("publishing blocked on a subscriber that does not read")
 	}
 	e.srv.ClearFaults()
-	for i := 0; ; i++ { // the reader comes back: every event, or a resync, then the newest
-		require.Less(t, i, 3001, "the stream did not go on")
+	// The reader comes back: every event up to faults.changed, or a resync, which stands for
+	// every event up to its id (a client reads the state again), and then the events after it.
+	for i := 0; ; i++ {
+		require.Less(t, i, 1102, "the stream did not go on")
 		ev := s.next()
 		require.Contains(t, []string{"clock.advanced", "resync", "faults.changed"}, ev.Type)
 		if ev.Type == "faults.changed" {
 			break
+		}
+		if ev.Type == "resync" {
+			e.srv.ClearFaults()
 		}
 	}
 
@@ -178,4 +184,61 @@ func TestSlowSubscriberNeverBlocksTheAPI(t *testing.T) {
 	assert.Equal(t, "resync", behind.next().Type, "event 2 is no longer in the ring")
 	e.srv.ClearFaults()
 	assert.Equal(t, "faults.changed", behind.next().Type, "the stream goes on after a resync")
+}
+
+// TestEventStreamsAndWaitsAreBounded: 64 event streams and 256 long polls at once; one more is
+// a 429 with Retry-After, and a place freed is usable again.
+func TestEventStreamsAndWaitsAreBounded(t *testing.T) {
+	t.Parallel()
+	t.Run("event streams", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		streams := make([]*http.Response, 64)
+		client := &http.Client{Transport: e.hc.Transport}
+		for i := range streams {
+			res, err := client.Get(e.srv.URL() + "/_mock/events")
+			require.NoError(t, err)
+			require.Equal(t, http.StatusOK, res.StatusCode)
+			streams[i] = res
+		}
+		r := e.do(http.MethodGet, "/_mock/events", nil).wantError(http.StatusTooManyRequests, "rate_limited")
+		assert.Equal(t, "1", r.Header.Get("Retry-After"))
+		streams[0].Body.Close()
+		for _, s := range streams[1:] {
+			defer s.Body.Close()
+		}
+		require.Eventually(t, func() bool { // the server notices the closed stream
+			res, err := client.Get(e.srv.URL() + "/_mock/events")
+			if err != nil {
+				return false
+			}
+			defer res.Body.Close()
+			return res.StatusCode == http.StatusOK
+		}, 5*time.Second, 20*time.Millisecond)
+	})
+	t.Run("long polls", func(t *testing.T) {
+		t.Parallel()
+		synctest.Test(t, func(t *testing.T) {
+			srv := mockserver.New()
+			hc := &http.Client{Transport: srv.Transport()}
+			get := func() *http.Response {
+				res, err := hc.Get("http://127.0.0.1/_mock/messages?wait=10s")
+				require.NoError(t, err)
+				res.Body.Close()
+				return res
+			}
+			for range 256 {
+				go get()
+			}
+			synctest.Wait() // all 256 are waiting
+			start := time.Now()
+			res := get()
+			assert.Equal(t, http.StatusTooManyRequests, res.StatusCode)
+			assert.Equal(t, "1", res.Header.Get("Retry-After"))
+			assert.Zero(t, time.Since(start), "refused at once")
+			time.Sleep(10 * time.Second) // the 256 end
+			synctest.Wait()
+			assert.Equal(t, http.StatusOK, get().StatusCode)
+		})
+	})
 }

@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -95,11 +96,25 @@ type Message struct {
 	PinID       string    // an OTP's pin ID
 	Pin         string    // an OTP's pin
 	Verified    bool      // an OTP's pin was verified
-	CreatedAt   time.Time //
+	CreatedAt   time.Time // when it was sent
 	UpdatedAt   time.Time // when Status last changed
-	WorkspaceID string    //
+	WorkspaceID string    // the workspace of the key that sent it
 	Mode        Mode      // the mode of the key that sent it
 }
+
+// String describes the message with an OTP's pin hidden, in its text too, so that a test log
+// printing a message with %v or %+v does not spread the pin.
+func (m Message) String() string {
+	text, pin := m.Text, ""
+	if m.Pin != "" {
+		text, pin = strings.ReplaceAll(m.Text, m.Pin, redacted), redacted
+	}
+	return fmt.Sprintf("Message{ID: %s, Kind: %s, To: %s, From: %s, Text: %q, Status: %s, Pin: %s, Verified: %t, Mode: %s}",
+		m.ID, m.Kind, m.To, m.From, text, m.Status, pin, m.Verified, m.Mode)
+}
+
+// GoString hides an OTP's pin from %#v as String does.
+func (m Message) GoString() string { return m.String() }
 
 // Filter selects messages; its zero value selects all of them. Every field set must match.
 type Filter struct {
@@ -254,11 +269,14 @@ func (st *store) collect(m *matcher) []msgRef {
 	return refs
 }
 
-// message renders a message.
-func (s *Server) message(r msgRef) Message {
+// message renders a message, or reports false when it was forgotten since it was collected.
+func (s *Server) message(r msgRef) (Message, bool) {
 	r.w.mu.Lock()
 	defer r.w.mu.Unlock()
 	c, rc := r.c, r.c.recipients[r.i]
+	if c.template == "" {
+		return Message{}, false
+	}
 	text := c.text(int(r.i))
 	parts, enc := rules.CountParts(text)
 	m := Message{
@@ -284,7 +302,7 @@ func (s *Server) message(r msgRef) Message {
 	} else {
 		m.CampaignID = c.id.String()
 	}
-	return m
+	return m, true
 }
 
 // Messages returns the messages f selects, newest first. A filter with a value that cannot
@@ -295,9 +313,11 @@ func (s *Server) Messages(f Filter) []Message {
 		return []Message{}
 	}
 	refs := s.state.Load().store.collect(m)
-	out := make([]Message, len(refs))
-	for i, r := range refs {
-		out[i] = s.message(r)
+	out := make([]Message, 0, len(refs))
+	for _, r := range refs {
+		if msg, ok := s.message(r); ok {
+			out = append(out, msg)
+		}
 	}
 	return out
 }
@@ -311,8 +331,10 @@ func (s *Server) WaitMessage(ctx context.Context, f Filter) (Message, error) {
 	}
 	for {
 		arrived := s.inbox.arrived.wait()
-		if refs := s.state.Load().store.collect(m); len(refs) > 0 {
-			return s.message(refs[0]), nil
+		for _, r := range s.state.Load().store.collect(m) {
+			if msg, ok := s.message(r); ok {
+				return msg, nil
+			}
 		}
 		select {
 		case <-arrived:
@@ -517,8 +539,9 @@ func ctlMessages(s *Server, w http.ResponseWriter, rq *request) {
 	out := []messageJSON{}
 	if start := (page - 1) * limit; page-1 < (len(refs)+limit-1)/limit {
 		for _, r := range refs[start:min(start+limit, len(refs))] {
-			msg := s.message(r)
-			out = append(out, messageOut(&msg))
+			if msg, ok := s.message(r); ok { // not forgotten meanwhile
+				out = append(out, messageOut(&msg))
+			}
 		}
 	}
 	writeJSON(w, http.StatusOK, rq.id, pageBody{out, pagination{page, limit, len(refs)}})
@@ -570,8 +593,9 @@ func ctlConversations(s *Server, rq *request) (int, any, *apiError) {
 	if start := (page - 1) * limit; page-1 < (len(order)+limit-1)/limit {
 		for _, p := range order[start:min(start+limit, len(order))] {
 			cv := byPhone[p]
-			msg := s.message(cv.latest)
-			out = append(out, conversationJSON{To: msg.To, Count: cv.count, Latest: messageOut(&msg)})
+			if msg, ok := s.message(cv.latest); ok { // not forgotten meanwhile
+				out = append(out, conversationJSON{To: msg.To, Count: cv.count, Latest: messageOut(&msg)})
+			}
 		}
 	}
 	return http.StatusOK, pageBody{out, pagination{page, limit, len(order)}}, nil

@@ -3,9 +3,11 @@ package mockserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -309,4 +311,131 @@ func TestLongPoll(t *testing.T) {
 		_, err = srv.WaitMessage(ctx, mockserver.Filter{Kind: "fax"})
 		assert.ErrorContains(t, err, "kind")
 	})
+}
+
+func TestInboxListings(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	other := e.newWorkspace()
+	e.send(sms(num(1), "message", "first"))
+	id := e.send(sms([]string{num(2), num(1)}, "message", "second")).str("campaign.id")
+	e.send(sms(num(3), "message", "test mode"), e.test())
+	sid := e.requestSender("ACME")
+
+	conv := e.do(http.MethodGet, "/_mock/conversations?mode=live&workspaceId="+e.ws.WorkspaceID, nil).wantStatus(http.StatusOK)
+	require.Equal(t, 2, conv.int("pagination.total"))
+	assert.Equal(t, num(1), conv.str("data.0.to"), "the newest conversation first")
+	assert.Equal(t, 2, conv.int("data.0.count"))
+	assert.Equal(t, "second", conv.str("data.0.latest.text"))
+	assert.Equal(t, num(2), conv.str("data.1.to"))
+	assert.Equal(t, 1, conv.int("data.1.count"))
+
+	ws := e.do(http.MethodGet, "/_mock/workspaces", nil).wantStatus(http.StatusOK)
+	require.Equal(t, 2, ws.int("count"))
+	assert.Equal(t, e.ws.WorkspaceID, ws.str("data.0.workspaceId"))
+	assert.Equal(t, true, ws.get("data.0.default"))
+	assert.Equal(t, other.WorkspaceID, ws.str("data.1.workspaceId"))
+	assert.Equal(t, e.balance(mockserver.Live), ws.kobo("data.0.liveBalance"))
+	assert.NotContains(t, string(ws.Raw), e.ws.LiveKey, "no credentials")
+
+	require.NoError(t, e.srv.Deliver(id, &mockserver.DeliverCounts{Failed: 1}))
+	cs := e.do(http.MethodGet, "/_mock/workspaces/"+e.ws.WorkspaceID+"/campaigns", nil).wantStatus(http.StatusOK)
+	require.Equal(t, 2, cs.int("pagination.total"), "live by default")
+	assert.Equal(t, id, cs.str("data.0._id"))
+	assert.Equal(t, "live", cs.str("data.0.mode"))
+	assert.Equal(t, "sent", cs.str("data.0.delivery"))
+	assert.Equal(t, 1, cs.int("data.0.counts.failed"))
+	assert.Equal(t, 1, cs.int("data.0.counts.sent"))
+	test := e.do(http.MethodGet, "/_mock/workspaces/"+e.ws.WorkspaceID+"/campaigns?mode=test", nil).wantStatus(http.StatusOK)
+	assert.Equal(t, 1, test.int("pagination.total"))
+	e.do(http.MethodGet, "/_mock/workspaces/"+e.ws.WorkspaceID+"/campaigns?mode=prod", nil).wantError(http.StatusBadRequest, "bad_request")
+	e.do(http.MethodGet, "/_mock/workspaces/0123456789abcdef01234567/campaigns", nil).wantError(http.StatusNotFound, "not_found")
+
+	senders := e.do(http.MethodGet, "/_mock/workspaces/"+e.ws.WorkspaceID+"/sender-ids", nil).wantStatus(http.StatusOK)
+	require.Equal(t, 2, senders.int("count"))
+	assert.Equal(t, sid, senders.str("data.0._id"))
+	assert.Equal(t, "pending", senders.str("data.0.status"))
+	assert.Equal(t, "MOCKSMS", senders.str("data.1.title"))
+}
+
+// TestMessagesUnderConcurrency: sends, deliveries, reads, clears and the limit at once; run
+// with -race. The limit holds, and every kept message is whole.
+func TestMessagesUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.New(mockserver.WithMessageLimit(50))
+	ws := srv.Default()
+	hc := &http.Client{Transport: srv.Transport()}
+	post := func(body string) string {
+		req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/v1/sms/campaigns", strings.NewReader(body))
+		if err != nil {
+			return ""
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-API-Key", ws.LiveKey)
+		req.Header.Set("X-API-Secret", ws.LiveSecret)
+		res, err := hc.Do(req)
+		if err != nil {
+			return ""
+		}
+		defer res.Body.Close()
+		var out struct{ Campaign struct{ ID string } }
+		_ = json.NewDecoder(res.Body).Decode(&out)
+		return out.Campaign.ID
+	}
+	done := make(chan struct{})
+	ids := make(chan string, 400)
+	for g := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range 50 {
+				to := `[{"phone":"23480` + strconv.Itoa(10000000+g*1000+i) + `","name":"N` + strconv.Itoa(i) + `"},"2348099999999"]`
+				if id := post(`{"to":` + to + `,"from":"MOCKSMS","message":"Hi {{name}}"}`); id != "" {
+					ids <- id
+				}
+			}
+		}()
+	}
+	go func() {
+		defer func() { done <- struct{}{} }()
+		for range 100 {
+			select {
+			case id := <-ids:
+				_ = srv.Deliver(id, nil)
+			default:
+			}
+			for _, m := range srv.Messages(mockserver.Filter{Contains: "hi"}) {
+				if m.Text != "Hi " && !strings.HasPrefix(m.Text, "Hi N") {
+					t.Errorf("a torn message: %+v", m)
+				}
+			}
+		}
+	}()
+	go func() {
+		defer func() { done <- struct{}{} }()
+		for range 10 {
+			srv.ClearMessages()
+		}
+	}()
+	for range 6 {
+		<-done
+	}
+	got := srv.Messages(mockserver.Filter{})
+	assert.LessOrEqual(t, len(got), 50)
+	post(`{"to":["2348000000001"],"from":"MOCKSMS","message":"last"}`)
+	assert.Equal(t, "last", srv.Messages(mockserver.Filter{})[0].Text)
+}
+
+func TestMessageFormattingHidesThePin(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	_, pin := e.otp(otpBody(num(1), "pin_length", 8, "pin_type", "alphanumeric"))
+	m := e.srv.Messages(mockserver.Filter{Kind: "otp"})[0]
+	require.Equal(t, pin, m.Pin)
+	for _, format := range []string{"%v", "%+v", "%#v", "%s"} {
+		out := fmt.Sprintf(format, m)
+		assert.NotContains(t, out, pin, format)
+		assert.Contains(t, out, "Your code is [REDACTED]", format)
+	}
+	plain := e.srv.Messages(mockserver.Filter{Kind: "otp"})[0]
+	assert.Equal(t, "Your code is "+pin, plain.Text, "the fields themselves are untouched")
 }

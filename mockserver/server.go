@@ -7,6 +7,11 @@
 // /_mock/ and as methods on Server, move sender IDs and deliveries along, set balances, move
 // the clock and inject faults.
 //
+// Every SMS it accepts is kept as a message, as the phone would show it: tests read them with
+// Messages or wait for one with WaitMessage (GET /_mock/messages?wait=10s from any language),
+// GET /_mock/events streams every change, and GET / in a browser is a live inbox page of the
+// messages per phone number, with the test controls.
+//
 // From a test, one line starts a server on a free loopback port and closes it when the test
 // ends:
 //

@@ -129,3 +129,49 @@ func TestHardening_FlagsReadTimeoutAndAllowHost(t *testing.T) {
 	cancel()
 	require.NoError(t, <-done)
 }
+
+// TestRunStopsWithAnEventStreamOpen: an open /_mock/events stream or long poll does not hold
+// up a graceful stop.
+func TestRunStopsWithAnEventStreamOpen(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, pw, io.Discard)
+		pw.Close()
+	}()
+	lines := bufio.NewScanner(pr)
+	require.True(t, lines.Scan(), "no startup line")
+	var ws struct{ Inbox string }
+	require.NoError(t, json.Unmarshal(lines.Bytes(), &ws))
+
+	stream, err := http.Get(ws.Inbox + "_mock/events")
+	require.NoError(t, err)
+	defer stream.Body.Close()
+	require.Equal(t, http.StatusOK, stream.StatusCode)
+	polled := make(chan int, 1)
+	go func() {
+		res, err := http.Get(ws.Inbox + "_mock/messages?wait=60s")
+		if err != nil {
+			polled <- 0
+			return
+		}
+		res.Body.Close()
+		polled <- res.StatusCode
+	}()
+	time.Sleep(250 * time.Millisecond) // let the poll start waiting
+
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(8 * time.Second):
+		t.Fatal("run did not stop with an event stream open")
+	}
+	assert.Less(t, time.Since(start), 5*time.Second)
+	assert.Equal(t, http.StatusOK, <-polled, "the long poll is answered, empty, when the server stops")
+	_, err = io.ReadAll(stream.Body)
+	assert.NoError(t, err, "the stream ends cleanly")
+}

@@ -67,6 +67,14 @@ function markSeen(to, count) {
   localStorage.setItem('sms-inbox-seen', JSON.stringify(state.seen));
 }
 
+// labelCells gives each cell its column's name, which a phone-sized window shows beside it.
+function labelCells(tbody) {
+  const heads = [...tbody.closest('table').querySelectorAll('thead th')].map((th) => th.textContent);
+  for (const tr of tbody.rows) {
+    [...tr.cells].forEach((td, i) => { if (heads[i] && td.colSpan === 1) td.dataset.label = heads[i]; });
+  }
+}
+
 // --- inbox ----------------------------------------------------------------------------------
 
 async function loadConversations() {
@@ -171,6 +179,7 @@ async function loadCampaigns() {
     body.append(row);
   }
   if (!all.length) body.append(el('tr', {}, el('td', { colSpan: 10, className: 'empty' }, 'No campaigns in this workspace yet.')));
+  labelCells(body);
   // A processing campaign is sent a second after it was accepted: look again then.
   if (all.some((c) => c.status === 'processing')) setTimeout(refreshSoon, 1000);
 }
@@ -196,6 +205,7 @@ async function loadSenders() {
     row.dataset.title = s.title;
     body.append(row);
   }
+  labelCells(body);
 }
 
 // --- wallets, faults, requests, clock ------------------------------------------------------------
@@ -219,6 +229,7 @@ async function loadFaults() {
       el('td', {}, f.providerFailure ? 'yes' : ''), el('td', {}, f.probability || '')));
   }
   if (!r.rules.length) body.append(el('tr', {}, el('td', { colSpan: 8, className: 'empty' }, 'No faults: every request is served normally.')));
+  labelCells(body);
 }
 
 async function loadRequests() {
@@ -232,6 +243,7 @@ async function loadRequests() {
       el('td', {}, el('code', {}, q.requestId)),
       el('td', {}, q.body === undefined ? '' : el('pre', {}, JSON.stringify(q.body)))));
   }
+  labelCells(body);
 }
 
 async function loadClock() {
