@@ -259,3 +259,30 @@ func BenchmarkCampaign10k(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/recipient")
 }
+
+// BenchmarkSendReference is POST /v1/sms/send to one recipient with a new reference on every
+// request, as the SDK sends it, through the whole stack, once the workspace remembers 1,000
+// and then 300,000 references: the cost of a send must not grow with the references stored.
+func BenchmarkSendReference(b *testing.B) {
+	for _, stored := range []int{1_000, 300_000} {
+		b.Run("stored="+strconv.Itoa(stored), func(b *testing.B) {
+			if testing.Short() && stored > 1_000 {
+				b.Skip("300,000 references: not with -short")
+			}
+			s := New(WithBalances(1<<60, 1<<60), WithIdempotencyLimit(1_000_000))
+			h := s.Handler()
+			body := func(ref string) []byte {
+				return []byte(`{"to":"2348025671695","from":"MOCKSMS","message":"Your order 42 has shipped.","reference":"` + ref + `"}`)
+			}
+			for i := range stored {
+				benchServe(b, h, benchPost(s, "/v1/sms/send", body("fill-"+strconv.Itoa(i))), http.StatusAccepted)
+			}
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				i++
+				benchServe(b, h, benchPost(s, "/v1/sms/send", body("ref-"+strconv.Itoa(i))), http.StatusAccepted)
+			}
+		})
+	}
+}
