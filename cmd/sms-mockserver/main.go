@@ -13,6 +13,7 @@
 //
 //	sms-mockserver [-addr 127.0.0.1:4010] [-jwt-secret S] [-generic-price 3.20] [-dnd-price 4.50]
 //	               [-live-balance 10000.00] [-test-balance 10000.00] [-rate-limit N]
+//	               [-gc-headroom-mb 32]
 package main
 
 import (
@@ -70,8 +71,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Var(test, "test-balance", "starting test wallet balance, NGN")
 	rateLimit := fs.Int("rate-limit", 0, "requests per minute per API key (0: no limit)")
 	verbose := fs.Bool("v", false, "log one line per request on stderr")
+	gcHeadroom := fs.Int("gc-headroom-mb", 32, "let the heap grow this many MB past the live heap between collections while the live heap is smaller (0: the Go default)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *gcHeadroom < 0 {
+		return errors.New("-gc-headroom-mb cannot be negative")
+	}
+	if *gcHeadroom > 0 {
+		tuneGC(uint64(*gcHeadroom) << 20)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())

@@ -11,6 +11,7 @@
 //	go run ./internal/loadbench -mock /tmp/sms-mockserver -route list -rounds 5 -d 5s
 //	go run ./internal/loadbench -mock /tmp/sms-mockserver -route send -rounds 5 -d 5s
 //	go run ./internal/loadbench -mock /tmp/sms-mockserver -route rss -sends 100000
+//	go run ./internal/loadbench -mock /tmp/sms-mockserver -route list -mock-args '-gc-headroom-mb 0'
 package main
 
 import (
@@ -51,7 +52,7 @@ func main() {
 	conns := flag.Int("c", 8, "wrk connections")
 	sends := flag.Int("sends", 100_000, "sends with references for -route rss")
 	bare := flag.String("serve-bare", "", "internal: serve this file's bytes on this address (addr=file)")
-	env := flag.String("env", "", "internal: extra environment of the mock, NAME=VALUE")
+	mockArgs := flag.String("mock-args", "", "more flags for the mock, separated by spaces")
 	flag.Parse()
 	if *bare != "" {
 		serveBare(*bare)
@@ -60,7 +61,7 @@ func main() {
 	if *mock == "" {
 		log.Fatal("-mock is required")
 	}
-	mp, c := startMock(*mock, *env)
+	mp, c := startMock(*mock, strings.Fields(*mockArgs))
 	defer func() { _ = mp.Process.Kill(); _, _ = mp.Process.Wait() }()
 	pid := mp.Process.Pid
 	fmt.Printf("mock idle: RSS %.1f MB\n", rssMB(pid))
@@ -152,12 +153,8 @@ func waitListening(addr string) {
 }
 
 // startMock runs the mock with a wallet that cannot run out and reads its startup line.
-func startMock(path, env string) (*exec.Cmd, creds) {
-	cmd := exec.Command(path, "-addr", freeAddr(), "-live-balance", "1000000000000.00")
-	cmd.Env = os.Environ()
-	if env != "" {
-		cmd.Env = append(cmd.Env, env)
-	}
+func startMock(path string, args []string) (*exec.Cmd, creds) {
+	cmd := exec.Command(path, append([]string{"-addr", freeAddr(), "-live-balance", "1000000000000.00"}, args...)...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	check(err)
@@ -277,7 +274,6 @@ function request()
   return wrk.format(nil, nil, nil, string.format('` + sendBody + `', run .. "-" .. tid .. "-" .. n))
 end
 `
-		s = strings.Replace(s, `"%s"`, `"%s"`, 1)
 	}
 	f, err := os.CreateTemp("", "loadbench-*.lua")
 	check(err)
