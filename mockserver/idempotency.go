@@ -146,7 +146,8 @@ func (sp *idemSpace) pop() bool {
 func (s *Server) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) {
 	var ref string
 	var fp [32]byte
-	if in, ok := decodeSend(rq.r.URL.Path, rq.body, rq.r.URL.Path == "/v1/sms/campaigns"); ok {
+	// Both idempotent routes send: POST /v1/sms/campaigns is the one that needs the campaigns scope.
+	if in, ok := decodeSend(rq.r.URL.Path, rq.body, rt.scope == scopeCampaigns); ok {
 		rq.send = in
 		if in.reference == nil || !rules.ValidReference(*in.reference) {
 			s.run(w, rq, rt)
