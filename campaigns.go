@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/seedsms/sms-go/internal/jsonenc"
 	"github.com/seedsms/sms-go/internal/rules"
 )
 
@@ -73,7 +74,7 @@ func (s *CampaignsService) Create(ctx context.Context, p *CreateCampaignParams) 
 	ref := referenceFor(p.Reference)
 	cl := &call{
 		method: http.MethodPost, path: "/v1/sms/campaigns", policy: retryIdempotent,
-		body:  sendBody[wireRecipient]{To: to, From: p.From, Message: p.Message, Channel: p.Channel, Reference: ref},
+		body:  campaignBody{To: to, From: p.From, Message: p.Message, Channel: p.Channel, Reference: ref},
 		attrs: []slog.Attr{slog.Int("recipients", len(to)), slog.String("reference", ref)},
 	}
 	var out wireSent
@@ -94,6 +95,52 @@ func (r wireRecipient) MarshalJSON() ([]byte, error) {
 		Phone string `json:"phone"`
 		Name  string `json:"name"`
 	}{r.Phone, r.Name})
+}
+
+// campaignBody is the request body of POST /v1/sms/campaigns. Its MarshalJSON writes exactly
+// what encoding/json writes for sendBody[wireRecipient], appending the recipients one after
+// the other instead of calling wireRecipient.MarshalJSON, and json.Marshal, for each.
+type campaignBody sendBody[wireRecipient]
+
+// MarshalJSON writes the body with encoding/json's escaping (HTML characters included).
+func (b campaignBody) MarshalJSON() ([]byte, error) {
+	n := 64 + len(b.From) + len(b.Message) + len(b.Reference)
+	for _, r := range b.To {
+		n += len(r.Phone) + len(r.Name) + 3
+	}
+	out := make([]byte, 0, n)
+	out = append(out, `{"to":`...)
+	if b.To == nil {
+		out = append(out, "null"...)
+	} else {
+		out = append(out, '[')
+		for i, r := range b.To {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			if r.Name == "" {
+				out = jsonenc.AppendString(out, r.Phone, true)
+				continue
+			}
+			out = append(out, `{"phone":`...)
+			out = jsonenc.AppendString(out, r.Phone, true)
+			out = append(out, `,"name":`...)
+			out = jsonenc.AppendString(out, r.Name, true)
+			out = append(out, '}')
+		}
+		out = append(out, ']')
+	}
+	out = append(out, `,"from":`...)
+	out = jsonenc.AppendString(out, b.From, true)
+	out = append(out, `,"message":`...)
+	out = jsonenc.AppendString(out, b.Message, true)
+	if b.Channel != "" {
+		out = append(out, `,"channel":`...)
+		out = jsonenc.AppendString(out, string(b.Channel), true)
+	}
+	out = append(out, `,"reference":`...)
+	out = jsonenc.AppendString(out, b.Reference, true)
+	return append(out, '}'), nil
 }
 
 const nameTag = "{{name}}"

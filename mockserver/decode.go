@@ -7,6 +7,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/seedsms/sms-go/internal/jsonenc"
 	"github.com/seedsms/sms-go/internal/rules"
 )
 
@@ -371,7 +372,7 @@ func (in *sendInput) hash(path string) [32]byte {
 		b = append(b, '"')
 		b = append(b, name...)
 		b = append(b, '"', ':')
-		b = appendString(b, *v, true)
+		b = jsonenc.AppendString(b, *v, true)
 	}
 	member("channel", in.channel)
 	member("from", in.from)
@@ -383,7 +384,7 @@ func (in *sendInput) hash(path string) [32]byte {
 		}
 		b = append(b, `"to":`...)
 		if in.single {
-			b = appendString(b, in.to[0].phone, true)
+			b = jsonenc.AppendString(b, in.to[0].phone, true)
 		} else {
 			b = append(b, '[')
 			for i, it := range in.to {
@@ -391,17 +392,17 @@ func (in *sendInput) hash(path string) [32]byte {
 					b = append(b, ',')
 				}
 				if !it.object {
-					b = appendString(b, it.phone, true)
+					b = jsonenc.AppendString(b, it.phone, true)
 					continue
 				}
 				b = append(b, '{')
 				if it.hasName {
 					b = append(b, `"name":`...)
-					b = appendString(b, it.name, true)
+					b = jsonenc.AppendString(b, it.name, true)
 					b = append(b, ',')
 				}
 				b = append(b, `"phone":`...)
-				b = appendString(b, it.phone, true)
+				b = jsonenc.AppendString(b, it.phone, true)
 				b = append(b, '}')
 			}
 			b = append(b, ']')

@@ -5,7 +5,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/seedsms/sms-go/internal/jsonenc"
 )
 
 // bytesPool holds buffers for appending JSON to.
@@ -13,62 +14,6 @@ var bytesPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &
 
 // Hand-written JSON encoding for the hot paths. Each encoder writes exactly the bytes
 // encoding/json writes for the same wire struct (encode_test.go proves it on random values).
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string exactly as encoding/json writes it: invalid UTF-8
-// becomes \ufffd, U+2028 and U+2029 are escaped, and with escapeHTML so are <, > and &.
-func appendString(dst []byte, s string, escapeHTML bool) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && (!escapeHTML || b != '<' && b != '>' && b != '&') {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
 // jsonAppender is a handler's answer that writes its own JSON, byte for byte what
 // encoding/json writes for its wire struct, without reflection.
 type jsonAppender interface {
@@ -108,7 +53,7 @@ func appendCampaign(b []byte, c *campaign) []byte {
 	b = append(b, `{"_id":"`...)
 	b = hex.AppendEncode(b, c.id[:])
 	b = append(b, `","senderId":`...)
-	b = appendString(b, c.senderID, false)
+	b = jsonenc.AppendString(b, c.senderID, false)
 	b = append(b, `,"recipientCount":`...)
 	b = strconv.AppendInt(b, int64(c.total()), 10)
 	b = append(b, `,"amount":`...)
@@ -129,7 +74,7 @@ func appendCampaign(b []byte, c *campaign) []byte {
 	}
 	b = append(b, `,"reference":`...)
 	if c.reference != "" {
-		b = appendString(b, c.reference, false)
+		b = jsonenc.AppendString(b, c.reference, false)
 	} else {
 		b = append(b, "null"...)
 	}

@@ -65,26 +65,6 @@ func TestCampaignPageEncoding(t *testing.T) {
 	}
 }
 
-// TestAppendString: appendString writes what encoding/json writes for a string, with and
-// without HTML escaping, for every byte and for random mixes of awkward characters.
-func TestAppendString(t *testing.T) {
-	t.Parallel()
-	var inputs []string
-	for c := range 256 {
-		inputs = append(inputs, string([]byte{byte(c)}), "a"+string([]byte{byte(c)})+"b")
-	}
-	r := rand.New(rand.NewPCG(9, 10))
-	for range 2000 {
-		inputs = append(inputs, randomText(r)+"\xe2\x80"+randomText(r))
-	}
-	for _, s := range inputs {
-		want, err := json.Marshal(s)
-		require.NoError(t, err)
-		require.Equal(t, string(want), string(appendString(nil, s, true)), "%q", s)
-		require.Equal(t, string(stdJSON(t, s)), string(appendString(nil, s, false)), "%q", s)
-	}
-}
-
 // FuzzCampaignEncoding: for any campaign fields, the hand-written encoders of the list and of
 // the send answer write the same bytes as encoding/json.
 func FuzzCampaignEncoding(f *testing.F) {
@@ -105,24 +85,6 @@ func FuzzCampaignEncoding(f *testing.F) {
 		want = stdJSON(t, sendResponse{Message: "SMS request accepted.", Campaign: sentOut(&c)})
 		if got := (sentAnswer{&c}).appendJSON(nil); !bytes.Equal(want, got) {
 			t.Fatalf("encoding/json:\n%s\nhand-written:\n%s", want, got)
-		}
-	})
-}
-
-// FuzzAppendString: for any string, appendString writes what encoding/json writes.
-func FuzzAppendString(f *testing.F) {
-	f.Add("plain")
-	f.Add("<a href=\"x\">&amp;</a>\u2028\u2029\xff\x00\x7f")
-	f.Fuzz(func(t *testing.T, s string) {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := appendString(nil, s, true); !bytes.Equal(want, got) {
-			t.Fatalf("%q: encoding/json %s, appendString %s", s, want, got)
-		}
-		if got, want := appendString(nil, s, false), stdJSON(t, s); !bytes.Equal(want, got) {
-			t.Fatalf("%q: encoding/json %s, appendString %s", s, want, got)
 		}
 	})
 }

@@ -17,9 +17,9 @@ const idempotencyWindow = 24 * time.Hour
 
 // DefaultIdempotencyLimit is how many references a workspace remembers at most, live and test
 // together, unless WithIdempotencyLimit says otherwise. Past it, the oldest answered
-// reference is forgotten first, before its 24 hours are up. An entry costs about 170 bytes
-// plus the answer it replays (about 230 bytes for a send), so a workspace at the limit holds
-// about 40 MB.
+// reference is forgotten first, before its 24 hours are up. An entry costs about 140 bytes
+// plus the answer it replays (208 bytes for a send's), so a workspace at the limit holds about
+// 35 MB (BenchmarkIdempotencyMemory, docs/benchmarks.md).
 const DefaultIdempotencyLimit = 100_000
 
 // idemKey names a reference inside a workspace: a hash of the mode and the reference, so that
@@ -146,7 +146,8 @@ func (sp *idemSpace) pop() bool {
 func (s *Server) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) {
 	var ref string
 	var fp [32]byte
-	if in, ok := decodeSend(rq.r.URL.Path, rq.body, rq.r.URL.Path == "/v1/sms/campaigns"); ok {
+	// Both idempotent routes send: POST /v1/sms/campaigns is the one that needs the campaigns scope.
+	if in, ok := decodeSend(rq.r.URL.Path, rq.body, rt.scope == scopeCampaigns); ok {
 		rq.send = in
 		if in.reference == nil || !rules.ValidReference(*in.reference) {
 			s.run(w, rq, rt)

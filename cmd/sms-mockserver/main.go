@@ -16,7 +16,7 @@
 //
 //	sms-mockserver [-addr 127.0.0.1:4010] [-jwt-secret S] [-generic-price 3.20] [-dnd-price 4.50]
 //	               [-live-balance 10000.00] [-test-balance 10000.00] [-rate-limit N]
-//	               [-read-timeout 30s] [-allow-host name]...
+//	               [-read-timeout 30s] [-allow-host name]... [-gc-headroom-mb 32]
 //
 // Prices are at most 10,000.00 NGN a part and balances at most 40,000,000,000,000,000.00 NGN.
 // A request body must arrive within -read-timeout. Requests must name a loopback host
@@ -103,8 +103,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var hosts hostsFlag
 	fs.Var(&hosts, "allow-host", "a host name requests may use besides loopback ones (repeatable)")
 	verbose := fs.Bool("v", false, "log one line per request on stderr")
+	gcHeadroom := fs.Int("gc-headroom-mb", 32, "let the heap grow this many MB past the live heap between collections while the live heap is smaller (0: the Go default)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *gcHeadroom < 0 {
+		return errors.New("-gc-headroom-mb cannot be negative")
+	}
+	if *gcHeadroom > 0 {
+		tuneGC(uint64(*gcHeadroom) << 20)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())

@@ -1,0 +1,318 @@
+// Command loadbench compares the mock's hot paths over loopback with a bare net/http handler
+// that writes the same bytes, using wrk. It starts the sms-mockserver binary given by -mock,
+// fills it, starts a bare server (itself, re-run with -serve-bare) that answers every request
+// with the body the mock gave for the same request, then runs wrk against each in turn,
+// -rounds times, and prints each run's requests per second, the medians, their ratio and the
+// mock's resident memory. Only loopback addresses are used.
+//
+// Usage (from the module root):
+//
+//	go build -o /tmp/sms-mockserver ./cmd/sms-mockserver
+//	go run ./internal/loadbench -mock /tmp/sms-mockserver -route list -rounds 5 -d 5s
+//	go run ./internal/loadbench -mock /tmp/sms-mockserver -route send -rounds 5 -d 5s
+//	go run ./internal/loadbench -mock /tmp/sms-mockserver -route rss -sends 100000
+//	go run ./internal/loadbench -mock /tmp/sms-mockserver -route list -mock-args '-gc-headroom-mb 0'
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+type creds struct {
+	URL        string `json:"url"`
+	LiveKey    string `json:"liveKey"`
+	LiveSecret string `json:"liveSecret"`
+}
+
+const sendBody = `{"to":"2348025671695","from":"MOCKSMS","message":"Your order 42 has shipped.","reference":"%s"}`
+
+func main() {
+	mock := flag.String("mock", "", "path of the sms-mockserver binary")
+	route := flag.String("route", "list", "list, send or rss")
+	rounds := flag.Int("rounds", 5, "wrk runs against each server")
+	dur := flag.Duration("d", 5*time.Second, "duration of one wrk run")
+	threads := flag.Int("t", 2, "wrk threads")
+	conns := flag.Int("c", 8, "wrk connections")
+	sends := flag.Int("sends", 100_000, "sends with references for -route rss")
+	bare := flag.String("serve-bare", "", "internal: serve this file's bytes on this address (addr=file)")
+	mockArgs := flag.String("mock-args", "", "more flags for the mock, separated by spaces")
+	flag.Parse()
+	if *bare != "" {
+		serveBare(*bare)
+		return
+	}
+	if *mock == "" {
+		log.Fatal("-mock is required")
+	}
+	mp, c := startMock(*mock, strings.Fields(*mockArgs))
+	defer func() { _ = mp.Process.Kill(); _, _ = mp.Process.Wait() }()
+	pid := mp.Process.Pid
+	fmt.Printf("mock idle: RSS %.1f MB\n", rssMB(pid))
+	switch *route {
+	case "rss":
+		fillSends(c, *sends)
+		fmt.Printf("mock after %d sends with references: RSS %.1f MB\n", *sends, rssMB(pid))
+		return
+	case "list":
+		fillSends(c, 1000)
+	}
+	target, body := capture(c, *route)
+	f, err := os.CreateTemp("", "loadbench-*.json")
+	check(err)
+	defer func() { _ = os.Remove(f.Name()) }()
+	_, err = f.Write(body)
+	check(err)
+	check(f.Close())
+	bareAddr := freeAddr()
+	self, err := os.Executable()
+	check(err)
+	bp := exec.Command(self, "-serve-bare", bareAddr+"="+f.Name())
+	bp.Stderr = os.Stderr
+	check(bp.Start())
+	defer func() { _ = bp.Process.Kill(); _, _ = bp.Process.Wait() }()
+	waitListening(bareAddr)
+	script := luaScript(c, *route)
+	defer func() { _ = os.Remove(script) }()
+
+	var mockRPS, bareRPS, ratios []float64
+	for i := range *rounds {
+		// Alternate which goes first, so that a burst of other load lands on both sides.
+		order := []string{"mock", "bare"}
+		if i%2 == 1 {
+			order = []string{"bare", "mock"}
+		}
+		var m, b float64
+		for _, who := range order {
+			base := c.URL
+			if who == "bare" {
+				base = "http://" + bareAddr
+			}
+			rps := runWrk(*threads, *conns, *dur, script, base+target, fmt.Sprintf("%s%d", who, i))
+			if who == "mock" {
+				m = rps
+			} else {
+				b = rps
+			}
+		}
+		mockRPS, bareRPS, ratios = append(mockRPS, m), append(bareRPS, b), append(ratios, m/b)
+		fmt.Printf("round %d: mock %.0f req/s, bare %.0f req/s, mock/bare %.3f\n", i+1, m, b, m/b)
+	}
+	fmt.Printf("median: mock %.0f req/s, bare %.0f req/s, ratio of medians %.3f, median of ratios %.3f\n",
+		median(mockRPS), median(bareRPS), median(mockRPS)/median(bareRPS), median(ratios))
+	fmt.Printf("mock after the runs: RSS %.1f MB\n", rssMB(pid))
+}
+
+func check(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func freeAddr() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	check(err)
+	defer func() { _ = ln.Close() }()
+	return ln.Addr().String()
+}
+
+func waitListening(addr string) {
+	for range 100 {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			_ = c.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	log.Fatalf("nothing listens on %s", addr)
+}
+
+// startMock runs the mock with a wallet that cannot run out and reads its startup line.
+func startMock(path string, args []string) (*exec.Cmd, creds) {
+	cmd := exec.Command(path, append([]string{"-addr", freeAddr(), "-live-balance", "1000000000000.00"}, args...)...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	check(err)
+	check(cmd.Start())
+	line, err := bufio.NewReader(out).ReadBytes('\n')
+	check(err)
+	var c creds
+	check(json.Unmarshal(line, &c))
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	return cmd, c
+}
+
+func request(c creds, method, target, body string) (*http.Response, []byte) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, c.URL+target, rd)
+	check(err)
+	req.Header.Set("X-API-Key", c.LiveKey)
+	req.Header.Set("X-API-Secret", c.LiveSecret)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	check(err)
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	check(err)
+	return resp, b
+}
+
+// fillSends makes n sends with a reference each, from 8 goroutines.
+func fillSends(c creds, n int) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range 8 {
+		wg.Go(func() {
+			for i := range next {
+				resp, b := request(c, http.MethodPost, "/v1/sms/send", fmt.Sprintf(sendBody, "fill-"+strconv.Itoa(i)))
+				if resp.StatusCode != http.StatusAccepted {
+					log.Fatalf("fill: %d %s", resp.StatusCode, b)
+				}
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// capture returns the route's target and the body the mock answers it with.
+func capture(c creds, route string) (string, []byte) {
+	switch route {
+	case "list":
+		const target = "/v1/sms/campaigns?limit=20"
+		resp, b := request(c, http.MethodGet, target, "")
+		if resp.StatusCode != http.StatusOK || bytes.Count(b, []byte(`"_id"`)) != 20 {
+			log.Fatalf("list: %d %s", resp.StatusCode, b)
+		}
+		return target, b
+	case "send":
+		resp, b := request(c, http.MethodPost, "/v1/sms/send", fmt.Sprintf(sendBody, "capture"))
+		if resp.StatusCode != http.StatusAccepted {
+			log.Fatalf("send: %d %s", resp.StatusCode, b)
+		}
+		return "/v1/sms/send", b
+	}
+	log.Fatalf("unknown route %q", route)
+	return "", nil
+}
+
+// serveBare answers every request with the file's bytes and the mock's headers, after
+// reading the request body.
+func serveBare(spec string) {
+	addr, file, _ := strings.Cut(spec, "=")
+	body, err := os.ReadFile(file)
+	check(err)
+	status := http.StatusOK
+	if bytes.HasPrefix(body, []byte(`{"message":"SMS request accepted."`)) {
+		status = http.StatusAccepted
+	}
+	requestID := "req_" + strings.Repeat("0", 24)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("X-Request-Id", requestID)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(body)
+	})
+	hs := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Fatal(err)
+	}
+}
+
+// luaScript writes the wrk script: the key pair on every request and, for sends, a body with
+// a reference unique across threads and runs (the run's name comes as wrk's argument).
+func luaScript(c creds, route string) string {
+	s := fmt.Sprintf(`wrk.headers["X-API-Key"] = %q
+wrk.headers["X-API-Secret"] = %q
+`, c.LiveKey, c.LiveSecret)
+	if route == "send" {
+		s += `wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
+function init(args)
+  run = args[1]
+  n = 0
+end
+function request()
+  n = n + 1
+  return wrk.format(nil, nil, nil, string.format('` + sendBody + `', run .. "-" .. tid .. "-" .. n))
+end
+`
+	}
+	f, err := os.CreateTemp("", "loadbench-*.lua")
+	check(err)
+	_, err = f.WriteString(s)
+	check(err)
+	check(f.Close())
+	return f.Name()
+}
+
+var rpsLine = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+
+func runWrk(threads, conns int, d time.Duration, script, url, run string) float64 {
+	out, err := exec.Command("wrk", "-t"+strconv.Itoa(threads), "-c"+strconv.Itoa(conns),
+		"-d"+strconv.Itoa(int(d.Seconds()))+"s", "-s", script, url, "--", run).CombinedOutput()
+	if err != nil {
+		log.Fatalf("wrk: %v\n%s", err, out)
+	}
+	if bytes.Contains(out, []byte("Non-2xx")) {
+		log.Fatalf("wrk saw errors:\n%s", out)
+	}
+	m := rpsLine.FindSubmatch(out)
+	if m == nil {
+		log.Fatalf("wrk: no Requests/sec in\n%s", out)
+	}
+	rps, err := strconv.ParseFloat(string(m[1]), 64)
+	check(err)
+	return rps
+}
+
+// rssMB is the process's resident memory from /proc, in MB (10^6 bytes).
+func rssMB(pid int) float64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	check(err)
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			check(err)
+			return kb * 1024 / 1e6
+		}
+	}
+	return 0
+}
