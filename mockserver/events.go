@@ -22,10 +22,12 @@ const (
 	eventWriteWindow = 10 * time.Second // each write must finish within it
 )
 
+// busEvent is one event. Its data is encoded to JSON when a stream writes it, not when it is
+// published, so that a send pays nothing for encoding while no page or test listens.
 type busEvent struct {
-	id   uint64
-	typ  string
-	data []byte
+	id  uint64
+	typ string
+	v   any // a plain struct of strings and numbers, never changed once published
 }
 
 // eventBus is the ring of recent events and the subscribers to wake.
@@ -43,11 +45,11 @@ func newEventBus(size int) *eventBus {
 	return &eventBus{ring: make([]busEvent, size), subs: map[chan struct{}]struct{}{}, stopped: make(chan struct{})}
 }
 
-func (b *eventBus) publish(typ string, data []byte) {
+func (b *eventBus) publish(typ string, v any) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.last++
-	b.ring[b.last%uint64(len(b.ring))] = busEvent{id: b.last, typ: typ, data: data}
+	b.ring[b.last%uint64(len(b.ring))] = busEvent{id: b.last, typ: typ, v: v}
 	for ch := range b.subs {
 		select {
 		case ch <- struct{}{}:
@@ -97,13 +99,7 @@ func (b *eventBus) after(id uint64, buf []busEvent) ([]busEvent, uint64, bool) {
 func (b *eventBus) stop() { b.stopOnce.Do(func() { close(b.stopped) }) }
 
 // publish sends an event of type typ with v as its JSON data.
-func (s *Server) publish(typ string, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return // the event types are plain structs: cannot happen
-	}
-	s.inbox.events.publish(typ, data)
-}
+func (s *Server) publish(typ string, v any) { s.inbox.events.publish(typ, v) }
 
 // ctlEvents is GET /_mock/events.
 func ctlEvents(s *Server, w http.ResponseWriter, rq *request) {
@@ -155,7 +151,11 @@ func ctlEvents(s *Server, w http.ResponseWriter, rq *request) {
 		}
 		for _, e := range evs {
 			out.WriteString("id: " + strconv.FormatUint(e.id, 10) + "\nevent: " + e.typ + "\ndata: ")
-			out.Write(e.data)
+			data, err := json.Marshal(e.v)
+			if err != nil {
+				data = []byte("{}") // the event types are plain structs: cannot happen
+			}
+			out.Write(data)
 			out.WriteString("\n\n")
 			last = e.id
 		}
