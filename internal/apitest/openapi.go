@@ -69,7 +69,7 @@ func apiFile(name string) (string, error) {
 
 // textBodies are the non-JSON media types the documents use; their bodies are validated as
 // strings.
-var textBodies = []string{"text/html", "text/event-stream"}
+var textBodies = []string{"text/html", "text/event-stream", "text/javascript", "text/css", "image/svg+xml"}
 
 func load() (*Validator, error) {
 	for _, ct := range textBodies {

@@ -70,9 +70,19 @@ const workspaceJSON = `{"url":"http://127.0.0.1:4010","workspaceId":"` + oid1 + 
 	"liveKey":"` + pubKey + `","liveSecret":"` + secret + `","testKey":"pk_test_0123456789ABCDEFabcdefgh",
 	"testSecret":"sk_test_0123456789ABCDEFGHIJabcdefghij0123456789","senderId":"MOCKSMS","requestId":"` + reqID + `"}`
 
-const messageJSON = `{"id":"` + oid2 + `","to":"2348025671695","from":"MOCKSMS","text":"Your code is 482913.","kind":"otp",
-	"channel":"generic","parts":1,"encoding":"gsm7","campaignId":null,"status":"sent","createdAt":"2026-11-21T10:00:00Z",
+const messageJSON = `{"id":"` + oid2 + `-0","to":"2348025671695","from":"MOCKSMS","text":"Your code is 482913.","kind":"otp",
+	"channel":"generic","parts":1,"encoding":"GSM-7","campaignId":null,"status":"delivered","cost":3.20,"currency":"NGN",
+	"pinId":"` + pinID + `","pin":"482913","verified":false,"createdAt":"2026-11-21T10:00:00Z",
 	"updatedAt":"2026-11-21T10:00:00Z","workspaceId":"` + oid1 + `","mode":"test"}`
+
+const smsMessageJSON = `{"id":"` + oid2 + `-1","to":"2348025671695","from":"MOCKSMS","text":"Hello Ada","kind":"sms",
+	"channel":"generic","parts":1,"encoding":"GSM-7","campaignId":"` + oid2 + `","status":"sent","cost":3.20,"currency":"NGN",
+	"createdAt":"2026-11-21T10:00:00Z","updatedAt":"2026-11-21T10:00:00Z","workspaceId":"` + oid1 + `","mode":"live"}`
+
+const workspaceCampaignJSON = `{"_id":"` + oid2 + `","senderId":"MOCKSMS","recipientCount":2,"amount":6.40,
+	"status":"sent","currency":"NGN","channel":"generic","smsParts":1,"messageId":"` + msgID + `",
+	"reference":null,"createdAt":"2026-11-21T10:00:01.123456Z","mode":"test","delivery":"sent",
+	"counts":{"sent":1,"delivered":0,"failed":1,"dnd":0}}`
 
 type responseCase struct {
 	name   string
@@ -156,7 +166,8 @@ func TestMockDocumentLoadsAndValidates(t *testing.T) {
 		"POST /_mock/campaigns/{id}/deliver", "POST /_mock/dnd", "GET /_mock/otps/latest",
 		"POST /_mock/clock", "POST /_mock/faults", "GET /_mock/faults", "DELETE /_mock/faults",
 		"GET /_mock/requests", "POST /_mock/reset", "GET /_mock/messages", "DELETE /_mock/messages",
-		"GET /_mock/events", "GET /",
+		"GET /_mock/events", "GET /", "GET /_mock/conversations", "GET /_mock/workspaces",
+		"GET /_mock/workspaces/{id}/campaigns", "GET /_mock/workspaces/{id}/sender-ids", "GET /_mock/inbox/{asset}",
 	}
 	var got []string
 	for path, item := range doc.Paths.Map() {
@@ -379,7 +390,20 @@ func TestValidResponses(t *testing.T) {
 				`","time":"2026-11-21T10:00:00Z","headers":{"X-Api-Secret":["[REDACTED]"]},"body":{"pin":"[REDACTED]"}}],"requestId":"` + reqID + `"}`},
 		{"mock messages", "GET", "/_mock/messages?to=08025671695&kind=otp&wait=5s", 200, jsonHeader(),
 			`{"data":[` + messageJSON + `],"pagination":{"page":1,"limit":20,"total":1},"requestId":"` + reqID + `"}`},
-		{"mock messages deleted", "DELETE", "/_mock/messages", 200, jsonHeader(), `{"deleted":1,"requestId":"` + reqID + `"}`},
+		{"mock messages cleared", "DELETE", "/_mock/messages", 200, jsonHeader(), `{"cleared":1,"requestId":"` + reqID + `"}`},
+		{"mock conversations", "GET", "/_mock/conversations?mode=live&workspaceId=" + oid1 + "&page=1&limit=5", 200, jsonHeader(),
+			`{"data":[{"to":"2348025671695","count":2,"latest":` + smsMessageJSON + `}],"pagination":{"page":1,"limit":5,"total":1},"requestId":"` + reqID + `"}`},
+		{"mock workspaces", "GET", "/_mock/workspaces", 200, jsonHeader(),
+			`{"data":[{"workspaceId":"` + oid1 + `","country":"Nigeria","default":true,"liveBalance":9990.40,"testBalance":10000.00,"currency":"NGN"}],"count":1,"requestId":"` + reqID + `"}`},
+		{"mock workspace campaigns", "GET", "/_mock/workspaces/" + oid1 + "/campaigns?mode=test", 200, jsonHeader(),
+			`{"data":[` + workspaceCampaignJSON + `],"pagination":{"page":1,"limit":20,"total":1},"requestId":"` + reqID + `"}`},
+		{"mock workspace sender IDs", "GET", "/_mock/workspaces/" + oid1 + "/sender-ids", 200, jsonHeader(),
+			`{"data":[` + senderIDJSON + `],"count":1,"requestId":"` + reqID + `"}`},
+		{"mock inbox script", "GET", "/_mock/inbox/app.js", 200, http.Header{"Content-Type": {"text/javascript; charset=utf-8"}}, "new EventSource('/_mock/events');"},
+		{"mock inbox style sheet", "GET", "/_mock/inbox/app.css", 200, http.Header{"Content-Type": {"text/css; charset=utf-8"}}, "body{margin:0}"},
+		{"mock inbox icon", "GET", "/_mock/inbox/icon.svg", 200, http.Header{"Content-Type": {"image/svg+xml"}}, "<svg></svg>"},
+		{"mock inbox unknown file", "GET", "/_mock/inbox/index.html", 404, jsonHeader(), errorBody("not_found")},
+		{"mock 429 of a long poll", "GET", "/_mock/messages?wait=10s", 429, jsonHeader("Retry-After", "1"), errorBody("rate_limited")},
 		{"mock events", "GET", "/_mock/events", 200, http.Header{"Content-Type": {"text/event-stream"}},
 			"id: 1\nevent: reset\ndata: {}\n\n"},
 		{"mock inbox page", "GET", "/", 200, http.Header{"Content-Type": {"text/html; charset=utf-8"}}, "<!doctype html>"},
@@ -466,7 +490,25 @@ func TestInvalidResponses(t *testing.T) {
 		{"mock fault with unknown member", "GET", "/_mock/faults", 200, jsonHeader(),
 			`{"rules":[{"path":"/v1/*","colour":"red"}],"requestId":"` + reqID + `"}`},
 		{"mock message of unknown kind", "GET", "/_mock/messages", 200, jsonHeader(),
-			`{"data":[` + strings.Replace(messageJSON, `"kind":"otp"`, `"kind":"email"`, 1) + `],"requestId":"` + reqID + `"}`},
+			`{"data":[` + strings.Replace(messageJSON, `"kind":"otp"`, `"kind":"email"`, 1) + `],"pagination":{"page":1,"limit":20,"total":1},"requestId":"` + reqID + `"}`},
+		{"mock message without cost", "GET", "/_mock/messages", 200, jsonHeader(),
+			`{"data":[` + strings.Replace(smsMessageJSON, `"cost":3.20,`, ``, 1) + `],"pagination":{"page":1,"limit":20,"total":1},"requestId":"` + reqID + `"}`},
+		{"mock messages without pagination", "GET", "/_mock/messages", 200, jsonHeader(),
+			`{"data":[` + messageJSON + `],"requestId":"` + reqID + `"}`},
+		{"mock conversation without latest", "GET", "/_mock/conversations", 200, jsonHeader(),
+			`{"data":[{"to":"2348025671695","count":2}],"pagination":{"page":1,"limit":20,"total":1},"requestId":"` + reqID + `"}`},
+		{"mock workspaces with a negative wallet", "GET", "/_mock/workspaces", 200, jsonHeader(),
+			`{"data":[{"workspaceId":"` + oid1 + `","country":"Nigeria","default":true,"liveBalance":-1.00,"testBalance":0.00,"currency":"NGN"}],"count":1,"requestId":"` + reqID + `"}`},
+		{"mock workspace campaign without counts", "GET", "/_mock/workspaces/" + oid1 + "/campaigns", 200, jsonHeader(),
+			`{"data":[` + strings.Replace(workspaceCampaignJSON, `"counts":`, `"tally":`, 1) +
+				`],"pagination":{"page":1,"limit":20,"total":1},"requestId":"` + reqID + `"}`},
+		{"mock workspace campaign of unknown delivery", "GET", "/_mock/workspaces/" + oid1 + "/campaigns", 200, jsonHeader(),
+			`{"data":[` + strings.Replace(workspaceCampaignJSON, `"delivery":"sent"`, `"delivery":"done"`, 1) +
+				`],"pagination":{"page":1,"limit":20,"total":1},"requestId":"` + reqID + `"}`},
+		{"mock workspace sender IDs without count", "GET", "/_mock/workspaces/" + oid1 + "/sender-ids", 200, jsonHeader(),
+			`{"data":[` + senderIDJSON + `],"requestId":"` + reqID + `"}`},
+		{"mock inbox asset as JSON", "GET", "/_mock/inbox/app.js", 200, jsonHeader(), `{"requestId":"` + reqID + `"}`},
+		{"mock 429 without Retry-After", "GET", "/_mock/events", 429, jsonHeader(), errorBody("rate_limited")},
 		{"mock inbox page as JSON", "GET", "/", 200, jsonHeader(), `{"requestId":"` + reqID + `"}`},
 		{"mock undeclared status", "POST", "/_mock/reset", 202, jsonHeader(), `{"reset":true,"requestId":"` + reqID + `"}`},
 		{"mock 405 without Allow", "PUT", "/_mock/faults", 405, jsonHeader(), errorBody("method_not_allowed")},
@@ -557,6 +599,16 @@ func TestRequests(t *testing.T) {
 		{"mock messages bad kind", "GET", "/_mock/messages?kind=email", "", false},
 		{"mock messages limit too big", "GET", "/_mock/messages?limit=101", "", false},
 		{"mock inbox page", "GET", "/", "", true},
+		{"mock conversations filtered", "GET", "/_mock/conversations?to=08025671695&mode=test&page=1&limit=100", "", true},
+		{"mock conversations bad mode", "GET", "/_mock/conversations?mode=prod", "", false},
+		{"mock conversations page 0", "GET", "/_mock/conversations?page=0", "", false},
+		{"mock workspaces", "GET", "/_mock/workspaces", "", true},
+		{"mock workspace campaigns", "GET", "/_mock/workspaces/" + oid1 + "/campaigns?mode=test&page=2&limit=10", "", true},
+		{"mock workspace campaigns bad mode", "GET", "/_mock/workspaces/" + oid1 + "/campaigns?mode=prod", "", false},
+		{"mock workspace sender IDs", "GET", "/_mock/workspaces/" + oid1 + "/sender-ids", "", true},
+		{"mock inbox script", "GET", "/_mock/inbox/app.js", "", true},
+		{"mock inbox unknown file", "GET", "/_mock/inbox/index.html", "", false},
+		{"mock events resumed", "GET", "/_mock/events?lastEventId=42", "", true},
 		{"mock unknown control", "POST", "/_mock/nothing", "", false},
 	}
 	for _, tc := range cases {

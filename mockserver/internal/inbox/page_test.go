@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seedsms/sms-go/internal/apitest"
 	"github.com/seedsms/sms-go/mockserver"
 )
 
@@ -36,7 +37,9 @@ func TestPageAndAssetsAreServed(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.path, func(t *testing.T) {
 			t.Parallel()
-			res, err := http.Get(srv.URL() + tc.path)
+			// Each answer is checked against api/mock.openapi.yaml.
+			hc := &http.Client{Transport: apitest.Transport(t, nil, false)}
+			res, err := hc.Get(srv.URL() + tc.path)
 			require.NoError(t, err)
 			defer res.Body.Close()
 			body, err := io.ReadAll(res.Body)
