@@ -219,7 +219,7 @@ func (s *Server) sent(rq *request, c *campaign) {
 }
 
 type otpEvent struct {
-	MessageID   string `json:"messageId"`
+	MessageID   string `json:"messageId,omitempty"` // otp.sent only
 	PinID       string `json:"pinId"`
 	To          string `json:"to"`
 	WorkspaceID string `json:"workspaceId"`
