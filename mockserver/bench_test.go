@@ -281,12 +281,16 @@ func BenchmarkMessageMemory(b *testing.B) {
 		for range n {
 			op := &sendOp{from: DefaultSenderID, maxParts: 1, totalParts: per, template: "Hi {{name}}, your order has shipped.",
 				personal: names, recipients: make([]recipient, per)}
+			if names {
+				op.nameEnds = make([]uint32, per)
+			}
 			var all strings.Builder
 			for j := range op.recipients {
 				if names {
 					fmt.Fprintf(&all, "N%07d", j)
+					op.nameEnds[j] = uint32(all.Len())
 				}
-				op.recipients[j] = recipient{packed: next, nameEnd: uint32(all.Len())}
+				op.recipients[j] = recipient{packed: next}
 				next++
 			}
 			op.names = all.String()

@@ -343,6 +343,9 @@ func (s *Server) send(rq *request, in *sendFields, targets []target, personalize
 	msg := *in.Message
 	personalize = personalize && strings.Contains(msg, "{{name}}")
 	op.template, op.personal = msg, personalize
+	if personalize {
+		op.nameEnds = make([]uint32, len(targets))
+	}
 	var names strings.Builder
 	partsByName := map[string]int{}
 	if personalize { // too long with no name at all: the message is at fault, not a recipient
@@ -380,8 +383,11 @@ func (s *Server) send(rq *request, in *sendFields, targets []target, personalize
 		if channel == 0 && rq.st.store.onDND(t.phone) {
 			status = rcptDND
 		}
-		names.WriteString(name)
-		op.recipients[i] = recipient{packed: t.phone | uint64(status)<<56, nameEnd: uint32(names.Len())}
+		op.recipients[i] = recipient{packed: t.phone | uint64(status)<<56}
+		if personalize {
+			names.WriteString(name)
+			op.nameEnds[i] = uint32(names.Len())
+		}
 	}
 	op.names = names.String()
 	c, e := rq.ws.send(rq.mode, s.ids, op, price, rq.now)

@@ -22,8 +22,9 @@ import (
 
 // DefaultMaxMessages is how many messages a server keeps unless WithMessageLimit says
 // otherwise. Past it the oldest are forgotten, whole campaigns at a time; their campaigns stay.
-// A kept message costs 24 bytes beyond its campaign plus the bytes of its name, and an OTP
-// about 200 bytes (docs/benchmarks.md), so a million messages of campaigns need about 24 MB.
+// A kept message costs 16 bytes beyond its campaign (20 plus the bytes of its name when the
+// campaign is personalised), and an OTP about 220 bytes (docs/benchmarks.md), so a million
+// messages of campaigns need about 18 MB.
 const DefaultMaxMessages = 1_000_000
 
 // WithMessageLimit keeps at most n messages (default DefaultMaxMessages; n < 1 keeps the
@@ -197,10 +198,13 @@ func (c *campaign) text(i int) string {
 	}
 	start := uint32(0)
 	if i > 0 {
-		start = c.recipients[i-1].nameEnd
+		start = c.nameEnds[i-1]
 	}
-	return strings.ReplaceAll(c.template, "{{name}}", c.names[start:c.recipients[i].nameEnd])
+	return strings.ReplaceAll(c.template, "{{name}}", c.names[start:c.nameEnds[i]])
 }
+
+// forget drops what only the campaign's messages need: its text and names.
+func (c *campaign) forget() { c.template, c.names, c.nameEnds = "", "", nil }
 
 // add appends the messages of c that m selects; w.mu must be held.
 func (m *matcher) add(refs []msgRef, w *workspace, mode int, c *campaign) []msgRef {
@@ -355,7 +359,7 @@ func (s *Server) ClearMessages() int {
 			md := &w.modes[mi]
 			for _, c := range md.campaigns[md.msgFrom:] {
 				n += len(c.recipients)
-				c.template, c.names = "", ""
+				c.forget()
 			}
 			md.msgFrom = len(md.campaigns)
 			n += len(md.otpMsgs)
@@ -423,7 +427,7 @@ func (st *store) forgetOldest() bool {
 		n = 1
 	case !isOTP && md.msgFrom < len(md.campaigns) && md.campaigns[md.msgFrom].id == bestID:
 		c := md.campaigns[md.msgFrom]
-		c.template, c.names = "", ""
+		c.forget()
 		md.msgFrom++
 		n = len(c.recipients)
 	}

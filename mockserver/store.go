@@ -162,13 +162,12 @@ const (
 
 var recipientStatusNames = [...]string{"sent", "delivered", "failed", "dnd"}
 
-// recipient is one number of a campaign in 24 bytes: the phone's digits as an integer with the
-// status in the top byte, when the status last changed, and where its name ends in the
-// campaign's names.
+// recipient is one number of a campaign in 16 bytes: the phone's digits as an integer with the
+// status in the top byte, and when the status last changed. Where its name ends in the
+// campaign's names is kept apart, in campaign.nameEnds, by personalised campaigns only.
 type recipient struct {
 	packed    uint64
 	updatedAt int64
-	nameEnd   uint32
 }
 
 func (r recipient) phone() string { return strconv.FormatUint(r.packed&(1<<56-1), 10) }
@@ -178,7 +177,8 @@ func (r *recipient) set(s uint8, at int64) {
 	r.updatedAt = at
 }
 
-// campaign is one accepted send and its recipients, in 144 bytes plus 24 per recipient. Its
+// campaign is one accepted send and its recipients, in 160 bytes plus 16 per recipient, and 4
+// more per recipient (plus the names' bytes) when {{name}} is filled per recipient. Its
 // messages are rendered on read from template and names: the text is stored once, not per
 // recipient. An OTP is kept as a campaign of one recipient outside the campaign list (flags has
 // msgOTP): its template is the text with the pin in place, names the pin and reference the pin ID.
@@ -190,11 +190,11 @@ type campaign struct {
 	flags      uint8 // msgOTP, msgPersonal
 	senderID   string
 	reference  string
-	template   string // the message as sent; "" once its messages are forgotten
-	names      string // every recipient's {{name}}, one after another (see recipient.nameEnd)
-	createdAt  int64  // unix nanoseconds
-	readyAt    int64  // when a processing campaign becomes sent
-	amount     int64  // kobo actually charged
+	template   string   // the message as sent; "" once its messages are forgotten
+	names      string   // every recipient's {{name}}, one after another
+	nameEnds   []uint32 // where recipient i's name ends in names; nil unless msgPersonal
+	createdAt  int64    // unix nanoseconds
+	amount     int64    // kobo actually charged
 	recipients []recipient
 	counts     [4]int32 // by recipient status
 }
@@ -202,9 +202,13 @@ type campaign struct {
 func (c *campaign) hasMessageID() bool { return c.status == campaignSent }
 func (c *campaign) messageID() string  { return "msg_" + c.id.String() }
 
+// processingDelay is how long a campaign of more than processingThreshold recipients stays
+// processing.
+const processingDelay = time.Second
+
 // settle moves a processing campaign to sent once its time has come.
 func (c *campaign) settle(now int64) {
-	if c.status == campaignProcessing && now >= c.readyAt {
+	if c.status == campaignProcessing && now >= c.createdAt+int64(processingDelay) {
 		c.status = campaignSent
 	}
 }
@@ -433,9 +437,10 @@ func errSenderNotActive(title string) *apiError {
 type sendOp struct {
 	from            string
 	reference       string
-	template        string // the message, {{name}} unfilled when personal
-	names           string // the recipients' names, one after another, when personal
-	personal        bool   // {{name}} is filled per recipient
+	template        string   // the message, {{name}} unfilled when personal
+	names           string   // the recipients' names, one after another, when personal
+	nameEnds        []uint32 // where each recipient's name ends in names, when personal
+	personal        bool     // {{name}} is filled per recipient
 	channel         uint8
 	maxParts        int
 	totalParts      int64       // parts summed over recipients
@@ -462,12 +467,13 @@ func (w *workspace) send(mode Mode, ids *idGen, op *sendOp, price int64, now tim
 	}
 	ns := now.UnixNano()
 	c := &campaign{
-		id: ids.next(), senderID: op.from, reference: op.reference, createdAt: ns, readyAt: ns,
+		id: ids.next(), senderID: op.from, reference: op.reference, createdAt: ns,
 		amount: amount, recipients: op.recipients, channel: op.channel, parts: uint8(op.maxParts),
-		status: campaignSent, template: op.template, names: op.names,
+		status: campaignSent, template: op.template,
 	}
 	if op.personal {
 		c.flags |= msgPersonal
+		c.names, c.nameEnds = op.names, op.nameEnds
 	}
 	md.balance -= amount
 	for i := range c.recipients {
@@ -485,7 +491,6 @@ func (w *workspace) send(mode Mode, ids *idGen, op *sendOp, price int64, now tim
 		c.counts = [4]int32{rcptFailed: int32(len(c.recipients))}
 	case len(c.recipients) > processingThreshold:
 		c.status = campaignProcessing
-		c.readyAt = ns + int64(time.Second)
 	}
 	md.campaigns = append(md.campaigns, c)
 	return c, nil
@@ -635,7 +640,7 @@ func (w *workspace) sendOTP(mode Mode, op *otpOp, price int64, now time.Time) (*
 	p, _ := strconv.ParseUint(op.phone, 10, 64)
 	md.otpMsgs = append(md.otpMsgs, &campaign{
 		id: op.id, parts: uint8(op.parts), flags: msgOTP, senderID: op.from, reference: o.pinID,
-		template: op.text, names: op.pin, createdAt: ns, readyAt: ns, amount: amount, status: campaignSent,
+		template: op.text, names: op.pin, createdAt: ns, amount: amount, status: campaignSent,
 		recipients: []recipient{{packed: p | uint64(rcptDelivered)<<56, updatedAt: ns}},
 		counts:     [4]int32{rcptDelivered: 1},
 	})
