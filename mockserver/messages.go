@@ -20,16 +20,21 @@ import (
 // recipients' names in one string, and a message is rendered from them when it is read. Its id
 // is the campaign's id and the recipient's index.
 
-// DefaultMaxMessages is how many messages a server keeps unless WithMessageLimit says
-// otherwise. Past it the oldest are forgotten, whole campaigns at a time; their campaigns stay.
-// A kept message costs 16 bytes beyond its campaign (20 plus the bytes of its name when the
-// campaign is personalised), and an OTP about 220 bytes (docs/benchmarks.md), so a million
-// messages of campaigns need about 18 MB.
+// DefaultMaxMessages is how many recipients of campaigns and OTP messages a server stores
+// unless WithMessageLimit says otherwise: the bound of the campaign store. Past it the oldest
+// campaigns are forgotten entirely, with their messages. A stored recipient costs 16 bytes
+// beyond its campaign (20 plus the bytes of its name when the campaign is personalised), a
+// campaign about 185 bytes, and an OTP message about 220 (docs/benchmarks.md), so a full store
+// of campaigns of many recipients takes about 18 MB, and of one-recipient campaigns about
+// 200 MB.
 const DefaultMaxMessages = 1_000_000
 
-// WithMessageLimit keeps at most n messages (default DefaultMaxMessages; n < 1 keeps the
-// default). When a send takes the total past n, the oldest campaigns' and OTPs' messages are
-// forgotten until n are left; the campaigns themselves stay.
+// WithMessageLimit stores at most n recipients of campaigns and OTP messages, over every
+// workspace and mode (default DefaultMaxMessages; n < 1 keeps the default). When a send takes
+// the total past n, the oldest campaigns and OTP messages are forgotten entirely until at most
+// n are left: a forgotten campaign leaves the campaign list, and its status and delivery
+// controls answer 404. A campaign alone larger than n is forgotten as soon as it is accepted.
+// DELETE /_mock/messages forgets messages but not campaigns: their recipients still count.
 func WithMessageLimit(n int) Option {
 	return func(c *config) {
 		if n >= 1 {
@@ -352,7 +357,7 @@ func (s *Server) WaitMessage(ctx context.Context, f Filter) (Message, error) {
 // wallets stay.
 func (s *Server) ClearMessages() int {
 	st := s.state.Load().store
-	n := 0
+	n, otps := 0, 0
 	for _, w := range st.allWorkspaces() {
 		w.mu.Lock()
 		for mi := range w.modes {
@@ -363,11 +368,12 @@ func (s *Server) ClearMessages() int {
 			}
 			md.msgFrom = len(md.campaigns)
 			n += len(md.otpMsgs)
+			otps += len(md.otpMsgs)
 			md.otpMsgs = nil
 		}
 		w.mu.Unlock()
 	}
-	st.messages.Add(-int64(n))
+	st.stored.Add(-int64(otps))
 	s.publish("messages.cleared", struct {
 		Count int `json:"count"`
 	}{n})
@@ -375,20 +381,24 @@ func (s *Server) ClearMessages() int {
 	return n
 }
 
-// keep counts n new messages and, past the limit, forgets the oldest.
+// keep counts n new messages and, past the limit, forgets the oldest campaigns and OTP
+// messages. One caller trims at a time; the others go on, and the trimmer forgets their
+// campaigns too if need be.
 func (s *Server) keep(st *store, n int) {
-	if st.messages.Add(int64(n)) <= int64(s.cfg.maxMessages) || !st.trimMu.TryLock() {
+	if st.stored.Add(int64(n)) <= int64(s.cfg.maxMessages) || !st.trimMu.TryLock() {
 		return
 	}
 	defer st.trimMu.Unlock()
-	for st.messages.Load() > int64(s.cfg.maxMessages) {
+	for st.stored.Load() > int64(s.cfg.maxMessages) {
 		if !st.forgetOldest() {
 			return
 		}
 	}
 }
 
-// forgetOldest forgets the messages of the oldest campaign or OTP still kept.
+// forgetOldest forgets the oldest campaign or OTP message still stored, of any workspace and
+// mode. It looks at the head of each workspace's lists, one workspace lock at a time, so it
+// costs one short lock per workspace (at most WithWorkspaceLimit of them).
 func (st *store) forgetOldest() bool {
 	var (
 		best   *workspace
@@ -400,8 +410,8 @@ func (st *store) forgetOldest() bool {
 		w.mu.Lock()
 		for mi := range w.modes {
 			md := &w.modes[mi]
-			if md.msgFrom < len(md.campaigns) {
-				if id := md.campaigns[md.msgFrom].id; best == nil || id.less(bestID) {
+			if len(md.campaigns) > 0 {
+				if id := md.campaigns[0].id; best == nil || id.less(bestID) {
 					best, bestID, mode, isOTP = w, id, mi, false
 				}
 			}
@@ -425,13 +435,15 @@ func (st *store) forgetOldest() bool {
 		md.otpMsgs[0] = nil
 		md.otpMsgs = md.otpMsgs[1:]
 		n = 1
-	case !isOTP && md.msgFrom < len(md.campaigns) && md.campaigns[md.msgFrom].id == bestID:
-		c := md.campaigns[md.msgFrom]
+	case !isOTP && len(md.campaigns) > 0 && md.campaigns[0].id == bestID:
+		c := md.campaigns[0]
 		c.forget()
-		md.msgFrom++
+		md.campaigns[0] = nil
+		md.campaigns = md.campaigns[1:]
+		md.msgFrom = max(md.msgFrom-1, 0)
 		n = len(c.recipients)
 	}
-	st.messages.Add(-int64(n))
+	st.stored.Add(-int64(n))
 	return true
 }
 

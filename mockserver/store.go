@@ -69,8 +69,8 @@ type store struct {
 	inboxMu sync.Mutex
 	inbox   map[string]pinMessage // the newest OTP each phone received, for /_mock/otps/latest
 
-	messages atomic.Int64 // messages kept, over every workspace and mode (see messages.go)
-	trimMu   sync.Mutex   // one trim of the oldest messages at a time
+	stored atomic.Int64 // recipients of campaigns and OTP messages stored, over every workspace and mode (see keep)
+	trimMu sync.Mutex   // one trim of the oldest campaigns at a time
 }
 
 type pinMessage struct{ pinID, pin string }
@@ -99,7 +99,7 @@ type workspace struct {
 type modeData struct {
 	balance   int64       // kobo
 	campaigns []*campaign // creation order, so ids ascend
-	msgFrom   int         // campaigns[msgFrom:] are kept as messages; older ones were forgotten
+	msgFrom   int         // campaigns[msgFrom:] are kept as messages; older ones' were cleared
 	otpMsgs   []*campaign // OTP messages kept, creation order
 	otps      map[string]*otp
 	pending   map[string]*otp    // newest pending pin per phone
