@@ -730,7 +730,7 @@ func sendOTP(s *Server, rq *request) (int, any, *apiError) {
 	if e != nil {
 		return 0, nil, e
 	}
-	rq.st.store.deliverPin(num, o.pinID, pin)
+	rq.st.store.deliverPin(num, o.pinID, pin, rq.now.UnixNano())
 	s.otpSent(rq, msgID, num, o.pinID)
 	return http.StatusOK, dataBody{otpSentJSON{SMSStatus: "Message Sent", PhoneNumber: num, PinID: o.pinID,
 		Status: "200", Amount: naira(amount), Currency: "NGN"}}, nil

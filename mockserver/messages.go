@@ -47,6 +47,7 @@ func WithMessageLimit(n int) Option {
 const (
 	msgOTP      uint8 = 1 << iota // an OTP, not a campaign
 	msgPersonal                   // {{name}} is filled per recipient
+	msgVerified                   // an OTP whose pin was verified
 )
 
 // Bounds of waiting for messages over HTTP.
@@ -305,9 +306,7 @@ func (s *Server) message(r msgRef) (Message, bool) {
 	}
 	if c.flags&msgOTP != 0 {
 		m.Kind, m.PinID, m.Pin, m.Cost = "otp", c.reference, c.names, c.amount
-		if o := r.w.modes[r.mode].otps[c.reference]; o != nil {
-			m.Verified = o.state == otpVerified
-		}
+		m.Verified = c.flags&msgVerified != 0
 	} else {
 		m.CampaignID = c.id.String()
 	}

@@ -1,0 +1,82 @@
+package mockserver
+
+import "time"
+
+// Bounds of the stores that are not the campaigns' (see DefaultMaxMessages), so that a mock
+// that runs for weeks does not grow without end. docs/api.md lists every bound with its memory
+// figure.
+
+// DefaultMaxWorkspaces is how many workspaces a server holds unless WithWorkspaceLimit says
+// otherwise, the default one included. An empty workspace (its two keys, its sender ID and its
+// maps) costs about 2.5 KB, so the default allows about 25 MB of them.
+const DefaultMaxWorkspaces = 10_000
+
+// DefaultMaxDND is how many numbers the Do-Not-Disturb register holds unless WithDNDLimit says
+// otherwise: about 20 MB at 10 to 21 bytes a number.
+const DefaultMaxDND = 1_000_000
+
+// otpRetention is how long after it was sent an OTP's pin record, its per-number bookkeeping
+// and its entry in the latest-pin map are kept: an hour at least after the pin expired, since
+// pins live 1 to 60 minutes, and longer than the per-number send window. A pin older than that
+// can no longer be verified anyway: verifying it is 404, and /_mock/otps/latest forgets it.
+const otpRetention = 2 * time.Hour
+
+// maxLatestPins bounds the latest-pin map of /_mock/otps/latest besides otpRetention: past it
+// the numbers that received their pin longest ago are forgotten first (about 200 bytes a
+// number, so at most about 200 MB).
+const maxLatestPins = 1_000_000
+
+// WithWorkspaceLimit lets the server hold at most n workspaces, the default one included
+// (default DefaultMaxWorkspaces; n < 1 keeps the default). Creating one more is refused with
+// 409 and a message saying so; Reset forgets them all but the default.
+func WithWorkspaceLimit(n int) Option {
+	return func(c *config) {
+		if n >= 1 {
+			c.maxWorkspaces = n
+		}
+	}
+}
+
+// WithDNDLimit lets the Do-Not-Disturb register hold at most n numbers (default DefaultMaxDND;
+// n < 1 keeps the default). A request that would take it past n is refused with 400 naming
+// numbers, and adds none of its numbers.
+func WithDNDLimit(n int) Option {
+	return func(c *config) {
+		if n >= 1 {
+			c.maxDND = n
+		}
+	}
+}
+
+func errWorkspaceLimit(n int) *apiError {
+	return conflict("The mock holds %d workspaces, its limit; reset it (POST /_mock/reset) or start it with a higher limit.", n)
+}
+
+func errDNDLimit(n, now int) *apiError {
+	return badRequest("numbers", "The Do-Not-Disturb register holds at most %d numbers; %d are on it.", n, now)
+}
+
+// fifo is a first-in-first-out queue whose pops are amortised O(1): the popped front is
+// reclaimed when it is at least half of the backing array.
+type fifo[T any] struct {
+	items []T
+	head  int
+}
+
+func (q *fifo[T]) push(v T) { q.items = append(q.items, v) }
+
+func (q *fifo[T]) len() int { return len(q.items) - q.head }
+
+// front returns the oldest item; the queue must not be empty.
+func (q *fifo[T]) front() T { return q.items[q.head] }
+
+func (q *fifo[T]) pop() {
+	var zero T
+	q.items[q.head] = zero
+	q.head++
+	if q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	} else if q.head >= len(q.items)/2 && q.head >= 32 {
+		q.items, q.head = append(q.items[:0:0], q.items[q.head:]...), 0
+	}
+}
