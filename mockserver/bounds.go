@@ -1,18 +1,23 @@
 package mockserver
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // Bounds of the stores that are not the campaigns' (see DefaultMaxMessages), so that a mock
 // that runs for weeks does not grow without end. docs/api.md lists every bound with its memory
 // figure.
 
 // DefaultMaxWorkspaces is how many workspaces a server holds unless WithWorkspaceLimit says
-// otherwise, the default one included. An empty workspace (its two keys, its sender ID and its
-// maps) costs about 2.5 KB, so the default allows about 25 MB of them.
+// otherwise, the default one included. A new workspace (its two keys, its sender ID, its maps
+// and its entries in the store's) costs about 1.4 KB, so the default allows about 14 MB of
+// them; their campaigns count in the message limit.
 const DefaultMaxWorkspaces = 10_000
 
 // DefaultMaxDND is how many numbers the Do-Not-Disturb register holds unless WithDNDLimit says
-// otherwise: about 20 MB at 10 to 21 bytes a number.
+// otherwise: at most about 24 MB, at up to 24 bytes a number (the map's slots, more or less
+// full as it grows).
 const DefaultMaxDND = 1_000_000
 
 // otpRetention is how long after it was sent an OTP's pin record, its per-number bookkeeping
@@ -22,9 +27,20 @@ const DefaultMaxDND = 1_000_000
 const otpRetention = 2 * time.Hour
 
 // maxLatestPins bounds the latest-pin map of /_mock/otps/latest besides otpRetention: past it
-// the numbers that received their pin longest ago are forgotten first (about 200 bytes a
-// number, so at most about 200 MB).
+// the numbers that received their pin longest ago are forgotten first (about 210 bytes a
+// number, so at most about 210 MB).
 const maxLatestPins = 1_000_000
+
+// maxMadeKeys and maxMadeSenderIDs bound the API keys made through POST /v1/keys and the
+// sender IDs requested through POST /v1/sender-ids, over every workspace (each workspace's
+// own two keys and sender ID come besides). A key costs about 280 bytes with a short name (at
+// most 100 bytes more), a sender ID about 120 bytes plus its use case and company (at most 600
+// bytes more), so at most about 38 and 72 MB. Past them a new one is refused: a key with 400,
+// a sender ID with 409.
+const (
+	maxMadeKeys      = 100_000
+	maxMadeSenderIDs = 100_000
+)
 
 // WithWorkspaceLimit lets the server hold at most n workspaces, the default one included
 // (default DefaultMaxWorkspaces; n < 1 keeps the default). Creating one more is refused with
@@ -52,9 +68,32 @@ func errWorkspaceLimit(n int) *apiError {
 	return conflict("The mock holds %d workspaces, its limit; reset it (POST /_mock/reset) or start it with a higher limit.", n)
 }
 
+func errKeyLimit() *apiError {
+	return badRequest("", "The mock holds %d API keys made through /v1/keys, its limit; reset it (POST /_mock/reset).", maxMadeKeys)
+}
+
+func errSenderIDLimit() *apiError {
+	return conflict("The mock holds %d sender IDs requested through /v1/sender-ids, its limit; reset it (POST /_mock/reset).", maxMadeSenderIDs)
+}
+
 func errDNDLimit(n, now int) *apiError {
 	return badRequest("numbers", "The Do-Not-Disturb register holds at most %d numbers; %d are on it.", n, now)
 }
+
+// quota counts things made against a limit, without a lock.
+type quota struct{ n atomic.Int64 }
+
+// take counts one more and reports true, or reports false when limit are already counted.
+func (q *quota) take(limit int) bool {
+	if q.n.Add(1) > int64(limit) {
+		q.n.Add(-1)
+		return false
+	}
+	return true
+}
+
+// give uncounts one taken for something that was not made after all.
+func (q *quota) give() { q.n.Add(-1) }
 
 // fifo is a first-in-first-out queue whose pops are amortised O(1): the popped front is
 // reclaimed when it is at least half of the backing array.

@@ -1,7 +1,10 @@
 package mockserver
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,4 +68,64 @@ func TestFIFO(t *testing.T) {
 		want++
 	}
 	assert.Equal(t, next, want)
+}
+
+// TestMadeKeyAndSenderIDLimits: past maxMadeKeys a new key is 400, past maxMadeSenderIDs a new
+// sender ID is 409, both with a message naming the limit; a sender ID refused for another
+// reason does not use up the quota.
+func TestMadeKeyAndSenderIDLimits(t *testing.T) {
+	t.Parallel()
+	s, w := benchServer(t)
+	st := s.state.Load().store
+	h := s.Handler()
+	ws := s.Default()
+	post := func(path, body string, jwt bool) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if jwt {
+			req.Header.Set("Authorization", "Bearer "+ws.DashboardToken)
+		} else {
+			req.Header.Set("X-API-Key", ws.LiveKey)
+			req.Header.Set("X-API-Secret", ws.LiveSecret)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	key := `{"name":"CI","scopes":{"sms":true}}`
+	sender := func(title string) string {
+		return `{"sender_id":"` + title + `","usecase":"Alerts","company":"Acme"}`
+	}
+
+	st.madeKeys.n.Store(maxMadeKeys - 1)
+	st.madeSenderIDs.n.Store(maxMadeSenderIDs - 1)
+	w.mu.Lock()
+	keys, senders := len(w.keys), len(w.senderIDs)
+	w.mu.Unlock()
+
+	require.Equal(t, http.StatusConflict, post("/v1/sender-ids", sender(DefaultSenderID), false).Code, "a duplicate")
+	tests := []struct {
+		name, path, body string
+		jwt              bool
+		first, next      int
+		code             string
+	}{
+		{"key", "/v1/keys", key, true, http.StatusCreated, http.StatusBadRequest, "bad_request"},
+		{"sender ID", "/v1/sender-ids", sender("ACME"), false, http.StatusCreated, http.StatusConflict, "conflict"},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.first, post(tt.path, tt.body, tt.jwt).Code, tt.name+": the last one within the limit")
+		body := sender("OTHER")
+		if tt.jwt {
+			body = tt.body
+		}
+		rec := post(tt.path, body, tt.jwt)
+		require.Equal(t, tt.next, rec.Code, tt.name)
+		assert.Contains(t, rec.Body.String(), `"code":"`+tt.code+`"`, tt.name)
+		assert.Contains(t, rec.Body.String(), "100000", tt.name)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	assert.Equal(t, keys+1, len(w.keys), "one key made, the refused one not stored")
+	assert.Equal(t, senders+1, len(w.senderIDs), "one sender ID made, the refused one not stored")
 }

@@ -164,6 +164,9 @@ func createKey(s *Server, rq *request) (int, any, *apiError) {
 		}
 		expires = rq.now.Add(time.Duration(d) * 24 * time.Hour).UnixNano()
 	}
+	if !rq.st.store.madeKeys.take(maxMadeKeys) {
+		return 0, nil, errKeyLimit()
+	}
 	k, secret := s.newKey(strings.TrimSpace(*in.Name), prefix, scopes, rq.now.UnixNano(), expires, "", "")
 	rq.st.store.addKey(rq.ws, k)
 	out := keyOut(k)
@@ -833,8 +836,12 @@ func requestSenderID(s *Server, rq *request) (int, any, *apiError) {
 	}
 	sid := &senderID{id: s.ids.next(), title: *in.SenderID, status: senderPending,
 		usecase: *in.Usecase, company: *in.Company, createdAt: rq.now.UnixNano()}
+	if !rq.st.store.madeSenderIDs.take(maxMadeSenderIDs) {
+		return 0, nil, errSenderIDLimit()
+	}
 	stored, e := rq.ws.requestSenderID(sid)
 	if e != nil {
+		rq.st.store.madeSenderIDs.give()
 		return 0, nil, e
 	}
 	s.senderMoved(rq.ws.id, &stored)

@@ -72,6 +72,9 @@ type store struct {
 	inbox      map[string]pinMessage // the newest OTP each phone received, for /_mock/otps/latest
 	inboxOrder fifo[pinSent]         // every pin of inbox and older ones, in the order sent
 
+	madeKeys      quota // keys made through POST /v1/keys
+	madeSenderIDs quota // sender IDs requested through POST /v1/sender-ids
+
 	stored atomic.Int64 // recipients of campaigns and OTP messages stored, over every workspace and mode (see keep)
 	trimMu sync.Mutex   // one trim of the oldest campaigns at a time
 }
