@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"container/heap"
 	"sync/atomic"
 	"time"
 )
@@ -118,4 +119,97 @@ func (q *fifo[T]) pop() {
 	} else if q.head >= len(q.items)/2 && q.head >= 32 {
 		q.items, q.head = append(q.items[:0:0], q.items[q.head:]...), 0
 	}
+}
+
+// trimTarget is how many recipients and OTP messages a trim leaves when the store is past
+// limit: limit less a 64th, so that a full store is trimmed once per limit/64 stored, not at
+// every send. Limits under 64 are kept exactly.
+func trimTarget(limit int64) int64 { return limit - limit/64 }
+
+// trim forgets the oldest campaigns and OTP messages of every workspace and mode until at most
+// target are stored. It takes each workspace's lock once to read the oldest of its four lists
+// (campaigns and OTP messages of each mode), then picks the oldest through a heap, locking only
+// the workspace it forgets from: O(workspaces + forgotten × log workspaces), once per trim.
+func (st *store) trim(target int64) {
+	var h headHeap
+	for _, w := range st.allWorkspaces() {
+		w.mu.Lock()
+		for mi := range w.modes {
+			for _, otp := range [...]bool{false, true} {
+				if id, ok := w.modes[mi].oldest(otp); ok {
+					h = append(h, listHead{w: w, id: id, mode: uint8(mi), otp: otp})
+				}
+			}
+		}
+		w.mu.Unlock()
+	}
+	heap.Init(&h)
+	for st.stored.Load() > target && len(h) > 0 {
+		top := &h[0]
+		top.w.mu.Lock()
+		md := &top.w.modes[top.mode]
+		n := md.forgetOldest(top.otp, top.id)
+		next, more := md.oldest(top.otp)
+		top.w.mu.Unlock()
+		st.stored.Add(-int64(n))
+		if more {
+			top.id = next
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
+	}
+}
+
+// oldest is the id of the oldest campaign (or OTP message) of the mode; w.mu must be held.
+func (md *modeData) oldest(otp bool) (oid, bool) {
+	if otp {
+		if len(md.otpMsgs) > 0 {
+			return md.otpMsgs[0].id, true
+		}
+	} else if len(md.campaigns) > 0 {
+		return md.campaigns[0].id, true
+	}
+	return oid{}, false
+}
+
+// forgetOldest forgets the oldest campaign (or OTP message) of the mode if its id is still id
+// (a clear may have gone first), and returns how many recipients it had; w.mu must be held.
+func (md *modeData) forgetOldest(otp bool, id oid) int {
+	switch {
+	case otp && len(md.otpMsgs) > 0 && md.otpMsgs[0].id == id:
+		md.otpMsgs[0] = nil
+		md.otpMsgs = md.otpMsgs[1:]
+		return 1
+	case !otp && len(md.campaigns) > 0 && md.campaigns[0].id == id:
+		c := md.campaigns[0]
+		c.forget()
+		md.campaigns[0] = nil
+		md.campaigns = md.campaigns[1:]
+		md.msgFrom = max(md.msgFrom-1, 0)
+		return len(c.recipients)
+	}
+	return 0
+}
+
+// listHead is the oldest item of one list of a workspace, for trim's heap.
+type listHead struct {
+	w    *workspace
+	id   oid
+	mode uint8
+	otp  bool
+}
+
+// headHeap orders list heads oldest first: ids ascend in creation order over the server.
+type headHeap []listHead
+
+func (h headHeap) Len() int           { return len(h) }
+func (h headHeap) Less(i, j int) bool { return h[i].id.less(h[j].id) }
+func (h headHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *headHeap) Push(x any)        { *h = append(*h, x.(listHead)) }
+func (h *headHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }

@@ -129,3 +129,51 @@ func TestMadeKeyAndSenderIDLimits(t *testing.T) {
 	assert.Equal(t, keys+1, len(w.keys), "one key made, the refused one not stored")
 	assert.Equal(t, senders+1, len(w.senderIDs), "one sender ID made, the refused one not stored")
 }
+
+// TestTrimLeavesASixtyFourth: past a limit of 640 spread over many workspaces, a trim leaves at
+// most 630 (a 64th less), so the next trims wait; the count never passes the limit once a send
+// is kept, and what is left is the newest.
+func TestTrimLeavesASixtyFourth(t *testing.T) {
+	t.Parallel()
+	s := New(WithMessageLimit(640), WithBalances(1<<40, 1<<40))
+	st := s.state.Load().store
+	var ws []*workspace
+	for range 20 {
+		made, err := s.NewWorkspace(WorkspaceParams{})
+		require.NoError(t, err)
+		id, _ := parseOID(made.WorkspaceID)
+		ws = append(ws, st.workspace(id))
+	}
+	now := s.clock.Now()
+	trims, last := 0, int64(0)
+	var newest []oid
+	for i := range 400 {
+		op := &sendOp{from: DefaultSenderID, maxParts: 1, totalParts: 3, template: "Hi",
+			recipients: []recipient{{packed: 2348000000001}, {packed: 2348000000002}, {packed: 2348000000003}}}
+		c, e := ws[i%len(ws)].send(Live, s.ids, op, DefaultGenericPrice, now)
+		require.Nil(t, e)
+		newest = append(newest, c.id)
+		s.keep(st, 3)
+		n := st.stored.Load()
+		require.LessOrEqual(t, n, int64(640), "after send %d", i)
+		if n < last {
+			trims++
+			require.LessOrEqual(t, n, int64(630))
+		}
+		last = n
+	}
+	// 1,200 recipients sent, 560 past the limit: a trim at most every 10 of them (without the
+	// 64th, every send past the limit would trim).
+	require.Positive(t, trims)
+	assert.LessOrEqual(t, trims, (400*3-640)/10+1)
+	total := 0
+	for _, w := range ws {
+		w.mu.Lock()
+		for _, c := range w.modes[0].campaigns {
+			assert.Contains(t, newest[len(newest)-int(last)/3:], c.id, "only the newest are left")
+			total += len(c.recipients)
+		}
+		w.mu.Unlock()
+	}
+	assert.Equal(t, int(last), total)
+}

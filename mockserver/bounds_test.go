@@ -116,3 +116,36 @@ func TestOTPRecordsExpire(t *testing.T) {
 	require.Len(t, msgs, 1)
 	assert.False(t, msgs[0].Verified)
 }
+
+// TestMessageLimitAcrossWorkspaces: the limit counts every workspace and mode together, and
+// forgets the oldest first whichever workspace, mode or kind (campaign or OTP) they are.
+func TestMessageLimitAcrossWorkspaces(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, mockserver.WithMessageLimit(4))
+	other := e.newWorkspace()
+	otherLive, otherTest := withKey(other.LiveKey, other.LiveSecret), withKey(other.TestKey, other.TestSecret)
+
+	first := e.send(sms(num(1)), e.live()).str("campaign.id")
+	second := e.send(sms(num(2)), otherTest).str("campaign.id")
+	e.otp(otpBody(num(3)), e.test())
+	fourth := e.send(sms(num(4)), otherLive).str("campaign.id")
+	fifth := e.send(sms([]string{num(5), num(6)}), e.live()).str("campaign.id")
+
+	var to []string
+	for _, m := range e.srv.Messages(mockserver.Filter{}) {
+		to = append(to, m.To)
+	}
+	assert.Equal(t, []string{num(6), num(5), num(4), num(3)}, to, "the two oldest went, newest first")
+	for _, c := range []struct {
+		id     string
+		key    reqOpt
+		status int
+	}{
+		{first, e.live(), http.StatusNotFound},
+		{second, otherTest, http.StatusNotFound},
+		{fourth, otherLive, http.StatusOK},
+		{fifth, e.live(), http.StatusOK},
+	} {
+		e.do(http.MethodGet, "/v1/sms/campaigns/"+c.id+"/status", nil, c.key).wantStatus(c.status)
+	}
+}

@@ -32,8 +32,9 @@ const DefaultMaxMessages = 1_000_000
 // WithMessageLimit stores at most n recipients of campaigns and OTP messages, over every
 // workspace and mode (default DefaultMaxMessages; n < 1 keeps the default). When a send takes
 // the total past n, the oldest campaigns and OTP messages are forgotten entirely until at most
-// n are left: a forgotten campaign leaves the campaign list, and its status and delivery
-// controls answer 404. A campaign alone larger than n is forgotten as soon as it is accepted.
+// n − n/64 are left (n itself under 64), so that a full store is not trimmed at every send: a
+// forgotten campaign leaves the campaign list, and its status and delivery controls answer
+// 404. A campaign alone larger than n is forgotten as soon as it is accepted.
 // DELETE /_mock/messages forgets messages but not campaigns: their recipients still count.
 func WithMessageLimit(n int) Option {
 	return func(c *config) {
@@ -381,69 +382,15 @@ func (s *Server) ClearMessages() int {
 }
 
 // keep counts n new messages and, past the limit, forgets the oldest campaigns and OTP
-// messages. One caller trims at a time; the others go on, and the trimmer forgets their
-// campaigns too if need be.
+// messages until trimTarget are left. One caller trims at a time; the others go on, and the
+// trimmer forgets for them too if need be.
 func (s *Server) keep(st *store, n int) {
-	if st.stored.Add(int64(n)) <= int64(s.cfg.maxMessages) || !st.trimMu.TryLock() {
+	limit := int64(s.cfg.maxMessages)
+	if st.stored.Add(int64(n)) <= limit || !st.trimMu.TryLock() {
 		return
 	}
 	defer st.trimMu.Unlock()
-	for st.stored.Load() > int64(s.cfg.maxMessages) {
-		if !st.forgetOldest() {
-			return
-		}
-	}
-}
-
-// forgetOldest forgets the oldest campaign or OTP message still stored, of any workspace and
-// mode. It looks at the head of each workspace's lists, one workspace lock at a time, so it
-// costs one short lock per workspace (at most WithWorkspaceLimit of them).
-func (st *store) forgetOldest() bool {
-	var (
-		best   *workspace
-		bestID oid
-		mode   int
-		isOTP  bool
-	)
-	for _, w := range st.allWorkspaces() {
-		w.mu.Lock()
-		for mi := range w.modes {
-			md := &w.modes[mi]
-			if len(md.campaigns) > 0 {
-				if id := md.campaigns[0].id; best == nil || id.less(bestID) {
-					best, bestID, mode, isOTP = w, id, mi, false
-				}
-			}
-			if len(md.otpMsgs) > 0 {
-				if id := md.otpMsgs[0].id; best == nil || id.less(bestID) {
-					best, bestID, mode, isOTP = w, id, mi, true
-				}
-			}
-		}
-		w.mu.Unlock()
-	}
-	if best == nil {
-		return false
-	}
-	best.mu.Lock()
-	defer best.mu.Unlock()
-	md := &best.modes[mode]
-	n := 0
-	switch {
-	case isOTP && len(md.otpMsgs) > 0 && md.otpMsgs[0].id == bestID:
-		md.otpMsgs[0] = nil
-		md.otpMsgs = md.otpMsgs[1:]
-		n = 1
-	case !isOTP && len(md.campaigns) > 0 && md.campaigns[0].id == bestID:
-		c := md.campaigns[0]
-		c.forget()
-		md.campaigns[0] = nil
-		md.campaigns = md.campaigns[1:]
-		md.msgFrom = max(md.msgFrom-1, 0)
-		n = len(c.recipients)
-	}
-	st.stored.Add(-int64(n))
-	return true
+	st.trim(trimTarget(limit))
 }
 
 // --- HTTP ------------------------------------------------------------------------------------
