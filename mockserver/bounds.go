@@ -135,9 +135,9 @@ func (st *store) trim(target int64) {
 	for _, w := range st.allWorkspaces() {
 		w.mu.Lock()
 		for mi := range w.modes {
-			for _, otp := range [...]bool{false, true} {
-				if id, ok := w.modes[mi].oldest(otp); ok {
-					h = append(h, listHead{w: w, id: id, mode: uint8(mi), otp: otp})
+			for _, isOTP := range [...]bool{false, true} {
+				if id, ok := w.modes[mi].oldest(isOTP); ok {
+					h = append(h, listHead{w: w, id: id, mode: uint8(mi), otp: isOTP})
 				}
 			}
 		}
