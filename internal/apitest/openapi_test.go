@@ -157,6 +157,8 @@ func TestMockDocumentLoadsAndValidates(t *testing.T) {
 		"POST /_mock/clock", "POST /_mock/faults", "GET /_mock/faults", "DELETE /_mock/faults",
 		"GET /_mock/requests", "POST /_mock/reset", "GET /_mock/messages", "DELETE /_mock/messages",
 		"GET /_mock/events", "GET /",
+		"GET /_mock/conversations", "GET /_mock/workspaces", "GET /_mock/workspaces/{id}/campaigns",
+		"GET /_mock/workspaces/{id}/sender-ids",
 	}
 	var got []string
 	for path, item := range doc.Paths.Map() {
