@@ -66,7 +66,8 @@ type WorkspaceParams struct {
 }
 
 // NewWorkspace creates a workspace like the default one: a live and a test key with every
-// scope, the active sender ID MOCKSMS, and funded wallets.
+// scope, the active sender ID MOCKSMS, and funded wallets. Past WithWorkspaceLimit it returns
+// an error and creates nothing.
 func (s *Server) NewWorkspace(p WorkspaceParams) (Workspace, error) {
 	live, test, country := s.cfg.liveBalance, s.cfg.testBalance, s.cfg.country
 	if p.LiveBalance != nil {
@@ -84,7 +85,10 @@ func (s *Server) NewWorkspace(p WorkspaceParams) (Workspace, error) {
 	if e := checkBalance("testBalance", test); e != nil {
 		return Workspace{}, e
 	}
-	ws := s.createWorkspace(s.state.Load(), country, live, test, nil)
+	ws, e := s.createWorkspace(s.state.Load(), country, live, test, nil)
+	if e != nil {
+		return Workspace{}, e
+	}
 	s.publish("workspace.created", struct {
 		WorkspaceID string `json:"workspaceId"`
 	}{ws.WorkspaceID})
@@ -315,7 +319,7 @@ func (s *Server) addDND(numbers []string) (int, *apiError) {
 		}
 		phones[i] = p
 	}
-	return s.state.Load().store.addDND(phones), nil
+	return s.state.Load().store.addDND(phones)
 }
 
 func ctlDND(s *Server, rq *request) (int, any, *apiError) {

@@ -164,6 +164,9 @@ func createKey(s *Server, rq *request) (int, any, *apiError) {
 		}
 		expires = rq.now.Add(time.Duration(d) * 24 * time.Hour).UnixNano()
 	}
+	if !rq.st.store.madeKeys.take(maxMadeKeys) {
+		return 0, nil, errKeyLimit()
+	}
 	k, secret := s.newKey(strings.TrimSpace(*in.Name), prefix, scopes, rq.now.UnixNano(), expires, "", "")
 	rq.st.store.addKey(rq.ws, k)
 	out := keyOut(k)
@@ -343,6 +346,9 @@ func (s *Server) send(rq *request, in *sendFields, targets []target, personalize
 	msg := *in.Message
 	personalize = personalize && strings.Contains(msg, "{{name}}")
 	op.template, op.personal = msg, personalize
+	if personalize {
+		op.nameEnds = make([]uint32, len(targets))
+	}
 	var names strings.Builder
 	partsByName := map[string]int{}
 	if personalize { // too long with no name at all: the message is at fault, not a recipient
@@ -380,8 +386,11 @@ func (s *Server) send(rq *request, in *sendFields, targets []target, personalize
 		if channel == 0 && rq.st.store.onDND(t.phone) {
 			status = rcptDND
 		}
-		names.WriteString(name)
-		op.recipients[i] = recipient{packed: t.phone | uint64(status)<<56, nameEnd: uint32(names.Len())}
+		op.recipients[i] = recipient{packed: t.phone | uint64(status)<<56}
+		if personalize {
+			names.WriteString(name)
+			op.nameEnds[i] = uint32(names.Len())
+		}
 	}
 	op.names = names.String()
 	c, e := rq.ws.send(rq.mode, s.ids, op, price, rq.now)
@@ -724,7 +733,7 @@ func sendOTP(s *Server, rq *request) (int, any, *apiError) {
 	if e != nil {
 		return 0, nil, e
 	}
-	rq.st.store.deliverPin(num, o.pinID, pin)
+	rq.st.store.deliverPin(num, o.pinID, pin, rq.now.UnixNano())
 	s.otpSent(rq, msgID, num, o.pinID)
 	return http.StatusOK, dataBody{otpSentJSON{SMSStatus: "Message Sent", PhoneNumber: num, PinID: o.pinID,
 		Status: "200", Amount: naira(amount), Currency: "NGN"}}, nil
@@ -827,8 +836,12 @@ func requestSenderID(s *Server, rq *request) (int, any, *apiError) {
 	}
 	sid := &senderID{id: s.ids.next(), title: *in.SenderID, status: senderPending,
 		usecase: *in.Usecase, company: *in.Company, createdAt: rq.now.UnixNano()}
+	if !rq.st.store.madeSenderIDs.take(maxMadeSenderIDs) {
+		return 0, nil, errSenderIDLimit()
+	}
 	stored, e := rq.ws.requestSenderID(sid)
 	if e != nil {
+		rq.st.store.madeSenderIDs.give()
 		return 0, nil, e
 	}
 	s.senderMoved(rq.ws.id, &stored)

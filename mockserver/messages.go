@@ -20,15 +20,22 @@ import (
 // recipients' names in one string, and a message is rendered from them when it is read. Its id
 // is the campaign's id and the recipient's index.
 
-// DefaultMaxMessages is how many messages a server keeps unless WithMessageLimit says
-// otherwise. Past it the oldest are forgotten, whole campaigns at a time; their campaigns stay.
-// A kept message costs 24 bytes beyond its campaign plus the bytes of its name, and an OTP
-// about 200 bytes (docs/benchmarks.md), so a million messages of campaigns need about 24 MB.
+// DefaultMaxMessages is how many recipients of campaigns and OTP messages a server stores
+// unless WithMessageLimit says otherwise: the bound of the campaign store. Past it the oldest
+// campaigns are forgotten entirely, with their messages. A stored recipient costs 16 bytes
+// beyond its campaign (20 plus the bytes of its name when the campaign is personalised), a
+// campaign about 185 bytes, and an OTP message about 220 (docs/benchmarks.md), so a full store
+// of campaigns of many recipients takes about 18 MB, and of one-recipient campaigns about
+// 200 MB.
 const DefaultMaxMessages = 1_000_000
 
-// WithMessageLimit keeps at most n messages (default DefaultMaxMessages; n < 1 keeps the
-// default). When a send takes the total past n, the oldest campaigns' and OTPs' messages are
-// forgotten until n are left; the campaigns themselves stay.
+// WithMessageLimit stores at most n recipients of campaigns and OTP messages, over every
+// workspace and mode (default DefaultMaxMessages; n < 1 keeps the default). When a send takes
+// the total past n, the oldest campaigns and OTP messages are forgotten entirely until at most
+// n − n/64 are left (n itself under 64), so that a full store is not trimmed at every send: a
+// forgotten campaign leaves the campaign list, and its status and delivery controls answer
+// 404. A campaign alone larger than n is forgotten as soon as it is accepted.
+// DELETE /_mock/messages forgets messages but not campaigns: their recipients still count.
 func WithMessageLimit(n int) Option {
 	return func(c *config) {
 		if n >= 1 {
@@ -41,6 +48,7 @@ func WithMessageLimit(n int) Option {
 const (
 	msgOTP      uint8 = 1 << iota // an OTP, not a campaign
 	msgPersonal                   // {{name}} is filled per recipient
+	msgVerified                   // an OTP whose pin was verified
 )
 
 // Bounds of waiting for messages over HTTP.
@@ -197,10 +205,13 @@ func (c *campaign) text(i int) string {
 	}
 	start := uint32(0)
 	if i > 0 {
-		start = c.recipients[i-1].nameEnd
+		start = c.nameEnds[i-1]
 	}
-	return strings.ReplaceAll(c.template, "{{name}}", c.names[start:c.recipients[i].nameEnd])
+	return strings.ReplaceAll(c.template, "{{name}}", c.names[start:c.nameEnds[i]])
 }
+
+// forget drops what only the campaign's messages need: its text and names.
+func (c *campaign) forget() { c.template, c.names, c.nameEnds = "", "", nil }
 
 // add appends the messages of c that m selects; w.mu must be held.
 func (m *matcher) add(refs []msgRef, w *workspace, mode int, c *campaign) []msgRef {
@@ -296,9 +307,7 @@ func (s *Server) message(r msgRef) (Message, bool) {
 	}
 	if c.flags&msgOTP != 0 {
 		m.Kind, m.PinID, m.Pin, m.Cost = "otp", c.reference, c.names, c.amount
-		if o := r.w.modes[r.mode].otps[c.reference]; o != nil {
-			m.Verified = o.state == otpVerified
-		}
+		m.Verified = c.flags&msgVerified != 0
 	} else {
 		m.CampaignID = c.id.String()
 	}
@@ -348,22 +357,23 @@ func (s *Server) WaitMessage(ctx context.Context, f Filter) (Message, error) {
 // wallets stay.
 func (s *Server) ClearMessages() int {
 	st := s.state.Load().store
-	n := 0
+	n, otps := 0, 0
 	for _, w := range st.allWorkspaces() {
 		w.mu.Lock()
 		for mi := range w.modes {
 			md := &w.modes[mi]
 			for _, c := range md.campaigns[md.msgFrom:] {
 				n += len(c.recipients)
-				c.template, c.names = "", ""
+				c.forget()
 			}
 			md.msgFrom = len(md.campaigns)
 			n += len(md.otpMsgs)
+			otps += len(md.otpMsgs)
 			md.otpMsgs = nil
 		}
 		w.mu.Unlock()
 	}
-	st.messages.Add(-int64(n))
+	st.stored.Add(-int64(otps))
 	s.publish("messages.cleared", struct {
 		Count int `json:"count"`
 	}{n})
@@ -371,64 +381,16 @@ func (s *Server) ClearMessages() int {
 	return n
 }
 
-// keep counts n new messages and, past the limit, forgets the oldest.
+// keep counts n new messages and, past the limit, forgets the oldest campaigns and OTP
+// messages until trimTarget are left. One caller trims at a time; the others go on, and the
+// trimmer forgets for them too if need be.
 func (s *Server) keep(st *store, n int) {
-	if st.messages.Add(int64(n)) <= int64(s.cfg.maxMessages) || !st.trimMu.TryLock() {
+	limit := int64(s.cfg.maxMessages)
+	if st.stored.Add(int64(n)) <= limit || !st.trimMu.TryLock() {
 		return
 	}
 	defer st.trimMu.Unlock()
-	for st.messages.Load() > int64(s.cfg.maxMessages) {
-		if !st.forgetOldest() {
-			return
-		}
-	}
-}
-
-// forgetOldest forgets the messages of the oldest campaign or OTP still kept.
-func (st *store) forgetOldest() bool {
-	var (
-		best   *workspace
-		bestID oid
-		mode   int
-		isOTP  bool
-	)
-	for _, w := range st.allWorkspaces() {
-		w.mu.Lock()
-		for mi := range w.modes {
-			md := &w.modes[mi]
-			if md.msgFrom < len(md.campaigns) {
-				if id := md.campaigns[md.msgFrom].id; best == nil || id.less(bestID) {
-					best, bestID, mode, isOTP = w, id, mi, false
-				}
-			}
-			if len(md.otpMsgs) > 0 {
-				if id := md.otpMsgs[0].id; best == nil || id.less(bestID) {
-					best, bestID, mode, isOTP = w, id, mi, true
-				}
-			}
-		}
-		w.mu.Unlock()
-	}
-	if best == nil {
-		return false
-	}
-	best.mu.Lock()
-	defer best.mu.Unlock()
-	md := &best.modes[mode]
-	n := 0
-	switch {
-	case isOTP && len(md.otpMsgs) > 0 && md.otpMsgs[0].id == bestID:
-		md.otpMsgs[0] = nil
-		md.otpMsgs = md.otpMsgs[1:]
-		n = 1
-	case !isOTP && md.msgFrom < len(md.campaigns) && md.campaigns[md.msgFrom].id == bestID:
-		c := md.campaigns[md.msgFrom]
-		c.template, c.names = "", ""
-		md.msgFrom++
-		n = len(c.recipients)
-	}
-	st.messages.Add(-int64(n))
-	return true
+	st.trim(trimTarget(limit))
 }
 
 // --- HTTP ------------------------------------------------------------------------------------

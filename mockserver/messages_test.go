@@ -227,20 +227,37 @@ func TestClearMessagesKeepsCampaignsAndWallets(t *testing.T) {
 	assert.Len(t, e.srv.Messages(mockserver.Filter{}), 1, "new messages are kept again")
 }
 
+// TestMessageLimitForgetsTheOldest: past WithMessageLimit the oldest campaigns are forgotten
+// entirely, messages and campaign together, so the store stays bounded; newer ones stay whole.
 func TestMessageLimitForgetsTheOldest(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, mockserver.WithMessageLimit(5))
 	first := e.send(sms([]string{num(1), num(2)})).str("campaign.id")
 	e.otp(otpBody(num(3)))
-	e.send(sms([]string{num(4), num(5)}))
+	second := e.send(sms([]string{num(4), num(5)})).str("campaign.id")
 	require.Len(t, e.srv.Messages(mockserver.Filter{}), 5)
-	e.send(sms(num(6)))
+	require.Equal(t, 2, e.campaignTotal(e.live()))
+
+	third := e.send(sms(num(6))).str("campaign.id")
 	got := e.srv.Messages(mockserver.Filter{})
 	require.Len(t, got, 4, "the oldest campaign's two messages went")
 	for _, m := range got {
 		assert.NotEqual(t, first, m.CampaignID)
 	}
-	assert.Equal(t, 3, e.campaignTotal(e.live()), "campaigns stay")
+	assert.Equal(t, 2, e.campaignTotal(e.live()), "the oldest campaign went too")
+	e.do(http.MethodGet, "/v1/sms/campaigns/"+first+"/status", nil).wantError(http.StatusNotFound, "not_found")
+	require.ErrorContains(t, e.srv.Deliver(first, nil), "not found")
+	for _, id := range []string{second, third} {
+		e.do(http.MethodGet, "/v1/sms/campaigns/"+id+"/status", nil).wantStatus(http.StatusOK)
+	}
+
+	// Cleared campaign messages do not free the limit, their campaigns are still stored; the
+	// cleared OTP message does: 3 stored after the clear, 6 with the next campaign.
+	e.do(http.MethodDelete, "/_mock/messages", nil).wantStatus(http.StatusOK)
+	e.send(sms([]string{num(7), num(8), num(9)}))
+	assert.Equal(t, 2, e.campaignTotal(e.live()), "the second campaign went for the newest")
+	e.do(http.MethodGet, "/v1/sms/campaigns/"+second+"/status", nil).wantError(http.StatusNotFound, "not_found")
+	e.do(http.MethodGet, "/v1/sms/campaigns/"+third+"/status", nil).wantStatus(http.StatusOK)
 }
 
 // TestLongPoll waits on virtual time: a message sent 300 ms into a 5 s wait answers at 300 ms,

@@ -82,6 +82,8 @@ type config struct {
 	allowedHosts   []string
 	idemLimit      int
 	maxMessages    int
+	maxWorkspaces  int
+	maxDND         int
 }
 
 // check reports the first option out of its documented range.
@@ -217,6 +219,7 @@ func New(opts ...Option) *Server {
 		addr: DefaultAddr, genericPrice: DefaultGenericPrice, dndPrice: DefaultDNDPrice,
 		liveBalance: DefaultBalance, testBalance: DefaultBalance, country: DefaultCountry,
 		now: time.Now, requestLogSize: requestLogSize, maxMessages: DefaultMaxMessages,
+		maxWorkspaces: DefaultMaxWorkspaces, maxDND: DefaultMaxDND,
 		readTimeout: DefaultReadTimeout, writeTimeout: DefaultWriteTimeout,
 	}}
 	for _, o := range opts {
@@ -239,11 +242,11 @@ func New(opts ...Option) *Server {
 // moves. The default workspace comes back with the same credentials.
 func (s *Server) Reset() {
 	s.clock.offset.Store(0)
-	st := &state{store: newStore(), idem: newIdempotency(s.cfg.idemLimit), faults: &faults{}, log: newRequestLog(s.cfg.requestLogSize)}
+	st := &state{store: newStore(s.cfg.maxWorkspaces, s.cfg.maxDND), idem: newIdempotency(s.cfg.idemLimit), faults: &faults{}, log: newRequestLog(s.cfg.requestLogSize)}
 	s.mu.Lock()
 	seed := s.seed
 	s.mu.Unlock()
-	ws := s.createWorkspace(st, s.cfg.country, s.cfg.liveBalance, s.cfg.testBalance, &seed)
+	ws, _ := s.createWorkspace(st, s.cfg.country, s.cfg.liveBalance, s.cfg.testBalance, &seed) // the first: within any limit
 	s.mu.Lock()
 	s.seed = ws
 	s.mu.Unlock()

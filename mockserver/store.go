@@ -59,28 +59,42 @@ func scopeBit(name string) uint8 {
 // store is the mock's whole state. Lock order: a workspace's mu is never held while taking
 // store.mu, dndMu or inboxMu, and those three are never held together.
 type store struct {
-	mu         sync.RWMutex
-	workspaces map[oid]*workspace
-	keys       map[string]*apiKey // by public key
+	mu            sync.RWMutex
+	workspaces    map[oid]*workspace
+	keys          map[string]*apiKey // by public key
+	maxWorkspaces int
 
-	dndMu sync.RWMutex
-	dnd   map[uint64]struct{}
+	dndMu  sync.RWMutex
+	dnd    map[uint64]struct{}
+	maxDND int
 
-	inboxMu sync.Mutex
-	inbox   map[string]pinMessage // the newest OTP each phone received, for /_mock/otps/latest
+	inboxMu    sync.Mutex
+	inbox      map[string]pinMessage // the newest OTP each phone received, for /_mock/otps/latest
+	inboxOrder fifo[pinSent]         // every pin of inbox and older ones, in the order sent
 
-	messages atomic.Int64 // messages kept, over every workspace and mode (see messages.go)
-	trimMu   sync.Mutex   // one trim of the oldest messages at a time
+	madeKeys      quota // keys made through POST /v1/keys
+	madeSenderIDs quota // sender IDs requested through POST /v1/sender-ids
+
+	stored atomic.Int64 // recipients of campaigns and OTP messages stored, over every workspace and mode (see keep)
+	trimMu sync.Mutex   // one trim of the oldest campaigns at a time
 }
 
 type pinMessage struct{ pinID, pin string }
 
-func newStore() *store {
+// pinSent is a pin delivered to a phone at a time, for forgetting it from store.inbox.
+type pinSent struct {
+	phone, pinID string
+	at           int64
+}
+
+func newStore(maxWorkspaces, maxDND int) *store {
 	return &store{
-		workspaces: make(map[oid]*workspace),
-		keys:       make(map[string]*apiKey),
-		dnd:        make(map[uint64]struct{}),
-		inbox:      make(map[string]pinMessage),
+		workspaces:    make(map[oid]*workspace),
+		keys:          make(map[string]*apiKey),
+		maxWorkspaces: maxWorkspaces,
+		dnd:           make(map[uint64]struct{}),
+		maxDND:        maxDND,
+		inbox:         make(map[string]pinMessage),
 	}
 }
 
@@ -99,9 +113,10 @@ type workspace struct {
 type modeData struct {
 	balance   int64       // kobo
 	campaigns []*campaign // creation order, so ids ascend
-	msgFrom   int         // campaigns[msgFrom:] are kept as messages; older ones were forgotten
+	msgFrom   int         // campaigns[msgFrom:] are kept as messages; older ones' were cleared
 	otpMsgs   []*campaign // OTP messages kept, creation order
 	otps      map[string]*otp
+	otpOrder  fifo[*otp]         // otps in the order sent, to forget them otpRetention later
 	pending   map[string]*otp    // newest pending pin per phone
 	otpSends  map[string][]int64 // send times per phone inside the limit window
 }
@@ -162,13 +177,12 @@ const (
 
 var recipientStatusNames = [...]string{"sent", "delivered", "failed", "dnd"}
 
-// recipient is one number of a campaign in 24 bytes: the phone's digits as an integer with the
-// status in the top byte, when the status last changed, and where its name ends in the
-// campaign's names.
+// recipient is one number of a campaign in 16 bytes: the phone's digits as an integer with the
+// status in the top byte, and when the status last changed. Where its name ends in the
+// campaign's names is kept apart, in campaign.nameEnds, by personalised campaigns only.
 type recipient struct {
 	packed    uint64
 	updatedAt int64
-	nameEnd   uint32
 }
 
 func (r recipient) phone() string { return strconv.FormatUint(r.packed&(1<<56-1), 10) }
@@ -178,7 +192,8 @@ func (r *recipient) set(s uint8, at int64) {
 	r.updatedAt = at
 }
 
-// campaign is one accepted send and its recipients, in 144 bytes plus 24 per recipient. Its
+// campaign is one accepted send and its recipients, in 160 bytes plus 16 per recipient, and 4
+// more per recipient (plus the names' bytes) when {{name}} is filled per recipient. Its
 // messages are rendered on read from template and names: the text is stored once, not per
 // recipient. An OTP is kept as a campaign of one recipient outside the campaign list (flags has
 // msgOTP): its template is the text with the pin in place, names the pin and reference the pin ID.
@@ -190,11 +205,11 @@ type campaign struct {
 	flags      uint8 // msgOTP, msgPersonal
 	senderID   string
 	reference  string
-	template   string // the message as sent; "" once its messages are forgotten
-	names      string // every recipient's {{name}}, one after another (see recipient.nameEnd)
-	createdAt  int64  // unix nanoseconds
-	readyAt    int64  // when a processing campaign becomes sent
-	amount     int64  // kobo actually charged
+	template   string   // the message as sent; "" once its messages are forgotten
+	names      string   // every recipient's {{name}}, one after another
+	nameEnds   []uint32 // where recipient i's name ends in names; nil unless msgPersonal
+	createdAt  int64    // unix nanoseconds
+	amount     int64    // kobo actually charged
 	recipients []recipient
 	counts     [4]int32 // by recipient status
 }
@@ -202,9 +217,13 @@ type campaign struct {
 func (c *campaign) hasMessageID() bool { return c.status == campaignSent }
 func (c *campaign) messageID() string  { return "msg_" + c.id.String() }
 
+// processingDelay is how long a campaign of more than processingThreshold recipients stays
+// processing.
+const processingDelay = time.Second
+
 // settle moves a processing campaign to sent once its time has come.
 func (c *campaign) settle(now int64) {
-	if c.status == campaignProcessing && now >= c.readyAt {
+	if c.status == campaignProcessing && now >= c.createdAt+int64(processingDelay) {
 		c.status = campaignSent
 	}
 }
@@ -237,7 +256,8 @@ const (
 type otp struct {
 	pinID     string
 	phone     string
-	hash      [32]byte // sha256(pinID + ":" + pin)
+	hash      [32]byte  // sha256(pinID + ":" + pin)
+	msg       *campaign // the OTP's message, which also says when it was sent
 	expiresAt int64
 	attempts  int
 	state     uint8
@@ -298,11 +318,19 @@ func (st *store) onDND(phone uint64) bool {
 	return ok
 }
 
-// deliverPin is the phone receiving its OTP: the newest pin per number, for LatestOTP.
-func (st *store) deliverPin(phone, pinID, pin string) {
+// deliverPin is the phone receiving its OTP at now (unix nanoseconds): the newest pin per
+// number, for LatestOTP. Pins sent otpRetention ago or more are forgotten, and the oldest
+// past maxLatestPins, a few at each delivery.
+func (st *store) deliverPin(phone, pinID, pin string, now int64) {
 	st.inboxMu.Lock()
 	defer st.inboxMu.Unlock()
+	for q := &st.inboxOrder; q.len() > 0 && (q.front().at <= now-int64(otpRetention) || q.len() >= maxLatestPins); q.pop() {
+		if old := q.front(); st.inbox[old.phone].pinID == old.pinID {
+			delete(st.inbox, old.phone)
+		}
+	}
 	st.inbox[phone] = pinMessage{pinID: pinID, pin: pin}
+	st.inboxOrder.push(pinSent{phone: phone, pinID: pinID, at: now})
 }
 
 func (st *store) latestPin(phone string) (pinMessage, bool) {
@@ -312,17 +340,31 @@ func (st *store) latestPin(phone string) (pinMessage, bool) {
 	return m, ok
 }
 
-func (st *store) addDND(phones []uint64) int {
+// addDND puts phones on the register and returns how many numbers it holds, or adds none
+// when that would take it past its limit.
+func (st *store) addDND(phones []uint64) (int, *apiError) {
 	st.dndMu.Lock()
 	defer st.dndMu.Unlock()
+	if len(st.dnd)+len(phones) > st.maxDND { // maybe: count the numbers not on it yet
+		fresh := make(map[uint64]struct{}, min(len(phones), st.maxDND+1))
+		for _, p := range phones {
+			if _, on := st.dnd[p]; !on {
+				fresh[p] = struct{}{}
+				if len(st.dnd)+len(fresh) > st.maxDND {
+					return 0, errDNDLimit(st.maxDND, len(st.dnd))
+				}
+			}
+		}
+	}
 	for _, p := range phones {
 		st.dnd[p] = struct{}{}
 	}
-	return len(st.dnd)
+	return len(st.dnd), nil
 }
 
 // --- workspaces and keys ---------------------------------------------------------------------
 
+// addWorkspace adds a workspace, or returns nil when the store holds its limit of them.
 func (st *store) addWorkspace(id oid, country string, live, test int64) *workspace {
 	w := &workspace{id: id, country: country}
 	w.modes[0].balance, w.modes[1].balance = live, test
@@ -332,8 +374,11 @@ func (st *store) addWorkspace(id oid, country string, live, test int64) *workspa
 		w.modes[i].otpSends = make(map[string][]int64)
 	}
 	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.workspaces) >= st.maxWorkspaces {
+		return nil
+	}
 	st.workspaces[id] = w
-	st.mu.Unlock()
 	return w
 }
 
@@ -433,9 +478,10 @@ func errSenderNotActive(title string) *apiError {
 type sendOp struct {
 	from            string
 	reference       string
-	template        string // the message, {{name}} unfilled when personal
-	names           string // the recipients' names, one after another, when personal
-	personal        bool   // {{name}} is filled per recipient
+	template        string   // the message, {{name}} unfilled when personal
+	names           string   // the recipients' names, one after another, when personal
+	nameEnds        []uint32 // where each recipient's name ends in names, when personal
+	personal        bool     // {{name}} is filled per recipient
 	channel         uint8
 	maxParts        int
 	totalParts      int64       // parts summed over recipients
@@ -462,12 +508,13 @@ func (w *workspace) send(mode Mode, ids *idGen, op *sendOp, price int64, now tim
 	}
 	ns := now.UnixNano()
 	c := &campaign{
-		id: ids.next(), senderID: op.from, reference: op.reference, createdAt: ns, readyAt: ns,
+		id: ids.next(), senderID: op.from, reference: op.reference, createdAt: ns,
 		amount: amount, recipients: op.recipients, channel: op.channel, parts: uint8(op.maxParts),
-		status: campaignSent, template: op.template, names: op.names,
+		status: campaignSent, template: op.template,
 	}
 	if op.personal {
 		c.flags |= msgPersonal
+		c.names, c.nameEnds = op.names, op.nameEnds
 	}
 	md.balance -= amount
 	for i := range c.recipients {
@@ -485,7 +532,6 @@ func (w *workspace) send(mode Mode, ids *idGen, op *sendOp, price int64, now tim
 		c.counts = [4]int32{rcptFailed: int32(len(c.recipients))}
 	case len(c.recipients) > processingThreshold:
 		c.status = campaignProcessing
-		c.readyAt = ns + int64(time.Second)
 	}
 	md.campaigns = append(md.campaigns, c)
 	return c, nil
@@ -611,6 +657,7 @@ func (w *workspace) sendOTP(mode Mode, op *otpOp, price int64, now time.Time) (*
 	}
 	md := &w.modes[mode.index()]
 	ns := now.UnixNano()
+	md.forgetOTPs(ns)
 	sends := md.otpSends[op.phone]
 	for len(sends) > 0 && sends[0] <= ns-int64(otpWindow) {
 		sends = sends[1:]
@@ -631,15 +678,41 @@ func (w *workspace) sendOTP(mode Mode, op *otpOp, price int64, now time.Time) (*
 	o := &otp{pinID: newUUID(), phone: op.phone, expiresAt: ns + int64(op.ttl)}
 	o.hash = pinHash(o.pinID, op.pin)
 	md.otps[o.pinID] = o
+	md.otpOrder.push(o)
 	md.pending[op.phone] = o
 	p, _ := strconv.ParseUint(op.phone, 10, 64)
-	md.otpMsgs = append(md.otpMsgs, &campaign{
+	o.msg = &campaign{
 		id: op.id, parts: uint8(op.parts), flags: msgOTP, senderID: op.from, reference: o.pinID,
-		template: op.text, names: op.pin, createdAt: ns, readyAt: ns, amount: amount, status: campaignSent,
+		template: op.text, names: op.pin, createdAt: ns, amount: amount, status: campaignSent,
 		recipients: []recipient{{packed: p | uint64(rcptDelivered)<<56, updatedAt: ns}},
 		counts:     [4]int32{rcptDelivered: 1},
-	})
+	}
+	md.otpMsgs = append(md.otpMsgs, o.msg)
 	return o, amount, nil
+}
+
+// forgetOTPs drops the pin records sent otpRetention before now or earlier, with their
+// pending entry and their number's send times once none is inside the limit window; w.mu
+// must be held. Each record is dropped once, so the cost is amortised O(1) per OTP sent. The
+// OTP's message stays until the message limit or a clear forgets it.
+func (md *modeData) forgetOTPs(now int64) {
+	for q := &md.otpOrder; q.len() > 0 && q.front().msg.createdAt <= now-int64(otpRetention); q.pop() {
+		o := q.front()
+		delete(md.otps, o.pinID)
+		if md.pending[o.phone] == o {
+			delete(md.pending, o.phone)
+		}
+		sends := md.otpSends[o.phone]
+		for len(sends) > 0 && sends[0] <= now-int64(otpWindow) {
+			sends = sends[1:]
+		}
+		if len(sends) == 0 {
+			delete(md.otpSends, o.phone)
+		} else {
+			md.otpSends[o.phone] = sends
+		}
+		o.msg = nil
+	}
 }
 
 // verifyOTP checks pin against the stored hash in constant time and consumes the pin on a
@@ -665,6 +738,7 @@ func (w *workspace) verifyOTP(mode Mode, pinID, pin string, now time.Time) (o ot
 	h := pinHash(pinID, pin)
 	if subtle.ConstantTimeCompare(h[:], p.hash[:]) == 1 {
 		p.state = otpVerified
+		p.msg.flags |= msgVerified
 		return *p, true, rules.MaxPinAttempts - p.attempts, nil
 	}
 	p.attempts++

@@ -28,7 +28,8 @@ func (s *Server) newKey(name, prefix string, scopes uint8, createdAt, expiresAt 
 
 // createWorkspace adds a workspace with a live and a test key of every scope and the active
 // sender ID MOCKSMS. When seed holds credentials, the workspace reuses its id, keys and token.
-func (s *Server) createWorkspace(st *state, country string, live, test int64, seed *Workspace) Workspace {
+// It fails when the store holds its limit of workspaces.
+func (s *Server) createWorkspace(st *state, country string, live, test int64, seed *Workspace) (Workspace, *apiError) {
 	var ws Workspace
 	if seed != nil && seed.WorkspaceID != "" {
 		ws = *seed
@@ -39,6 +40,9 @@ func (s *Server) createWorkspace(st *state, country string, live, test int64, se
 		ws.WorkspaceID = id.String()
 	}
 	w := st.store.addWorkspace(id, country, live, test)
+	if w == nil {
+		return Workspace{}, errWorkspaceLimit(st.store.maxWorkspaces)
+	}
 	now := s.clock.Now().UnixNano()
 	lk, ls := s.newKey("Default live key", "pk_live", allScopes, now, 0, ws.LiveKey, ws.LiveSecret)
 	tk, ts := s.newKey("Default test key", "pk_test", allScopes, now, 0, ws.TestKey, ws.TestSecret)
@@ -54,5 +58,5 @@ func (s *Server) createWorkspace(st *state, country string, live, test int64, se
 		ws.DashboardToken = s.DashboardToken(ws.WorkspaceID, dashboardTokenTTL)
 	}
 	ws.URL = s.URL()
-	return ws
+	return ws, nil
 }

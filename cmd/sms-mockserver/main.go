@@ -17,11 +17,15 @@
 //	sms-mockserver [-addr 127.0.0.1:4010] [-jwt-secret S] [-generic-price 3.20] [-dnd-price 4.50]
 //	               [-live-balance 10000.00] [-test-balance 10000.00] [-rate-limit N]
 //	               [-read-timeout 30s] [-allow-host name]... [-gc-headroom-mb 32]
+//	               [-message-limit 1000000] [-workspace-limit 10000] [-dnd-limit 1000000]
 //
 // Prices are at most 10,000.00 NGN a part and balances at most 40,000,000,000,000,000.00 NGN.
 // A request body must arrive within -read-timeout. Requests must name a loopback host
 // (localhost, 127.0.0.0/8, ::1) or one given with -allow-host (repeatable, or comma
-// separated), for example the mock's name in a container network; others get 403.
+// separated), for example the mock's name in a container network; others get 403. Every store
+// is bounded: -message-limit recipients of campaigns and OTP messages (the oldest campaigns are
+// then forgotten entirely), -workspace-limit workspaces and -dnd-limit numbers on the
+// Do-Not-Disturb register (one more is refused).
 package main
 
 import (
@@ -104,6 +108,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Var(&hosts, "allow-host", "a host name requests may use besides loopback ones (repeatable)")
 	verbose := fs.Bool("v", false, "log one line per request on stderr")
 	gcHeadroom := fs.Int("gc-headroom-mb", 32, "let the heap grow this many MB past the live heap between collections while the live heap is smaller (0: the Go default)")
+	messageLimit := fs.Int("message-limit", mockserver.DefaultMaxMessages, "recipients of campaigns and OTP messages kept; past it the oldest campaigns are forgotten")
+	workspaceLimit := fs.Int("workspace-limit", mockserver.DefaultMaxWorkspaces, "workspaces the mock holds at most, the default one included")
+	dndLimit := fs.Int("dnd-limit", mockserver.DefaultMaxDND, "numbers the Do-Not-Disturb register holds at most")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -122,12 +129,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *readTimeout < 0 {
 		return errors.New("-read-timeout cannot be negative")
 	}
+	for name, n := range map[string]int{"message-limit": *messageLimit, "workspace-limit": *workspaceLimit, "dnd-limit": *dndLimit} {
+		if n < 1 {
+			return fmt.Errorf("-%s must be at least 1", name)
+		}
+	}
 	opts := []mockserver.Option{
 		mockserver.WithPrices(generic.kobo, dnd.kobo),
 		mockserver.WithBalances(live.kobo, test.kobo),
 		mockserver.WithRateLimit(*rateLimit),
 		mockserver.WithReadTimeout(*readTimeout),
 		mockserver.WithAllowedHosts(hosts...),
+		mockserver.WithMessageLimit(*messageLimit),
+		mockserver.WithWorkspaceLimit(*workspaceLimit),
+		mockserver.WithDNDLimit(*dndLimit),
 	}
 	if *jwtSecret != "" {
 		opts = append(opts, mockserver.WithJWTSecret([]byte(*jwtSecret)))

@@ -80,6 +80,10 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"-allow-host", "http://mock.test/"},
 		{"-allow-host", "mock.test:4010"},
 		{"-allow-host", ","},
+		{"-message-limit", "0"},
+		{"-workspace-limit", "-1"},
+		{"-dnd-limit", "0"},
+		{"-dnd-limit", "many"},
 	} {
 		// A flag wrongly accepted serves on a free port until the timeout, then fails here.
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -126,6 +130,44 @@ func TestHardening_FlagsReadTimeoutAndAllowHost(t *testing.T) {
 	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 
+	cancel()
+	require.NoError(t, <-done)
+}
+
+// TestRunAppliesTheStoreLimits: -workspace-limit and -dnd-limit reach the server.
+func TestRunAppliesTheStoreLimits(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-workspace-limit", "1", "-dnd-limit", "1", "-message-limit", "5"}, pw, io.Discard)
+		pw.Close()
+	}()
+	lines := bufio.NewScanner(pr)
+	require.True(t, lines.Scan(), "no startup line")
+	var ws struct{ URL string }
+	require.NoError(t, json.Unmarshal(lines.Bytes(), &ws))
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+
+	for _, tt := range []struct {
+		path, body string
+		want       int
+	}{
+		{"/_mock/workspaces", "", http.StatusConflict}, // the default one is the one allowed
+		{"/_mock/dnd", `{"numbers":["2348000000001"]}`, http.StatusOK},
+		{"/_mock/dnd", `{"numbers":["2348000000002"]}`, http.StatusBadRequest},
+	} {
+		req, err := http.NewRequest(http.MethodPost, ws.URL+tt.path, strings.NewReader(tt.body))
+		require.NoError(t, err)
+		if tt.body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		assert.Equal(t, tt.want, resp.StatusCode, tt.path+" "+tt.body)
+	}
 	cancel()
 	require.NoError(t, <-done)
 }
