@@ -8,10 +8,10 @@
 // Usage (from the module root):
 //
 //	go build -o /tmp/sms-mockserver ./cmd/sms-mockserver
-//	go run ./internal/loadbench -mock /tmp/sms-mockserver -route list -rounds 5 -d 5s
-//	go run ./internal/loadbench -mock /tmp/sms-mockserver -route send -rounds 5 -d 5s
-//	go run ./internal/loadbench -mock /tmp/sms-mockserver -route rss -sends 100000
-//	go run ./internal/loadbench -mock /tmp/sms-mockserver -route list -mock-args '-gc-headroom-mb 0'
+//	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route list -rounds 5 -d 5s
+//	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route send -rounds 5 -d 5s
+//	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route rss -sends 100000
+//	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route list -mock-args '-gc-headroom-mb 0'
 package main
 
 import (
