@@ -17,20 +17,11 @@ import (
 
 func TestRunPrintsStartupLineAndServes(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-live-balance", "12.50", "-jwt-secret", "s3cret"}, pw, io.Discard)
-		pw.Close()
-	}()
-
-	lines := bufio.NewScanner(pr)
-	require.True(t, lines.Scan(), "no startup line")
+	m := startRun(t, "-live-balance", "12.50", "-jwt-secret", "s3cret")
 	var ws struct {
 		URL, WorkspaceID, DashboardToken, LiveKey, LiveSecret, TestKey, TestSecret, SenderID, Inbox string
 	}
-	require.NoError(t, json.Unmarshal(lines.Bytes(), &ws))
+	require.NoError(t, json.Unmarshal([]byte(m.line), &ws))
 	assert.True(t, strings.HasPrefix(ws.URL, "http://127.0.0.1:"), ws.URL)
 	assert.True(t, strings.HasPrefix(ws.LiveKey, "pk_live_"))
 	assert.True(t, strings.HasPrefix(ws.LiveSecret, "sk_live_"))
@@ -40,7 +31,7 @@ func TestRunPrintsStartupLineAndServes(t *testing.T) {
 	assert.Len(t, ws.WorkspaceID, 24)
 	assert.Equal(t, 2, strings.Count(ws.DashboardToken, "."))
 	assert.Equal(t, ws.URL+"/", ws.Inbox)
-	assert.Contains(t, lines.Text(), `"senderId":"MOCKSMS","inbox":"`+ws.URL+`/"}`, "inbox comes last")
+	assert.Contains(t, m.line, `"senderId":"MOCKSMS","inbox":"`+ws.URL+`/"}`, "inbox comes last")
 
 	// The server accepts connections as soon as the line is out, with the flags applied.
 	req, err := http.NewRequest(http.MethodGet, ws.URL+"/v1/balance", nil)
@@ -54,14 +45,14 @@ func TestRunPrintsStartupLineAndServes(t *testing.T) {
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, string(body), `"balance":12.50`)
 
-	cancel()
+	m.cancel()
 	select {
-	case err := <-done:
+	case err := <-m.done:
 		require.NoError(t, err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("run did not return after its context was cancelled")
 	}
-	assert.False(t, lines.Scan(), "more than one line on stdout: %q", lines.Text())
+	assert.Empty(t, <-m.rest, "more than one line on stdout")
 }
 
 func TestRunRejectsBadFlags(t *testing.T) {
@@ -95,18 +86,9 @@ func TestRunRejectsBadFlags(t *testing.T) {
 
 func TestHardening_FlagsReadTimeoutAndAllowHost(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-read-timeout", "150ms", "-allow-host", "mock.test,[fd00::1]", "-allow-host", "sms-mock"}, pw, io.Discard)
-		pw.Close()
-	}()
-	lines := bufio.NewScanner(pr)
-	require.True(t, lines.Scan(), "no startup line")
+	m := startRun(t, "-read-timeout", "150ms", "-allow-host", "mock.test,[fd00::1]", "-allow-host", "sms-mock")
 	var ws struct{ URL string }
-	require.NoError(t, json.Unmarshal(lines.Bytes(), &ws))
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	require.NoError(t, json.Unmarshal([]byte(m.line), &ws))
 
 	for host, want := range map[string]int{"mock.test": 200, "sms-mock:4010": 200, "[fd00::1]:4010": 200, "other.test": 403} {
 		req, err := http.NewRequest(http.MethodGet, ws.URL+"/_mock/faults", nil)
@@ -130,25 +112,16 @@ func TestHardening_FlagsReadTimeoutAndAllowHost(t *testing.T) {
 	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 
-	cancel()
-	require.NoError(t, <-done)
+	m.cancel()
+	require.NoError(t, <-m.done)
 }
 
 // TestRunAppliesTheStoreLimits: -workspace-limit and -dnd-limit reach the server.
 func TestRunAppliesTheStoreLimits(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-workspace-limit", "1", "-dnd-limit", "1", "-message-limit", "5"}, pw, io.Discard)
-		pw.Close()
-	}()
-	lines := bufio.NewScanner(pr)
-	require.True(t, lines.Scan(), "no startup line")
+	m := startRun(t, "-workspace-limit", "1", "-dnd-limit", "1", "-message-limit", "5")
 	var ws struct{ URL string }
-	require.NoError(t, json.Unmarshal(lines.Bytes(), &ws))
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	require.NoError(t, json.Unmarshal([]byte(m.line), &ws))
 
 	for _, tt := range []struct {
 		path, body string
@@ -168,25 +141,17 @@ func TestRunAppliesTheStoreLimits(t *testing.T) {
 		_ = resp.Body.Close()
 		assert.Equal(t, tt.want, resp.StatusCode, tt.path+" "+tt.body)
 	}
-	cancel()
-	require.NoError(t, <-done)
+	m.cancel()
+	require.NoError(t, <-m.done)
 }
 
 // TestRunStopsWithAnEventStreamOpen: an open /_mock/events stream or long poll does not hold
 // up a graceful stop.
 func TestRunStopsWithAnEventStreamOpen(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, pw, io.Discard)
-		pw.Close()
-	}()
-	lines := bufio.NewScanner(pr)
-	require.True(t, lines.Scan(), "no startup line")
+	m := startRun(t)
 	var ws struct{ Inbox string }
-	require.NoError(t, json.Unmarshal(lines.Bytes(), &ws))
+	require.NoError(t, json.Unmarshal([]byte(m.line), &ws))
 
 	stream, err := http.Get(ws.Inbox + "_mock/events")
 	require.NoError(t, err)
@@ -205,9 +170,9 @@ func TestRunStopsWithAnEventStreamOpen(t *testing.T) {
 	time.Sleep(250 * time.Millisecond) // let the poll start waiting
 
 	start := time.Now()
-	cancel()
+	m.cancel()
 	select {
-	case err := <-done:
+	case err := <-m.done:
 		require.NoError(t, err)
 	case <-time.After(8 * time.Second):
 		t.Fatal("run did not stop with an event stream open")
@@ -216,4 +181,34 @@ func TestRunStopsWithAnEventStreamOpen(t *testing.T) {
 	assert.Equal(t, http.StatusOK, <-polled, "the long poll is answered, empty, when the server stops")
 	_, err = io.ReadAll(stream.Body)
 	assert.NoError(t, err, "the stream ends cleanly")
+}
+
+// running is the binary's run function started by startRun.
+type running struct {
+	line   string        // the startup line
+	rest   <-chan string // what run printed after it, once run returned
+	cancel func()        // stops run, as SIGINT does
+	done   <-chan error  // run's result
+}
+
+// startRun starts run with args on a free loopback port and waits for its startup line.
+func startRun(t *testing.T, args ...string) running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), pw, io.Discard)
+		pw.Close()
+	}()
+	lines := bufio.NewReader(pr)
+	line, err := lines.ReadString('\n')
+	require.NoError(t, err, "no startup line")
+	rest := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(lines)
+		rest <- string(b)
+	}()
+	return running{line: strings.TrimSuffix(line, "\n"), rest: rest, cancel: cancel, done: done}
 }
