@@ -81,12 +81,14 @@ type attemptTrace struct {
 	wrote   atomic.Bool // some of the request may have been written
 }
 
-// tracingTransport gives each attempt of a call an attemptTrace.
+// tracingTransport gives each attempt of a call that changes something an attemptTrace
+// (about 0.6 KB and 9 allocations). GETs are not traced: whether they were sent changes
+// neither their retries nor their errors.
 type tracingTransport struct{ base http.RoundTripper }
 
 func (t *tracingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	cl := callFrom(req.Context())
-	if cl == nil {
+	if cl == nil || cl.method == http.MethodGet {
 		return t.base.RoundTrip(req)
 	}
 	at := &attemptTrace{}
