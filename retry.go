@@ -29,7 +29,7 @@ const (
 	// 504 are retried.
 	retryIdempotent retryPolicy = iota
 	// retryUnsent is for calls that must not run twice: they are retried only when the
-	// request cannot have been processed (the connection could not be made) or on a 429.
+	// request cannot have been processed (no byte of it was written; see unsent) or on a 429.
 	retryUnsent
 )
 
@@ -217,7 +217,8 @@ func unsent(err error, at *attemptTrace) bool {
 		errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &badCert)
 }
 
-// backoff is the client's Backoff: the server's Retry-After when there is one, capped at hi;
+// backoff is the client's Backoff: the server's Retry-After when there is one, capped at hi
+// (a longer one is not retried: see retryable);
 // otherwise a wait drawn uniformly between lo and a ceiling that doubles with each attempt,
 // from lo up to hi.
 func backoff(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
