@@ -26,13 +26,14 @@
 // # Retries
 //
 // GET requests, SMS.Send and Campaigns.Create are retried on connection errors, 429, 500, 502,
-// 503 and 504, with exponential backoff and jitter, honouring Retry-After up to the maximum
-// wait. Sends are safe to retry because every attempt carries the same reference, which the
-// server deduplicates. OTP.Send, OTP.Verify, SenderIDs.Request and Keys.Create and Revoke are
-// retried only when the request cannot have been processed (the connection could not be made,
-// or a 429); after an ambiguous failure they return an error matching ErrOutcomeUnknown. The
-// final error is the API's error of the last response, and a cancelled context ends a wait at
-// once.
+// 503 and 504, with exponential backoff and jitter, honouring a Retry-After of up to the
+// maximum wait; a longer one returns the error at once. Sends are safe to retry because every
+// attempt carries the same reference, which the server deduplicates. OTP.Send, OTP.Verify,
+// SenderIDs.Request and Keys.Create and Revoke are retried only when the request cannot have
+// been processed (no byte of it was written, or a 429); after any other failure they return
+// an error matching ErrOutcomeUnknown. The final error is the API's error of the last
+// response, and a cancelled context ends a wait at once, with an error that matches both the
+// context's error and the last response's.
 //
 // # Money and lists
 //

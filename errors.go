@@ -38,8 +38,9 @@ var (
 	// ErrServer matches any 5xx.
 	ErrServer = errors.New("sms: server error")
 	// ErrOutcomeUnknown matches an error after which the request may or may not have taken
-	// effect: the connection failed after the request was sent, or the context ended while
-	// waiting for the answer. Calls that are not retried automatically (OTP.Send, OTP.Verify,
+	// effect: the attempt failed once a byte of the request may have been written (a dropped
+	// connection, a malformed TLS record, a timeout), or the context ended while waiting for
+	// the answer. Calls that are not retried automatically (OTP.Send, OTP.Verify,
 	// Keys.*, SenderIDs.Request) return it so that the caller decides; SMS.Send and
 	// Campaigns.Create return it only when every retry failed, and may then be called again
 	// with the same Reference without sending or charging twice.

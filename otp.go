@@ -28,9 +28,10 @@ const (
 // OTPService sends one-time passwords by SMS and verifies them.
 //
 // Its calls are not repeated after the request may have reached the server: they are retried
-// only when the connection could not be made, or on a 429. After an ambiguous failure (the
-// connection dropped after sending, a timeout) they return an error matching
-// ErrOutcomeUnknown, and the caller decides.
+// only when no byte of the request was written (the connection or its TLS handshake failed),
+// or on a 429. After an ambiguous failure (the connection dropped or a malformed TLS record
+// came after sending, a timeout) they return an error matching ErrOutcomeUnknown, and the
+// caller decides.
 type OTPService struct{ c *core }
 
 // SendOTPParams is the input of OTPService.Send.

