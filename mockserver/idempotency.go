@@ -61,8 +61,7 @@ type idempotency struct {
 type idemSpace struct {
 	mu      sync.Mutex
 	entries map[idemKey]*idemEntry
-	queue   []*idemEntry
-	head    int // queue[:head] are popped
+	queue   fifo[*idemEntry]
 }
 
 func newIdempotency(limit int) *idempotency {
@@ -106,7 +105,7 @@ func (m *idempotency) finish(ws oid, e *idemEntry, status int, body []byte, now 
 	defer sp.mu.Unlock()
 	if status >= 200 && status < 300 && body != nil {
 		e.status, e.body, e.expires = int32(status), body, now+int64(idempotencyWindow)
-		sp.queue = append(sp.queue, e)
+		sp.queue.push(e)
 	} else if sp.entries[e.key] == e {
 		delete(sp.entries, e.key)
 	}
@@ -116,26 +115,20 @@ func (m *idempotency) finish(ws oid, e *idemEntry, status int, body []byte, now 
 
 // expire forgets the answered entries whose window has passed; sp.mu must be held.
 func (sp *idemSpace) expire(now int64) {
-	for sp.head < len(sp.queue) && now >= sp.queue[sp.head].expires {
+	for sp.queue.len() > 0 && now >= sp.queue.front().expires {
 		sp.pop()
 	}
 }
 
 // pop forgets the oldest answered entry and reports whether there was one; sp.mu must be held.
 func (sp *idemSpace) pop() bool {
-	if sp.head == len(sp.queue) {
+	if sp.queue.len() == 0 {
 		return false
 	}
-	e := sp.queue[sp.head]
-	sp.queue[sp.head] = nil
-	sp.head++
+	e := sp.queue.front()
+	sp.queue.pop()
 	if sp.entries[e.key] == e { // a newer request may have taken the reference over
 		delete(sp.entries, e.key)
-	}
-	if sp.head >= 1024 && sp.head*2 >= len(sp.queue) { // reuse the front of the slice
-		n := copy(sp.queue, sp.queue[sp.head:])
-		clear(sp.queue[n:])
-		sp.queue, sp.head = sp.queue[:n], 0
 	}
 	return true
 }

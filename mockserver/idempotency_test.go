@@ -124,7 +124,7 @@ func TestIdempotencyExpiresFromTheQueue(t *testing.T) {
 		assert.Equal(t, tt.stored, m.stored(ws), "at %v", time.Duration(tt.at))
 	}
 	sp := m.space(ws)
-	assert.Equal(t, sp.head, len(sp.queue), "the queue is empty")
+	assert.Zero(t, sp.queue.len(), "the queue is empty")
 }
 
 func (m *idempotency) expireAt(ws oid, now int64) {
@@ -155,6 +155,6 @@ func TestIdempotencyQueueIsCompacted(t *testing.T) {
 	}
 	sp := m.space(ws)
 	assert.Equal(t, 10, m.stored(ws))
-	assert.Less(t, len(sp.queue)-sp.head, 11)
-	assert.Less(t, cap(sp.queue), 4096, "popped entries do not pile up at the front of the queue")
+	assert.Less(t, sp.queue.len(), 11)
+	assert.Less(t, cap(sp.queue.items), 4096, "popped entries do not pile up at the front of the queue")
 }
