@@ -12,6 +12,17 @@ import (
 )
 
 // randomWireText is a string of pieces that JSON escapes in different ways.
+// MarshalJSON is the plain encoding/json form of a recipient that campaignBody must match.
+func (r wireRecipient) MarshalJSON() ([]byte, error) {
+	if r.Name == "" {
+		return json.Marshal(r.Phone)
+	}
+	return json.Marshal(struct {
+		Phone string `json:"phone"`
+		Name  string `json:"name"`
+	}{r.Phone, r.Name})
+}
+
 func randomWireText(r *rand.Rand) string {
 	pieces := []string{"a", "7", " ", "{{name}}", "é", "😀", "<", ">", "&", "\"", "\\", "\n", "\x01",
 		"\u2028", "\xff"}

@@ -3,7 +3,6 @@ package sms
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -85,28 +84,24 @@ func (s *CampaignsService) Create(ctx context.Context, p *CreateCampaignParams) 
 }
 
 // wireRecipient is a campaign recipient on the wire: a number, or {phone, name} when named.
+// campaignBody writes it; the tests' MarshalJSON, which campaignBody is checked against, says
+// the same with encoding/json.
 type wireRecipient Recipient
 
-func (r wireRecipient) MarshalJSON() ([]byte, error) {
-	if r.Name == "" {
-		return json.Marshal(r.Phone)
-	}
-	return json.Marshal(struct {
-		Phone string `json:"phone"`
-		Name  string `json:"name"`
-	}{r.Phone, r.Name})
-}
-
-// campaignBody is the request body of POST /v1/sms/campaigns. Its MarshalJSON writes exactly
-// what encoding/json writes for sendBody[wireRecipient], appending the recipients one after
-// the other instead of calling wireRecipient.MarshalJSON, and json.Marshal, for each.
+// campaignBody is the request body of POST /v1/sms/campaigns (Campaigns.Create and every
+// batch of SendBulk). Its MarshalJSON writes exactly what encoding/json writes for
+// sendBody[wireRecipient] with a recipient a number or {phone, name}, appending the
+// recipients one after the other instead of a json.Marshal each.
 type campaignBody sendBody[wireRecipient]
 
 // MarshalJSON writes the body with encoding/json's escaping (HTML characters included).
 func (b campaignBody) MarshalJSON() ([]byte, error) {
 	n := 64 + len(b.From) + len(b.Message) + len(b.Reference)
 	for _, r := range b.To {
-		n += len(r.Phone) + len(r.Name) + 3
+		n += len(r.Phone) + 3 // "phone",
+		if r.Name != "" {
+			n += len(r.Name) + 20 // {"phone":,"name":""}
+		}
 	}
 	out := make([]byte, 0, n)
 	out = append(out, `{"to":`...)
