@@ -298,7 +298,7 @@ func BenchmarkMessageMemory(b *testing.B) {
 			if e != nil {
 				b.Fatal(e)
 			}
-			s.keep(s.state.Load().store, len(c.recipients))
+			s.keep(s.state.Load().store, c.recipients)
 		}
 		after := liveHeap()
 		if got := len(s.Messages(Filter{To: "2348000000007"})); got != 1 {

@@ -1,12 +1,16 @@
 package mockserver_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"math"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -318,4 +322,80 @@ func TestConcurrentKeysAndRevocation(t *testing.T) {
 	}
 	out[8].wantStatus(http.StatusOK)
 	e.do(http.MethodGet, "/v1/balance", nil, withKey(pub, sec)).wantError(401, "unauthorized")
+}
+
+// TestSendAnswersWhileCampaignsSettle: the answer of a send is the campaign as it was
+// accepted, whatever happens to the campaign once the store lets go of it. Four clients send
+// campaigns of 101 recipients (accepted as processing) in process while four others move the
+// clock past the processing delay and list the campaigns, which settles them. Under -race a
+// send answer that still reads the stored campaign while a listing settles it is reported.
+func TestSendAnswersWhileCampaignsSettle(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.New(mockserver.WithBalances(mockserver.MaxBalance, mockserver.MaxBalance))
+	ws := srv.Default()
+	hc := &http.Client{Transport: srv.Transport()}
+	do := func(method, path string, body []byte) (int, []byte) {
+		req, err := http.NewRequest(method, "http://mock.invalid"+path, bytes.NewReader(body))
+		if err != nil {
+			panic(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-API-Key", ws.LiveKey)
+		req.Header.Set("X-API-Secret", ws.LiveSecret)
+		resp, err := hc.Do(req)
+		if err != nil {
+			panic(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			panic(err)
+		}
+		return resp.StatusCode, b
+	}
+	body, err := json.Marshal(M{"to": nums(0, 101), "from": mockserver.DefaultSenderID, "message": "hi"})
+	require.NoError(t, err)
+
+	const senders, listers, rounds = 4, 4, 25
+	var wg sync.WaitGroup
+	answers := make(chan []byte, senders*rounds)
+	for range senders {
+		wg.Go(func() {
+			for range rounds {
+				status, b := do(http.MethodPost, "/v1/sms/campaigns", body)
+				if status != http.StatusAccepted {
+					t.Errorf("send: %d %s", status, b)
+					return
+				}
+				answers <- b
+			}
+		})
+	}
+	for range listers {
+		wg.Go(func() {
+			for range rounds {
+				if err := srv.Advance(2 * time.Second); err != nil {
+					t.Error(err)
+					return
+				}
+				if status, b := do(http.MethodGet, "/v1/sms/campaigns?limit=100", nil); status != http.StatusOK {
+					t.Errorf("list: %d %s", status, b)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(answers)
+	for b := range answers {
+		var out struct {
+			Campaign struct {
+				Status    string  `json:"status"`
+				MessageID *string `json:"message_id"`
+			} `json:"campaign"`
+		}
+		require.NoError(t, json.Unmarshal(b, &out), "%s", b)
+		assert.Equal(t, "processing", out.Campaign.Status, "a campaign of 101 is accepted as processing: %s", b)
+		assert.Nil(t, out.Campaign.MessageID, "%s", b)
+	}
 }

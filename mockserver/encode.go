@@ -96,7 +96,7 @@ func appendNaira(b []byte, kobo int64) []byte {
 }
 
 // sentAnswer is the answer of POST /v1/sms/send and /v1/sms/campaigns: sendResponse.
-type sentAnswer struct{ c *campaign }
+type sentAnswer struct{ c *accepted }
 
 func (a sentAnswer) appendJSON(b []byte) []byte {
 	c := a.c
@@ -113,7 +113,7 @@ func (a sentAnswer) appendJSON(b []byte) []byte {
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"recipients":`...)
-	b = strconv.AppendInt(b, int64(len(c.recipients)), 10)
+	b = strconv.AppendInt(b, int64(c.recipients), 10)
 	b = append(b, `,"amount":`...)
 	b = appendNaira(b, c.amount)
 	b = append(b, `,"currency":"NGN","sms_parts":`...)

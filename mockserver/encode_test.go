@@ -81,9 +81,9 @@ func FuzzCampaignEncoding(f *testing.F) {
 		if !bytes.Equal(want, got) {
 			t.Fatalf("encoding/json:\n%s\nhand-written:\n%s", want, got)
 		}
-		c.recipients = make([]recipient, parts%8)
-		want = stdJSON(t, sendResponse{Message: "SMS request accepted.", Campaign: sentOut(&c)})
-		if got := (sentAnswer{&c}).appendJSON(nil); !bytes.Equal(want, got) {
+		a := accepted{campaign: c, recipients: int(parts % 8)}
+		want = stdJSON(t, sendResponse{Message: "SMS request accepted.", Campaign: sentOut(&a)})
+		if got := (sentAnswer{&a}).appendJSON(nil); !bytes.Equal(want, got) {
 			t.Fatalf("encoding/json:\n%s\nhand-written:\n%s", want, got)
 		}
 	})
@@ -95,9 +95,8 @@ func TestSentAnswerEncoding(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(11, 12))
 	for range 2000 {
-		c := randomCampaign(r)
-		c.recipients = make([]recipient, r.IntN(5))
-		want := stdJSON(t, sendResponse{Message: "SMS request accepted.", Campaign: sentOut(&c)})
-		require.Equal(t, string(want), string(sentAnswer{&c}.appendJSON(nil)))
+		a := accepted{campaign: randomCampaign(r), recipients: r.IntN(5)}
+		want := stdJSON(t, sendResponse{Message: "SMS request accepted.", Campaign: sentOut(&a)})
+		require.Equal(t, string(want), string(sentAnswer{&a}.appendJSON(nil)))
 	}
 }

@@ -190,14 +190,8 @@ func (s *Server) walletMoved(w *workspace, mode Mode) {
 }
 
 // sent records the messages of a campaign just accepted and announces them.
-func (s *Server) sent(rq *request, c *campaign) {
-	rq.ws.mu.Lock()
-	n, status := len(c.recipients), campaignStatusNames[c.status]
-	to := make([]string, 0, min(n, 20))
-	for _, r := range c.recipients[:cap(to)] {
-		to = append(to, r.phone())
-	}
-	rq.ws.mu.Unlock()
+func (s *Server) sent(rq *request, c *accepted) {
+	n, status, to := c.recipients, campaignStatusNames[c.status], c.to
 	s.keep(rq.st.store, n)
 	s.publish("messages.created", struct {
 		CampaignID  string   `json:"campaignId"`

@@ -245,9 +245,9 @@ type sentCampaign struct {
 	SMSParts   int         `json:"sms_parts"`
 }
 
-func sentOut(c *campaign) sentCampaign {
+func sentOut(c *accepted) sentCampaign {
 	out := sentCampaign{
-		ID: c.id.String(), Status: campaignStatusNames[c.status], Recipients: len(c.recipients),
+		ID: c.id.String(), Status: campaignStatusNames[c.status], Recipients: c.recipients,
 		Amount: nairaNumber(c.amount), Currency: "NGN", SMSParts: int(c.parts),
 	}
 	if c.hasMessageID() {
@@ -397,8 +397,8 @@ func (s *Server) send(rq *request, in *sendFields, targets []target, personalize
 	if e != nil {
 		return 0, nil, e
 	}
-	s.sent(rq, c)
-	return http.StatusAccepted, sentAnswer{c}, nil // sendResponse of sentOut(c), written by hand
+	s.sent(rq, &c)
+	return http.StatusAccepted, sentAnswer{&c}, nil // sendResponse of sentOut(c), written by hand
 }
 
 func checkSender(from *string) *apiError {

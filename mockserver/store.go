@@ -493,18 +493,27 @@ type sendOp struct {
 // processing and sent a second later.
 const processingThreshold = 100
 
+// accepted is a campaign as a send accepted it, copied under the workspace's lock: the stored
+// campaign moves on afterwards (a listing settles it, a delivery moves its recipients) and is
+// never read without the lock.
+type accepted struct {
+	campaign            // without its recipients
+	recipients int      // how many
+	to         []string // the first 20 numbers, for the event
+}
+
 // send debits the wallet and creates the campaign in one step: either both happen or neither.
 // The campaign's id is taken under the lock, so that a mode's campaigns stay in id order.
-func (w *workspace) send(mode Mode, ids *idGen, op *sendOp, price int64, now time.Time) (*campaign, *apiError) {
+func (w *workspace) send(mode Mode, ids *idGen, op *sendOp, price int64, now time.Time) (accepted, *apiError) {
 	amount := op.totalParts * price
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.activeSender(op.from) {
-		return nil, errSenderNotActive(op.from)
+		return accepted{}, errSenderNotActive(op.from)
 	}
 	md := &w.modes[mode.index()]
 	if md.balance < amount {
-		return nil, newError(http.StatusPaymentRequired, "Insufficient wallet balance.")
+		return accepted{}, newError(http.StatusPaymentRequired, "Insufficient wallet balance.")
 	}
 	ns := now.UnixNano()
 	c := &campaign{
@@ -534,7 +543,12 @@ func (w *workspace) send(mode Mode, ids *idGen, op *sendOp, price int64, now tim
 		c.status = campaignProcessing
 	}
 	md.campaigns = append(md.campaigns, c)
-	return c, nil
+	a := accepted{campaign: *c, recipients: len(c.recipients), to: make([]string, 0, min(len(c.recipients), 20))}
+	a.campaign.recipients = nil
+	for _, r := range c.recipients[:cap(a.to)] {
+		a.to = append(a.to, r.phone())
+	}
+	return a, nil
 }
 
 func (w *workspace) listCampaigns(mode Mode, page, limit int, now int64) (views []campaign, total int) {
