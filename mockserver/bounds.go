@@ -96,31 +96,6 @@ func (q *quota) take(limit int) bool {
 // give uncounts one taken for something that was not made after all.
 func (q *quota) give() { q.n.Add(-1) }
 
-// fifo is a first-in-first-out queue whose pops are amortised O(1): the popped front is
-// reclaimed when it is at least half of the backing array.
-type fifo[T any] struct {
-	items []T
-	head  int
-}
-
-func (q *fifo[T]) push(v T) { q.items = append(q.items, v) }
-
-func (q *fifo[T]) len() int { return len(q.items) - q.head }
-
-// front returns the oldest item; the queue must not be empty.
-func (q *fifo[T]) front() T { return q.items[q.head] }
-
-func (q *fifo[T]) pop() {
-	var zero T
-	q.items[q.head] = zero
-	q.head++
-	if q.head == len(q.items) {
-		q.items, q.head = q.items[:0], 0
-	} else if q.head >= len(q.items)/2 && q.head >= 32 {
-		q.items, q.head = append(q.items[:0:0], q.items[q.head:]...), 0
-	}
-}
-
 // trimTarget is how many recipients and OTP messages a trim leaves when the store is past
 // limit: limit less a 64th, so that a full store is trimmed once per limit/64 stored, not at
 // every send. Limits under 64 are kept exactly.

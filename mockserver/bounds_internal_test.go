@@ -36,38 +36,12 @@ func TestOTPStoresShrink(t *testing.T) {
 		defer w.mu.Unlock()
 		st.inboxMu.Lock()
 		defer st.inboxMu.Unlock()
-		return []int{len(md.otps), md.otpOrder.len(), len(md.pending), len(md.otpSends), len(st.inbox), st.inboxOrder.len()}
+		return []int{len(md.otps), md.otpOrder.Len(), len(md.pending), len(md.otpSends), len(st.inbox), st.inboxOrder.Len()}
 	}
 	assert.Equal(t, []int{50, 50, 10, 10, 10, 50}, sizes())
 
 	send("2348000000099", start.Add(49*time.Minute+otpRetention))
 	assert.Equal(t, []int{1, 1, 1, 1, 1, 1}, sizes())
-}
-
-// TestFIFO: the queue gives items back in order through pushes, pops and compactions.
-func TestFIFO(t *testing.T) {
-	t.Parallel()
-	var q fifo[int]
-	next, want := 0, 0
-	for round := range 20 {
-		for range round * 7 {
-			q.push(next)
-			next++
-		}
-		for range round * 5 {
-			require.Equal(t, want, q.front())
-			q.pop()
-			want++
-		}
-		require.Equal(t, next-want, q.len())
-		require.LessOrEqual(t, len(q.items), 2*q.len()+64, "the popped front is reclaimed")
-	}
-	for q.len() > 0 {
-		require.Equal(t, want, q.front())
-		q.pop()
-		want++
-	}
-	assert.Equal(t, next, want)
 }
 
 // TestMadeKeyAndSenderIDLimits: past maxMadeKeys a new key is 400, past maxMadeSenderIDs a new

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/fifo"
+
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -61,7 +63,7 @@ type idempotency struct {
 type idemSpace struct {
 	mu      sync.Mutex
 	entries map[idemKey]*idemEntry
-	queue   fifo[*idemEntry]
+	queue   fifo.Queue[*idemEntry]
 }
 
 func newIdempotency(limit int) *idempotency {
@@ -105,7 +107,7 @@ func (m *idempotency) finish(ws oid, e *idemEntry, status int, body []byte, now 
 	defer sp.mu.Unlock()
 	if status >= 200 && status < 300 && body != nil {
 		e.status, e.body, e.expires = int32(status), body, now+int64(idempotencyWindow)
-		sp.queue.push(e)
+		sp.queue.Push(e)
 	} else if sp.entries[e.key] == e {
 		delete(sp.entries, e.key)
 	}
@@ -115,18 +117,18 @@ func (m *idempotency) finish(ws oid, e *idemEntry, status int, body []byte, now 
 
 // expire forgets the answered entries whose window has passed; sp.mu must be held.
 func (sp *idemSpace) expire(now int64) {
-	for sp.queue.len() > 0 && now >= sp.queue.front().expires {
+	for sp.queue.Len() > 0 && now >= sp.queue.Front().expires {
 		sp.pop()
 	}
 }
 
 // pop forgets the oldest answered entry and reports whether there was one; sp.mu must be held.
 func (sp *idemSpace) pop() bool {
-	if sp.queue.len() == 0 {
+	if sp.queue.Len() == 0 {
 		return false
 	}
-	e := sp.queue.front()
-	sp.queue.pop()
+	e := sp.queue.Front()
+	sp.queue.Pop()
 	if sp.entries[e.key] == e { // a newer request may have taken the reference over
 		delete(sp.entries, e.key)
 	}

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/fifo"
+
 	"crypto/sha256"
 	"crypto/subtle"
 	"net/http"
@@ -70,7 +72,7 @@ type store struct {
 
 	inboxMu    sync.Mutex
 	inbox      map[string]pinMessage // the newest OTP each phone received, for /_mock/otps/latest
-	inboxOrder fifo[pinSent]         // every pin of inbox and older ones, in the order sent
+	inboxOrder fifo.Queue[pinSent]   // every pin of inbox and older ones, in the order sent
 
 	madeKeys      quota // keys made through POST /v1/keys
 	madeSenderIDs quota // sender IDs requested through POST /v1/sender-ids
@@ -116,7 +118,7 @@ type modeData struct {
 	msgFrom   int         // campaigns[msgFrom:] are kept as messages; older ones' were cleared
 	otpMsgs   []*campaign // OTP messages kept, creation order
 	otps      map[string]*otp
-	otpOrder  fifo[*otp]         // otps in the order sent, to forget them otpRetention later
+	otpOrder  fifo.Queue[*otp]   // otps in the order sent, to forget them otpRetention later
 	pending   map[string]*otp    // newest pending pin per phone
 	otpSends  map[string][]int64 // send times per phone inside the limit window
 }
@@ -324,13 +326,13 @@ func (st *store) onDND(phone uint64) bool {
 func (st *store) deliverPin(phone, pinID, pin string, now int64) {
 	st.inboxMu.Lock()
 	defer st.inboxMu.Unlock()
-	for q := &st.inboxOrder; q.len() > 0 && (q.front().at <= now-int64(otpRetention) || q.len() >= maxLatestPins); q.pop() {
-		if old := q.front(); st.inbox[old.phone].pinID == old.pinID {
+	for q := &st.inboxOrder; q.Len() > 0 && (q.Front().at <= now-int64(otpRetention) || q.Len() >= maxLatestPins); q.Pop() {
+		if old := q.Front(); st.inbox[old.phone].pinID == old.pinID {
 			delete(st.inbox, old.phone)
 		}
 	}
 	st.inbox[phone] = pinMessage{pinID: pinID, pin: pin}
-	st.inboxOrder.push(pinSent{phone: phone, pinID: pinID, at: now})
+	st.inboxOrder.Push(pinSent{phone: phone, pinID: pinID, at: now})
 }
 
 func (st *store) latestPin(phone string) (pinMessage, bool) {
@@ -692,7 +694,7 @@ func (w *workspace) sendOTP(mode Mode, op *otpOp, price int64, now time.Time) (*
 	o := &otp{pinID: newUUID(), phone: op.phone, expiresAt: ns + int64(op.ttl)}
 	o.hash = pinHash(o.pinID, op.pin)
 	md.otps[o.pinID] = o
-	md.otpOrder.push(o)
+	md.otpOrder.Push(o)
 	md.pending[op.phone] = o
 	p, _ := strconv.ParseUint(op.phone, 10, 64)
 	o.msg = &campaign{
@@ -710,8 +712,8 @@ func (w *workspace) sendOTP(mode Mode, op *otpOp, price int64, now time.Time) (*
 // must be held. Each record is dropped once, so the cost is amortised O(1) per OTP sent. The
 // OTP's message stays until the message limit or a clear forgets it.
 func (md *modeData) forgetOTPs(now int64) {
-	for q := &md.otpOrder; q.len() > 0 && q.front().msg.createdAt <= now-int64(otpRetention); q.pop() {
-		o := q.front()
+	for q := &md.otpOrder; q.Len() > 0 && q.Front().msg.createdAt <= now-int64(otpRetention); q.Pop() {
+		o := q.Front()
 		delete(md.otps, o.pinID)
 		if md.pending[o.phone] == o {
 			delete(md.pending, o.phone)
