@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -23,7 +25,7 @@ import (
 func benchServer(tb testing.TB) (*Server, *workspace) {
 	tb.Helper()
 	s := New(WithBalances(1<<60, 1<<60))
-	id, ok := parseOID(s.Default().WorkspaceID)
+	id, ok := ids.Parse(s.Default().WorkspaceID)
 	if !ok {
 		tb.Fatal("default workspace id")
 	}
@@ -106,7 +108,7 @@ func BenchmarkListCampaigns(b *testing.B) {
 			Data       []campaignJSON `json:"data"`
 			Pagination pagination     `json:"pagination"`
 			RequestID  string         `json:"requestId"`
-		}{data, pagination{1, 20, total}, "req_" + s.ids.next().String()}
+		}{data, pagination{1, 20, total}, "req_" + s.ids.Next().String()}
 		baseline := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusOK)
@@ -221,8 +223,8 @@ func BenchmarkIdempotencyMemory(b *testing.B) {
 		before := liveHeap()
 		for i := range n {
 			ref := fmt.Sprintf("order-%030d", i)
-			e, _, _ := m.begin(oid{1}, newIdemKey(Live, ref), [32]byte{}, int64(i))
-			m.finish(oid{1}, e, http.StatusAccepted, answer, int64(i))
+			e, _, _ := m.begin(ids.ID{1}, newIdemKey(Live, ref), [32]byte{}, int64(i))
+			m.finish(ids.ID{1}, e, http.StatusAccepted, answer, int64(i))
 		}
 		after := liveHeap()
 		runtime.KeepAlive(m)
@@ -313,7 +315,7 @@ func BenchmarkMessageMemory(b *testing.B) {
 		for i := range n {
 			now := s.clock.Now().Add(time.Duration(i) * time.Millisecond) // all within the records' 2-hour retention
 			phone := strconv.Itoa(2348000000000 + i)
-			if _, _, e := w.sendOTP(Live, &otpOp{id: s.ids.next(), from: DefaultSenderID, phone: phone,
+			if _, _, e := w.sendOTP(Live, &otpOp{id: s.ids.Next(), from: DefaultSenderID, phone: phone,
 				text: "Your code is 123456", parts: 1, ttl: time.Minute, pin: "123456"}, DefaultGenericPrice, now); e != nil {
 				b.Fatal(e)
 			}

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
+
 	"container/heap"
 	"sync/atomic"
 	"time"
@@ -137,7 +139,7 @@ func (st *store) trim(target int64) {
 }
 
 // oldest is the id of the oldest campaign (or OTP message) of the mode; w.mu must be held.
-func (md *modeData) oldest(otp bool) (oid, bool) {
+func (md *modeData) oldest(otp bool) (ids.ID, bool) {
 	if otp {
 		if len(md.otpMsgs) > 0 {
 			return md.otpMsgs[0].id, true
@@ -145,12 +147,12 @@ func (md *modeData) oldest(otp bool) (oid, bool) {
 	} else if len(md.campaigns) > 0 {
 		return md.campaigns[0].id, true
 	}
-	return oid{}, false
+	return ids.ID{}, false
 }
 
 // forgetOldest forgets the oldest campaign (or OTP message) of the mode if its id is still id
 // (a clear may have gone first), and returns how many recipients it had; w.mu must be held.
-func (md *modeData) forgetOldest(otp bool, id oid) int {
+func (md *modeData) forgetOldest(otp bool, id ids.ID) int {
 	switch {
 	case otp && len(md.otpMsgs) > 0 && md.otpMsgs[0].id == id:
 		md.otpMsgs[0] = nil
@@ -170,7 +172,7 @@ func (md *modeData) forgetOldest(otp bool, id oid) int {
 // listHead is the oldest item of one list of a workspace, for trim's heap.
 type listHead struct {
 	w    *workspace
-	id   oid
+	id   ids.ID
 	mode uint8
 	otp  bool
 }
@@ -179,7 +181,7 @@ type listHead struct {
 type headHeap []listHead
 
 func (h headHeap) Len() int           { return len(h) }
-func (h headHeap) Less(i, j int) bool { return h[i].id.less(h[j].id) }
+func (h headHeap) Less(i, j int) bool { return h[i].id.Less(h[j].id) }
 func (h headHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 func (h *headHeap) Push(x any)        { *h = append(*h, x.(listHead)) }
 func (h *headHeap) Pop() any {

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
+
 	"runtime"
 	"strconv"
 	"testing"
@@ -51,7 +53,7 @@ func BenchmarkBoundsMemory(b *testing.B) {
 		pin += measure(pins, func(s *Server, st *store) {
 			now := s.clock.Now().UnixNano()
 			for i := range pins {
-				st.deliverPin(strconv.Itoa(2348000000000+i), newUUID(), strconv.Itoa(100000+i), now)
+				st.deliverPin(strconv.Itoa(2348000000000+i), ids.UUID(), strconv.Itoa(100000+i), now)
 			}
 		})
 		key += measure(made, func(s *Server, st *store) {
@@ -66,7 +68,7 @@ func BenchmarkBoundsMemory(b *testing.B) {
 			w := st.workspace(s.mustDefaultID(b))
 			now := s.clock.Now().UnixNano()
 			for i := range made {
-				if _, e := w.requestSenderID(&senderID{id: s.ids.next(), title: "S" + strconv.Itoa(1000000+i),
+				if _, e := w.requestSenderID(&senderID{id: s.ids.Next(), title: "S" + strconv.Itoa(1000000+i),
 					usecase: "Order updates", company: "Acme Stores", createdAt: now}); e != nil {
 					b.Fatal(e)
 				}
@@ -82,8 +84,8 @@ func BenchmarkBoundsMemory(b *testing.B) {
 }
 
 // mustDefaultID is the default workspace's id.
-func (s *Server) mustDefaultID(tb testing.TB) oid {
-	id, ok := parseOID(s.Default().WorkspaceID)
+func (s *Server) mustDefaultID(tb testing.TB) ids.ID {
+	id, ok := ids.Parse(s.Default().WorkspaceID)
 	if !ok {
 		tb.Fatal("default workspace id")
 	}

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
+
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -21,7 +23,7 @@ func TestOTPStoresShrink(t *testing.T) {
 	st := s.state.Load().store
 	send := func(phone string, now time.Time) {
 		t.Helper()
-		o, _, e := w.sendOTP(Live, &otpOp{id: s.ids.next(), from: DefaultSenderID, phone: phone,
+		o, _, e := w.sendOTP(Live, &otpOp{id: s.ids.Next(), from: DefaultSenderID, phone: phone,
 			text: "Your code is 1234", parts: 1, ttl: time.Minute, pin: "1234"}, DefaultGenericPrice, now)
 		require.Nil(t, e)
 		st.deliverPin(phone, o.pinID, "1234", now.UnixNano())
@@ -115,12 +117,12 @@ func TestTrimLeavesASixtyFourth(t *testing.T) {
 	for range 20 {
 		made, err := s.NewWorkspace(WorkspaceParams{})
 		require.NoError(t, err)
-		id, _ := parseOID(made.WorkspaceID)
+		id, _ := ids.Parse(made.WorkspaceID)
 		ws = append(ws, st.workspace(id))
 	}
 	now := s.clock.Now()
 	trims, last := 0, int64(0)
-	var newest []oid
+	var newest []ids.ID
 	for i := range 400 {
 		op := &sendOp{from: DefaultSenderID, maxParts: 1, totalParts: 3, template: "Hi",
 			recipients: []recipient{{packed: 2348000000001}, {packed: 2348000000002}, {packed: 2348000000003}}}

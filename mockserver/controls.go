@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
+
 	"net/http"
 	"strconv"
 	"strings"
@@ -112,11 +114,11 @@ func ctlNewWorkspace(s *Server, rq *request) (int, any, *apiError) {
 }
 
 func (s *Server) workspaceByID(id string) (*workspace, *apiError) {
-	oid, ok := parseOID(id)
+	wid, ok := ids.Parse(id)
 	if !ok {
 		return nil, notFound("Workspace")
 	}
-	w := s.state.Load().store.workspace(oid)
+	w := s.state.Load().store.workspace(wid)
 	if w == nil {
 		return nil, notFound("Workspace")
 	}
@@ -198,12 +200,12 @@ func (s *Server) BlockSenderID(id string) error {
 }
 
 func (s *Server) moveSender(id string, status uint8) (senderID, *apiError) {
-	oid, ok := parseOID(id)
+	sidID, ok := ids.Parse(id)
 	if !ok {
 		return senderID{}, notFound("Sender ID")
 	}
 	for _, w := range s.state.Load().store.allWorkspaces() {
-		if sid, found, e := w.moveSenderID(oid, status); found {
+		if sid, found, e := w.moveSenderID(sidID, status); found {
 			if e == nil {
 				s.senderMoved(w.id, &sid)
 			}
@@ -240,7 +242,7 @@ func (s *Server) Deliver(campaignID string, c *DeliverCounts) error {
 }
 
 func (s *Server) deliver(campaignID string, c *DeliverCounts) (campaign, *apiError) {
-	id, ok := parseOID(campaignID)
+	id, ok := ids.Parse(campaignID)
 	if !ok {
 		return campaign{}, notFound("Campaign")
 	}

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
+
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -222,7 +224,7 @@ type otpEvent struct {
 
 // otpSent records the message of an OTP just sent and announces it; the event never holds the
 // pin.
-func (s *Server) otpSent(rq *request, id oid, to, pinID string) {
+func (s *Server) otpSent(rq *request, id ids.ID, to, pinID string) {
 	s.keep(rq.st.store, 1)
 	ev := otpEvent{id.String() + "-0", pinID, to, rq.ws.id.String(), rq.mode}
 	s.publish("messages.created", struct {
@@ -243,7 +245,7 @@ func (s *Server) otpVerified(rq *request, pinID, to string) {
 	s.publish("otp.verified", otpEvent{PinID: pinID, To: to, WorkspaceID: rq.ws.id.String(), Mode: rq.mode})
 }
 
-func (s *Server) senderMoved(workspaceID oid, sid *senderID) {
+func (s *Server) senderMoved(workspaceID ids.ID, sid *senderID) {
 	s.publish("senderid.changed", struct {
 		ID          string `json:"id"`
 		Title       string `json:"title"`
@@ -252,7 +254,7 @@ func (s *Server) senderMoved(workspaceID oid, sid *senderID) {
 	}{sid.id.String(), sid.title, senderStatusNames[sid.status], workspaceID.String()})
 }
 
-func (s *Server) delivered(workspaceID oid, c *campaign) {
+func (s *Server) delivered(workspaceID ids.ID, c *campaign) {
 	ev := struct {
 		CampaignID  string     `json:"campaignId"`
 		WorkspaceID string     `json:"workspaceId"`

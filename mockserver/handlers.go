@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
+
 	"crypto/rand"
 	"encoding/json"
 	"math"
@@ -217,7 +219,7 @@ func listKeys(_ *Server, rq *request) (int, any, *apiError) {
 }
 
 func revokeKey(_ *Server, rq *request) (int, any, *apiError) {
-	id, ok := parseOID(rq.param)
+	id, ok := ids.Parse(rq.param)
 	if !ok {
 		return 0, nil, notFound("Key")
 	}
@@ -619,7 +621,7 @@ func countsOut(c *campaign) countsJSON {
 }
 
 func campaignStatus(_ *Server, rq *request) (int, any, *apiError) {
-	id, ok := parseOID(rq.param)
+	id, ok := ids.Parse(rq.param)
 	if !ok {
 		return 0, nil, notFound("Campaign")
 	}
@@ -726,7 +728,7 @@ func sendOTP(s *Server, rq *request) (int, any, *apiError) {
 	}
 	pin := randomPin(alphabet, length)
 	num := strconv.FormatUint(p, 10)
-	msgID := s.ids.next()
+	msgID := s.ids.Next()
 	o, amount, e := rq.ws.sendOTP(rq.mode, &otpOp{id: msgID, from: *in.From, phone: num, parts: parts,
 		text: strings.ReplaceAll(*in.MessageText, placeholder, pin),
 		ttl:  time.Duration(ttl) * time.Minute, pin: pin}, s.cfg.genericPrice, rq.now)
@@ -834,7 +836,7 @@ func requestSenderID(s *Server, rq *request) (int, any, *apiError) {
 	if e := textField("company", in.Company, rules.MaxCompanyLen); e != nil {
 		return 0, nil, e
 	}
-	sid := &senderID{id: s.ids.next(), title: *in.SenderID, status: senderPending,
+	sid := &senderID{id: s.ids.Next(), title: *in.SenderID, status: senderPending,
 		usecase: *in.Usecase, company: *in.Company, createdAt: rq.now.UnixNano()}
 	if !rq.st.store.madeSenderIDs.take(maxMadeSenderIDs) {
 		return 0, nil, errSenderIDLimit()

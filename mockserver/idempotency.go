@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
+
 	"github.com/seedsms/sms-go/mockserver/internal/fifo"
 
 	"bytes"
@@ -53,7 +55,7 @@ type idemEntry struct {
 // queue, so that one workspace's traffic does not wait on another's.
 type idempotency struct {
 	limit  int
-	spaces sync.Map // oid -> *idemSpace
+	spaces sync.Map // ids.ID -> *idemSpace
 }
 
 // idemSpace is the references of one workspace. queue holds the answered entries in the
@@ -73,7 +75,7 @@ func newIdempotency(limit int) *idempotency {
 	return &idempotency{limit: limit}
 }
 
-func (m *idempotency) space(ws oid) *idemSpace {
+func (m *idempotency) space(ws ids.ID) *idemSpace {
 	if sp, ok := m.spaces.Load(ws); ok {
 		return sp.(*idemSpace)
 	}
@@ -84,7 +86,7 @@ func (m *idempotency) space(ws oid) *idemSpace {
 // begin returns the entry of k, the channel to wait on, and whether the caller leads: a
 // leader runs the request and must call finish; anyone else waits on the channel (nil: the
 // entry is already finished).
-func (m *idempotency) begin(ws oid, k idemKey, fp [32]byte, now int64) (*idemEntry, <-chan struct{}, bool) {
+func (m *idempotency) begin(ws ids.ID, k idemKey, fp [32]byte, now int64) (*idemEntry, <-chan struct{}, bool) {
 	sp := m.space(ws)
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
@@ -101,7 +103,7 @@ func (m *idempotency) begin(ws oid, k idemKey, fp [32]byte, now int64) (*idemEnt
 
 // finish records the leader's answer: a 2xx is kept for replays, anything else frees the
 // reference.
-func (m *idempotency) finish(ws oid, e *idemEntry, status int, body []byte, now int64) {
+func (m *idempotency) finish(ws ids.ID, e *idemEntry, status int, body []byte, now int64) {
 	sp := m.space(ws)
 	sp.mu.Lock()
 	defer sp.mu.Unlock()

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
+
 	"testing"
 	"time"
 
@@ -9,7 +11,7 @@ import (
 )
 
 // answer leads a new reference of ws and answers it with a 202 at now.
-func answer(t *testing.T, m *idempotency, ws oid, ref string, now int64) {
+func answer(t *testing.T, m *idempotency, ws ids.ID, ref string, now int64) {
 	t.Helper()
 	e, _, lead := m.begin(ws, newIdemKey(Live, ref), [32]byte{1}, now)
 	require.True(t, lead, "reference %q must be new", ref)
@@ -19,7 +21,7 @@ func answer(t *testing.T, m *idempotency, ws oid, ref string, now int64) {
 // replays reports whether ref of ws is remembered at now: a duplicate waits on nothing and
 // gets the stored answer. A reference that is not remembered is led, then failed, which
 // frees it again.
-func replays(t *testing.T, m *idempotency, ws oid, ref string, now int64) bool {
+func replays(t *testing.T, m *idempotency, ws ids.ID, ref string, now int64) bool {
 	t.Helper()
 	e, done, lead := m.begin(ws, newIdemKey(Live, ref), [32]byte{1}, now)
 	if lead {
@@ -31,7 +33,7 @@ func replays(t *testing.T, m *idempotency, ws oid, ref string, now int64) bool {
 	return true
 }
 
-func (m *idempotency) stored(ws oid) int {
+func (m *idempotency) stored(ws ids.ID) int {
 	sp := m.space(ws)
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
@@ -55,7 +57,7 @@ func TestIdempotencyLimitEvictsOldestFirst(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m, ws := newIdempotency(tt.limit), oid{1}
+			m, ws := newIdempotency(tt.limit), ids.ID{1}
 			for i, ref := range tt.refs {
 				answer(t, m, ws, ref, int64(i))
 			}
@@ -74,7 +76,7 @@ func TestIdempotencyLimitEvictsOldestFirst(t *testing.T) {
 
 func TestIdempotencyLimitIsPerWorkspace(t *testing.T) {
 	t.Parallel()
-	m, a, b := newIdempotency(2), oid{1}, oid{2}
+	m, a, b := newIdempotency(2), ids.ID{1}, ids.ID{2}
 	answer(t, m, a, "x", 0)
 	answer(t, m, a, "y", 0)
 	for i, ref := range []string{"p", "q", "r", "s"} {
@@ -87,7 +89,7 @@ func TestIdempotencyLimitIsPerWorkspace(t *testing.T) {
 
 func TestIdempotencyLimitSparesRunningRequests(t *testing.T) {
 	t.Parallel()
-	m, ws := newIdempotency(1), oid{1}
+	m, ws := newIdempotency(1), ids.ID{1}
 	running, _, lead := m.begin(ws, newIdemKey(Live, "running"), [32]byte{1}, 0)
 	require.True(t, lead)
 	answer(t, m, ws, "a", 1) // over the limit, but a running request is never evicted
@@ -104,7 +106,7 @@ func TestIdempotencyLimitSparesRunningRequests(t *testing.T) {
 func TestIdempotencyExpiresFromTheQueue(t *testing.T) {
 	t.Parallel()
 	const h = int64(time.Hour)
-	m, ws := newIdempotency(0), oid{1}
+	m, ws := newIdempotency(0), ids.ID{1}
 	for i := range 5 {
 		answer(t, m, ws, string(rune('a'+i)), int64(i)*h) // a at 0h, ..., e at 4h
 	}
@@ -127,7 +129,7 @@ func TestIdempotencyExpiresFromTheQueue(t *testing.T) {
 	assert.Zero(t, sp.queue.Len(), "the queue is empty")
 }
 
-func (m *idempotency) expireAt(ws oid, now int64) {
+func (m *idempotency) expireAt(ws ids.ID, now int64) {
 	sp := m.space(ws)
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
@@ -137,7 +139,7 @@ func (m *idempotency) expireAt(ws oid, now int64) {
 func TestIdempotencyReusedReferenceOutlivesItsOldQueueEntry(t *testing.T) {
 	t.Parallel()
 	window := int64(idempotencyWindow)
-	m, ws := newIdempotency(0), oid{1}
+	m, ws := newIdempotency(0), ids.ID{1}
 	answer(t, m, ws, "a", 0)
 	// a's window has passed: a new request leads and is answered at window+1, while a's old
 	// entry is still in the queue. Popping that old entry must not forget the new answer.
@@ -151,7 +153,7 @@ func TestIdempotencyReusedReferenceOutlivesItsOldQueueEntry(t *testing.T) {
 // reclaims its popped front: fifo's TestQueue).
 func TestIdempotencyQueueStaysAtTheLimit(t *testing.T) {
 	t.Parallel()
-	m, ws := newIdempotency(10), oid{1}
+	m, ws := newIdempotency(10), ids.ID{1}
 	for i := range 5000 {
 		answer(t, m, ws, "r"+itoa(i), int64(i))
 	}

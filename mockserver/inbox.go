@@ -46,7 +46,7 @@ type workspaceJSON struct {
 func (s *Server) listWorkspaces() []workspaceJSON {
 	all := s.state.Load().store.allWorkspaces()
 	slices.SortFunc(all, func(a, b *workspace) int {
-		if a.id.less(b.id) {
+		if a.id.Less(b.id) {
 			return -1
 		}
 		return 1

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
+
 	"context"
 	"fmt"
 	"net/http"
@@ -138,7 +140,7 @@ type Filter struct {
 
 // matcher is a checked Filter.
 type matcher struct {
-	ws, campaign   oid
+	ws, campaign   ids.ID
 	hasWS, hasCamp bool
 	mode           int // -1 any
 	kind           int // -1 any, 0 sms, 1 otp
@@ -158,12 +160,12 @@ func compileFilter(f Filter) (*matcher, *apiError) {
 		m.to = p
 	}
 	if f.CampaignID != "" {
-		if m.campaign, m.hasCamp = parseOID(f.CampaignID); !m.hasCamp {
+		if m.campaign, m.hasCamp = ids.Parse(f.CampaignID); !m.hasCamp {
 			return nil, badRequest("campaignId", "campaignId must be a campaign id (24 hex characters).")
 		}
 	}
 	if f.WorkspaceID != "" {
-		if m.ws, m.hasWS = parseOID(f.WorkspaceID); !m.hasWS {
+		if m.ws, m.hasWS = ids.Parse(f.WorkspaceID); !m.hasWS {
 			return nil, badRequest("workspaceId", "workspaceId must be a workspace id (24 hex characters).")
 		}
 	}
@@ -272,7 +274,7 @@ func (st *store) collect(m *matcher) []msgRef {
 		switch {
 		case a.c == b.c:
 			return int(b.i - a.i)
-		case a.c.id.less(b.c.id):
+		case a.c.id.Less(b.c.id):
 			return 1
 		}
 		return -1

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
+
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -74,7 +76,7 @@ type request struct {
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	st := s.state.Load()
-	rq := &request{r: r, st: st, id: "req_" + s.ids.next().String(), now: s.clock.Now()}
+	rq := &request{r: r, st: st, id: "req_" + s.ids.Next().String(), now: s.clock.Now()}
 	w.Header().Set("X-Request-Id", rq.id)
 	sw := &statusWriter{ResponseWriter: w}
 	control := strings.HasPrefix(r.URL.Path, "/_mock/") || r.URL.Path == "/" // the inbox page is a control
@@ -406,7 +408,7 @@ func (s *Server) authenticateJWT(rq *request) (*workspace, *apiError) {
 	if err != nil || !expIsNumber(tok) {
 		return nil, newError(http.StatusUnauthorized, "Invalid or expired dashboard token.")
 	}
-	id, ok := parseOID(claims.WID)
+	id, ok := ids.Parse(claims.WID)
 	if !ok {
 		return nil, newError(http.StatusUnauthorized, "Invalid or expired dashboard token.")
 	}

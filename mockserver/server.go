@@ -20,6 +20,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
+
 	"context"
 	"crypto/rand"
 	"errors"
@@ -191,7 +193,7 @@ type Server struct {
 	cfg    config
 	cfgErr error // an option out of range: Start and Serve fail, requests get 500
 	clock  clock
-	ids    *idGen
+	ids    *ids.Gen
 	routes []*pathRoute
 	state  atomic.Pointer[state]
 	seed   Workspace  // credentials of the default workspace, kept across Reset
@@ -231,7 +233,7 @@ func New(opts ...Option) *Server {
 		_, _ = rand.Read(s.cfg.jwtSecret)
 	}
 	s.clock.base = s.cfg.now
-	s.ids = newIDGen()
+	s.ids = ids.NewGen()
 	s.inbox.events = newEventBus(eventRingSize)
 	s.routes = s.buildRoutes()
 	s.Reset()

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
+
 	"github.com/seedsms/sms-go/mockserver/internal/fifo"
 
 	"crypto/sha256"
@@ -62,7 +64,7 @@ func scopeBit(name string) uint8 {
 // store.mu, dndMu or inboxMu, and those three are never held together.
 type store struct {
 	mu            sync.RWMutex
-	workspaces    map[oid]*workspace
+	workspaces    map[ids.ID]*workspace
 	keys          map[string]*apiKey // by public key
 	maxWorkspaces int
 
@@ -91,7 +93,7 @@ type pinSent struct {
 
 func newStore(maxWorkspaces, maxDND int) *store {
 	return &store{
-		workspaces:    make(map[oid]*workspace),
+		workspaces:    make(map[ids.ID]*workspace),
 		keys:          make(map[string]*apiKey),
 		maxWorkspaces: maxWorkspaces,
 		dnd:           make(map[uint64]struct{}),
@@ -102,7 +104,7 @@ func newStore(maxWorkspaces, maxDND int) *store {
 
 // workspace holds everything of one workspace; mu guards all of it but the keys' atomics.
 type workspace struct {
-	id      oid
+	id      ids.ID
 	country string
 
 	mu        sync.Mutex
@@ -124,7 +126,7 @@ type modeData struct {
 }
 
 type apiKey struct {
-	id         oid
+	id         ids.ID
 	ws         *workspace
 	name       string
 	prefix     string
@@ -151,7 +153,7 @@ const (
 var senderStatusNames = [...]string{"pending", "active", "blocked"}
 
 type senderID struct {
-	id        oid
+	id        ids.ID
 	title     string
 	status    uint8
 	country   string
@@ -200,7 +202,7 @@ func (r *recipient) set(s uint8, at int64) {
 // recipient. An OTP is kept as a campaign of one recipient outside the campaign list (flags has
 // msgOTP): its template is the text with the pin in place, names the pin and reference the pin ID.
 type campaign struct {
-	id         oid
+	id         ids.ID
 	channel    uint8 // 0 generic, 1 dnd
 	status     uint8
 	parts      uint8
@@ -269,7 +271,7 @@ func pinHash(pinID, pin string) [32]byte { return sha256.Sum256([]byte(pinID + "
 
 // --- lookups ---------------------------------------------------------------------------------
 
-func (st *store) workspace(id oid) *workspace {
+func (st *store) workspace(id ids.ID) *workspace {
 	st.mu.RLock()
 	defer st.mu.RUnlock()
 	return st.workspaces[id]
@@ -367,7 +369,7 @@ func (st *store) addDND(phones []uint64) (int, *apiError) {
 // --- workspaces and keys ---------------------------------------------------------------------
 
 // addWorkspace adds a workspace, or returns nil when the store holds its limit of them.
-func (st *store) addWorkspace(id oid, country string, live, test int64) *workspace {
+func (st *store) addWorkspace(id ids.ID, country string, live, test int64) *workspace {
 	w := &workspace{id: id, country: country}
 	w.modes[0].balance, w.modes[1].balance = live, test
 	for i := range w.modes {
@@ -402,7 +404,7 @@ func (w *workspace) listKeys() []*apiKey {
 	return out
 }
 
-func (w *workspace) revokeKey(id oid, now int64) (*apiKey, *apiError) {
+func (w *workspace) revokeKey(id ids.ID, now int64) (*apiKey, *apiError) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, k := range w.keys {
@@ -445,7 +447,7 @@ func (w *workspace) listSenderIDs(status int) []senderID {
 }
 
 // moveSenderID moves a pending sender ID to status.
-func (w *workspace) moveSenderID(id oid, status uint8) (senderID, bool, *apiError) {
+func (w *workspace) moveSenderID(id ids.ID, status uint8) (senderID, bool, *apiError) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, s := range w.senderIDs {
@@ -506,7 +508,7 @@ type accepted struct {
 
 // send debits the wallet and creates the campaign in one step: either both happen or neither.
 // The campaign's id is taken under the lock, so that a mode's campaigns stay in id order.
-func (w *workspace) send(mode Mode, ids *idGen, op *sendOp, price int64, now time.Time) (accepted, *apiError) {
+func (w *workspace) send(mode Mode, ids *ids.Gen, op *sendOp, price int64, now time.Time) (accepted, *apiError) {
 	amount := op.totalParts * price
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -519,7 +521,7 @@ func (w *workspace) send(mode Mode, ids *idGen, op *sendOp, price int64, now tim
 	}
 	ns := now.UnixNano()
 	c := &campaign{
-		id: ids.next(), senderID: op.from, reference: op.reference, createdAt: ns,
+		id: ids.Next(), senderID: op.from, reference: op.reference, createdAt: ns,
 		amount: amount, recipients: op.recipients, channel: op.channel, parts: uint8(op.maxParts),
 		status: campaignSent, template: op.template,
 	}
@@ -575,8 +577,8 @@ func (w *workspace) listCampaigns(mode Mode, page, limit int, now int64) (views 
 }
 
 // findCampaign returns the campaign with id in the mode's list; w.mu must be held.
-func (md *modeData) findCampaign(id oid) *campaign {
-	i := sort.Search(len(md.campaigns), func(i int) bool { return !md.campaigns[i].id.less(id) })
+func (md *modeData) findCampaign(id ids.ID) *campaign {
+	i := sort.Search(len(md.campaigns), func(i int) bool { return !md.campaigns[i].id.Less(id) })
 	if i < len(md.campaigns) && md.campaigns[i].id == id {
 		return md.campaigns[i]
 	}
@@ -585,7 +587,7 @@ func (md *modeData) findCampaign(id oid) *campaign {
 
 // deliveryStatus returns a copy of the campaign with the recipients of one page. A processing
 // campaign is returned without recipients: the provider has none to report yet.
-func (w *workspace) deliveryStatus(mode Mode, id oid, page, limit int, now int64) (campaign, *apiError) {
+func (w *workspace) deliveryStatus(mode Mode, id ids.ID, page, limit int, now int64) (campaign, *apiError) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	c := w.modes[mode.index()].findCampaign(id)
@@ -605,7 +607,7 @@ func (w *workspace) deliveryStatus(mode Mode, id oid, page, limit int, now int64
 
 // deliver moves sent recipients, in request order: first n.Delivered to delivered, then
 // n.Failed to failed, then n.DND to dnd.
-func (w *workspace) deliver(id oid, n DeliverCounts, now int64) (campaign, bool, *apiError) {
+func (w *workspace) deliver(id ids.ID, n DeliverCounts, now int64) (campaign, bool, *apiError) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for m := range w.modes {
@@ -654,7 +656,7 @@ const (
 )
 
 type otpOp struct {
-	id    oid // of the message
+	id    ids.ID // of the message
 	from  string
 	phone string
 	text  string // as the phone shows it, the pin in place
@@ -691,7 +693,7 @@ func (w *workspace) sendOTP(mode Mode, op *otpOp, price int64, now time.Time) (*
 	if old := md.pending[op.phone]; old != nil && old.state == otpPending {
 		old.state = otpVoided
 	}
-	o := &otp{pinID: newUUID(), phone: op.phone, expiresAt: ns + int64(op.ttl)}
+	o := &otp{pinID: ids.UUID(), phone: op.phone, expiresAt: ns + int64(op.ttl)}
 	o.hash = pinHash(o.pinID, op.pin)
 	md.otps[o.pinID] = o
 	md.otpOrder.Push(o)

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
+
 	"crypto/sha256"
 	"time"
 )
@@ -15,11 +17,11 @@ const dashboardTokenTTL = 365 * 24 * time.Hour
 // when empty. Only the secret's hash is kept.
 func (s *Server) newKey(name, prefix string, scopes uint8, createdAt, expiresAt int64, public, secret string) (*apiKey, string) {
 	if public == "" {
-		public = prefix + "_" + randomBase62(24)
-		secret = "sk_" + prefix[len("pk_"):] + "_" + randomBase62(40)
+		public = prefix + "_" + ids.Random62(24)
+		secret = "sk_" + prefix[len("pk_"):] + "_" + ids.Random62(40)
 	}
 	k := &apiKey{
-		id: s.ids.next(), name: name, prefix: prefix, public: public,
+		id: s.ids.Next(), name: name, prefix: prefix, public: public,
 		secretHash: sha256.Sum256([]byte(secret)), scopes: scopes,
 		createdAt: createdAt, expiresAt: expiresAt,
 	}
@@ -34,9 +36,9 @@ func (s *Server) createWorkspace(st *state, country string, live, test int64, se
 	if seed != nil && seed.WorkspaceID != "" {
 		ws = *seed
 	}
-	id, ok := parseOID(ws.WorkspaceID)
+	id, ok := ids.Parse(ws.WorkspaceID)
 	if !ok {
-		id = s.ids.next()
+		id = s.ids.Next()
 		ws.WorkspaceID = id.String()
 	}
 	w := st.store.addWorkspace(id, country, live, test)
@@ -50,7 +52,7 @@ func (s *Server) createWorkspace(st *state, country string, live, test int64, se
 	st.store.addKey(w, tk)
 	ws.LiveKey, ws.LiveSecret, ws.TestKey, ws.TestSecret = lk.public, ls, tk.public, ts
 	_, _ = w.requestSenderID(&senderID{
-		id: s.ids.next(), title: DefaultSenderID, status: senderActive,
+		id: s.ids.Next(), title: DefaultSenderID, status: senderActive,
 		usecase: "Mock server default sender ID", company: "Mock", createdAt: now,
 	})
 	ws.SenderID = DefaultSenderID

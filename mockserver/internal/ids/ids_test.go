@@ -1,0 +1,44 @@
+package ids
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestIDsSortInCreationOrder: ids of one generator are distinct, ascend, and read back.
+func TestIDsSortInCreationOrder(t *testing.T) {
+	t.Parallel()
+	g := NewGen()
+	prev := g.Next()
+	for range 1000 {
+		id := g.Next()
+		require.True(t, prev.Less(id), "%s then %s", prev, id)
+		require.False(t, id.Less(prev))
+		back, ok := Parse(id.String())
+		require.True(t, ok)
+		require.Equal(t, id, back)
+		prev = id
+	}
+	assert.False(t, prev.Less(prev))
+}
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{"", "0123456789abcdef0123456", "0123456789abcdef012345678", "0123456789abcdef0123456g"} {
+		_, ok := Parse(bad)
+		assert.False(t, ok, "%q", bad)
+	}
+	id, ok := Parse("0123456789ABCDEF01234567")
+	require.True(t, ok, "upper case hex")
+	assert.Equal(t, "0123456789abcdef01234567", id.String())
+}
+
+func TestRandomTokens(t *testing.T) {
+	t.Parallel()
+	assert.Regexp(t, regexp.MustCompile(`^[0-9A-Za-z]{40}$`), Random62(40))
+	assert.NotEqual(t, Random62(24), Random62(24))
+	assert.Regexp(t, regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`), UUID())
+}
