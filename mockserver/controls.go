@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/clock"
+
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
 
 	"net/http"
@@ -382,8 +384,8 @@ func (s *Server) Advance(d time.Duration) error {
 	if d < 0 {
 		return badRequest("advance", "advance cannot be negative.")
 	}
-	if !s.clock.advance(d) {
-		return badRequest("advance", "advance would take the mock's clock past %s.", latestTime.Format(time.RFC3339))
+	if !s.clock.Advance(d) {
+		return badRequest("advance", "advance would take the mock's clock past %s.", clock.Latest.Format(time.RFC3339))
 	}
 	if d > 0 {
 		s.publish("clock.advanced", struct {

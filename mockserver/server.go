@@ -20,6 +20,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/clock"
+
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
 
 	"context"
@@ -192,7 +194,7 @@ func (w Workspace) GoString() string { return w.String() }
 type Server struct {
 	cfg    config
 	cfgErr error // an option out of range: Start and Serve fail, requests get 500
-	clock  clock
+	clock  *clock.Clock
 	ids    *ids.Gen
 	routes []*pathRoute
 	state  atomic.Pointer[state]
@@ -232,7 +234,7 @@ func New(opts ...Option) *Server {
 		s.cfg.jwtSecret = make([]byte, 32)
 		_, _ = rand.Read(s.cfg.jwtSecret)
 	}
-	s.clock.base = s.cfg.now
+	s.clock = clock.New(s.cfg.now)
 	s.ids = ids.NewGen()
 	s.inbox.events = newEventBus(eventRingSize)
 	s.routes = s.buildRoutes()
@@ -243,7 +245,7 @@ func New(opts ...Option) *Server {
 // Reset forgets everything: workspaces, campaigns, OTPs, faults, recorded requests and clock
 // moves. The default workspace comes back with the same credentials.
 func (s *Server) Reset() {
-	s.clock.offset.Store(0)
+	s.clock.Reset()
 	st := &state{store: newStore(s.cfg.maxWorkspaces, s.cfg.maxDND), idem: newIdempotency(s.cfg.idemLimit), faults: &faults{}, log: newRequestLog(s.cfg.requestLogSize)}
 	s.mu.Lock()
 	seed := s.seed
