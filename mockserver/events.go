@@ -1,13 +1,14 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/events"
+
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
 
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -18,100 +19,22 @@ import (
 
 // Bounds of the event stream.
 const (
-	eventRingSize    = 1024             // events kept for resuming; about 200 KB
-	maxSubscribers   = 64               // event streams at once; more are 429
 	eventKeepAlive   = 15 * time.Second // a comment line when nothing happens
 	eventWriteWindow = 10 * time.Second // each write must finish within it
 )
 
-// busEvent is one event. Its data is encoded to JSON when a stream writes it, not when it is
-// published, so that a send pays nothing for encoding while no page or test listens.
-type busEvent struct {
-	id  uint64
-	typ string
-	v   any // a plain struct of strings and numbers, never changed once published
-}
-
-// eventBus is the ring of recent events and the subscribers to wake.
-type eventBus struct {
-	mu   sync.Mutex
-	ring []busEvent
-	last uint64 // id of the newest event; ids start at 1
-	subs map[chan struct{}]struct{}
-
-	stopOnce sync.Once
-	stopped  chan struct{} // closed when the HTTP server shuts down
-}
-
-func newEventBus(size int) *eventBus {
-	return &eventBus{ring: make([]busEvent, size), subs: map[chan struct{}]struct{}{}, stopped: make(chan struct{})}
-}
-
-func (b *eventBus) publish(typ string, v any) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.last++
-	b.ring[b.last%uint64(len(b.ring))] = busEvent{id: b.last, typ: typ, v: v}
-	for ch := range b.subs {
-		select {
-		case ch <- struct{}{}:
-		default: // already woken
-		}
-	}
-}
-
-// subscribe returns a channel woken after each publish and the id of the newest event, or
-// false when there are too many subscribers.
-func (b *eventBus) subscribe() (chan struct{}, uint64, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if len(b.subs) >= maxSubscribers {
-		return nil, 0, false
-	}
-	ch := make(chan struct{}, 1)
-	b.subs[ch] = struct{}{}
-	return ch, b.last, true
-}
-
-func (b *eventBus) unsubscribe(ch chan struct{}) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.subs, ch)
-}
-
-// after appends the events newer than id to buf, oldest first, and returns the newest id and
-// whether events after id were lost.
-func (b *eventBus) after(id uint64, buf []busEvent) ([]busEvent, uint64, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	size := uint64(len(b.ring))
-	oldest := uint64(1)
-	if b.last > size {
-		oldest = b.last - size + 1
-	}
-	if id > b.last || id+1 < oldest {
-		return buf, b.last, true
-	}
-	for i := id + 1; i <= b.last; i++ {
-		buf = append(buf, b.ring[i%size])
-	}
-	return buf, b.last, false
-}
-
-func (b *eventBus) stop() { b.stopOnce.Do(func() { close(b.stopped) }) }
-
 // publish sends an event of type typ with v as its JSON data.
-func (s *Server) publish(typ string, v any) { s.inbox.events.publish(typ, v) }
+func (s *Server) publish(typ string, v any) { s.inbox.events.Publish(typ, v) }
 
 // ctlEvents is GET /_mock/events.
 func ctlEvents(s *Server, w http.ResponseWriter, rq *request) {
 	b := s.inbox.events
-	ch, last, ok := b.subscribe()
+	ch, last, ok := b.Subscribe()
 	if !ok {
 		writeError(w, rq.id, rateLimited("Too many event streams are open.", 1))
 		return
 	}
-	defer b.unsubscribe(ch)
+	defer b.Unsubscribe(ch)
 	resume := rq.r.Header.Get("Last-Event-ID")
 	if resume == "" {
 		resume = rq.r.URL.Query().Get("lastEventId")
@@ -143,23 +66,23 @@ func ctlEvents(s *Server, w http.ResponseWriter, rq *request) {
 	}
 	keepAlive := time.NewTicker(eventKeepAlive)
 	defer keepAlive.Stop()
-	var buf []busEvent
+	var buf []events.Event
 	for {
-		evs, newest, lost := b.after(last, buf[:0])
+		evs, newest, lost := b.After(last, buf[:0])
 		buf = evs
 		if lost {
 			out.WriteString("id: " + strconv.FormatUint(newest, 10) + "\nevent: resync\ndata: {}\n\n")
 			last = newest
 		}
 		for _, e := range evs {
-			out.WriteString("id: " + strconv.FormatUint(e.id, 10) + "\nevent: " + e.typ + "\ndata: ")
-			data, err := json.Marshal(e.v)
+			out.WriteString("id: " + strconv.FormatUint(e.ID, 10) + "\nevent: " + e.Type + "\ndata: ")
+			data, err := json.Marshal(e.Data)
 			if err != nil {
 				data = []byte("{}") // the event types are plain structs: cannot happen
 			}
 			out.Write(data)
 			out.WriteString("\n\n")
-			last = e.id
+			last = e.ID
 		}
 		if out.Len() > 0 && !write() {
 			return
@@ -173,7 +96,7 @@ func ctlEvents(s *Server, w http.ResponseWriter, rq *request) {
 			}
 		case <-rq.r.Context().Done():
 			return
-		case <-b.stopped:
+		case <-b.Stopped():
 			return
 		}
 	}
@@ -211,7 +134,7 @@ func (s *Server) sent(rq *request, c *accepted) {
 		}{c.id.String(), status})
 	}
 	s.walletMoved(rq.ws, rq.mode)
-	s.inbox.arrived.broadcast()
+	s.inbox.arrived.Broadcast()
 }
 
 type otpEvent struct {
@@ -238,7 +161,7 @@ func (s *Server) otpSent(rq *request, id ids.ID, to, pinID string) {
 	}{nil, ev.WorkspaceID, rq.mode, "otp", 1, recipientStatusNames[rcptDelivered], []string{to}})
 	s.publish("otp.sent", ev)
 	s.walletMoved(rq.ws, rq.mode)
-	s.inbox.arrived.broadcast()
+	s.inbox.arrived.Broadcast()
 }
 
 func (s *Server) otpVerified(rq *request, pinID, to string) {

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/events"
+
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
 
 	"context"
@@ -10,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -61,33 +62,9 @@ const (
 
 // inboxState is what outlives Reset: the event stream and the waiters for new messages.
 type inboxState struct {
-	events  *eventBus
-	arrived signal       // closed whenever messages arrive (or go)
-	waiting atomic.Int32 // long polls in progress
-}
-
-// signal is a broadcast: wait returns a channel that is closed at the next broadcast.
-type signal struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-func (s *signal) wait() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ch == nil {
-		s.ch = make(chan struct{})
-	}
-	return s.ch
-}
-
-func (s *signal) broadcast() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ch != nil {
-		close(s.ch)
-		s.ch = nil
-	}
+	events  *events.Bus
+	arrived events.Signal // broadcast whenever messages arrive (or go)
+	waiting atomic.Int32  // long polls in progress
 }
 
 // Message is one SMS as the phone received it.
@@ -341,7 +318,7 @@ func (s *Server) WaitMessage(ctx context.Context, f Filter) (Message, error) {
 		return Message{}, e
 	}
 	for {
-		arrived := s.inbox.arrived.wait()
+		arrived := s.inbox.arrived.Wait()
 		for _, r := range s.state.Load().store.collect(m) {
 			if msg, ok := s.message(r); ok {
 				return msg, nil
@@ -379,7 +356,7 @@ func (s *Server) ClearMessages() int {
 	s.publish("messages.cleared", struct {
 		Count int `json:"count"`
 	}{n})
-	s.inbox.arrived.broadcast()
+	s.inbox.arrived.Broadcast()
 	return n
 }
 
@@ -485,7 +462,7 @@ func ctlMessages(s *Server, w http.ResponseWriter, rq *request) {
 		defer timer.Stop()
 	waiting:
 		for len(refs) == 0 {
-			arrived := s.inbox.arrived.wait()
+			arrived := s.inbox.arrived.Wait()
 			if refs = s.state.Load().store.collect(m); len(refs) > 0 {
 				break
 			}
@@ -493,7 +470,7 @@ func ctlMessages(s *Server, w http.ResponseWriter, rq *request) {
 			case <-arrived:
 			case <-timer.C:
 				break waiting
-			case <-s.inbox.events.stopped:
+			case <-s.inbox.events.Stopped():
 				break waiting
 			case <-rq.r.Context().Done():
 				return

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
+
 	"github.com/seedsms/sms-go/internal/rules"
 )
 

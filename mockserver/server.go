@@ -20,6 +20,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/events"
+
 	"github.com/seedsms/sms-go/mockserver/internal/clock"
 
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
@@ -236,7 +238,7 @@ func New(opts ...Option) *Server {
 	}
 	s.clock = clock.New(s.cfg.now)
 	s.ids = ids.NewGen()
-	s.inbox.events = newEventBus(eventRingSize)
+	s.inbox.events = events.NewBus(events.RingSize)
 	s.routes = s.buildRoutes()
 	s.Reset()
 	return s
@@ -257,7 +259,7 @@ func (s *Server) Reset() {
 	old := s.state.Swap(st)
 	if old != nil {
 		s.publish("reset", struct{}{})
-		s.inbox.arrived.broadcast()
+		s.inbox.arrived.Broadcast()
 	}
 }
 
@@ -287,7 +289,7 @@ func (s *Server) Start() error {
 	s.url = "http://" + ln.Addr().String()
 	s.hs = s.httpServer()
 	hs := s.hs
-	hs.RegisterOnShutdown(s.inbox.events.stop) // event streams and long polls end
+	hs.RegisterOnShutdown(s.inbox.events.Stop) // event streams and long polls end
 	go func() { _ = hs.Serve(ln) }()
 	return nil
 }
@@ -307,7 +309,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.url = "http://" + ln.Addr().String()
 	s.hs = s.httpServer()
 	hs := s.hs
-	hs.RegisterOnShutdown(s.inbox.events.stop) // event streams and long polls end
+	hs.RegisterOnShutdown(s.inbox.events.Stop) // event streams and long polls end
 	s.mu.Unlock()
 	err := hs.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
