@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/faults"
+
 	"github.com/seedsms/sms-go/mockserver/internal/clock"
 
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
@@ -425,8 +427,12 @@ func (s *Server) AddFaults(rules ...FaultRule) error {
 			return e
 		}
 	}
-	if e := s.state.Load().faults.add(rules...); e != nil {
-		return asError(e)
+	list := make([]faults.Rule, len(rules))
+	for i, r := range rules {
+		list[i] = faults.Rule(r)
+	}
+	if err := s.state.Load().faults.Add(list...); err != nil {
+		return badRequest("rules", "%s", err.Error()) // a *faults.LimitError
 	}
 	s.faultsChanged()
 	return nil
@@ -499,12 +505,19 @@ func prefixOfPattern(prefix, pattern string) bool {
 
 // ClearFaults removes every fault rule.
 func (s *Server) ClearFaults() {
-	s.state.Load().faults.clear()
+	s.state.Load().faults.Clear()
 	s.faultsChanged()
 }
 
 // Faults returns the active fault rules, with Times counting what is left.
-func (s *Server) Faults() []FaultRule { return s.state.Load().faults.list() }
+func (s *Server) Faults() []FaultRule {
+	rules := s.state.Load().faults.Rules()
+	out := make([]FaultRule, len(rules))
+	for i, r := range rules {
+		out[i] = FaultRule(r)
+	}
+	return out
+}
 
 // faultJSON is a FaultRule on the wire, with latency as a Go duration string.
 type faultJSON struct {

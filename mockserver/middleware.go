@@ -119,7 +119,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	var out http.ResponseWriter = sw
 	drop := false
 	if !control {
-		if f := st.faults.match(r.Method, r.URL.EscapedPath()); f != nil {
+		if f, ok := st.faults.Match(r.Method, r.URL.EscapedPath()); ok {
 			if f.Latency > 0 {
 				t := time.NewTimer(f.Latency)
 				select {

@@ -20,6 +20,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/faults"
+
 	"github.com/seedsms/sms-go/mockserver/internal/events"
 
 	"github.com/seedsms/sms-go/mockserver/internal/clock"
@@ -213,7 +215,7 @@ type Server struct {
 type state struct {
 	store  *store
 	idem   *idempotency
-	faults *faults
+	faults *faults.List
 	log    *requestLog
 }
 
@@ -248,7 +250,7 @@ func New(opts ...Option) *Server {
 // moves. The default workspace comes back with the same credentials.
 func (s *Server) Reset() {
 	s.clock.Reset()
-	st := &state{store: newStore(s.cfg.maxWorkspaces, s.cfg.maxDND), idem: newIdempotency(s.cfg.idemLimit), faults: &faults{}, log: newRequestLog(s.cfg.requestLogSize)}
+	st := &state{store: newStore(s.cfg.maxWorkspaces, s.cfg.maxDND), idem: newIdempotency(s.cfg.idemLimit), faults: &faults.List{}, log: newRequestLog(s.cfg.requestLogSize)}
 	s.mu.Lock()
 	seed := s.seed
 	s.mu.Unlock()
