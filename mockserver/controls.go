@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
+
 	"github.com/seedsms/sms-go/mockserver/internal/faults"
 
 	"github.com/seedsms/sms-go/mockserver/internal/clock"
@@ -574,19 +576,15 @@ func ctlClearFaults(s *Server, _ *request) (int, any, *apiError) {
 	return http.StatusOK, faultsOut(nil), nil
 }
 
-// Requests returns the /v1 requests received (the newest 1,000), oldest first, with secrets
-// and pins redacted.
-func (s *Server) Requests() []RecordedRequest { return s.state.Load().log.all() }
-
 // requestsBody is the answer of GET /_mock/requests, written as a stream (see streamer).
-type requestsBody []RecordedRequest
+type requestsBody []reqlog.Record
 
 func (b requestsBody) stream(w http.ResponseWriter, status int, requestID string) {
-	writeRequests(w, status, requestID, b)
+	reqlog.WriteJSON(w, status, requestID, b)
 }
 
 func ctlRequests(s *Server, _ *request) (int, any, *apiError) {
-	return http.StatusOK, requestsBody(s.state.Load().log.snapshot()), nil
+	return http.StatusOK, requestsBody(s.state.Load().log.Snapshot()), nil
 }
 
 func ctlReset(s *Server, _ *request) (int, any, *apiError) {

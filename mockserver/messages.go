@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
+
 	"github.com/seedsms/sms-go/mockserver/internal/events"
 
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
@@ -94,7 +96,7 @@ type Message struct {
 func (m Message) String() string {
 	text, pin := m.Text, ""
 	if m.Pin != "" {
-		text, pin = strings.ReplaceAll(m.Text, m.Pin, redacted), redacted
+		text, pin = strings.ReplaceAll(m.Text, m.Pin, reqlog.Redacted), reqlog.Redacted
 	}
 	return fmt.Sprintf("Message{ID: %s, Kind: %s, To: %s, From: %s, Text: %q, Status: %s, Pin: %s, Verified: %t, Mode: %s}",
 		m.ID, m.Kind, m.To, m.From, text, m.Status, pin, m.Verified, m.Mode)

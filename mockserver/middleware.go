@@ -93,7 +93,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if !control {
-			st.log.add(rq, sw.status)
+			st.log.Add(r, rq.id, rq.now, rq.body, sw.status)
 		}
 		if r.ContentLength != 0 && !rq.bodyRead && s.cfg.readTimeout > 0 {
 			// net/http reads what is left of a body the route never read after the handler;

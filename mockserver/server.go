@@ -20,6 +20,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
+
 	"github.com/seedsms/sms-go/mockserver/internal/faults"
 
 	"github.com/seedsms/sms-go/mockserver/internal/events"
@@ -51,7 +53,6 @@ const (
 	DefaultSenderID     = "MOCKSMS"
 	DefaultCountry      = "Nigeria"
 	DefaultAddr         = "127.0.0.1:0"
-	requestLogSize      = 1000
 
 	// DefaultReadTimeout bounds how long reading a request body may take, so that a client
 	// that stalls or drips its body cannot hold a connection (slowloris).
@@ -216,7 +217,7 @@ type state struct {
 	store  *store
 	idem   *idempotency
 	faults *faults.List
-	log    *requestLog
+	log    *reqlog.Log
 }
 
 // New returns a server with a default workspace: a live and a test key with every scope, the
@@ -226,7 +227,7 @@ func New(opts ...Option) *Server {
 	s := &Server{cfg: config{
 		addr: DefaultAddr, genericPrice: DefaultGenericPrice, dndPrice: DefaultDNDPrice,
 		liveBalance: DefaultBalance, testBalance: DefaultBalance, country: DefaultCountry,
-		now: time.Now, requestLogSize: requestLogSize, maxMessages: DefaultMaxMessages,
+		now: time.Now, requestLogSize: reqlog.DefaultSize, maxMessages: DefaultMaxMessages,
 		maxWorkspaces: DefaultMaxWorkspaces, maxDND: DefaultMaxDND,
 		readTimeout: DefaultReadTimeout, writeTimeout: DefaultWriteTimeout,
 	}}
@@ -250,7 +251,7 @@ func New(opts ...Option) *Server {
 // moves. The default workspace comes back with the same credentials.
 func (s *Server) Reset() {
 	s.clock.Reset()
-	st := &state{store: newStore(s.cfg.maxWorkspaces, s.cfg.maxDND), idem: newIdempotency(s.cfg.idemLimit), faults: &faults.List{}, log: newRequestLog(s.cfg.requestLogSize)}
+	st := &state{store: newStore(s.cfg.maxWorkspaces, s.cfg.maxDND), idem: newIdempotency(s.cfg.idemLimit), faults: &faults.List{}, log: reqlog.New(s.cfg.requestLogSize)}
 	s.mu.Lock()
 	seed := s.seed
 	s.mu.Unlock()

@@ -1,4 +1,9 @@
-package mockserver
+// Package reqlog keeps the newest requests the mock received, for GET /_mock/requests and
+// Server.Requests, with every secret redacted: key secrets, tokens, OTP pins, anything shaped
+// like them.
+//
+// It is a leaf: it imports nothing of the mock's.
+package reqlog
 
 import (
 	"bufio"
@@ -8,18 +13,14 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
 
-// RecordedRequest is a request the mock received, as GET /_mock/requests shows it. Secrets
-// are replaced by "[REDACTED]": the values of X-API-Secret, Authorization,
-// Proxy-Authorization and Cookie, any header or query value shaped like a secret or a token
-// (an sk_live_ or sk_test_ secret, a Bearer or Basic credential, a JWT) whatever its name,
-// and OTP pins and secrets in bodies. Headers beyond 8 KiB in all are left out, with
-// HeadersTruncated set.
-type RecordedRequest struct {
+// Record is a request as the log keeps it; mockserver.RecordedRequest documents its fields.
+type Record struct {
 	Method           string              `json:"method"`
 	Path             string              `json:"path"`
 	Query            string              `json:"query"`
@@ -31,7 +32,8 @@ type RecordedRequest struct {
 	Body             json.RawMessage     `json:"body,omitempty"`
 }
 
-const redacted = "[REDACTED]"
+// Redacted replaces every secret.
+const Redacted = "[REDACTED]"
 
 // What the log keeps of one request: a body up to maxRecordedBody (a longer one is recorded
 // as a note) and headers up to maxRecordedHeaders bytes (names and values). With the ring's
@@ -41,29 +43,33 @@ const (
 	maxRecordedHeaders = 8 << 10
 )
 
-// requestLog keeps the newest size requests in a ring.
-type requestLog struct {
+// DefaultSize is how many requests a log keeps unless told otherwise.
+const DefaultSize = 1000
+
+// Log keeps the newest requests in a ring. It is safe for concurrent use.
+type Log struct {
 	mu    sync.Mutex
-	ring  []RecordedRequest
+	ring  []Record
 	next  int
 	count int
 }
 
-func newRequestLog(size int) *requestLog {
-	return &requestLog{ring: make([]RecordedRequest, size)}
+// New returns a log of the newest size requests.
+func New(size int) *Log {
+	return &Log{ring: make([]Record, size)}
 }
 
-func (l *requestLog) add(rq *request, status int) {
+// Add records a request answered with status, with its id, its time and its body as read.
+// The header map is kept as it came (nothing may write to it once the request is served) and
+// redacted when read: recording stays cheap.
+func (l *Log) Add(r *http.Request, id string, at time.Time, body []byte, status int) {
 	if len(l.ring) == 0 {
 		return
 	}
-	r := rq.r
-	// The header map is kept as it came (nothing writes to it once the request is served)
-	// and redacted when read: recording stays cheap.
 	h, truncated := capHeaders(r.Header)
-	rec := RecordedRequest{
+	rec := Record{
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: status,
-		RequestID: rq.id, Time: rq.now, Headers: h, HeadersTruncated: truncated, Body: redactBody(rq.body),
+		RequestID: id, Time: at, Headers: h, HeadersTruncated: truncated, Body: redactBody(body),
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -72,11 +78,12 @@ func (l *requestLog) add(rq *request, status int) {
 	l.count = min(l.count+1, len(l.ring))
 }
 
-// snapshot returns the kept requests as recorded (headers not yet redacted), oldest first.
-func (l *requestLog) snapshot() []RecordedRequest {
+// Snapshot returns the kept requests as recorded (headers and query not yet redacted), oldest
+// first, for WriteJSON, which redacts them as it writes.
+func (l *Log) Snapshot() []Record {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := make([]RecordedRequest, 0, l.count)
+	out := make([]Record, 0, l.count)
 	start := (l.next - l.count + len(l.ring)) % max(len(l.ring), 1)
 	for i := range l.count {
 		out = append(out, l.ring[(start+i)%len(l.ring)])
@@ -84,17 +91,17 @@ func (l *requestLog) snapshot() []RecordedRequest {
 	return out
 }
 
-// all returns the kept requests, oldest first, redacted.
-func (l *requestLog) all() []RecordedRequest {
-	out := l.snapshot()
+// All returns the kept requests, oldest first, redacted.
+func (l *Log) All() []Record {
+	out := l.Snapshot()
 	for i := range out {
-		out[i] = out[i].redacted()
+		out[i] = out[i].Redacted()
 	}
 	return out
 }
 
-// redacted returns a copy of rec fit to show: its own header map, secrets replaced.
-func (rec RecordedRequest) redacted() RecordedRequest {
+// Redacted returns a copy of rec fit to show: its own header map, secrets replaced.
+func (rec Record) Redacted() Record {
 	rec.Headers = redactHeaders(rec.Headers)
 	rec.Query = redactQuery(rec.Query)
 	return rec
@@ -131,13 +138,13 @@ func redactHeaders(h map[string][]string) map[string][]string {
 	for k, v := range h {
 		switch http.CanonicalHeaderKey(k) {
 		case "X-Api-Secret", "Authorization", "Cookie", "Proxy-Authorization":
-			out[k] = []string{redacted}
+			out[k] = []string{Redacted}
 			continue
 		}
 		vs := make([]string, len(v))
 		for i, x := range v {
 			if looksSecret(x) {
-				x = redacted
+				x = Redacted
 			}
 			vs[i] = x
 		}
@@ -153,13 +160,13 @@ func redactQuery(raw string) string {
 	}
 	q, err := url.ParseQuery(raw)
 	if err != nil {
-		return redacted // not a query anyone can read: nothing of it can be vouched for
+		return Redacted // not a query anyone can read: nothing of it can be vouched for
 	}
 	found := false
 	for _, vs := range q {
 		for i, v := range vs {
 			if looksSecret(v) {
-				vs[i], found = redacted, true
+				vs[i], found = Redacted, true
 			}
 		}
 	}
@@ -211,9 +218,10 @@ func jwtShaped(s string) bool {
 	return dots == 2
 }
 
-// writeRequests streams the log as {"data": [...], "requestId"}: one item encoded at a time,
-// redacted as it goes, so that concurrent readers of a full log do not each build it whole.
-func writeRequests(w http.ResponseWriter, status int, requestID string, recs []RecordedRequest) {
+// WriteJSON streams records from Snapshot as {"data": [...], "requestId"}: one item encoded at
+// a time, redacted as it goes, so that concurrent readers of a full log do not each build it
+// whole.
+func WriteJSON(w http.ResponseWriter, status int, requestID string, recs []Record) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	bw := bufio.NewWriterSize(w, 32<<10)
@@ -224,10 +232,10 @@ func writeRequests(w http.ResponseWriter, status int, requestID string, recs []R
 		if i > 0 {
 			bw.WriteByte(',')
 		}
-		if err := enc.Encode(recs[i].redacted()); err != nil {
+		if err := enc.Encode(recs[i].Redacted()); err != nil {
 			panic(http.ErrAbortHandler) // cannot happen: every member encodes; never send half
 		}
-		recs[i] = RecordedRequest{} // let what was sent go
+		recs[i] = Record{} // let what was sent go
 	}
 	bw.WriteString(`],"requestId":"` + requestID + "\"}\n")
 	_ = bw.Flush()
@@ -240,7 +248,7 @@ func redactBody(b []byte) json.RawMessage {
 		return nil
 	}
 	if len(b) > maxRecordedBody {
-		return json.RawMessage(`"[body of ` + itoa(len(b)) + ` bytes not kept]"`)
+		return json.RawMessage(`"[body of ` + strconv.Itoa(len(b)) + ` bytes not kept]"`)
 	}
 	if !json.Valid(b) {
 		return json.RawMessage(`"[not JSON]"`)
@@ -278,7 +286,7 @@ func redactPins(v any) {
 	case map[string]any:
 		for k, x := range t {
 			if strings.EqualFold(k, "pin") || strings.EqualFold(k, "secret") {
-				t[k] = redacted
+				t[k] = Redacted
 				continue
 			}
 			redactPins(x)

@@ -1,4 +1,4 @@
-package mockserver
+package reqlog
 
 import (
 	"testing"
@@ -22,7 +22,7 @@ func TestRedactBody(t *testing.T) {
 	}
 }
 
-func TestHardening_LooksSecret(t *testing.T) {
+func TestLooksSecret(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		value  string
@@ -49,7 +49,7 @@ func TestHardening_LooksSecret(t *testing.T) {
 	}
 }
 
-func TestHardening_RedactQuery(t *testing.T) {
+func TestRedactQuery(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"page=2&limit=20", "page=2&limit=20"},

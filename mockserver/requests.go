@@ -1,0 +1,35 @@
+package mockserver
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// RecordedRequest is a request the mock received, as GET /_mock/requests shows it. Secrets
+// are replaced by "[REDACTED]": the values of X-API-Secret, Authorization,
+// Proxy-Authorization and Cookie, any header or query value shaped like a secret or a token
+// (an sk_live_ or sk_test_ secret, a Bearer or Basic credential, a JWT) whatever its name,
+// and OTP pins and secrets in bodies. Headers beyond 8 KiB in all are left out, with
+// HeadersTruncated set.
+type RecordedRequest struct {
+	Method           string              `json:"method"`
+	Path             string              `json:"path"`
+	Query            string              `json:"query"`
+	Status           int                 `json:"status"`
+	RequestID        string              `json:"requestId"`
+	Time             time.Time           `json:"time"`
+	Headers          map[string][]string `json:"headers"`
+	HeadersTruncated bool                `json:"headersTruncated,omitempty"`
+	Body             json.RawMessage     `json:"body,omitempty"`
+}
+
+// Requests returns the /v1 requests received (the newest 1,000), oldest first, with secrets
+// and pins redacted.
+func (s *Server) Requests() []RecordedRequest {
+	recs := s.state.Load().log.All()
+	out := make([]RecordedRequest, len(recs))
+	for i, r := range recs {
+		out[i] = RecordedRequest(r)
+	}
+	return out
+}
