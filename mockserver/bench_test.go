@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/idem"
+
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
 
 	"bytes"
@@ -219,12 +221,12 @@ func BenchmarkIdempotencyMemory(b *testing.B) {
 	var total float64
 	runs := 0
 	for b.Loop() {
-		m := newIdempotency(n)
+		m := idem.New(n)
 		before := liveHeap()
 		for i := range n {
 			ref := fmt.Sprintf("order-%030d", i)
-			e, _, _ := m.begin(ids.ID{1}, newIdemKey(Live, ref), [32]byte{}, int64(i))
-			m.finish(ids.ID{1}, e, http.StatusAccepted, answer, int64(i))
+			e, _, _ := m.Begin(ids.ID{1}, idem.NewKey(0, ref), [32]byte{}, int64(i))
+			m.Finish(ids.ID{1}, e, http.StatusAccepted, answer, int64(i))
 		}
 		after := liveHeap()
 		runtime.KeepAlive(m)

@@ -20,6 +20,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/idem"
+
 	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
 
 	"github.com/seedsms/sms-go/mockserver/internal/faults"
@@ -215,7 +217,7 @@ type Server struct {
 // state is everything Reset forgets.
 type state struct {
 	store  *store
-	idem   *idempotency
+	idem   *idem.Table
 	faults *faults.List
 	log    *reqlog.Log
 }
@@ -251,7 +253,7 @@ func New(opts ...Option) *Server {
 // moves. The default workspace comes back with the same credentials.
 func (s *Server) Reset() {
 	s.clock.Reset()
-	st := &state{store: newStore(s.cfg.maxWorkspaces, s.cfg.maxDND), idem: newIdempotency(s.cfg.idemLimit), faults: &faults.List{}, log: reqlog.New(s.cfg.requestLogSize)}
+	st := &state{store: newStore(s.cfg.maxWorkspaces, s.cfg.maxDND), idem: idem.New(s.cfg.idemLimit), faults: &faults.List{}, log: reqlog.New(s.cfg.requestLogSize)}
 	s.mu.Lock()
 	seed := s.seed
 	s.mu.Unlock()

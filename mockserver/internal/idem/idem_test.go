@@ -1,6 +1,8 @@
-package mockserver
+package idem
 
 import (
+	"strconv"
+
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
 
 	"testing"
@@ -11,21 +13,21 @@ import (
 )
 
 // answer leads a new reference of ws and answers it with a 202 at now.
-func answer(t *testing.T, m *idempotency, ws ids.ID, ref string, now int64) {
+func answer(t *testing.T, m *Table, ws ids.ID, ref string, now int64) {
 	t.Helper()
-	e, _, lead := m.begin(ws, newIdemKey(Live, ref), [32]byte{1}, now)
+	e, _, lead := m.Begin(ws, NewKey(0, ref), [32]byte{1}, now)
 	require.True(t, lead, "reference %q must be new", ref)
-	m.finish(ws, e, 202, []byte(`{"ref":"`+ref+`"}`), now)
+	m.Finish(ws, e, 202, []byte(`{"ref":"`+ref+`"}`), now)
 }
 
 // replays reports whether ref of ws is remembered at now: a duplicate waits on nothing and
 // gets the stored answer. A reference that is not remembered is led, then failed, which
 // frees it again.
-func replays(t *testing.T, m *idempotency, ws ids.ID, ref string, now int64) bool {
+func replays(t *testing.T, m *Table, ws ids.ID, ref string, now int64) bool {
 	t.Helper()
-	e, done, lead := m.begin(ws, newIdemKey(Live, ref), [32]byte{1}, now)
+	e, done, lead := m.Begin(ws, NewKey(0, ref), [32]byte{1}, now)
 	if lead {
-		m.finish(ws, e, 500, nil, now)
+		m.Finish(ws, e, 500, nil, now)
 		return false
 	}
 	require.Nil(t, done, "an answered reference has nothing to wait for")
@@ -33,7 +35,7 @@ func replays(t *testing.T, m *idempotency, ws ids.ID, ref string, now int64) boo
 	return true
 }
 
-func (m *idempotency) stored(ws ids.ID) int {
+func (m *Table) stored(ws ids.ID) int {
 	sp := m.space(ws)
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
@@ -57,7 +59,7 @@ func TestIdempotencyLimitEvictsOldestFirst(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m, ws := newIdempotency(tt.limit), ids.ID{1}
+			m, ws := New(tt.limit), ids.ID{1}
 			for i, ref := range tt.refs {
 				answer(t, m, ws, ref, int64(i))
 			}
@@ -76,7 +78,7 @@ func TestIdempotencyLimitEvictsOldestFirst(t *testing.T) {
 
 func TestIdempotencyLimitIsPerWorkspace(t *testing.T) {
 	t.Parallel()
-	m, a, b := newIdempotency(2), ids.ID{1}, ids.ID{2}
+	m, a, b := New(2), ids.ID{1}, ids.ID{2}
 	answer(t, m, a, "x", 0)
 	answer(t, m, a, "y", 0)
 	for i, ref := range []string{"p", "q", "r", "s"} {
@@ -89,15 +91,15 @@ func TestIdempotencyLimitIsPerWorkspace(t *testing.T) {
 
 func TestIdempotencyLimitSparesRunningRequests(t *testing.T) {
 	t.Parallel()
-	m, ws := newIdempotency(1), ids.ID{1}
-	running, _, lead := m.begin(ws, newIdemKey(Live, "running"), [32]byte{1}, 0)
+	m, ws := New(1), ids.ID{1}
+	running, _, lead := m.Begin(ws, NewKey(0, "running"), [32]byte{1}, 0)
 	require.True(t, lead)
 	answer(t, m, ws, "a", 1) // over the limit, but a running request is never evicted
 	answer(t, m, ws, "b", 2)
-	_, done, lead := m.begin(ws, newIdemKey(Live, "running"), [32]byte{1}, 3)
+	_, done, lead := m.Begin(ws, NewKey(0, "running"), [32]byte{1}, 3)
 	require.False(t, lead, "a duplicate of a running request waits for it")
 	require.NotNil(t, done)
-	m.finish(ws, running, 202, []byte(`{"ref":"running"}`), 4)
+	m.Finish(ws, running, 202, []byte(`{"ref":"running"}`), 4)
 	<-done
 	assert.True(t, replays(t, m, ws, "running", 5))
 	assert.Equal(t, `{"ref":"running"}`, string(running.body))
@@ -106,11 +108,11 @@ func TestIdempotencyLimitSparesRunningRequests(t *testing.T) {
 func TestIdempotencyExpiresFromTheQueue(t *testing.T) {
 	t.Parallel()
 	const h = int64(time.Hour)
-	m, ws := newIdempotency(0), ids.ID{1}
+	m, ws := New(0), ids.ID{1}
 	for i := range 5 {
 		answer(t, m, ws, string(rune('a'+i)), int64(i)*h) // a at 0h, ..., e at 4h
 	}
-	window := int64(idempotencyWindow)
+	window := int64(Window)
 	tests := []struct {
 		at     int64
 		stored int
@@ -129,7 +131,7 @@ func TestIdempotencyExpiresFromTheQueue(t *testing.T) {
 	assert.Zero(t, sp.queue.Len(), "the queue is empty")
 }
 
-func (m *idempotency) expireAt(ws ids.ID, now int64) {
+func (m *Table) expireAt(ws ids.ID, now int64) {
 	sp := m.space(ws)
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
@@ -138,8 +140,8 @@ func (m *idempotency) expireAt(ws ids.ID, now int64) {
 
 func TestIdempotencyReusedReferenceOutlivesItsOldQueueEntry(t *testing.T) {
 	t.Parallel()
-	window := int64(idempotencyWindow)
-	m, ws := newIdempotency(0), ids.ID{1}
+	window := int64(Window)
+	m, ws := New(0), ids.ID{1}
 	answer(t, m, ws, "a", 0)
 	// a's window has passed: a new request leads and is answered at window+1, while a's old
 	// entry is still in the queue. Popping that old entry must not forget the new answer.
@@ -153,9 +155,9 @@ func TestIdempotencyReusedReferenceOutlivesItsOldQueueEntry(t *testing.T) {
 // reclaims its popped front: fifo's TestQueue).
 func TestIdempotencyQueueStaysAtTheLimit(t *testing.T) {
 	t.Parallel()
-	m, ws := newIdempotency(10), ids.ID{1}
+	m, ws := New(10), ids.ID{1}
 	for i := range 5000 {
-		answer(t, m, ws, "r"+itoa(i), int64(i))
+		answer(t, m, ws, "r"+strconv.Itoa(i), int64(i))
 	}
 	sp := m.space(ws)
 	assert.Equal(t, 10, m.stored(ws))
