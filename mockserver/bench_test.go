@@ -1,7 +1,9 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/events"
 	"github.com/seedsms/sms-go/mockserver/internal/idem"
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
 
@@ -23,37 +25,48 @@ import (
 // million HTTP requests.
 
 // benchServer is a server whose default workspace cannot run out of money, and that
-// workspace.
-func benchServer(tb testing.TB) (*Server, *workspace) {
+// workspace's live caller.
+func benchServer(tb testing.TB) (*Server, store.Caller) {
 	tb.Helper()
 	s := New(WithBalances(1<<60, 1<<60))
-	id, ok := ids.Parse(s.Default().WorkspaceID)
-	if !ok {
-		tb.Fatal("default workspace id")
+	c, err := s.state.Load().store.Workspace(s.Default().WorkspaceID)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	w := s.state.Load().store.workspace(id)
-	if w == nil {
-		tb.Fatal("default workspace not found")
-	}
-	return s, w
+	return s, c
 }
 
-// benchFill stores n live campaigns of the given number of distinct recipients each, straight
-// into the store, the way a POST /v1/sms/send or /v1/sms/campaigns ends: one wallet debit and
-// one campaign per call.
-func benchFill(tb testing.TB, s *Server, w *workspace, n, recipients int) {
+// benchStore is a store of its own whose default workspace cannot run out of money, and that
+// workspace's live caller, for measuring memory: its event ring holds one event, so that
+// what is measured is what the store keeps.
+func benchStore(tb testing.TB) (*store.Store, store.Caller) {
 	tb.Helper()
-	now := s.clock.Now()
+	st, creds := store.New(store.Config{
+		GenericPrice: DefaultGenericPrice, DNDPrice: DefaultDNDPrice, LiveBalance: 1 << 60, TestBalance: 1 << 60,
+		Country: DefaultCountry, MaxWorkspaces: DefaultMaxWorkspaces, MaxDND: DefaultMaxDND, MaxMessages: DefaultMaxMessages,
+		IDs: ids.NewGen(), Events: events.NewBus(1), Arrived: &events.Signal{},
+	}, store.Credentials{}, time.Now().UnixNano())
+	c, err := st.Workspace(creds.WorkspaceID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st, c
+}
+
+// benchFill stores n live campaigns of the given number of distinct recipients each, the way
+// a POST /v1/sms/send or /v1/sms/campaigns ends: one store.Send each.
+func benchFill(tb testing.TB, st *store.Store, c store.Caller, n, recipients int) {
+	tb.Helper()
+	now := time.Now()
 	next := uint64(2348000000000)
 	for range n {
-		op := &sendOp{from: DefaultSenderID, maxParts: 1, totalParts: int64(recipients),
-			recipients: make([]recipient, recipients), template: benchTemplate}
-		for j := range op.recipients {
-			op.recipients[j] = recipient{packed: next}
+		targets := make([]store.Target, recipients)
+		for j := range targets {
+			targets[j] = store.Target{Phone: next, Index: j}
 			next++
 		}
-		if _, e := w.send(Live, s.ids, op, DefaultGenericPrice, now); e != nil {
-			tb.Fatal(e)
+		if _, err := st.Send(c, store.SendParams{From: DefaultSenderID, Message: benchTemplate, Targets: targets}, now); err != nil {
+			tb.Fatal(err)
 		}
 	}
 }
@@ -87,8 +100,8 @@ func benchServe(b *testing.B, h http.Handler, req *http.Request, want int) *http
 // against page 50,000, which must cost the same.
 func BenchmarkListCampaigns(b *testing.B) {
 	b.Run("stack", func(b *testing.B) {
-		s, w := benchServer(b)
-		benchFill(b, s, w, 1000, 1)
+		s, c := benchServer(b)
+		benchFill(b, s.state.Load().store, c, 1000, 1)
 		h, req := s.Handler(), benchGet(s, "/v1/sms/campaigns?limit=20")
 		b.ReportAllocs()
 		for b.Loop() {
@@ -97,11 +110,11 @@ func BenchmarkListCampaigns(b *testing.B) {
 	})
 
 	b.Run("baseline", func(b *testing.B) {
-		s, w := benchServer(b)
-		benchFill(b, s, w, 1000, 1)
+		s, c := benchServer(b)
+		benchFill(b, s.state.Load().store, c, 1000, 1)
 		// The same 20 campaigns in their wire form, the same pagination and a request ID of
 		// the same length: the baseline marshals exactly the bytes the stack writes.
-		views, total := w.listCampaigns(Live, 1, 20, s.clock.Now().UnixNano())
+		views, total := s.state.Load().store.Campaigns(c, 1, 20, s.clock.Now().UnixNano())
 		data := make([]campaignJSON, len(views))
 		for i := range views {
 			data[i] = campaignOut(&views[i])
@@ -135,8 +148,8 @@ func BenchmarkListCampaigns(b *testing.B) {
 		if testing.Short() {
 			b.Skip("a million campaigns: not with -short")
 		}
-		s, w := benchServer(b)
-		benchFill(b, s, w, 1_000_000, 1)
+		s, c := benchServer(b)
+		benchFill(b, s.state.Load().store, c, 1_000_000, 1)
 		h := s.Handler()
 		for _, page := range []int{1, 50_000} {
 			b.Run("page="+strconv.Itoa(page), func(b *testing.B) {
@@ -150,7 +163,7 @@ func BenchmarkListCampaigns(b *testing.B) {
 				}
 			})
 		}
-		runtime.KeepAlive(w)
+		runtime.KeepAlive(s)
 	})
 }
 
@@ -181,12 +194,11 @@ func BenchmarkSend(b *testing.B) {
 func BenchmarkCampaignMemory(b *testing.B) {
 	const n = 10_000
 	measure := func(recipients int) float64 {
-		s, w := benchServer(b)
+		st, c := benchStore(b)
 		before := liveHeap()
-		benchFill(b, s, w, n, recipients)
+		benchFill(b, st, c, n, recipients)
 		after := liveHeap()
-		runtime.KeepAlive(s)
-		runtime.KeepAlive(w)
+		runtime.KeepAlive(st)
 		return float64(after-before) / n
 	}
 	var one, hundred float64
@@ -271,60 +283,65 @@ func BenchmarkCampaign10k(b *testing.B) {
 }
 
 // BenchmarkMessageMemory measures what the inbox keeps: n campaigns of 100 recipients with a
-// personal template and an 8-byte name each, and n OTPs, in fresh servers, live heap after a
+// personal template and an 8-byte name each, and n OTPs, in fresh stores, live heap after a
 // GC before and after. It reports B/message (campaign and names included, the template
 // shared), B/message-no-name (the same campaigns with no names) and B/otp (an OTP's message,
-// its text and pin included, plus its pin record).
+// its text and pin included, plus its pin record; not its entry in the latest pins of
+// /_mock/otps/latest, measured apart with the same numbers and taken off).
 func BenchmarkMessageMemory(b *testing.B) {
 	const n, per = 1000, 100
 	campaigns := func(names bool) float64 {
-		s, w := benchServer(b)
-		now := s.clock.Now()
+		st, c := benchStore(b)
+		now := time.Now()
 		before := liveHeap()
 		next := uint64(2348000000000)
 		for range n {
-			op := &sendOp{from: DefaultSenderID, maxParts: 1, totalParts: per, template: "Hi {{name}}, your order has shipped.",
-				personal: names, recipients: make([]recipient, per)}
-			if names {
-				op.nameEnds = make([]uint32, per)
-			}
-			var all strings.Builder
-			for j := range op.recipients {
+			targets := make([]store.Target, per)
+			for j := range targets {
+				targets[j] = store.Target{Phone: next, Index: j}
 				if names {
-					fmt.Fprintf(&all, "N%07d", j)
-					op.nameEnds[j] = uint32(all.Len())
+					targets[j].Name = fmt.Sprintf("N%07d", j)
 				}
-				op.recipients[j] = recipient{packed: next}
 				next++
 			}
-			op.names = all.String()
-			c, e := w.send(Live, s.ids, op, DefaultGenericPrice, now)
-			if e != nil {
-				b.Fatal(e)
+			if _, err := st.Send(c, store.SendParams{From: DefaultSenderID, Message: "Hi {{name}}, your order has shipped.",
+				Personalize: names, Targets: targets}, now); err != nil {
+				b.Fatal(err)
 			}
-			s.keep(s.state.Load().store, c.recipients)
 		}
 		after := liveHeap()
-		if got := len(s.Messages(Filter{To: "2348000000007"})); got != 1 {
+		q, err := store.NewQuery(store.Filter{To: "2348000000007"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, got := st.Messages(q, 0, 10); got != 1 {
 			b.Fatalf("%d messages to one number, want 1", got)
 		}
-		runtime.KeepAlive(s)
+		runtime.KeepAlive(st)
 		return float64(after-before) / (n * per)
 	}
 	otps := func() float64 {
-		s, w := benchServer(b)
+		st, c := benchStore(b)
+		start := time.Now()
 		before := liveHeap()
 		for i := range n {
-			now := s.clock.Now().Add(time.Duration(i) * time.Millisecond) // all within the records' 2-hour retention
-			phone := strconv.Itoa(2348000000000 + i)
-			if _, _, e := w.sendOTP(Live, &otpOp{id: s.ids.Next(), from: DefaultSenderID, phone: phone,
-				text: "Your code is 123456", parts: 1, ttl: time.Minute, pin: "123456"}, DefaultGenericPrice, now); e != nil {
-				b.Fatal(e)
+			now := start.Add(time.Duration(i) * time.Millisecond) // all within the records' 2-hour retention
+			if _, err := st.SendOTP(c, store.OTPParams{From: DefaultSenderID, Phone: uint64(2348000000000 + i),
+				Text: "Your code is <>", Placeholder: "<>", Alphabet: "0123456789", Length: 6, TTL: time.Minute}, now); err != nil {
+				b.Fatal(err)
 			}
 		}
 		after := liveHeap()
-		runtime.KeepAlive(s)
-		return float64(after-before) / n
+		runtime.KeepAlive(st)
+		// The latest pins of the same numbers, pin IDs and pins, alone.
+		var pins store.LatestPins
+		pinsBefore := liveHeap()
+		for i := range n {
+			pins.Deliver(strconv.Itoa(2348000000000+i), ids.UUID(), "123456", start.UnixNano())
+		}
+		pinsAfter := liveHeap()
+		runtime.KeepAlive(&pins)
+		return (float64(after-before) - float64(pinsAfter-pinsBefore)) / n
 	}
 	var named, plain, otp float64
 	runs := 0
@@ -342,9 +359,8 @@ func BenchmarkMessageMemory(b *testing.B) {
 // BenchmarkMessagesQuery is GET /_mock/messages?to= over 100,000 kept messages (1,000
 // campaigns of 100): the whole store is scanned, the matches sorted and one page rendered.
 func BenchmarkMessagesQuery(b *testing.B) {
-	s, w := benchServer(b)
-	benchFill(b, s, w, 1000, 100)
-	s.keep(s.state.Load().store, 100_000)
+	s, c := benchServer(b)
+	benchFill(b, s.state.Load().store, c, 1000, 100)
 	h := s.Handler()
 	req := httptest.NewRequest(http.MethodGet, "/_mock/messages?to=2348000012345", nil)
 	if n := bytes.Count(benchServe(b, h, req, http.StatusOK).Body.Bytes(), []byte(`"text"`)); n != 1 {
@@ -393,9 +409,9 @@ func BenchmarkSendReference(b *testing.B) {
 func BenchmarkLoopbackPaired(b *testing.B) {
 	for _, route := range []string{"list", "send"} {
 		b.Run(route, func(b *testing.B) {
-			s, w := benchServer(b)
+			s, c := benchServer(b)
 			if route == "list" {
-				benchFill(b, s, w, 1000, 1)
+				benchFill(b, s.state.Load().store, c, 1000, 1)
 			}
 			require := func(err error) {
 				if err != nil {

@@ -2,19 +2,16 @@ package mockserver
 
 import (
 	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 
 	"github.com/seedsms/sms-go/mockserver/internal/faults"
 
 	"github.com/seedsms/sms-go/mockserver/internal/clock"
 
-	"github.com/seedsms/sms-go/mockserver/internal/ids"
-
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/seedsms/sms-go/internal/rules"
 )
 
 // The /_mock/ test controls, over HTTP and as Go methods. They need no credentials.
@@ -33,8 +30,8 @@ func controlRoutes() []struct {
 	}{
 		{"/_mock/workspaces", c(post, ctlNewWorkspace)},
 		{"/_mock/workspaces/{id}/balance", c(post, ctlSetBalance)},
-		{"/_mock/sender-ids/{id}/approve", c(post, ctlMoveSender(senderActive))},
-		{"/_mock/sender-ids/{id}/block", c(post, ctlMoveSender(senderBlocked))},
+		{"/_mock/sender-ids/{id}/approve", c(post, ctlMoveSender(store.SenderActive))},
+		{"/_mock/sender-ids/{id}/block", c(post, ctlMoveSender(store.SenderBlocked))},
 		{"/_mock/campaigns/{id}/deliver", c(post, ctlDeliver)},
 		{"/_mock/dnd", c(post, ctlDND)},
 		{"/_mock/otps/latest", c(get, ctlLatestOTP)},
@@ -55,12 +52,13 @@ func decodeOptional(body []byte, v any) *apiError {
 	return decodeJSON(body, v)
 }
 
-// asError turns a possibly nil *apiError into an error without the typed-nil trap.
-func asError(e *apiError) error {
-	if e == nil {
+// controlError is the error a Go control returns: the API's error for err, as the same
+// control over HTTP answers it, or nil.
+func controlError(err error) error {
+	if err == nil {
 		return nil
 	}
-	return e
+	return apiErrorOf(err)
 }
 
 // --- workspaces and wallets ------------------------------------------------------------------
@@ -77,33 +75,15 @@ type WorkspaceParams struct {
 // scope, the active sender ID MOCKSMS, and funded wallets. Past WithWorkspaceLimit it returns
 // an error and creates nothing.
 func (s *Server) NewWorkspace(p WorkspaceParams) (Workspace, error) {
-	live, test, country := s.cfg.liveBalance, s.cfg.testBalance, s.cfg.country
-	if p.LiveBalance != nil {
-		live = *p.LiveBalance
+	creds, err := s.state.Load().store.NewWorkspace(store.WorkspaceParams{LiveBalance: p.LiveBalance,
+		TestBalance: p.TestBalance, Country: p.Country}, s.clock.Now().UnixNano())
+	if err != nil {
+		return Workspace{}, controlError(err)
 	}
-	if p.TestBalance != nil {
-		test = *p.TestBalance
-	}
-	if p.Country != "" {
-		country = p.Country
-	}
-	if e := checkBalance("liveBalance", live); e != nil {
-		return Workspace{}, e
-	}
-	if e := checkBalance("testBalance", test); e != nil {
-		return Workspace{}, e
-	}
-	ws, e := s.createWorkspace(s.state.Load(), country, live, test, nil)
-	if e != nil {
-		return Workspace{}, e
-	}
-	s.publish("workspace.created", struct {
-		WorkspaceID string `json:"workspaceId"`
-	}{ws.WorkspaceID})
-	return ws, nil
+	return s.workspaceOf(creds, ""), nil
 }
 
-func ctlNewWorkspace(s *Server, rq *request) (int, any, *apiError) {
+func ctlNewWorkspace(s *Server, rq *request) (int, any, error) {
 	var in struct {
 		LiveBalance *naira `json:"liveBalance"`
 		TestBalance *naira `json:"testBalance"`
@@ -114,62 +94,28 @@ func ctlNewWorkspace(s *Server, rq *request) (int, any, *apiError) {
 	}
 	ws, err := s.NewWorkspace(WorkspaceParams{LiveBalance: (*int64)(in.LiveBalance), TestBalance: (*int64)(in.TestBalance), Country: in.Country})
 	if err != nil {
-		return 0, nil, err.(*apiError)
+		return 0, nil, err
 	}
 	return http.StatusCreated, ws, nil
 }
 
-func (s *Server) workspaceByID(id string) (*workspace, *apiError) {
-	wid, ok := ids.Parse(id)
-	if !ok {
-		return nil, notFound("Workspace")
-	}
-	w := s.state.Load().store.workspace(wid)
-	if w == nil {
-		return nil, notFound("Workspace")
-	}
-	return w, nil
-}
-
 // SetBalance sets a wallet of a workspace, in kobo.
 func (s *Server) SetBalance(workspaceID string, mode Mode, kobo int64) error {
-	return asError(s.setBalance(workspaceID, mode, kobo))
-}
-
-func (s *Server) setBalance(workspaceID string, mode Mode, kobo int64) *apiError {
-	if mode != Live && mode != Test {
+	m, ok := mode.storeMode()
+	if !ok {
 		return badRequest("mode", "mode must be live or test.")
 	}
-	if e := checkBalance("balance", kobo); e != nil {
-		return e
-	}
-	w, e := s.workspaceByID(workspaceID)
-	if e != nil {
-		return e
-	}
-	w.setBalance(mode, kobo)
-	s.walletMoved(w, mode)
-	return nil
-}
-
-// checkBalance holds a wallet balance to 0..MaxBalance kobo.
-func checkBalance(field string, kobo int64) *apiError {
-	if kobo < 0 || kobo > MaxBalance {
-		return badRequest(field, "%s must be from 0.00 to %s NGN.", field, rules.FormatNaira(MaxBalance))
-	}
-	return nil
+	return controlError(s.state.Load().store.SetBalance(workspaceID, m, kobo))
 }
 
 // Balance returns a wallet of a workspace, in kobo.
 func (s *Server) Balance(workspaceID string, mode Mode) (int64, error) {
-	w, e := s.workspaceByID(workspaceID)
-	if e != nil {
-		return 0, e
-	}
-	return w.balance(mode), nil
+	m, _ := mode.storeMode() // anything but Test is the live wallet
+	kobo, err := s.state.Load().store.WalletBalance(workspaceID, m)
+	return kobo, controlError(err)
 }
 
-func ctlSetBalance(s *Server, rq *request) (int, any, *apiError) {
+func ctlSetBalance(s *Server, rq *request) (int, any, error) {
 	var in struct {
 		Mode    Mode   `json:"mode"`
 		Balance *naira `json:"balance"`
@@ -180,8 +126,8 @@ func ctlSetBalance(s *Server, rq *request) (int, any, *apiError) {
 	if in.Balance == nil {
 		return 0, nil, badRequest("balance", "balance is required.")
 	}
-	if e := s.setBalance(rq.param, in.Mode, int64(*in.Balance)); e != nil {
-		return 0, nil, e
+	if err := s.SetBalance(rq.param, in.Mode, int64(*in.Balance)); err != nil {
+		return 0, nil, err
 	}
 	return http.StatusOK, struct {
 		WorkspaceID string `json:"workspaceId"`
@@ -195,37 +141,21 @@ func ctlSetBalance(s *Server, rq *request) (int, any, *apiError) {
 
 // ApproveSenderID makes a pending sender ID active.
 func (s *Server) ApproveSenderID(id string) error {
-	_, e := s.moveSender(id, senderActive)
-	return asError(e)
+	_, err := s.state.Load().store.MoveSenderID(id, store.SenderActive)
+	return controlError(err)
 }
 
 // BlockSenderID makes a pending sender ID blocked.
 func (s *Server) BlockSenderID(id string) error {
-	_, e := s.moveSender(id, senderBlocked)
-	return asError(e)
+	_, err := s.state.Load().store.MoveSenderID(id, store.SenderBlocked)
+	return controlError(err)
 }
 
-func (s *Server) moveSender(id string, status uint8) (senderID, *apiError) {
-	sidID, ok := ids.Parse(id)
-	if !ok {
-		return senderID{}, notFound("Sender ID")
-	}
-	for _, w := range s.state.Load().store.allWorkspaces() {
-		if sid, found, e := w.moveSenderID(sidID, status); found {
-			if e == nil {
-				s.senderMoved(w.id, &sid)
-			}
-			return sid, e
-		}
-	}
-	return senderID{}, notFound("Sender ID")
-}
-
-func ctlMoveSender(status uint8) handlerFunc {
-	return func(s *Server, rq *request) (int, any, *apiError) {
-		sid, e := s.moveSender(rq.param, status)
-		if e != nil {
-			return 0, nil, e
+func ctlMoveSender(status store.SenderStatus) handlerFunc {
+	return func(_ *Server, rq *request) (int, any, error) {
+		sid, err := rq.st.store.MoveSenderID(rq.param, status)
+		if err != nil {
+			return 0, nil, err
 		}
 		return http.StatusOK, senderOut(&sid), nil
 	}
@@ -243,44 +173,11 @@ type DeliverCounts struct {
 // Deliver moves a campaign's sent recipients, in request order: the first c.Delivered to
 // delivered, the next c.Failed to failed, the next c.DND to dnd. A nil c delivers them all.
 func (s *Server) Deliver(campaignID string, c *DeliverCounts) error {
-	_, e := s.deliver(campaignID, c)
-	return asError(e)
+	_, err := s.state.Load().store.Deliver(campaignID, (*store.DeliverCounts)(c), s.clock.Now().UnixNano())
+	return controlError(err)
 }
 
-func (s *Server) deliver(campaignID string, c *DeliverCounts) (campaign, *apiError) {
-	id, ok := ids.Parse(campaignID)
-	if !ok {
-		return campaign{}, notFound("Campaign")
-	}
-	if c != nil {
-		// A campaign has at most MaxCampaignRecipients: bounding each count keeps their sum
-		// exact, so nothing moves unless all of them can.
-		for _, n := range [...]struct {
-			field string
-			n     int
-		}{{"delivered", c.Delivered}, {"failed", c.Failed}, {"dnd", c.DND}} {
-			if n.n < 0 || n.n > rules.MaxCampaignRecipients {
-				return campaign{}, badRequest(n.field, "%s must be from 0 to %d.", n.field, rules.MaxCampaignRecipients)
-			}
-		}
-	}
-	now := s.clock.Now().UnixNano()
-	for _, w := range s.state.Load().store.allWorkspaces() {
-		n := c
-		if n == nil {
-			n = &DeliverCounts{Delivered: -1} // all: resolved under the lock
-		}
-		if v, found, e := w.deliver(id, *n, now); found {
-			if e == nil {
-				s.delivered(w.id, &v)
-			}
-			return v, e
-		}
-	}
-	return campaign{}, notFound("Campaign")
-}
-
-func ctlDeliver(s *Server, rq *request) (int, any, *apiError) {
+func ctlDeliver(s *Server, rq *request) (int, any, error) {
 	var in struct {
 		Delivered *int `json:"delivered"`
 		Failed    *int `json:"failed"`
@@ -289,19 +186,19 @@ func ctlDeliver(s *Server, rq *request) (int, any, *apiError) {
 	if e := decodeOptional(rq.body, &in); e != nil {
 		return 0, nil, e
 	}
-	var counts *DeliverCounts // none given: all delivered
+	var counts *store.DeliverCounts // none given: all delivered
 	if in.Delivered != nil || in.Failed != nil || in.DND != nil {
-		counts = &DeliverCounts{Delivered: deref(in.Delivered), Failed: deref(in.Failed), DND: deref(in.DND)}
+		counts = &store.DeliverCounts{Delivered: deref(in.Delivered), Failed: deref(in.Failed), DND: deref(in.DND)}
 	}
-	c, e := s.deliver(rq.param, counts)
-	if e != nil {
-		return 0, nil, e
+	c, err := rq.st.store.Deliver(rq.param, counts, s.clock.Now().UnixNano())
+	if err != nil {
+		return 0, nil, err
 	}
 	return http.StatusOK, struct {
-		CampaignID string     `json:"campaignId"`
-		Status     string     `json:"status"`
-		Counts     countsJSON `json:"counts"`
-	}{c.id.String(), c.rollup(), countsOut(&c)}, nil
+		CampaignID string       `json:"campaignId"`
+		Status     string       `json:"status"`
+		Counts     store.Counts `json:"counts"`
+	}{c.ID.String(), c.Rollup(), store.CountsOf(&c)}, nil
 }
 
 func deref(p *int) int {
@@ -314,32 +211,20 @@ func deref(p *int) int {
 // AddDND puts numbers on the Do-Not-Disturb register: sends to them on the generic channel
 // get the recipient status dnd.
 func (s *Server) AddDND(numbers ...string) error {
-	_, e := s.addDND(numbers)
-	return asError(e)
+	_, err := s.state.Load().store.AddDND(numbers...)
+	return controlError(err)
 }
 
-func (s *Server) addDND(numbers []string) (int, *apiError) {
-	phones := make([]uint64, len(numbers))
-	for i, n := range numbers {
-		p, e := phone("numbers["+strconv.Itoa(i)+"]", n)
-		if e != nil {
-			return 0, e
-		}
-		phones[i] = p
-	}
-	return s.state.Load().store.addDND(phones)
-}
-
-func ctlDND(s *Server, rq *request) (int, any, *apiError) {
+func ctlDND(_ *Server, rq *request) (int, any, error) {
 	var in struct {
 		Numbers []string `json:"numbers"`
 	}
 	if e := decodeJSON(rq.body, &in); e != nil {
 		return 0, nil, e
 	}
-	n, e := s.addDND(in.Numbers)
-	if e != nil {
-		return 0, nil, e
+	n, err := rq.st.store.AddDND(in.Numbers...)
+	if err != nil {
+		return 0, nil, err
 	}
 	return http.StatusOK, struct {
 		Count int `json:"count"`
@@ -350,28 +235,18 @@ func ctlDND(s *Server, rq *request) (int, any, *apiError) {
 
 // LatestOTP returns the newest pin sent to a number, as the phone received it.
 func (s *Server) LatestOTP(to string) (pinID, pin string, err error) {
-	if to == "" {
-		return "", "", badRequest("to", "to is required.")
-	}
-	n, nerr := rules.NormalizePhone(to)
-	if nerr != nil {
-		return "", "", badRequest("to", "to: %v.", nerr)
-	}
-	m, ok := s.state.Load().store.latestPin(n)
-	if !ok {
-		return "", "", notFound("OTP")
-	}
-	return m.pinID, m.pin, nil
+	pinID, pin, err = s.state.Load().store.LatestPin(to)
+	return pinID, pin, controlError(err)
 }
 
-func ctlLatestOTP(s *Server, rq *request) (int, any, *apiError) {
+func ctlLatestOTP(_ *Server, rq *request) (int, any, error) {
 	to := rq.r.URL.Query().Get("to")
 	if rest, ok := strings.CutPrefix(to, " "); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
 		to = "+" + rest // ?to=+234...: a query decodes an unencoded + as a space
 	}
-	pinID, pin, err := s.LatestOTP(to)
+	pinID, pin, err := rq.st.store.LatestPin(to)
 	if err != nil {
-		return 0, nil, err.(*apiError)
+		return 0, nil, err
 	}
 	return http.StatusOK, struct {
 		PinID string `json:"pinId"`
@@ -399,7 +274,7 @@ func (s *Server) Advance(d time.Duration) error {
 	return nil
 }
 
-func ctlClock(s *Server, rq *request) (int, any, *apiError) {
+func ctlClock(s *Server, rq *request) (int, any, error) {
 	var in struct {
 		Advance string `json:"advance"`
 	}
@@ -412,7 +287,7 @@ func ctlClock(s *Server, rq *request) (int, any, *apiError) {
 			return 0, nil, badRequest("advance", "advance must be a non-negative Go duration such as 10m.")
 		}
 		if err := s.Advance(d); err != nil {
-			return 0, nil, err.(*apiError)
+			return 0, nil, err
 		}
 	}
 	return http.StatusOK, struct {
@@ -425,8 +300,8 @@ func ctlClock(s *Server, rq *request) (int, any, *apiError) {
 // MaxFaultRules active in all is an error, and nothing is added.
 func (s *Server) AddFaults(rules ...FaultRule) error {
 	for i, r := range rules {
-		if e := s.checkFault(i, r); e != nil {
-			return e
+		if err := s.checkFault(i, r); err != nil {
+			return err
 		}
 	}
 	list := make([]faults.Rule, len(rules))
@@ -434,14 +309,14 @@ func (s *Server) AddFaults(rules ...FaultRule) error {
 		list[i] = faults.Rule(r)
 	}
 	if err := s.state.Load().faults.Add(list...); err != nil {
-		return badRequest("rules", "%s", err.Error()) // a *faults.LimitError
+		return controlError(err)
 	}
 	s.faultsChanged()
 	return nil
 }
 
 // checkFault validates rule i of a list; its errors name the field as rules[i].member.
-func (s *Server) checkFault(i int, r FaultRule) *apiError {
+func (s *Server) checkFault(i int, r FaultRule) error {
 	field := "rules[" + strconv.Itoa(i) + "]"
 	switch {
 	case r.Path != "" && !s.faultPathRoutes(r.Path):
@@ -540,7 +415,7 @@ func faultsOut(rules []FaultRule) any {
 	}{out}
 }
 
-func ctlAddFaults(s *Server, rq *request) (int, any, *apiError) {
+func ctlAddFaults(s *Server, rq *request) (int, any, error) {
 	var in struct {
 		Rules []faultJSON `json:"rules"`
 	}
@@ -562,16 +437,16 @@ func ctlAddFaults(s *Server, rq *request) (int, any, *apiError) {
 		}
 	}
 	if err := s.AddFaults(rules...); err != nil {
-		return 0, nil, err.(*apiError)
+		return 0, nil, err
 	}
 	return http.StatusOK, faultsOut(s.Faults()), nil
 }
 
-func ctlListFaults(s *Server, _ *request) (int, any, *apiError) {
+func ctlListFaults(s *Server, _ *request) (int, any, error) {
 	return http.StatusOK, faultsOut(s.Faults()), nil
 }
 
-func ctlClearFaults(s *Server, _ *request) (int, any, *apiError) {
+func ctlClearFaults(s *Server, _ *request) (int, any, error) {
 	s.ClearFaults()
 	return http.StatusOK, faultsOut(nil), nil
 }
@@ -583,11 +458,11 @@ func (b requestsBody) stream(w http.ResponseWriter, status int, requestID string
 	reqlog.WriteJSON(w, status, requestID, b)
 }
 
-func ctlRequests(s *Server, _ *request) (int, any, *apiError) {
+func ctlRequests(s *Server, _ *request) (int, any, error) {
 	return http.StatusOK, requestsBody(s.state.Load().log.Snapshot()), nil
 }
 
-func ctlReset(s *Server, _ *request) (int, any, *apiError) {
+func ctlReset(s *Server, _ *request) (int, any, error) {
 	s.Reset()
 	return http.StatusOK, struct {
 		Reset bool `json:"reset"`

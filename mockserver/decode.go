@@ -9,6 +9,7 @@ import (
 
 	"github.com/seedsms/sms-go/internal/jsonenc"
 	"github.com/seedsms/sms-go/internal/rules"
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
 // The one-pass decoder of POST /v1/sms/send and /v1/sms/campaigns bodies. It reads a body once
@@ -422,13 +423,13 @@ func (in *sendInput) fields() *sendFields {
 
 // targets checks the decoded to as parseSendTo or parseCampaignTo check the raw one, with the
 // same errors; the decoder already holds its length to the route's limits.
-func (in *sendInput) targets() ([]target, *apiError) {
+func (in *sendInput) targets() ([]store.Target, error) {
 	if in.single {
-		p, e := phone("to", in.to[0].phone)
-		if e != nil {
-			return nil, e
+		p, err := store.ParsePhone("to", in.to[0].phone)
+		if err != nil {
+			return nil, err
 		}
-		return []target{{phone: p}}, nil
+		return []store.Target{{Phone: p}}, nil
 	}
 	b := newTargets(len(in.to))
 	for i, it := range in.to {

@@ -9,13 +9,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
 // generalWay decodes body the way a body the fast path declines is decoded: decodeJSON into
 // sendFields, then parseSendTo or parseCampaignTo, referenceOf and fingerprint.
-func generalWay(path string, body []byte, campaign bool) (in sendFields, targets []target, e *apiError, ref string, fp [32]byte) {
-	if e = decodeJSON(body, &in); e != nil {
-		return
+func generalWay(path string, body []byte, campaign bool) (in sendFields, targets []store.Target, ref string, fp [32]byte, e error) {
+	if err := decodeJSON(body, &in); err != nil {
+		return in, nil, "", fp, err
 	}
 	if campaign {
 		targets, e = parseCampaignTo(in.To)
@@ -40,12 +42,12 @@ func agrees(t *testing.T, body []byte, campaign bool) bool {
 	if !ok {
 		return false
 	}
-	in, targets, e, ref, fp := generalWay(path, body, campaign)
+	in, targets, ref, fp, e := generalWay(path, body, campaign)
 	if in.To == nil && e == nil {
 		t.Fatalf("%q: the fast path accepts a body without to", body)
 	}
 	fastTargets, fastErr := fast.targets()
-	if e != nil && (fastErr == nil || !reflect.DeepEqual(*e, *fastErr)) {
+	if e != nil && (fastErr == nil || !reflect.DeepEqual(*apiErrorOf(e), *apiErrorOf(fastErr))) {
 		t.Fatalf("%q: the general way says %v, the fast path %v", body, e, fastErr)
 	}
 	if e == nil && fastErr != nil {

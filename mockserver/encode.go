@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seedsms/sms-go/internal/jsonenc"
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
 // bytesPool holds buffers for appending JSON to.
@@ -22,7 +23,7 @@ type jsonAppender interface {
 
 // campaignPage is the answer of GET /v1/sms/campaigns: pageBody of campaignJSON.
 type campaignPage struct {
-	campaigns []campaign
+	campaigns []store.Campaign
 	page      pagination
 }
 
@@ -49,37 +50,37 @@ func appendPagination(b []byte, p pagination) []byte {
 }
 
 // appendCampaign writes campaignOut(c).
-func appendCampaign(b []byte, c *campaign) []byte {
+func appendCampaign(b []byte, c *store.Campaign) []byte {
 	b = append(b, `{"_id":"`...)
-	b = hex.AppendEncode(b, c.id[:])
+	b = hex.AppendEncode(b, c.ID[:])
 	b = append(b, `","senderId":`...)
-	b = jsonenc.AppendString(b, c.senderID, false)
+	b = jsonenc.AppendString(b, c.SenderID, false)
 	b = append(b, `,"recipientCount":`...)
-	b = strconv.AppendInt(b, int64(c.total()), 10)
+	b = strconv.AppendInt(b, int64(c.Total()), 10)
 	b = append(b, `,"amount":`...)
-	b = appendNaira(b, c.amount)
+	b = appendNaira(b, c.Amount)
 	b = append(b, `,"status":"`...)
-	b = append(b, campaignStatusNames[c.status]...)
+	b = append(b, c.Status.String()...)
 	b = append(b, `","currency":"NGN","channel":"`...)
-	b = append(b, channelNames[c.channel]...)
+	b = append(b, c.Channel.String()...)
 	b = append(b, `","smsParts":`...)
-	b = strconv.AppendInt(b, int64(c.parts), 10)
+	b = strconv.AppendInt(b, int64(c.Parts), 10)
 	b = append(b, `,"messageId":`...)
-	if c.hasMessageID() {
+	if c.HasMessageID() {
 		b = append(b, `"msg_`...)
-		b = hex.AppendEncode(b, c.id[:])
+		b = hex.AppendEncode(b, c.ID[:])
 		b = append(b, '"')
 	} else {
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"reference":`...)
-	if c.reference != "" {
-		b = jsonenc.AppendString(b, c.reference, false)
+	if c.Reference != "" {
+		b = jsonenc.AppendString(b, c.Reference, false)
 	} else {
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"createdAt":"`...)
-	b = timeOf(c.createdAt).AppendFormat(b, time.RFC3339Nano)
+	b = timeOf(c.CreatedAt).AppendFormat(b, time.RFC3339Nano)
 	return append(b, `"}`...)
 }
 
@@ -95,28 +96,28 @@ func appendNaira(b []byte, kobo int64) []byte {
 	return append(b, '.', byte('0'+frac/10), byte('0'+frac%10))
 }
 
-// sentAnswer is the answer of POST /v1/sms/send and /v1/sms/campaigns: sendResponse.
-type sentAnswer struct{ c *accepted }
+// sentAnswer is the answer of POST /v1/sms/send and /v1/sms/campaigns.
+type sentAnswer struct{ c *store.Accepted }
 
 func (a sentAnswer) appendJSON(b []byte) []byte {
 	c := a.c
 	b = append(b, `{"message":"SMS request accepted.","campaign":{"id":"`...)
-	b = hex.AppendEncode(b, c.id[:])
+	b = hex.AppendEncode(b, c.ID[:])
 	b = append(b, `","status":"`...)
-	b = append(b, campaignStatusNames[c.status]...)
+	b = append(b, c.Status.String()...)
 	b = append(b, `","message_id":`...)
-	if c.hasMessageID() {
+	if c.HasMessageID() {
 		b = append(b, `"msg_`...)
-		b = hex.AppendEncode(b, c.id[:])
+		b = hex.AppendEncode(b, c.ID[:])
 		b = append(b, '"')
 	} else {
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"recipients":`...)
-	b = strconv.AppendInt(b, int64(c.recipients), 10)
+	b = strconv.AppendInt(b, int64(c.Recipients), 10)
 	b = append(b, `,"amount":`...)
-	b = appendNaira(b, c.amount)
+	b = appendNaira(b, c.Amount)
 	b = append(b, `,"currency":"NGN","sms_parts":`...)
-	b = strconv.AppendInt(b, int64(c.parts), 10)
+	b = strconv.AppendInt(b, int64(c.Parts), 10)
 	return append(b, "}}"...)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
 // stdJSON is what the mock writes for v with encoding/json: no HTML escaping, no newline.
@@ -20,28 +22,56 @@ func stdJSON(t testing.TB, v any) []byte {
 	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
-// randomCampaign is a stored campaign with every field drawn at random, strings included.
-func randomCampaign(r *rand.Rand) campaign {
-	c := campaign{
-		senderID:  randomText(r),
-		createdAt: r.Int64N(1<<62) - 1<<61,
-		amount:    []int64{0, 1, 99, 100, 320, r.Int64(), -r.Int64(), math.MaxInt64, math.MinInt64}[r.IntN(9)],
-		channel:   uint8(r.IntN(len(channelNames))),
-		status:    uint8(r.IntN(len(campaignStatusNames))),
-		parts:     uint8(r.IntN(256)),
-		counts:    [4]int32{r.Int32N(10000), r.Int32N(10000), r.Int32N(10000), r.Int32N(10000)},
+// sendResponse and sentCampaign are the answer of a send as encoding/json writes it: the
+// oracle of sentAnswer's hand-written encoder.
+type sendResponse struct {
+	Message  string       `json:"message"`
+	Campaign sentCampaign `json:"campaign"`
+}
+
+type sentCampaign struct {
+	ID         string      `json:"id"`
+	Status     string      `json:"status"`
+	MessageID  *string     `json:"message_id"`
+	Recipients int         `json:"recipients"`
+	Amount     json.Number `json:"amount"`
+	Currency   string      `json:"currency"`
+	SMSParts   int         `json:"sms_parts"`
+}
+
+func sentOut(c *store.Accepted) sendResponse {
+	out := sentCampaign{
+		ID: c.ID.String(), Status: c.Status.String(), Recipients: c.Recipients,
+		Amount: nairaNumber(c.Amount), Currency: "NGN", SMSParts: int(c.Parts),
 	}
-	for i := range c.id {
-		c.id[i] = byte(r.IntN(256))
+	if c.HasMessageID() {
+		out.MessageID = optString(c.MessageID())
+	}
+	return sendResponse{Message: "SMS request accepted.", Campaign: out}
+}
+
+// randomCampaign is a campaign with every field drawn at random, strings included.
+func randomCampaign(r *rand.Rand) store.Campaign {
+	c := store.Campaign{
+		SenderID:  randomText(r),
+		CreatedAt: r.Int64N(1<<62) - 1<<61,
+		Amount:    []int64{0, 1, 99, 100, 320, r.Int64(), -r.Int64(), math.MaxInt64, math.MinInt64}[r.IntN(9)],
+		Channel:   store.Channel(r.IntN(len(store.ChannelNames))),
+		Status:    store.CampaignStatus(r.IntN(len(store.CampaignStatusNames))),
+		Parts:     uint8(r.IntN(256)),
+		Counts:    [4]int32{r.Int32N(10000), r.Int32N(10000), r.Int32N(10000), r.Int32N(10000)},
+	}
+	for i := range c.ID {
+		c.ID[i] = byte(r.IntN(256))
 	}
 	if r.IntN(2) == 0 {
-		c.reference = randomText(r)
+		c.Reference = randomText(r)
 	}
 	if r.IntN(4) == 0 { // invalid UTF-8 and raw control bytes: encoding/json writes \ufffd and \u00XX
-		c.senderID += "\xff\x00\xc3"
+		c.SenderID += "\xff\x00\xc3"
 	}
 	if r.IntN(8) == 0 { // whole seconds: RFC 3339 with no fraction
-		c.createdAt -= c.createdAt % 1e9
+		c.CreatedAt -= c.CreatedAt % 1e9
 	}
 	return c
 }
@@ -52,7 +82,7 @@ func TestCampaignPageEncoding(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
 	for range 2000 {
-		cs := make([]campaign, r.IntN(4))
+		cs := make([]store.Campaign, r.IntN(4))
 		out := make([]campaignJSON, len(cs))
 		for i := range cs {
 			cs[i] = randomCampaign(r)
@@ -71,18 +101,18 @@ func FuzzCampaignEncoding(f *testing.F) {
 	f.Add("MOCKSMS", "order-1", int64(320), int64(1_700_000_000_123_456_789), uint8(1), uint8(0), uint8(1), []byte("0123456789ab"))
 	f.Add("<&>\u2028", "\xff\x01", int64(-1), int64(-62135596800_000_000_0), uint8(0), uint8(1), uint8(255), []byte{})
 	f.Fuzz(func(t *testing.T, sender, ref string, amount, created int64, status, channel, parts uint8, id []byte) {
-		c := campaign{senderID: sender, reference: ref, amount: amount, createdAt: created,
-			status: status % uint8(len(campaignStatusNames)), channel: channel % uint8(len(channelNames)), parts: parts,
-			counts: [4]int32{int32(parts), int32(status), 0, 1}}
-		copy(c.id[:], id)
+		c := store.Campaign{SenderID: sender, Reference: ref, Amount: amount, CreatedAt: created,
+			Status: store.CampaignStatus(status % uint8(len(store.CampaignStatusNames))), Channel: store.Channel(channel % uint8(len(store.ChannelNames))),
+			Parts: parts, Counts: [4]int32{int32(parts), int32(status), 0, 1}}
+		copy(c.ID[:], id)
 		pg := pagination{Page: int(parts), Limit: int(channel), Total: int(amount % 1000)}
 		want := stdJSON(t, pageBody{[]campaignJSON{campaignOut(&c)}, pg})
-		got := (&campaignPage{[]campaign{c}, pg}).appendJSON(nil)
+		got := (&campaignPage{[]store.Campaign{c}, pg}).appendJSON(nil)
 		if !bytes.Equal(want, got) {
 			t.Fatalf("encoding/json:\n%s\nhand-written:\n%s", want, got)
 		}
-		a := accepted{campaign: c, recipients: int(parts % 8)}
-		want = stdJSON(t, sendResponse{Message: "SMS request accepted.", Campaign: sentOut(&a)})
+		a := store.Accepted{Campaign: c, Recipients: int(parts % 8)}
+		want = stdJSON(t, sentOut(&a))
 		if got := (sentAnswer{&a}).appendJSON(nil); !bytes.Equal(want, got) {
 			t.Fatalf("encoding/json:\n%s\nhand-written:\n%s", want, got)
 		}
@@ -95,8 +125,8 @@ func TestSentAnswerEncoding(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(11, 12))
 	for range 2000 {
-		a := accepted{campaign: randomCampaign(r), recipients: r.IntN(5)}
-		want := stdJSON(t, sendResponse{Message: "SMS request accepted.", Campaign: sentOut(&a)})
+		a := store.Accepted{Campaign: randomCampaign(r), Recipients: r.IntN(5)}
+		want := stdJSON(t, sentOut(&a))
 		require.Equal(t, string(want), string(sentAnswer{&a}.appendJSON(nil)))
 	}
 }

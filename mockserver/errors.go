@@ -1,8 +1,12 @@
 package mockserver
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/seedsms/sms-go/mockserver/internal/faults"
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
 // Error codes of the contract.
@@ -88,7 +92,38 @@ func rateLimited(message string, retryAfter int) *apiError {
 	return e
 }
 
-var errUnauthorized = newError(http.StatusUnauthorized, "Invalid API key or secret.")
+// apiErrorOf is the one place where an error becomes the API's: the domain errors of the
+// store and the fault list by their kind, the API's own as they are, anything else a 500.
+func apiErrorOf(err error) *apiError {
+	var (
+		api   *apiError
+		field *store.FieldError
+		nf    *store.NotFoundError
+		cf    *store.ConflictError
+		rl    *store.RateLimitError
+		auth  *store.AuthError
+		fl    *faults.LimitError
+	)
+	switch {
+	case errors.As(err, &api):
+		return api
+	case errors.As(err, &field):
+		return badRequest(field.Field, "%s", field.Message)
+	case errors.As(err, &nf):
+		return newError(http.StatusNotFound, nf.Error())
+	case errors.Is(err, store.ErrInsufficientBalance):
+		return newError(http.StatusPaymentRequired, "Insufficient wallet balance.")
+	case errors.As(err, &cf):
+		return newError(http.StatusConflict, cf.Message)
+	case errors.As(err, &rl):
+		return rateLimited(rl.Message, rl.RetryAfter)
+	case errors.As(err, &auth):
+		return newError(http.StatusUnauthorized, auth.Message)
+	case errors.As(err, &fl):
+		return badRequest("rules", "%s", fl.Error())
+	}
+	return newError(http.StatusInternalServerError, "Internal server error.")
+}
 
 // errorBody is the wire form of an error, without requestId (added when written).
 type errorBody struct {

@@ -3,8 +3,6 @@ package mockserver
 import (
 	"github.com/seedsms/sms-go/mockserver/internal/events"
 
-	"github.com/seedsms/sms-go/mockserver/internal/ids"
-
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -99,94 +97,6 @@ func ctlEvents(s *Server, w http.ResponseWriter, rq *request) {
 		case <-b.Stopped():
 			return
 		}
-	}
-}
-
-// --- what is published ------------------------------------------------------------------------
-
-type walletEvent struct {
-	WorkspaceID string `json:"workspaceId"`
-	Mode        Mode   `json:"mode"`
-	Balance     naira  `json:"balance"`
-}
-
-func (s *Server) walletMoved(w *workspace, mode Mode) {
-	s.publish("wallet.changed", walletEvent{w.id.String(), mode, naira(w.balance(mode))})
-}
-
-// sent records the messages of a campaign just accepted and announces them.
-func (s *Server) sent(rq *request, c *accepted) {
-	n, status, to := c.recipients, campaignStatusNames[c.status], c.to
-	s.keep(rq.st.store, n)
-	s.publish("messages.created", struct {
-		CampaignID  string   `json:"campaignId"`
-		WorkspaceID string   `json:"workspaceId"`
-		Mode        Mode     `json:"mode"`
-		Kind        string   `json:"kind"`
-		Count       int      `json:"count"`
-		Status      string   `json:"status"`
-		To          []string `json:"to"` // the first 20
-	}{c.id.String(), rq.ws.id.String(), rq.mode, "sms", n, status, to})
-	if status == campaignStatusNames[campaignFailed] {
-		s.publish("campaign.settled", struct {
-			CampaignID string `json:"campaignId"`
-			Status     string `json:"status"`
-		}{c.id.String(), status})
-	}
-	s.walletMoved(rq.ws, rq.mode)
-	s.inbox.arrived.Broadcast()
-}
-
-type otpEvent struct {
-	MessageID   string `json:"messageId,omitempty"` // otp.sent only
-	PinID       string `json:"pinId"`
-	To          string `json:"to"`
-	WorkspaceID string `json:"workspaceId"`
-	Mode        Mode   `json:"mode"`
-}
-
-// otpSent records the message of an OTP just sent and announces it; the event never holds the
-// pin.
-func (s *Server) otpSent(rq *request, id ids.ID, to, pinID string) {
-	s.keep(rq.st.store, 1)
-	ev := otpEvent{id.String() + "-0", pinID, to, rq.ws.id.String(), rq.mode}
-	s.publish("messages.created", struct {
-		CampaignID  *string  `json:"campaignId"`
-		WorkspaceID string   `json:"workspaceId"`
-		Mode        Mode     `json:"mode"`
-		Kind        string   `json:"kind"`
-		Count       int      `json:"count"`
-		Status      string   `json:"status"`
-		To          []string `json:"to"`
-	}{nil, ev.WorkspaceID, rq.mode, "otp", 1, recipientStatusNames[rcptDelivered], []string{to}})
-	s.publish("otp.sent", ev)
-	s.walletMoved(rq.ws, rq.mode)
-	s.inbox.arrived.Broadcast()
-}
-
-func (s *Server) otpVerified(rq *request, pinID, to string) {
-	s.publish("otp.verified", otpEvent{PinID: pinID, To: to, WorkspaceID: rq.ws.id.String(), Mode: rq.mode})
-}
-
-func (s *Server) senderMoved(workspaceID ids.ID, sid *senderID) {
-	s.publish("senderid.changed", struct {
-		ID          string `json:"id"`
-		Title       string `json:"title"`
-		Status      string `json:"status"`
-		WorkspaceID string `json:"workspaceId"`
-	}{sid.id.String(), sid.title, senderStatusNames[sid.status], workspaceID.String()})
-}
-
-func (s *Server) delivered(workspaceID ids.ID, c *campaign) {
-	ev := struct {
-		CampaignID  string     `json:"campaignId"`
-		WorkspaceID string     `json:"workspaceId"`
-		Status      string     `json:"status"`
-		Counts      countsJSON `json:"counts"`
-	}{c.id.String(), workspaceID.String(), c.rollup(), countsOut(c)}
-	s.publish("messages.status", ev)
-	if c.counts[rcptSent] == 0 {
-		s.publish("campaign.settled", ev)
 	}
 }
 

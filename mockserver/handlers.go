@@ -2,8 +2,8 @@ package mockserver
 
 import (
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 
-	"crypto/rand"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -26,15 +26,15 @@ func (s *Server) buildRoutes() []*pathRoute {
 		{"/v1/keys", route{method: post, auth: authJWT, body: true, handle: createKey}},
 		{"/v1/keys", route{method: get, auth: authJWT, handle: listKeys}},
 		{"/v1/keys/{id}", route{method: del, auth: authJWT, handle: revokeKey}},
-		{"/v1/sms/send", route{method: post, auth: authKey, scope: scopeSMS, body: true, idempotent: true, handle: sendSMS}},
-		{"/v1/sms/campaigns", route{method: post, auth: authKey, scope: scopeCampaigns, body: true, idempotent: true, handle: createCampaign}},
-		{"/v1/sms/campaigns", route{method: get, auth: authKey, scope: scopeCampaigns, handle: listCampaigns}},
-		{"/v1/sms/campaigns/{id}/status", route{method: get, auth: authKey, scope: scopeCampaigns, handle: campaignStatus}},
-		{"/v1/otp/send", route{method: post, auth: authKey, scope: scopeOTP, body: true, handle: sendOTP}},
-		{"/v1/otp/verify", route{method: post, auth: authKey, scope: scopeOTP, body: true, handle: verifyOTP}},
-		{"/v1/balance", route{method: get, auth: authKey, scope: scopeBalance, handle: getBalance}},
-		{"/v1/sender-ids", route{method: post, auth: authKey, scope: scopeSenderIDs, body: true, handle: requestSenderID}},
-		{"/v1/sender-ids", route{method: get, auth: authKey, scope: scopeSenderIDs, handle: listSenderIDs}},
+		{"/v1/sms/send", route{method: post, auth: authKey, scope: store.ScopeSMS, body: true, idempotent: true, handle: sendSMS}},
+		{"/v1/sms/campaigns", route{method: post, auth: authKey, scope: store.ScopeCampaigns, body: true, idempotent: true, handle: createCampaign}},
+		{"/v1/sms/campaigns", route{method: get, auth: authKey, scope: store.ScopeCampaigns, handle: listCampaigns}},
+		{"/v1/sms/campaigns/{id}/status", route{method: get, auth: authKey, scope: store.ScopeCampaigns, handle: campaignStatus}},
+		{"/v1/otp/send", route{method: post, auth: authKey, scope: store.ScopeOTP, body: true, handle: sendOTP}},
+		{"/v1/otp/verify", route{method: post, auth: authKey, scope: store.ScopeOTP, body: true, handle: verifyOTP}},
+		{"/v1/balance", route{method: get, auth: authKey, scope: store.ScopeBalance, handle: getBalance}},
+		{"/v1/sender-ids", route{method: post, auth: authKey, scope: store.ScopeSenderIDs, body: true, handle: requestSenderID}},
+		{"/v1/sender-ids", route{method: get, auth: authKey, scope: store.ScopeSenderIDs, handle: listSenderIDs}},
 	}
 	table = append(table, controlRoutes()...)
 	table = append(table, inboxRoutes()...)
@@ -81,6 +81,14 @@ type pagination struct {
 
 func timeOf(ns int64) time.Time { return time.Unix(0, ns).UTC() }
 
+// pageOffset is where a page starts, or math.MaxInt when that is past any list.
+func pageOffset(page, limit int) int {
+	if page-1 > math.MaxInt/limit {
+		return math.MaxInt
+	}
+	return (page - 1) * limit
+}
+
 func optTime(ns int64) *time.Time {
 	if ns == 0 {
 		return nil
@@ -119,27 +127,27 @@ type keyJSON struct {
 	Secret     string     `json:"secret,omitempty"`
 }
 
-func keyOut(k *apiKey) keyJSON {
+func keyOut(k *store.Key) keyJSON {
 	return keyJSON{
-		ID: k.id.String(), Name: k.name, Prefix: k.prefix, PublicKey: k.public,
+		ID: k.ID.String(), Name: k.Name, Prefix: k.Prefix, PublicKey: k.Public,
 		Scopes: scopesJSON{
-			SMS: k.scopes&scopeSMS != 0, OTP: k.scopes&scopeOTP != 0, Campaigns: k.scopes&scopeCampaigns != 0,
-			SenderIDs: k.scopes&scopeSenderIDs != 0, Balance: k.scopes&scopeBalance != 0,
+			SMS: k.Scopes&store.ScopeSMS != 0, OTP: k.Scopes&store.ScopeOTP != 0, Campaigns: k.Scopes&store.ScopeCampaigns != 0,
+			SenderIDs: k.Scopes&store.ScopeSenderIDs != 0, Balance: k.Scopes&store.ScopeBalance != 0,
 		},
-		CreatedAt: timeOf(k.createdAt), ExpiresAt: optTime(k.expiresAt),
-		RevokedAt: optTime(k.revokedAt.Load()), LastUsedAt: optTime(k.lastUsedAt.Load()),
+		CreatedAt: timeOf(k.CreatedAt), ExpiresAt: optTime(k.ExpiresAt),
+		RevokedAt: optTime(k.RevokedAt), LastUsedAt: optTime(k.LastUsedAt),
 	}
 }
 
-func createKey(s *Server, rq *request) (int, any, *apiError) {
+func createKey(_ *Server, rq *request) (int, any, error) {
 	var in struct {
 		Name          *string         `json:"name"`
 		Scopes        json.RawMessage `json:"scopes"`
 		Prefix        *string         `json:"prefix"`
 		ExpiresInDays *int            `json:"expiresInDays"`
 	}
-	if e := decodeJSON(rq.body, &in); e != nil {
-		return 0, nil, e
+	if err := decodeJSON(rq.body, &in); err != nil {
+		return 0, nil, err
 	}
 	if in.Name == nil || strings.TrimSpace(*in.Name) == "" {
 		return 0, nil, badRequest("name", "name is required.")
@@ -147,9 +155,9 @@ func createKey(s *Server, rq *request) (int, any, *apiError) {
 	if n := utf8.RuneCountInString(*in.Name); n > rules.MaxNameLen {
 		return 0, nil, badRequest("name", "name must be at most %d characters.", rules.MaxNameLen)
 	}
-	scopes, e := parseScopes(in.Scopes)
-	if e != nil {
-		return 0, nil, e
+	scopes, err := parseScopes(in.Scopes)
+	if err != nil {
+		return 0, nil, err
 	}
 	prefix := "pk_live"
 	if in.Prefix != nil {
@@ -166,18 +174,18 @@ func createKey(s *Server, rq *request) (int, any, *apiError) {
 		}
 		expires = rq.now.Add(time.Duration(d) * 24 * time.Hour).UnixNano()
 	}
-	if !rq.st.store.madeKeys.take(maxMadeKeys) {
-		return 0, nil, errKeyLimit()
+	k, secret, err := rq.st.store.CreateKey(rq.caller, store.KeyParams{Name: strings.TrimSpace(*in.Name), Prefix: prefix,
+		Scopes: scopes, ExpiresAt: expires}, rq.now.UnixNano())
+	if err != nil {
+		return 0, nil, err
 	}
-	k, secret := s.newKey(strings.TrimSpace(*in.Name), prefix, scopes, rq.now.UnixNano(), expires, "", "")
-	rq.st.store.addKey(rq.ws, k)
-	out := keyOut(k)
+	out := keyOut(&k)
 	out.Secret = secret
 	return http.StatusCreated, dataBody{out}, nil
 }
 
 // parseScopes reads the scopes object: only the five names, booleans, at least one true.
-func parseScopes(raw json.RawMessage) (uint8, *apiError) {
+func parseScopes(raw json.RawMessage) (store.Scopes, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return 0, badRequest("scopes", "scopes is required.")
 	}
@@ -190,14 +198,14 @@ func parseScopes(raw json.RawMessage) (uint8, *apiError) {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	var bits uint8
+	var bits store.Scopes
 	for _, name := range names {
 		if !rules.ValidScope(name) {
 			return 0, badRequest("scopes."+name, "Unknown scope %q; scopes are sms, otp, campaigns, sender_ids and balance.", name)
 		}
 		switch string(m[name]) {
 		case "true":
-			bits |= scopeBit(name)
+			bits |= store.ScopeOf(name)
 		case "false":
 		default:
 			return 0, badRequest("scopes."+name, "scopes.%s must be a boolean.", name)
@@ -209,58 +217,24 @@ func parseScopes(raw json.RawMessage) (uint8, *apiError) {
 	return bits, nil
 }
 
-func listKeys(_ *Server, rq *request) (int, any, *apiError) {
-	keys := rq.ws.listKeys()
+func listKeys(_ *Server, rq *request) (int, any, error) {
+	keys := rq.st.store.Keys(rq.caller)
 	out := make([]keyJSON, len(keys))
-	for i, k := range keys {
-		out[i] = keyOut(k)
+	for i := range keys {
+		out[i] = keyOut(&keys[i])
 	}
 	return http.StatusOK, listBody{out, len(out)}, nil
 }
 
-func revokeKey(_ *Server, rq *request) (int, any, *apiError) {
-	id, ok := ids.Parse(rq.param)
-	if !ok {
-		return 0, nil, notFound("Key")
+func revokeKey(_ *Server, rq *request) (int, any, error) {
+	k, err := rq.st.store.RevokeKey(rq.caller, rq.param, rq.now.UnixNano())
+	if err != nil {
+		return 0, nil, err
 	}
-	k, e := rq.ws.revokeKey(id, rq.now.UnixNano())
-	if e != nil {
-		return 0, nil, e
-	}
-	return http.StatusOK, dataBody{keyOut(k)}, nil
+	return http.StatusOK, dataBody{keyOut(&k)}, nil
 }
 
 // --- sending -------------------------------------------------------------------------------------
-
-type sendResponse struct {
-	Message  string       `json:"message"`
-	Campaign sentCampaign `json:"campaign"`
-}
-
-type sentCampaign struct {
-	ID         string      `json:"id"`
-	Status     string      `json:"status"`
-	MessageID  *string     `json:"message_id"`
-	Recipients int         `json:"recipients"`
-	Amount     json.Number `json:"amount"`
-	Currency   string      `json:"currency"`
-	SMSParts   int         `json:"sms_parts"`
-}
-
-func sentOut(c *accepted) sentCampaign {
-	out := sentCampaign{
-		ID: c.id.String(), Status: campaignStatusNames[c.status], Recipients: c.recipients,
-		Amount: nairaNumber(c.amount), Currency: "NGN", SMSParts: int(c.parts),
-	}
-	if c.hasMessageID() {
-		out.MessageID = optString(c.messageID())
-	}
-	return out
-}
-
-// nairaNumber is kobo as a JSON number of naira. On hot paths it is cheaper than naira, whose
-// MarshalJSON output encoding/json checks and compacts again.
-func nairaNumber(kobo int64) json.Number { return json.Number(rules.FormatNaira(kobo)) }
 
 // sendFields are the members POST /v1/sms/send and /v1/sms/campaigns share.
 type sendFields struct {
@@ -271,67 +245,59 @@ type sendFields struct {
 	Reference *string         `json:"reference"`
 }
 
-// target is one normalized recipient, the name {{name}} is filled with, and its index in the
-// request's to.
-type target struct {
-	phone uint64
-	name  string
-	index int
-}
-
-func sendSMS(s *Server, rq *request) (int, any, *apiError) {
+func sendSMS(s *Server, rq *request) (int, any, error) {
 	if in := rq.send; in != nil { // decoded in one pass on the way in
-		targets, e := in.targets()
-		if e != nil {
-			return 0, nil, e
+		targets, err := in.targets()
+		if err != nil {
+			return 0, nil, err
 		}
 		return s.send(rq, in.fields(), targets, false)
 	}
 	var in sendFields
-	if e := decodeJSON(rq.body, &in); e != nil {
-		return 0, nil, e
+	if err := decodeJSON(rq.body, &in); err != nil {
+		return 0, nil, err
 	}
-	targets, e := parseSendTo(in.To)
-	if e != nil {
-		return 0, nil, e
+	targets, err := parseSendTo(in.To)
+	if err != nil {
+		return 0, nil, err
 	}
 	return s.send(rq, &in, targets, false)
 }
 
-func createCampaign(s *Server, rq *request) (int, any, *apiError) {
+func createCampaign(s *Server, rq *request) (int, any, error) {
 	if in := rq.send; in != nil { // decoded in one pass on the way in
-		targets, e := in.targets()
-		if e != nil {
-			return 0, nil, e
+		targets, err := in.targets()
+		if err != nil {
+			return 0, nil, err
 		}
 		return s.send(rq, in.fields(), targets, true)
 	}
 	var in sendFields
-	if e := decodeJSON(rq.body, &in); e != nil {
-		return 0, nil, e
+	if err := decodeJSON(rq.body, &in); err != nil {
+		return 0, nil, err
 	}
-	targets, e := parseCampaignTo(in.To)
-	if e != nil {
-		return 0, nil, e
+	targets, err := parseCampaignTo(in.To)
+	if err != nil {
+		return 0, nil, err
 	}
 	return s.send(rq, &in, targets, true)
 }
 
-// send validates the shared members, prices the message per recipient and hands the send to
-// the store, which debits and creates the campaign in one step.
-func (s *Server) send(rq *request, in *sendFields, targets []target, personalize bool) (int, any, *apiError) {
-	if e := checkSender(in.From); e != nil {
-		return 0, nil, e
+// send checks the shared members and hands the send to the store, which prices it, debits
+// the wallet and creates the campaign in one step.
+func (s *Server) send(rq *request, in *sendFields, targets []store.Target, personalize bool) (int, any, error) {
+	if err := checkSender(in.From); err != nil {
+		return 0, nil, err
 	}
 	if in.Message == nil || *in.Message == "" {
 		return 0, nil, badRequest("message", "message is required.")
 	}
-	channel, price := uint8(0), s.cfg.genericPrice
+	channel := store.Generic
 	if in.Channel != nil {
 		switch *in.Channel {
 		case "generic":
 		case "dnd":
-			channel, price = 1, s.cfg.dndPrice
+			channel = store.DND
 		default:
 			return 0, nil, badRequest("channel", "channel must be generic or dnd.")
 		}
@@ -343,67 +309,15 @@ func (s *Server) send(rq *request, in *sendFields, targets []target, personalize
 		}
 		ref = *in.Reference
 	}
-	op := &sendOp{from: *in.From, reference: ref, channel: channel, providerFailure: rq.providerFailure,
-		recipients: make([]recipient, len(targets))}
-	msg := *in.Message
-	personalize = personalize && strings.Contains(msg, "{{name}}")
-	op.template, op.personal = msg, personalize
-	if personalize {
-		op.nameEnds = make([]uint32, len(targets))
+	a, err := rq.st.store.Send(rq.caller, store.SendParams{From: *in.From, Message: *in.Message, Channel: channel,
+		Reference: ref, Personalize: personalize, Targets: targets, ProviderFailure: rq.providerFailure}, rq.now)
+	if err != nil {
+		return 0, nil, err
 	}
-	var names strings.Builder
-	partsByName := map[string]int{}
-	if personalize { // too long with no name at all: the message is at fault, not a recipient
-		if parts, _ := rules.CountParts(strings.ReplaceAll(msg, "{{name}}", "")); parts > rules.MaxParts {
-			return 0, nil, badRequest("message", "The message is %d parts long; at most %d are allowed.", parts, rules.MaxParts)
-		}
-	}
-	for i, t := range targets {
-		name := ""
-		if personalize {
-			name = t.name
-		}
-		parts, seen := partsByName[name]
-		if !seen {
-			text := msg
-			if personalize {
-				text = strings.ReplaceAll(msg, "{{name}}", name)
-			}
-			parts, _ = rules.CountParts(text)
-			partsByName[name] = parts
-		}
-		field := "message"
-		if name != "" {
-			field = "to[" + strconv.Itoa(t.index) + "].name"
-		}
-		switch {
-		case parts == 0:
-			return 0, nil, badRequest(field, "The message is empty once {{name}} is filled for to[%d].", t.index)
-		case parts > rules.MaxParts:
-			return 0, nil, badRequest(field, "The message is %d parts long; at most %d are allowed.", parts, rules.MaxParts)
-		}
-		op.maxParts = max(op.maxParts, parts)
-		op.totalParts += int64(parts)
-		status := rcptSent
-		if channel == 0 && rq.st.store.onDND(t.phone) {
-			status = rcptDND
-		}
-		op.recipients[i] = recipient{packed: t.phone | uint64(status)<<56}
-		if personalize {
-			names.WriteString(name)
-			op.nameEnds[i] = uint32(names.Len())
-		}
-	}
-	op.names = names.String()
-	c, e := rq.ws.send(rq.mode, s.ids, op, price, rq.now)
-	if e != nil {
-		return 0, nil, e
-	}
-	s.sent(rq, &c)
-	return http.StatusAccepted, sentAnswer{&c}, nil // sendResponse of sentOut(c), written by hand
+	return http.StatusAccepted, sentAnswer{&a}, nil
 }
 
-func checkSender(from *string) *apiError {
+func checkSender(from *string) error {
 	if from == nil || *from == "" {
 		return badRequest("from", "from is required.")
 	}
@@ -414,17 +328,17 @@ func checkSender(from *string) *apiError {
 }
 
 // parseSendTo reads POST /v1/sms/send's to: a number or an array of 1 to 100 numbers.
-func parseSendTo(raw json.RawMessage) ([]target, *apiError) {
+func parseSendTo(raw json.RawMessage) ([]store.Target, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, badRequest("to", "to is required.")
 	}
 	var one string
 	if json.Unmarshal(raw, &one) == nil {
-		p, e := phone("to", one)
-		if e != nil {
-			return nil, e
+		p, err := store.ParsePhone("to", one)
+		if err != nil {
+			return nil, err
 		}
-		return []target{{phone: p}}, nil
+		return []store.Target{{Phone: p}}, nil
 	}
 	var many []json.RawMessage
 	if json.Unmarshal(raw, &many) != nil {
@@ -440,9 +354,9 @@ func parseSendTo(raw json.RawMessage) ([]target, *apiError) {
 		if json.Unmarshal(item, &n) != nil {
 			return nil, badRequest(field, "%s must be a phone number string.", field)
 		}
-		p, e := phone(field, n)
-		if e != nil {
-			return nil, e
+		p, err := store.ParsePhone(field, n)
+		if err != nil {
+			return nil, err
 		}
 		b.add(p, "", i)
 	}
@@ -450,7 +364,7 @@ func parseSendTo(raw json.RawMessage) ([]target, *apiError) {
 }
 
 // parseCampaignTo reads POST /v1/sms/campaigns' to: 1 to 10,000 numbers or {phone, name}.
-func parseCampaignTo(raw json.RawMessage) ([]target, *apiError) {
+func parseCampaignTo(raw json.RawMessage) ([]store.Target, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, badRequest("to", "to is required.")
 	}
@@ -466,9 +380,9 @@ func parseCampaignTo(raw json.RawMessage) ([]target, *apiError) {
 		field := "to[" + strconv.Itoa(i) + "]"
 		var n string
 		if json.Unmarshal(item, &n) == nil {
-			p, e := phone(field, n)
-			if e != nil {
-				return nil, e
+			p, err := store.ParsePhone(field, n)
+			if err != nil {
+				return nil, err
 			}
 			b.add(p, "", i)
 			continue
@@ -489,9 +403,9 @@ func parseCampaignTo(raw json.RawMessage) ([]target, *apiError) {
 		if obj.Phone == nil {
 			return nil, badRequest(field+".phone", "%s.phone is required.", field)
 		}
-		p, e := phone(field+".phone", *obj.Phone)
-		if e != nil {
-			return nil, e
+		p, err := store.ParsePhone(field+".phone", *obj.Phone)
+		if err != nil {
+			return nil, err
 		}
 		name := ""
 		if obj.Name != nil {
@@ -507,12 +421,12 @@ func parseCampaignTo(raw json.RawMessage) ([]target, *apiError) {
 
 // targets collects recipients in order, keeping the first of duplicate numbers.
 type targets struct {
-	list []target
+	list []store.Target
 	seen map[uint64]struct{}
 }
 
 func newTargets(n int) *targets {
-	return &targets{list: make([]target, 0, n), seen: make(map[uint64]struct{}, n)}
+	return &targets{list: make([]store.Target, 0, n), seen: make(map[uint64]struct{}, n)}
 }
 
 func (t *targets) add(p uint64, name string, index int) {
@@ -520,16 +434,7 @@ func (t *targets) add(p uint64, name string, index int) {
 		return
 	}
 	t.seen[p] = struct{}{}
-	t.list = append(t.list, target{phone: p, name: name, index: index})
-}
-
-func phone(field, s string) (uint64, *apiError) {
-	n, err := rules.NormalizePhone(s)
-	if err != nil {
-		return 0, badRequest(field, "%s: %v.", field, err)
-	}
-	p, _ := strconv.ParseUint(n, 10, 64)
-	return p, nil
+	t.list = append(t.list, store.Target{Phone: p, Name: name, Index: index})
 }
 
 // --- campaigns -------------------------------------------------------------------------------
@@ -548,32 +453,34 @@ type campaignJSON struct {
 	CreatedAt      string      `json:"createdAt"` // RFC 3339, formatted here: cheaper than time.Time's MarshalJSON
 }
 
-var channelNames = [...]string{"generic", "dnd"}
+// nairaNumber is kobo as a JSON number of naira. On hot paths it is cheaper than naira, whose
+// MarshalJSON output encoding/json checks and compacts again.
+func nairaNumber(kobo int64) json.Number { return json.Number(rules.FormatNaira(kobo)) }
 
-func campaignOut(c *campaign) campaignJSON {
+func campaignOut(c *store.Campaign) campaignJSON {
 	out := campaignJSON{
-		ID: c.id.String(), SenderID: c.senderID, RecipientCount: c.total(),
-		Amount: nairaNumber(c.amount), Status: campaignStatusNames[c.status], Currency: "NGN",
-		Channel: channelNames[c.channel], SMSParts: int(c.parts), Reference: optString(c.reference),
-		CreatedAt: timeOf(c.createdAt).Format(time.RFC3339Nano),
+		ID: c.ID.String(), SenderID: c.SenderID, RecipientCount: c.Total(),
+		Amount: nairaNumber(c.Amount), Status: c.Status.String(), Currency: "NGN",
+		Channel: c.Channel.String(), SMSParts: int(c.Parts), Reference: optString(c.Reference),
+		CreatedAt: timeOf(c.CreatedAt).Format(time.RFC3339Nano),
 	}
-	if c.hasMessageID() {
-		out.MessageID = optString(c.messageID())
+	if c.HasMessageID() {
+		out.MessageID = optString(c.MessageID())
 	}
 	return out
 }
 
 // pageParams reads page (>= 1, default 1) and limit (1 to 100, default 20).
-func pageParams(q url.Values) (page, limit int, e *apiError) {
-	page, e = intParam(q, "page", rules.DefaultPage, 1, math.MaxInt)
-	if e != nil {
-		return 0, 0, e
+func pageParams(q url.Values) (page, limit int, err error) {
+	page, err = intParam(q, "page", rules.DefaultPage, 1, math.MaxInt)
+	if err != nil {
+		return 0, 0, err
 	}
-	limit, e = intParam(q, "limit", rules.DefaultLimit, 1, rules.MaxLimit)
-	return page, limit, e
+	limit, err = intParam(q, "limit", rules.DefaultLimit, 1, rules.MaxLimit)
+	return page, limit, err
 }
 
-func intParam(q url.Values, name string, def, lo, hi int) (int, *apiError) {
+func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
 	vs, ok := q[name]
 	if !ok {
 		return def, nil
@@ -586,12 +493,12 @@ func intParam(q url.Values, name string, def, lo, hi int) (int, *apiError) {
 	return n, nil
 }
 
-func listCampaigns(_ *Server, rq *request) (int, any, *apiError) {
-	page, limit, e := pageParams(rq.r.URL.Query())
-	if e != nil {
-		return 0, nil, e
+func listCampaigns(_ *Server, rq *request) (int, any, error) {
+	page, limit, err := pageParams(rq.r.URL.Query())
+	if err != nil {
+		return 0, nil, err
 	}
-	cs, total := rq.ws.listCampaigns(rq.mode, page, limit, rq.now.UnixNano())
+	cs, total := rq.st.store.Campaigns(rq.caller, page, limit, rq.now.UnixNano())
 	return http.StatusOK, &campaignPage{cs, pagination{page, limit, total}}, nil
 }
 
@@ -599,15 +506,8 @@ type deliveryJSON struct {
 	CampaignID string          `json:"campaignId"`
 	MessageID  *string         `json:"messageId"` // null while processing, and when failed
 	Status     string          `json:"status"`
-	Counts     countsJSON      `json:"counts"`
+	Counts     store.Counts    `json:"counts"`
 	Recipients []recipientJSON `json:"recipients"`
-}
-
-type countsJSON struct {
-	Sent      int `json:"sent"`
-	Delivered int `json:"delivered"`
-	Failed    int `json:"failed"`
-	DND       int `json:"dnd"`
 }
 
 type recipientJSON struct {
@@ -616,38 +516,33 @@ type recipientJSON struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
-func countsOut(c *campaign) countsJSON {
-	return countsJSON{int(c.counts[rcptSent]), int(c.counts[rcptDelivered]), int(c.counts[rcptFailed]), int(c.counts[rcptDND])}
-}
-
-func campaignStatus(_ *Server, rq *request) (int, any, *apiError) {
-	id, ok := ids.Parse(rq.param)
-	if !ok {
+func campaignStatus(_ *Server, rq *request) (int, any, error) {
+	if _, ok := ids.Parse(rq.param); !ok {
 		return 0, nil, notFound("Campaign")
 	}
-	page, limit, e := pageParams(rq.r.URL.Query())
-	if e != nil {
-		return 0, nil, e
+	page, limit, err := pageParams(rq.r.URL.Query())
+	if err != nil {
+		return 0, nil, err
 	}
-	c, e := rq.ws.deliveryStatus(rq.mode, id, page, limit, rq.now.UnixNano())
-	if e != nil {
-		return 0, nil, e
+	c, recipients, err := rq.st.store.CampaignStatus(rq.caller, rq.param, page, limit, rq.now.UnixNano())
+	if err != nil {
+		return 0, nil, err
 	}
 	// A campaign without a provider message ID is answered too, so that a caller polls one
 	// endpoint until the campaign is final: while processing, with nothing to count yet; once
 	// failed (refused and refunded), with every recipient failed.
-	out := deliveryJSON{CampaignID: c.id.String(), Recipients: make([]recipientJSON, len(c.recipients))}
-	total := c.total()
-	switch c.status {
-	case campaignProcessing:
-		out.Status, total = campaignStatusNames[campaignProcessing], 0
-	case campaignFailed:
-		out.Status, out.Counts = campaignStatusNames[campaignFailed], countsJSON{Failed: total}
+	out := deliveryJSON{CampaignID: c.ID.String(), Recipients: make([]recipientJSON, len(recipients))}
+	total := c.Total()
+	switch c.Status {
+	case store.CampaignProcessing:
+		out.Status, total = c.Status.String(), 0
+	case store.CampaignFailed:
+		out.Status, out.Counts = c.Status.String(), store.Counts{Failed: total}
 	default:
-		out.MessageID, out.Status, out.Counts = optString(c.messageID()), c.rollup(), countsOut(&c)
+		out.MessageID, out.Status, out.Counts = optString(c.MessageID()), c.Rollup(), store.CountsOf(&c)
 	}
-	for i, r := range c.recipients {
-		out.Recipients[i] = recipientJSON{To: r.phone(), Status: recipientStatusNames[r.status()], UpdatedAt: timeOf(r.updatedAt)}
+	for i, r := range recipients {
+		out.Recipients[i] = recipientJSON{To: strconv.FormatUint(r.Phone, 10), Status: r.Status.String(), UpdatedAt: timeOf(r.UpdatedAt)}
 	}
 	return http.StatusOK, pageBody{out, pagination{page, limit, total}}, nil
 }
@@ -663,7 +558,7 @@ type otpSentJSON struct {
 	Currency    string `json:"currency"`
 }
 
-func sendOTP(s *Server, rq *request) (int, any, *apiError) {
+func sendOTP(_ *Server, rq *request) (int, any, error) {
 	var in struct {
 		To             *string `json:"to"`
 		From           *string `json:"from"`
@@ -673,18 +568,18 @@ func sendOTP(s *Server, rq *request) (int, any, *apiError) {
 		PinTimeToLive  *int    `json:"pin_time_to_live"`
 		PinPlaceholder *string `json:"pin_placeholder"`
 	}
-	if e := decodeJSON(rq.body, &in); e != nil {
-		return 0, nil, e
+	if err := decodeJSON(rq.body, &in); err != nil {
+		return 0, nil, err
 	}
 	if in.To == nil {
 		return 0, nil, badRequest("to", "to is required.")
 	}
-	p, e := phone("to", *in.To)
-	if e != nil {
-		return 0, nil, e
+	p, err := store.ParsePhone("to", *in.To)
+	if err != nil {
+		return 0, nil, err
 	}
-	if e := checkSender(in.From); e != nil {
-		return 0, nil, e
+	if err := checkSender(in.From); err != nil {
+		return 0, nil, err
 	}
 	alphabet := "0123456789"
 	if in.PinType != nil {
@@ -721,41 +616,13 @@ func sendOTP(s *Server, rq *request) (int, any, *apiError) {
 	if !strings.Contains(*in.MessageText, placeholder) {
 		return 0, nil, badRequest("message_text", "message_text must contain the pin placeholder %q.", placeholder)
 	}
-	// Pins are ASCII letters and digits, so every pin of this length gives the same parts.
-	parts, _ := rules.CountParts(strings.ReplaceAll(*in.MessageText, placeholder, strings.Repeat("0", length)))
-	if parts > rules.MaxParts {
-		return 0, nil, badRequest("message_text", "The message is %d parts long; at most %d are allowed.", parts, rules.MaxParts)
+	o, err := rq.st.store.SendOTP(rq.caller, store.OTPParams{From: *in.From, Phone: p, Text: *in.MessageText,
+		Placeholder: placeholder, Alphabet: alphabet, Length: length, TTL: time.Duration(ttl) * time.Minute}, rq.now)
+	if err != nil {
+		return 0, nil, err
 	}
-	pin := randomPin(alphabet, length)
-	num := strconv.FormatUint(p, 10)
-	msgID := s.ids.Next()
-	o, amount, e := rq.ws.sendOTP(rq.mode, &otpOp{id: msgID, from: *in.From, phone: num, parts: parts,
-		text: strings.ReplaceAll(*in.MessageText, placeholder, pin),
-		ttl:  time.Duration(ttl) * time.Minute, pin: pin}, s.cfg.genericPrice, rq.now)
-	if e != nil {
-		return 0, nil, e
-	}
-	rq.st.store.deliverPin(num, o.pinID, pin, rq.now.UnixNano())
-	s.otpSent(rq, msgID, num, o.pinID)
-	return http.StatusOK, dataBody{otpSentJSON{SMSStatus: "Message Sent", PhoneNumber: num, PinID: o.pinID,
-		Status: "200", Amount: naira(amount), Currency: "NGN"}}, nil
-}
-
-// randomPin draws length characters of alphabet from crypto/rand without modulo bias.
-func randomPin(alphabet string, length int) string {
-	n := len(alphabet)
-	limit := 256 - 256%n
-	out := make([]byte, 0, length)
-	var buf [16]byte
-	for len(out) < length {
-		_, _ = rand.Read(buf[:])
-		for _, b := range buf {
-			if int(b) < limit && len(out) < length {
-				out = append(out, alphabet[int(b)%n])
-			}
-		}
-	}
-	return string(out)
+	return http.StatusOK, dataBody{otpSentJSON{SMSStatus: "Message Sent", PhoneNumber: o.Phone, PinID: o.PinID,
+		Status: "200", Amount: naira(o.Amount), Currency: "NGN"}}, nil
 }
 
 type verificationJSON struct {
@@ -765,13 +632,13 @@ type verificationJSON struct {
 	AttemptsRemaining int    `json:"attemptsRemaining"`
 }
 
-func verifyOTP(s *Server, rq *request) (int, any, *apiError) {
+func verifyOTP(_ *Server, rq *request) (int, any, error) {
 	var in struct {
 		PinID *string `json:"pin_id"`
 		Pin   *string `json:"pin"`
 	}
-	if e := decodeJSON(rq.body, &in); e != nil {
-		return 0, nil, e
+	if err := decodeJSON(rq.body, &in); err != nil {
+		return 0, nil, err
 	}
 	if in.PinID == nil || *in.PinID == "" {
 		return 0, nil, badRequest("pin_id", "pin_id is required.")
@@ -779,14 +646,11 @@ func verifyOTP(s *Server, rq *request) (int, any, *apiError) {
 	if in.Pin == nil || *in.Pin == "" {
 		return 0, nil, badRequest("pin", "pin is required.")
 	}
-	o, ok, left, e := rq.ws.verifyOTP(rq.mode, *in.PinID, *in.Pin, rq.now)
-	if e != nil {
-		return 0, nil, e
+	v, err := rq.st.store.VerifyOTP(rq.caller, *in.PinID, *in.Pin, rq.now)
+	if err != nil {
+		return 0, nil, err
 	}
-	if ok {
-		s.otpVerified(rq, o.pinID, o.phone)
-	}
-	return http.StatusOK, dataBody{verificationJSON{PinID: o.pinID, Verified: ok, MSISDN: o.phone, AttemptsRemaining: left}}, nil
+	return http.StatusOK, dataBody{verificationJSON{PinID: v.PinID, Verified: v.Verified, MSISDN: v.Phone, AttemptsRemaining: v.AttemptsLeft}}, nil
 }
 
 // --- balance -------------------------------------------------------------------------------------
@@ -797,8 +661,8 @@ type balanceJSON struct {
 	Currency string `json:"currency"`
 }
 
-func getBalance(_ *Server, rq *request) (int, any, *apiError) {
-	return http.StatusOK, dataBody{balanceJSON{Balance: naira(rq.ws.balance(rq.mode)), Currency: "NGN"}}, nil
+func getBalance(_ *Server, rq *request) (int, any, error) {
+	return http.StatusOK, dataBody{balanceJSON{Balance: naira(rq.st.store.Balance(rq.caller)), Currency: "NGN"}}, nil
 }
 
 // --- sender IDs ------------------------------------------------------------------------------
@@ -813,47 +677,49 @@ type senderJSON struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
-func senderOut(s *senderID) senderJSON {
-	return senderJSON{ID: s.id.String(), Title: s.title, Status: senderStatusNames[s.status], Country: s.country,
-		Usecase: s.usecase, Company: s.company, CreatedAt: timeOf(s.createdAt)}
+func senderOut(s *store.SenderID) senderJSON {
+	return senderJSON{ID: s.ID.String(), Title: s.Title, Status: s.Status.String(), Country: s.Country,
+		Usecase: s.Usecase, Company: s.Company, CreatedAt: timeOf(s.CreatedAt)}
 }
 
-func requestSenderID(s *Server, rq *request) (int, any, *apiError) {
+func sendersOut(list []store.SenderID) listBody {
+	out := make([]senderJSON, len(list))
+	for i := range list {
+		out[i] = senderOut(&list[i])
+	}
+	return listBody{out, len(out)}
+}
+
+func requestSenderID(_ *Server, rq *request) (int, any, error) {
 	var in struct {
 		SenderID *string `json:"sender_id"`
 		Usecase  *string `json:"usecase"`
 		Company  *string `json:"company"`
 	}
-	if e := decodeJSON(rq.body, &in); e != nil {
-		return 0, nil, e
+	if err := decodeJSON(rq.body, &in); err != nil {
+		return 0, nil, err
 	}
 	if in.SenderID == nil || !rules.ValidSenderID(*in.SenderID) {
 		return 0, nil, badRequest("sender_id", "sender_id must be 3 to 11 ASCII letters and digits.")
 	}
-	if e := textField("usecase", in.Usecase, rules.MaxUsecaseLen); e != nil {
-		return 0, nil, e
+	if err := textField("usecase", in.Usecase, rules.MaxUsecaseLen); err != nil {
+		return 0, nil, err
 	}
-	if e := textField("company", in.Company, rules.MaxCompanyLen); e != nil {
-		return 0, nil, e
+	if err := textField("company", in.Company, rules.MaxCompanyLen); err != nil {
+		return 0, nil, err
 	}
-	sid := &senderID{id: s.ids.Next(), title: *in.SenderID, status: senderPending,
-		usecase: *in.Usecase, company: *in.Company, createdAt: rq.now.UnixNano()}
-	if !rq.st.store.madeSenderIDs.take(maxMadeSenderIDs) {
-		return 0, nil, errSenderIDLimit()
+	stored, err := rq.st.store.RequestSenderID(rq.caller, store.SenderIDParams{Title: *in.SenderID,
+		Usecase: *in.Usecase, Company: *in.Company}, rq.now.UnixNano())
+	if err != nil {
+		return 0, nil, err
 	}
-	stored, e := rq.ws.requestSenderID(sid)
-	if e != nil {
-		rq.st.store.madeSenderIDs.give()
-		return 0, nil, e
-	}
-	s.senderMoved(rq.ws.id, &stored)
 	return http.StatusCreated, struct {
 		Message string     `json:"message"`
 		Data    senderJSON `json:"data"`
 	}{"Sender ID request submitted.", senderOut(&stored)}, nil
 }
 
-func textField(name string, v *string, maxLen int) *apiError {
+func textField(name string, v *string, maxLen int) error {
 	if v == nil || strings.TrimSpace(*v) == "" {
 		return badRequest(name, "%s is required.", name)
 	}
@@ -863,18 +729,14 @@ func textField(name string, v *string, maxLen int) *apiError {
 	return nil
 }
 
-func listSenderIDs(_ *Server, rq *request) (int, any, *apiError) {
-	status := -1
+func listSenderIDs(_ *Server, rq *request) (int, any, error) {
+	status, all := store.SenderStatus(0), true
 	if vs, ok := rq.r.URL.Query()["status"]; ok {
-		status = slices.Index(senderStatusNames[:], vs[0])
-		if status < 0 {
+		i := slices.Index(store.SenderStatusNames[:], vs[0])
+		if i < 0 {
 			return 0, nil, badRequest("status", "status must be pending, active or blocked.")
 		}
+		status, all = store.SenderStatus(i), false
 	}
-	list := rq.ws.listSenderIDs(status)
-	out := make([]senderJSON, len(list))
-	for i := range list {
-		out[i] = senderOut(&list[i])
-	}
-	return http.StatusOK, listBody{out, len(out)}, nil
+	return http.StatusOK, sendersOut(rq.st.store.SenderIDs(rq.caller, status, all)), nil
 }

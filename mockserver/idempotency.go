@@ -9,6 +9,7 @@ import (
 
 	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/idem"
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
 // DefaultIdempotencyLimit is how many references a workspace remembers at most, live and test
@@ -25,7 +26,7 @@ func (s *Server) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) 
 	var ref string
 	var fp [32]byte
 	// Both idempotent routes send: POST /v1/sms/campaigns is the one that needs the campaigns scope.
-	if in, ok := decodeSend(rq.r.URL.Path, rq.body, rt.scope == scopeCampaigns); ok {
+	if in, ok := decodeSend(rq.r.URL.Path, rq.body, rt.scope == store.ScopeCampaigns); ok {
 		rq.send = in
 		if in.reference == nil || !rules.ValidReference(*in.reference) {
 			s.run(w, rq, rt)
@@ -42,7 +43,7 @@ func (s *Server) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) 
 			return
 		}
 	}
-	k, ws := idem.NewKey(uint8(rq.mode.index()), ref), rq.ws.id
+	k, ws := idem.NewKey(uint8(rq.caller.Mode), ref), rq.caller.Workspace
 	for {
 		e, done, lead := rq.st.idem.Begin(ws, k, fp, rq.now.UnixNano())
 		if lead {

@@ -2,9 +2,9 @@ package mockserver
 
 import (
 	"net/http"
-	"slices"
 
 	"github.com/seedsms/sms-go/mockserver/internal/inbox"
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
 // The inbox: the messages, the event stream, the read-only listings the page needs, and the
@@ -44,81 +44,69 @@ type workspaceJSON struct {
 }
 
 func (s *Server) listWorkspaces() []workspaceJSON {
-	all := s.state.Load().store.allWorkspaces()
-	slices.SortFunc(all, func(a, b *workspace) int {
-		if a.id.Less(b.id) {
-			return -1
-		}
-		return 1
-	})
+	all := s.state.Load().store.Workspaces()
 	def := s.Default().WorkspaceID
 	out := make([]workspaceJSON, len(all))
 	for i, w := range all {
-		id := w.id.String()
-		out[i] = workspaceJSON{WorkspaceID: id, Country: w.country, Default: id == def,
-			LiveBalance: naira(w.balance(Live)), TestBalance: naira(w.balance(Test)), Currency: "NGN"}
+		id := w.ID.String()
+		out[i] = workspaceJSON{WorkspaceID: id, Country: w.Country, Default: id == def,
+			LiveBalance: naira(w.LiveBalance), TestBalance: naira(w.TestBalance), Currency: "NGN"}
 	}
 	return out
 }
 
-func ctlListWorkspaces(s *Server, _ *request) (int, any, *apiError) {
+func ctlListWorkspaces(s *Server, _ *request) (int, any, error) {
 	list := s.listWorkspaces()
 	return http.StatusOK, listBody{list, len(list)}, nil
 }
 
 // modeParam reads mode (live, the default, or test).
-func modeParam(rq *request) (Mode, *apiError) {
-	switch m := Mode(rq.r.URL.Query().Get("mode")); m {
-	case "", Live:
-		return Live, nil
-	case Test:
-		return Test, nil
+func modeParam(rq *request) (store.Mode, error) {
+	switch m := rq.r.URL.Query().Get("mode"); m {
+	case "", "live":
+		return store.Live, nil
+	case "test":
+		return store.Test, nil
 	}
-	return "", badRequest("mode", "mode must be live or test.")
+	return 0, badRequest("mode", "mode must be live or test.")
 }
 
 // ctlWorkspaceCampaigns is GET /_mock/workspaces/{id}/campaigns?mode=: the campaign list of
 // /v1/sms/campaigns with each campaign's delivery counts, for the page.
-func ctlWorkspaceCampaigns(s *Server, rq *request) (int, any, *apiError) {
-	w, e := s.workspaceByID(rq.param)
-	if e != nil {
-		return 0, nil, e
+func ctlWorkspaceCampaigns(s *Server, rq *request) (int, any, error) {
+	c, err := rq.st.store.Workspace(rq.param)
+	if err != nil {
+		return 0, nil, err
 	}
-	mode, e := modeParam(rq)
-	if e != nil {
-		return 0, nil, e
+	if c.Mode, err = modeParam(rq); err != nil {
+		return 0, nil, err
 	}
-	page, limit, e := pageParams(rq.r.URL.Query())
-	if e != nil {
-		return 0, nil, e
+	page, limit, err := pageParams(rq.r.URL.Query())
+	if err != nil {
+		return 0, nil, err
 	}
 	type item struct {
 		campaignJSON
-		Mode     Mode       `json:"mode"`
-		Delivery string     `json:"delivery"`
-		Counts   countsJSON `json:"counts"`
+		Mode     Mode         `json:"mode"`
+		Delivery string       `json:"delivery"`
+		Counts   store.Counts `json:"counts"`
 	}
-	cs, total := w.listCampaigns(mode, page, limit, s.clock.Now().UnixNano())
+	cs, total := rq.st.store.Campaigns(c, page, limit, s.clock.Now().UnixNano())
 	out := make([]item, len(cs))
 	for i := range cs {
-		out[i] = item{campaignOut(&cs[i]), mode, cs[i].rollup(), countsOut(&cs[i])}
+		out[i] = item{campaignOut(&cs[i]), modeOf(c.Mode), cs[i].Rollup(), store.CountsOf(&cs[i])}
 	}
 	return http.StatusOK, pageBody{out, pagination{page, limit, total}}, nil
 }
 
 // ctlWorkspaceSenderIDs is GET /_mock/workspaces/{id}/sender-ids: every sender ID of the
 // workspace, newest first.
-func ctlWorkspaceSenderIDs(s *Server, rq *request) (int, any, *apiError) {
-	w, e := s.workspaceByID(rq.param)
-	if e != nil {
-		return 0, nil, e
+func ctlWorkspaceSenderIDs(_ *Server, rq *request) (int, any, error) {
+	c, err := rq.st.store.Workspace(rq.param)
+	if err != nil {
+		return 0, nil, err
 	}
-	list := w.listSenderIDs(-1)
-	out := make([]senderJSON, len(list))
-	for i := range list {
-		out[i] = senderOut(&list[i])
-	}
-	return http.StatusOK, listBody{out, len(out)}, nil
+	return http.StatusOK, sendersOut(rq.st.store.SenderIDs(c, 0, true)), nil
 }
 
 // inboxSource is the page's view of the server.

@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 
 	"bytes"
 	"encoding/base64"
@@ -36,14 +37,14 @@ const (
 
 // handlerFunc does one route's work: it validates the decoded request, calls the store and
 // returns the status and the JSON object to answer with, or an error.
-type handlerFunc func(s *Server, rq *request) (int, any, *apiError)
+type handlerFunc func(s *Server, rq *request) (int, any, error)
 
 type route struct {
 	method     string
 	auth       authKind
-	scope      uint8 // required scope bit; 0 = none
-	body       bool  // takes a JSON body
-	idempotent bool  // deduplicated by the body's reference
+	scope      store.Scopes // required scope; 0 = none
+	body       bool         // takes a JSON body
+	idempotent bool         // deduplicated by the body's reference
 	handle     handlerFunc
 	stream     streamFunc // instead of handle: writes its own answer (long polls, events, the page)
 }
@@ -67,9 +68,7 @@ type request struct {
 	now             time.Time
 	param           string // the {id} of the path
 	body            []byte
-	ws              *workspace
-	mode            Mode
-	key             *apiKey
+	caller          store.Caller // who the request acts for, once authenticated
 	providerFailure bool
 	bodyRead        bool       // the body was read (or failed to be), under the read deadline
 	send            *sendInput // a send or campaign body decoded in one pass, if it could be
@@ -203,8 +202,9 @@ type streamer interface {
 // run calls the handler and writes its answer. For an idempotent route it returns what was
 // written, to be replayed.
 func (s *Server) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte) {
-	status, v, e := rt.handle(s, rq)
-	if e != nil {
+	status, v, err := rt.handle(s, rq)
+	if err != nil {
+		e := apiErrorOf(err)
 		writeError(w, rq.id, e)
 		return e.status, nil
 	}
@@ -288,25 +288,25 @@ func (s *Server) admit(w http.ResponseWriter, rq *request, rt *route) *apiError 
 		if public == "" || secret == "" {
 			return newError(http.StatusUnauthorized, "Missing X-API-Key or X-API-Secret header.")
 		}
-		k, e := rq.st.store.authenticate(public, secret, rq.now.UnixNano())
-		if e != nil {
-			return e
+		c, err := rq.st.store.Authenticate(public, secret, rq.now.UnixNano())
+		if err != nil {
+			return apiErrorOf(err)
 		}
-		rq.key, rq.ws, rq.mode = k, k.ws, modeOf(k.prefix)
+		rq.caller = c
 	case authJWT:
-		ws, e := s.authenticateJWT(rq)
+		c, e := s.authenticateJWT(rq)
 		if e != nil {
 			return e
 		}
-		rq.ws = ws
+		rq.caller = c
 	}
-	if rt.scope != 0 && rq.key.scopes&rt.scope == 0 {
-		name := scopeName(rt.scope)
+	if rt.scope != 0 && rq.caller.Scopes&rt.scope == 0 {
+		name := rt.scope.Name()
 		e := newError(http.StatusForbidden, "This API key lacks the "+name+" scope.")
 		e.scope = name
 		return e
 	}
-	if rq.key != nil && s.cfg.rateLimit > 0 {
+	if rq.caller.HasKey && s.cfg.rateLimit > 0 {
 		if e := s.rateLimit(w, rq); e != nil {
 			return e
 		}
@@ -386,38 +386,29 @@ func isJSON(contentType string) bool {
 	return err == nil && mt == "application/json"
 }
 
-func scopeName(bit uint8) string {
-	for i, name := range rules.ScopeNames {
-		if bit == 1<<i {
-			return name
-		}
-	}
-	return ""
-}
-
 // authenticateJWT accepts only HS256 tokens with an exp in the future (on the mock's clock)
 // and a wid naming a workspace.
-func (s *Server) authenticateJWT(rq *request) (*workspace, *apiError) {
+func (s *Server) authenticateJWT(rq *request) (store.Caller, *apiError) {
 	h := rq.r.Header.Get("Authorization")
 	scheme, tok, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
-		return nil, newError(http.StatusUnauthorized, "Missing dashboard token (Authorization: Bearer <JWT>).")
+		return store.Caller{}, newError(http.StatusUnauthorized, "Missing dashboard token (Authorization: Bearer <JWT>).")
 	}
 	var claims dashboardClaims
 	_, err := jwt.ParseWithClaims(tok, &claims, func(*jwt.Token) (any, error) { return s.cfg.jwtSecret, nil },
 		jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithTimeFunc(s.clock.Now))
 	if err != nil || !expIsNumber(tok) {
-		return nil, newError(http.StatusUnauthorized, "Invalid or expired dashboard token.")
+		return store.Caller{}, newError(http.StatusUnauthorized, "Invalid or expired dashboard token.")
 	}
 	id, ok := ids.Parse(claims.WID)
 	if !ok {
-		return nil, newError(http.StatusUnauthorized, "Invalid or expired dashboard token.")
+		return store.Caller{}, newError(http.StatusUnauthorized, "Invalid or expired dashboard token.")
 	}
-	ws := rq.st.store.workspace(id)
-	if ws == nil {
-		return nil, newError(http.StatusUnauthorized, "Invalid or expired dashboard token.")
+	c, ok := rq.st.store.Dashboard(id)
+	if !ok {
+		return store.Caller{}, newError(http.StatusUnauthorized, "Invalid or expired dashboard token.")
 	}
-	return ws, nil
+	return c, nil
 }
 
 // expIsNumber reports whether a parsed token's exp claim is a JSON number, as RFC 7519 says
@@ -438,28 +429,15 @@ func expIsNumber(tok string) bool {
 	return c.Exp[0] == '-' || (c.Exp[0] >= '0' && c.Exp[0] <= '9')
 }
 
-// rateLimit counts the request in the key's fixed one-minute window and sets the headers.
+// rateLimit counts the request against its key's limit and sets the headers.
 func (s *Server) rateLimit(w http.ResponseWriter, rq *request) *apiError {
-	limit := s.cfg.rateLimit
-	now := rq.now.Unix()
-	window := now - now%60
-	k := rq.key
-	k.rlMu.Lock()
-	if k.rlWindow != window {
-		k.rlWindow, k.rlCount = window, 0
-	}
-	allowed := k.rlCount < limit
-	if allowed {
-		k.rlCount++
-	}
-	remaining := limit - k.rlCount
-	k.rlMu.Unlock()
+	rl := rq.st.store.Allow(rq.caller, s.cfg.rateLimit, rq.now)
 	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(window+60, 10))
-	if !allowed {
-		return rateLimited("Rate limit exceeded; try again later.", int(window+60-now))
+	h.Set("X-RateLimit-Limit", strconv.Itoa(s.cfg.rateLimit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(rl.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(rl.Reset, 10))
+	if rl.Error != nil {
+		return apiErrorOf(rl.Error)
 	}
 	return nil
 }

@@ -20,6 +20,8 @@
 package mockserver
 
 import (
+	"github.com/seedsms/sms-go/mockserver/internal/store"
+
 	"github.com/seedsms/sms-go/mockserver/internal/idem"
 
 	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
@@ -52,7 +54,7 @@ const (
 	DefaultGenericPrice = 320       // kobo per part on the generic channel (3.20 NGN)
 	DefaultDNDPrice     = 450       // kobo per part on the dnd channel (4.50 NGN)
 	DefaultBalance      = 1_000_000 // kobo in each wallet of a new workspace (10,000.00 NGN)
-	DefaultSenderID     = "MOCKSMS"
+	DefaultSenderID     = store.DefaultSenderID
 	DefaultCountry      = "Nigeria"
 	DefaultAddr         = "127.0.0.1:0"
 
@@ -66,11 +68,11 @@ const (
 	DefaultWriteTimeout = 2 * time.Minute
 
 	// MaxPrice is the highest price of one SMS part, in kobo (10,000.00 NGN).
-	MaxPrice = 1_000_000
+	MaxPrice = store.MaxPrice
 	// MaxBalance is the highest wallet balance, in kobo (40,000,000,000,000,000.00 NGN): far
 	// above any real wallet (tests use huge ones so as never to run dry), and with
 	// MaxPrice low enough that no balance plus a charge or refund can overflow int64.
-	MaxBalance = 4_000_000_000_000_000_000
+	MaxBalance = store.MaxBalance
 )
 
 // Option configures a Server.
@@ -175,6 +177,21 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 // inside its 24-hour window.
 func WithIdempotencyLimit(n int) Option { return func(c *config) { c.idemLimit = n } }
 
+// Mode is a key's mode: live and test keys of one workspace use separate wallets and data.
+type Mode string
+
+// The two modes.
+const (
+	Live Mode = "live"
+	Test Mode = "test"
+)
+
+// storeMode is m in the store's terms, or false when m is neither Live nor Test.
+func (m Mode) storeMode() (store.Mode, bool) { return store.ParseMode(string(m)) }
+
+// modeOf is a store mode as a Mode.
+func modeOf(m store.Mode) Mode { return Mode(m.String()) }
+
 // Workspace is what a test needs to talk to one workspace: its credentials and active sender
 // ID. Its JSON form is the mock binary's startup line.
 type Workspace struct {
@@ -216,7 +233,7 @@ type Server struct {
 
 // state is everything Reset forgets.
 type state struct {
-	store  *store
+	store  *store.Store
 	idem   *idem.Table
 	faults *faults.List
 	log    *reqlog.Log
@@ -253,11 +270,19 @@ func New(opts ...Option) *Server {
 // moves. The default workspace comes back with the same credentials.
 func (s *Server) Reset() {
 	s.clock.Reset()
-	st := &state{store: newStore(s.cfg.maxWorkspaces, s.cfg.maxDND), idem: idem.New(s.cfg.idemLimit), faults: &faults.List{}, log: reqlog.New(s.cfg.requestLogSize)}
 	s.mu.Lock()
 	seed := s.seed
 	s.mu.Unlock()
-	ws, _ := s.createWorkspace(st, s.cfg.country, s.cfg.liveBalance, s.cfg.testBalance, &seed) // the first: within any limit
+	st := &state{idem: idem.New(s.cfg.idemLimit), faults: &faults.List{}, log: reqlog.New(s.cfg.requestLogSize)}
+	var creds store.Credentials
+	st.store, creds = store.New(store.Config{
+		GenericPrice: s.cfg.genericPrice, DNDPrice: s.cfg.dndPrice,
+		LiveBalance: s.cfg.liveBalance, TestBalance: s.cfg.testBalance, Country: s.cfg.country,
+		MaxWorkspaces: s.cfg.maxWorkspaces, MaxDND: s.cfg.maxDND, MaxMessages: s.cfg.maxMessages,
+		IDs: s.ids, Events: s.inbox.events, Arrived: &s.inbox.arrived,
+	}, store.Credentials{WorkspaceID: seed.WorkspaceID, LiveKey: seed.LiveKey, LiveSecret: seed.LiveSecret,
+		TestKey: seed.TestKey, TestSecret: seed.TestSecret}, s.clock.Now().UnixNano())
+	ws := s.workspaceOf(creds, seed.DashboardToken)
 	s.mu.Lock()
 	s.seed = ws
 	s.mu.Unlock()
@@ -265,6 +290,21 @@ func (s *Server) Reset() {
 	if old != nil {
 		s.publish("reset", struct{}{})
 		s.inbox.arrived.Broadcast()
+	}
+}
+
+// dashboardTokenTTL is how long the dashboard token of a new workspace lasts.
+const dashboardTokenTTL = 365 * 24 * time.Hour
+
+// workspaceOf is the Workspace of credentials the store made, with the URL and token, or a new
+// dashboard token when token is empty.
+func (s *Server) workspaceOf(c store.Credentials, token string) Workspace {
+	if token == "" {
+		token = s.DashboardToken(c.WorkspaceID, dashboardTokenTTL)
+	}
+	return Workspace{
+		URL: s.URL(), WorkspaceID: c.WorkspaceID, DashboardToken: token,
+		LiveKey: c.LiveKey, LiveSecret: c.LiveSecret, TestKey: c.TestKey, TestSecret: c.TestSecret, SenderID: c.SenderID,
 	}
 }
 
