@@ -4,6 +4,7 @@ import (
 	"github.com/seedsms/sms-go/mockserver/internal/events"
 	"github.com/seedsms/sms-go/mockserver/internal/idem"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
+	"github.com/seedsms/sms-go/mockserver/internal/wire"
 
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
 
@@ -115,15 +116,15 @@ func BenchmarkListCampaigns(b *testing.B) {
 		// The same 20 campaigns in their wire form, the same pagination and a request ID of
 		// the same length: the baseline marshals exactly the bytes the stack writes.
 		views, total := s.state.Load().store.Campaigns(c, 1, 20, s.clock.Now().UnixNano())
-		data := make([]campaignJSON, len(views))
+		data := make([]wire.CampaignJSON, len(views))
 		for i := range views {
-			data[i] = campaignOut(&views[i])
+			data[i] = wire.CampaignOut(&views[i])
 		}
 		body := struct {
-			Data       []campaignJSON `json:"data"`
-			Pagination pagination     `json:"pagination"`
-			RequestID  string         `json:"requestId"`
-		}{data, pagination{1, 20, total}, "req_" + s.ids.Next().String()}
+			Data       []wire.CampaignJSON `json:"data"`
+			Pagination wire.Pagination     `json:"pagination"`
+			RequestID  string              `json:"requestId"`
+		}{data, wire.Pagination{Page: 1, Limit: 20, Total: total}, "req_" + s.ids.Next().String()}
 		baseline := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusOK)

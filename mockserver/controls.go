@@ -3,6 +3,7 @@ package mockserver
 import (
 	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
+	"github.com/seedsms/sms-go/mockserver/internal/wire"
 
 	"github.com/seedsms/sms-go/mockserver/internal/faults"
 
@@ -45,11 +46,11 @@ func controlRoutes() []struct {
 }
 
 // decodeOptional decodes a control's body when there is one.
-func decodeOptional(body []byte, v any) *apiError {
+func decodeOptional(body []byte, v any) *wire.Error {
 	if len(body) == 0 {
 		return nil
 	}
-	return decodeJSON(body, v)
+	return wire.Decode(body, v)
 }
 
 // controlError is the error a Go control returns: the API's error for err, as the same
@@ -85,9 +86,9 @@ func (s *Server) NewWorkspace(p WorkspaceParams) (Workspace, error) {
 
 func ctlNewWorkspace(s *Server, rq *request) (int, any, error) {
 	var in struct {
-		LiveBalance *naira `json:"liveBalance"`
-		TestBalance *naira `json:"testBalance"`
-		Country     string `json:"country"`
+		LiveBalance *wire.Naira `json:"liveBalance"`
+		TestBalance *wire.Naira `json:"testBalance"`
+		Country     string      `json:"country"`
 	}
 	if e := decodeOptional(rq.body, &in); e != nil {
 		return 0, nil, e
@@ -117,10 +118,10 @@ func (s *Server) Balance(workspaceID string, mode Mode) (int64, error) {
 
 func ctlSetBalance(s *Server, rq *request) (int, any, error) {
 	var in struct {
-		Mode    Mode   `json:"mode"`
-		Balance *naira `json:"balance"`
+		Mode    Mode        `json:"mode"`
+		Balance *wire.Naira `json:"balance"`
 	}
-	if e := decodeJSON(rq.body, &in); e != nil {
+	if e := wire.Decode(rq.body, &in); e != nil {
 		return 0, nil, e
 	}
 	if in.Balance == nil {
@@ -130,10 +131,10 @@ func ctlSetBalance(s *Server, rq *request) (int, any, error) {
 		return 0, nil, err
 	}
 	return http.StatusOK, struct {
-		WorkspaceID string `json:"workspaceId"`
-		Mode        Mode   `json:"mode"`
-		Balance     naira  `json:"balance"`
-		Currency    string `json:"currency"`
+		WorkspaceID string     `json:"workspaceId"`
+		Mode        Mode       `json:"mode"`
+		Balance     wire.Naira `json:"balance"`
+		Currency    string     `json:"currency"`
 	}{rq.param, in.Mode, *in.Balance, "NGN"}, nil
 }
 
@@ -219,7 +220,7 @@ func ctlDND(_ *Server, rq *request) (int, any, error) {
 	var in struct {
 		Numbers []string `json:"numbers"`
 	}
-	if e := decodeJSON(rq.body, &in); e != nil {
+	if e := wire.Decode(rq.body, &in); e != nil {
 		return 0, nil, e
 	}
 	n, err := rq.st.store.AddDND(in.Numbers...)
@@ -419,7 +420,7 @@ func ctlAddFaults(s *Server, rq *request) (int, any, error) {
 	var in struct {
 		Rules []faultJSON `json:"rules"`
 	}
-	if e := decodeJSON(rq.body, &in); e != nil {
+	if e := wire.Decode(rq.body, &in); e != nil {
 		return 0, nil, e
 	}
 	if len(in.Rules) > MaxFaultRules {

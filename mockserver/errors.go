@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/seedsms/sms-go/mockserver/internal/faults"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
+	"github.com/seedsms/sms-go/mockserver/internal/wire"
 )
 
 // Error codes of the contract.
@@ -103,12 +105,15 @@ func apiErrorOf(err error) *apiError {
 		rl    *store.RateLimitError
 		auth  *store.AuthError
 		fl    *faults.LimitError
+		we    *wire.Error
 	)
 	switch {
 	case errors.As(err, &api):
 		return api
 	case errors.As(err, &field):
 		return badRequest(field.Field, "%s", field.Message)
+	case errors.As(err, &we):
+		return badRequest(we.Field, "%s", we.Message)
 	case errors.As(err, &nf):
 		return newError(http.StatusNotFound, nf.Error())
 	case errors.Is(err, store.ErrInsufficientBalance):
@@ -139,4 +144,12 @@ func (e *apiError) body() errorBody {
 	var b errorBody
 	b.Error.Code, b.Error.Message, b.Error.Field, b.Error.Scope = e.code, e.message, e.field, e.scope
 	return b
+}
+
+// writeError writes e as the contract's error body, with Retry-After when e has one.
+func writeError(w http.ResponseWriter, requestID string, e *apiError) {
+	if e.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.retryAfter))
+	}
+	wire.WriteJSON(w, e.status, requestID, e.body())
 }

@@ -3,6 +3,7 @@ package mockserver
 import (
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
+	"github.com/seedsms/sms-go/mockserver/internal/wire"
 
 	"encoding/json"
 	"math"
@@ -57,51 +58,12 @@ func (s *Server) buildRoutes() []*pathRoute {
 	return out
 }
 
-// --- wire forms --------------------------------------------------------------------------------
-
-type dataBody struct {
-	Data any `json:"data"`
-}
-
-type listBody struct {
-	Data  any `json:"data"`
-	Count int `json:"count"`
-}
-
-type pageBody struct {
-	Data       any        `json:"data"`
-	Pagination pagination `json:"pagination"`
-}
-
-type pagination struct {
-	Page  int `json:"page"`
-	Limit int `json:"limit"`
-	Total int `json:"total"`
-}
-
-func timeOf(ns int64) time.Time { return time.Unix(0, ns).UTC() }
-
 // pageOffset is where a page starts, or math.MaxInt when that is past any list.
 func pageOffset(page, limit int) int {
 	if page-1 > math.MaxInt/limit {
 		return math.MaxInt
 	}
 	return (page - 1) * limit
-}
-
-func optTime(ns int64) *time.Time {
-	if ns == 0 {
-		return nil
-	}
-	t := timeOf(ns)
-	return &t
-}
-
-func optString(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 // --- keys ----------------------------------------------------------------------------------------
@@ -134,8 +96,8 @@ func keyOut(k *store.Key) keyJSON {
 			SMS: k.Scopes&store.ScopeSMS != 0, OTP: k.Scopes&store.ScopeOTP != 0, Campaigns: k.Scopes&store.ScopeCampaigns != 0,
 			SenderIDs: k.Scopes&store.ScopeSenderIDs != 0, Balance: k.Scopes&store.ScopeBalance != 0,
 		},
-		CreatedAt: timeOf(k.CreatedAt), ExpiresAt: optTime(k.ExpiresAt),
-		RevokedAt: optTime(k.RevokedAt), LastUsedAt: optTime(k.LastUsedAt),
+		CreatedAt: wire.Time(k.CreatedAt), ExpiresAt: wire.OptTime(k.ExpiresAt),
+		RevokedAt: wire.OptTime(k.RevokedAt), LastUsedAt: wire.OptTime(k.LastUsedAt),
 	}
 }
 
@@ -146,7 +108,7 @@ func createKey(_ *Server, rq *request) (int, any, error) {
 		Prefix        *string         `json:"prefix"`
 		ExpiresInDays *int            `json:"expiresInDays"`
 	}
-	if err := decodeJSON(rq.body, &in); err != nil {
+	if err := wire.Decode(rq.body, &in); err != nil {
 		return 0, nil, err
 	}
 	if in.Name == nil || strings.TrimSpace(*in.Name) == "" {
@@ -181,7 +143,7 @@ func createKey(_ *Server, rq *request) (int, any, error) {
 	}
 	out := keyOut(&k)
 	out.Secret = secret
-	return http.StatusCreated, dataBody{out}, nil
+	return http.StatusCreated, wire.Data{Data: out}, nil
 }
 
 // parseScopes reads the scopes object: only the five names, booleans, at least one true.
@@ -223,7 +185,7 @@ func listKeys(_ *Server, rq *request) (int, any, error) {
 	for i := range keys {
 		out[i] = keyOut(&keys[i])
 	}
-	return http.StatusOK, listBody{out, len(out)}, nil
+	return http.StatusOK, wire.List{Data: out, Count: len(out)}, nil
 }
 
 func revokeKey(_ *Server, rq *request) (int, any, error) {
@@ -231,61 +193,22 @@ func revokeKey(_ *Server, rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, dataBody{keyOut(&k)}, nil
+	return http.StatusOK, wire.Data{Data: keyOut(&k)}, nil
 }
 
 // --- sending -------------------------------------------------------------------------------------
 
-// sendFields are the members POST /v1/sms/send and /v1/sms/campaigns share.
-type sendFields struct {
-	To        json.RawMessage `json:"to"`
-	From      *string         `json:"from"`
-	Message   *string         `json:"message"`
-	Channel   *string         `json:"channel"`
-	Reference *string         `json:"reference"`
-}
+func sendSMS(s *Server, rq *request) (int, any, error) { return s.send(rq, false) }
 
-func sendSMS(s *Server, rq *request) (int, any, error) {
-	if in := rq.send; in != nil { // decoded in one pass on the way in
-		targets, err := in.targets()
-		if err != nil {
-			return 0, nil, err
-		}
-		return s.send(rq, in.fields(), targets, false)
-	}
-	var in sendFields
-	if err := decodeJSON(rq.body, &in); err != nil {
-		return 0, nil, err
-	}
-	targets, err := parseSendTo(in.To)
-	if err != nil {
-		return 0, nil, err
-	}
-	return s.send(rq, &in, targets, false)
-}
-
-func createCampaign(s *Server, rq *request) (int, any, error) {
-	if in := rq.send; in != nil { // decoded in one pass on the way in
-		targets, err := in.targets()
-		if err != nil {
-			return 0, nil, err
-		}
-		return s.send(rq, in.fields(), targets, true)
-	}
-	var in sendFields
-	if err := decodeJSON(rq.body, &in); err != nil {
-		return 0, nil, err
-	}
-	targets, err := parseCampaignTo(in.To)
-	if err != nil {
-		return 0, nil, err
-	}
-	return s.send(rq, &in, targets, true)
-}
+func createCampaign(s *Server, rq *request) (int, any, error) { return s.send(rq, true) }
 
 // send checks the shared members and hands the send to the store, which prices it, debits
 // the wallet and creates the campaign in one step.
-func (s *Server) send(rq *request, in *sendFields, targets []store.Target, personalize bool) (int, any, error) {
+func (s *Server) send(rq *request, campaign bool) (int, any, error) {
+	in, targets, err := wire.ReadSend(rq.send, rq.body, campaign)
+	if err != nil {
+		return 0, nil, err
+	}
 	if err := checkSender(in.From); err != nil {
 		return 0, nil, err
 	}
@@ -310,11 +233,11 @@ func (s *Server) send(rq *request, in *sendFields, targets []store.Target, perso
 		ref = *in.Reference
 	}
 	a, err := rq.st.store.Send(rq.caller, store.SendParams{From: *in.From, Message: *in.Message, Channel: channel,
-		Reference: ref, Personalize: personalize, Targets: targets, ProviderFailure: rq.providerFailure}, rq.now)
+		Reference: ref, Personalize: campaign, Targets: targets, ProviderFailure: rq.providerFailure}, rq.now)
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusAccepted, sentAnswer{&a}, nil
+	return http.StatusAccepted, wire.SentAnswer{Campaign: &a}, nil
 }
 
 func checkSender(from *string) error {
@@ -327,148 +250,7 @@ func checkSender(from *string) error {
 	return nil
 }
 
-// parseSendTo reads POST /v1/sms/send's to: a number or an array of 1 to 100 numbers.
-func parseSendTo(raw json.RawMessage) ([]store.Target, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, badRequest("to", "to is required.")
-	}
-	var one string
-	if json.Unmarshal(raw, &one) == nil {
-		p, err := store.ParsePhone("to", one)
-		if err != nil {
-			return nil, err
-		}
-		return []store.Target{{Phone: p}}, nil
-	}
-	var many []json.RawMessage
-	if json.Unmarshal(raw, &many) != nil {
-		return nil, badRequest("to", "to must be a phone number or an array of phone numbers.")
-	}
-	if len(many) == 0 || len(many) > rules.MaxSendRecipients {
-		return nil, badRequest("to", "to must hold 1 to %d numbers.", rules.MaxSendRecipients)
-	}
-	b := newTargets(len(many))
-	for i, item := range many {
-		field := "to[" + strconv.Itoa(i) + "]"
-		var n string
-		if json.Unmarshal(item, &n) != nil {
-			return nil, badRequest(field, "%s must be a phone number string.", field)
-		}
-		p, err := store.ParsePhone(field, n)
-		if err != nil {
-			return nil, err
-		}
-		b.add(p, "", i)
-	}
-	return b.list, nil
-}
-
-// parseCampaignTo reads POST /v1/sms/campaigns' to: 1 to 10,000 numbers or {phone, name}.
-func parseCampaignTo(raw json.RawMessage) ([]store.Target, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, badRequest("to", "to is required.")
-	}
-	var many []json.RawMessage
-	if json.Unmarshal(raw, &many) != nil {
-		return nil, badRequest("to", "to must be an array of phone numbers or {phone, name} objects.")
-	}
-	if len(many) == 0 || len(many) > rules.MaxCampaignRecipients {
-		return nil, badRequest("to", "to must hold 1 to %d recipients.", rules.MaxCampaignRecipients)
-	}
-	b := newTargets(len(many))
-	for i, item := range many {
-		field := "to[" + strconv.Itoa(i) + "]"
-		var n string
-		if json.Unmarshal(item, &n) == nil {
-			p, err := store.ParsePhone(field, n)
-			if err != nil {
-				return nil, err
-			}
-			b.add(p, "", i)
-			continue
-		}
-		var obj struct {
-			Phone *string `json:"phone"`
-			Name  *string `json:"name"`
-		}
-		if e := decodeJSON(item, &obj); e != nil {
-			if e.field != "" {
-				e.field = field + "." + e.field
-				e.message = field + ": " + e.message
-			} else {
-				e.field, e.message = field, field+" must be a phone number or a {phone, name} object."
-			}
-			return nil, e
-		}
-		if obj.Phone == nil {
-			return nil, badRequest(field+".phone", "%s.phone is required.", field)
-		}
-		p, err := store.ParsePhone(field+".phone", *obj.Phone)
-		if err != nil {
-			return nil, err
-		}
-		name := ""
-		if obj.Name != nil {
-			name = *obj.Name
-			if utf8.RuneCountInString(name) > rules.MaxNameLen {
-				return nil, badRequest(field+".name", "%s.name must be at most %d characters.", field, rules.MaxNameLen)
-			}
-		}
-		b.add(p, name, i)
-	}
-	return b.list, nil
-}
-
-// targets collects recipients in order, keeping the first of duplicate numbers.
-type targets struct {
-	list []store.Target
-	seen map[uint64]struct{}
-}
-
-func newTargets(n int) *targets {
-	return &targets{list: make([]store.Target, 0, n), seen: make(map[uint64]struct{}, n)}
-}
-
-func (t *targets) add(p uint64, name string, index int) {
-	if _, dup := t.seen[p]; dup {
-		return
-	}
-	t.seen[p] = struct{}{}
-	t.list = append(t.list, store.Target{Phone: p, Name: name, Index: index})
-}
-
 // --- campaigns -------------------------------------------------------------------------------
-
-type campaignJSON struct {
-	ID             string      `json:"_id"`
-	SenderID       string      `json:"senderId"`
-	RecipientCount int         `json:"recipientCount"`
-	Amount         json.Number `json:"amount"`
-	Status         string      `json:"status"`
-	Currency       string      `json:"currency"`
-	Channel        string      `json:"channel"`
-	SMSParts       int         `json:"smsParts"`
-	MessageID      *string     `json:"messageId"`
-	Reference      *string     `json:"reference"`
-	CreatedAt      string      `json:"createdAt"` // RFC 3339, formatted here: cheaper than time.Time's MarshalJSON
-}
-
-// nairaNumber is kobo as a JSON number of naira. On hot paths it is cheaper than naira, whose
-// MarshalJSON output encoding/json checks and compacts again.
-func nairaNumber(kobo int64) json.Number { return json.Number(rules.FormatNaira(kobo)) }
-
-func campaignOut(c *store.Campaign) campaignJSON {
-	out := campaignJSON{
-		ID: c.ID.String(), SenderID: c.SenderID, RecipientCount: c.Total(),
-		Amount: nairaNumber(c.Amount), Status: c.Status.String(), Currency: "NGN",
-		Channel: c.Channel.String(), SMSParts: int(c.Parts), Reference: optString(c.Reference),
-		CreatedAt: timeOf(c.CreatedAt).Format(time.RFC3339Nano),
-	}
-	if c.HasMessageID() {
-		out.MessageID = optString(c.MessageID())
-	}
-	return out
-}
 
 // pageParams reads page (>= 1, default 1) and limit (1 to 100, default 20).
 func pageParams(q url.Values) (page, limit int, err error) {
@@ -499,7 +281,7 @@ func listCampaigns(_ *Server, rq *request) (int, any, error) {
 		return 0, nil, err
 	}
 	cs, total := rq.st.store.Campaigns(rq.caller, page, limit, rq.now.UnixNano())
-	return http.StatusOK, &campaignPage{cs, pagination{page, limit, total}}, nil
+	return http.StatusOK, &wire.CampaignPage{Campaigns: cs, Pagination: wire.Pagination{Page: page, Limit: limit, Total: total}}, nil
 }
 
 type deliveryJSON struct {
@@ -539,23 +321,23 @@ func campaignStatus(_ *Server, rq *request) (int, any, error) {
 	case store.CampaignFailed:
 		out.Status, out.Counts = c.Status.String(), store.Counts{Failed: total}
 	default:
-		out.MessageID, out.Status, out.Counts = optString(c.MessageID()), c.Rollup(), store.CountsOf(&c)
+		out.MessageID, out.Status, out.Counts = wire.OptString(c.MessageID()), c.Rollup(), store.CountsOf(&c)
 	}
 	for i, r := range recipients {
-		out.Recipients[i] = recipientJSON{To: strconv.FormatUint(r.Phone, 10), Status: r.Status.String(), UpdatedAt: timeOf(r.UpdatedAt)}
+		out.Recipients[i] = recipientJSON{To: strconv.FormatUint(r.Phone, 10), Status: r.Status.String(), UpdatedAt: wire.Time(r.UpdatedAt)}
 	}
-	return http.StatusOK, pageBody{out, pagination{page, limit, total}}, nil
+	return http.StatusOK, wire.NewPage(out, page, limit, total), nil
 }
 
 // --- OTP -------------------------------------------------------------------------------------
 
 type otpSentJSON struct {
-	SMSStatus   string `json:"smsStatus"`
-	PhoneNumber string `json:"phone_number"`
-	PinID       string `json:"pinId"`
-	Status      string `json:"status"`
-	Amount      naira  `json:"amount"`
-	Currency    string `json:"currency"`
+	SMSStatus   string     `json:"smsStatus"`
+	PhoneNumber string     `json:"phone_number"`
+	PinID       string     `json:"pinId"`
+	Status      string     `json:"status"`
+	Amount      wire.Naira `json:"amount"`
+	Currency    string     `json:"currency"`
 }
 
 func sendOTP(_ *Server, rq *request) (int, any, error) {
@@ -568,7 +350,7 @@ func sendOTP(_ *Server, rq *request) (int, any, error) {
 		PinTimeToLive  *int    `json:"pin_time_to_live"`
 		PinPlaceholder *string `json:"pin_placeholder"`
 	}
-	if err := decodeJSON(rq.body, &in); err != nil {
+	if err := wire.Decode(rq.body, &in); err != nil {
 		return 0, nil, err
 	}
 	if in.To == nil {
@@ -621,8 +403,8 @@ func sendOTP(_ *Server, rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, dataBody{otpSentJSON{SMSStatus: "Message Sent", PhoneNumber: o.Phone, PinID: o.PinID,
-		Status: "200", Amount: naira(o.Amount), Currency: "NGN"}}, nil
+	return http.StatusOK, wire.Data{Data: otpSentJSON{SMSStatus: "Message Sent", PhoneNumber: o.Phone, PinID: o.PinID,
+		Status: "200", Amount: wire.Naira(o.Amount), Currency: "NGN"}}, nil
 }
 
 type verificationJSON struct {
@@ -637,7 +419,7 @@ func verifyOTP(_ *Server, rq *request) (int, any, error) {
 		PinID *string `json:"pin_id"`
 		Pin   *string `json:"pin"`
 	}
-	if err := decodeJSON(rq.body, &in); err != nil {
+	if err := wire.Decode(rq.body, &in); err != nil {
 		return 0, nil, err
 	}
 	if in.PinID == nil || *in.PinID == "" {
@@ -650,19 +432,19 @@ func verifyOTP(_ *Server, rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, dataBody{verificationJSON{PinID: v.PinID, Verified: v.Verified, MSISDN: v.Phone, AttemptsRemaining: v.AttemptsLeft}}, nil
+	return http.StatusOK, wire.Data{Data: verificationJSON{PinID: v.PinID, Verified: v.Verified, MSISDN: v.Phone, AttemptsRemaining: v.AttemptsLeft}}, nil
 }
 
 // --- balance -------------------------------------------------------------------------------------
 
 type balanceJSON struct {
-	Balance  naira  `json:"balance"`
-	Cashback naira  `json:"cashback"`
-	Currency string `json:"currency"`
+	Balance  wire.Naira `json:"balance"`
+	Cashback wire.Naira `json:"cashback"`
+	Currency string     `json:"currency"`
 }
 
 func getBalance(_ *Server, rq *request) (int, any, error) {
-	return http.StatusOK, dataBody{balanceJSON{Balance: naira(rq.st.store.Balance(rq.caller)), Currency: "NGN"}}, nil
+	return http.StatusOK, wire.Data{Data: balanceJSON{Balance: wire.Naira(rq.st.store.Balance(rq.caller)), Currency: "NGN"}}, nil
 }
 
 // --- sender IDs ------------------------------------------------------------------------------
@@ -679,15 +461,15 @@ type senderJSON struct {
 
 func senderOut(s *store.SenderID) senderJSON {
 	return senderJSON{ID: s.ID.String(), Title: s.Title, Status: s.Status.String(), Country: s.Country,
-		Usecase: s.Usecase, Company: s.Company, CreatedAt: timeOf(s.CreatedAt)}
+		Usecase: s.Usecase, Company: s.Company, CreatedAt: wire.Time(s.CreatedAt)}
 }
 
-func sendersOut(list []store.SenderID) listBody {
+func sendersOut(list []store.SenderID) wire.List {
 	out := make([]senderJSON, len(list))
 	for i := range list {
 		out[i] = senderOut(&list[i])
 	}
-	return listBody{out, len(out)}
+	return wire.List{Data: out, Count: len(out)}
 }
 
 func requestSenderID(_ *Server, rq *request) (int, any, error) {
@@ -696,7 +478,7 @@ func requestSenderID(_ *Server, rq *request) (int, any, error) {
 		Usecase  *string `json:"usecase"`
 		Company  *string `json:"company"`
 	}
-	if err := decodeJSON(rq.body, &in); err != nil {
+	if err := wire.Decode(rq.body, &in); err != nil {
 		return 0, nil, err
 	}
 	if in.SenderID == nil || !rules.ValidSenderID(*in.SenderID) {

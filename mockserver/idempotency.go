@@ -1,15 +1,13 @@
 package mockserver
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"net/http"
 
 	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/idem"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
+	"github.com/seedsms/sms-go/mockserver/internal/wire"
 )
 
 // DefaultIdempotencyLimit is how many references a workspace remembers at most, live and test
@@ -26,19 +24,19 @@ func (s *Server) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) 
 	var ref string
 	var fp [32]byte
 	// Both idempotent routes send: POST /v1/sms/campaigns is the one that needs the campaigns scope.
-	if in, ok := decodeSend(rq.r.URL.Path, rq.body, rt.scope == store.ScopeCampaigns); ok {
+	if in, ok := wire.DecodeSend(rq.r.URL.Path, rq.body, rt.scope == store.ScopeCampaigns); ok {
 		rq.send = in
-		if in.reference == nil || !rules.ValidReference(*in.reference) {
+		if in.Reference == nil || !rules.ValidReference(*in.Reference) {
 			s.run(w, rq, rt)
 			return
 		}
-		ref, fp = *in.reference, in.fingerprint
+		ref, fp = *in.Reference, in.Fingerprint
 	} else { // the general way, which also finds what is wrong with the body
-		if ref, ok = referenceOf(rq.body); !ok {
+		if ref, ok = wire.ReferenceOf(rq.body); !ok {
 			s.run(w, rq, rt)
 			return
 		}
-		if fp, ok = fingerprint(rq.r.URL.Path, rq.body); !ok {
+		if fp, ok = wire.Fingerprint(rq.r.URL.Path, rq.body); !ok {
 			s.run(w, rq, rt)
 			return
 		}
@@ -66,7 +64,7 @@ func (s *Server) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) 
 		}
 		if status, body := e.Answer(); body != nil {
 			w.Header().Set("Idempotent-Replayed", "true")
-			writeBody(w, status, rq.id, body)
+			wire.WriteBody(w, status, rq.id, body)
 			return
 		}
 		// The first request failed, so the reference is free: try to lead this time.
@@ -80,41 +78,4 @@ func wait(ctx context.Context, done <-chan struct{}) bool {
 	case <-ctx.Done():
 		return false
 	}
-}
-
-// referenceOf returns the body's reference when it is a valid one.
-func referenceOf(body []byte) (string, bool) {
-	var v struct {
-		Reference json.RawMessage `json:"reference"`
-	}
-	if json.Unmarshal(body, &v) != nil || len(v.Reference) == 0 || v.Reference[0] != '"' {
-		return "", false
-	}
-	var ref string
-	if json.Unmarshal(v.Reference, &ref) != nil || !rules.ValidReference(ref) {
-		return "", false
-	}
-	return ref, true
-}
-
-// fingerprint identifies a request by its path and its JSON value, so that member order and
-// white space do not matter.
-func fingerprint(path string, body []byte) ([32]byte, bool) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return [32]byte{}, false
-	}
-	canon, err := json.Marshal(v)
-	if err != nil {
-		return [32]byte{}, false
-	}
-	h := sha256.New()
-	h.Write([]byte(path))
-	h.Write([]byte{0})
-	h.Write(canon)
-	var out [32]byte
-	h.Sum(out[:0])
-	return out, true
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/seedsms/sms-go/mockserver/internal/inbox"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
+	"github.com/seedsms/sms-go/mockserver/internal/wire"
 )
 
 // The inbox: the messages, the event stream, the read-only listings the page needs, and the
@@ -35,12 +36,12 @@ func inboxRoutes() []struct {
 
 // workspaceJSON is a workspace as GET /_mock/workspaces lists it: no credentials.
 type workspaceJSON struct {
-	WorkspaceID string `json:"workspaceId"`
-	Country     string `json:"country"`
-	Default     bool   `json:"default"`
-	LiveBalance naira  `json:"liveBalance"`
-	TestBalance naira  `json:"testBalance"`
-	Currency    string `json:"currency"`
+	WorkspaceID string     `json:"workspaceId"`
+	Country     string     `json:"country"`
+	Default     bool       `json:"default"`
+	LiveBalance wire.Naira `json:"liveBalance"`
+	TestBalance wire.Naira `json:"testBalance"`
+	Currency    string     `json:"currency"`
 }
 
 func (s *Server) listWorkspaces() []workspaceJSON {
@@ -50,14 +51,14 @@ func (s *Server) listWorkspaces() []workspaceJSON {
 	for i, w := range all {
 		id := w.ID.String()
 		out[i] = workspaceJSON{WorkspaceID: id, Country: w.Country, Default: id == def,
-			LiveBalance: naira(w.LiveBalance), TestBalance: naira(w.TestBalance), Currency: "NGN"}
+			LiveBalance: wire.Naira(w.LiveBalance), TestBalance: wire.Naira(w.TestBalance), Currency: "NGN"}
 	}
 	return out
 }
 
 func ctlListWorkspaces(s *Server, _ *request) (int, any, error) {
 	list := s.listWorkspaces()
-	return http.StatusOK, listBody{list, len(list)}, nil
+	return http.StatusOK, wire.List{Data: list, Count: len(list)}, nil
 }
 
 // modeParam reads mode (live, the default, or test).
@@ -86,7 +87,7 @@ func ctlWorkspaceCampaigns(s *Server, rq *request) (int, any, error) {
 		return 0, nil, err
 	}
 	type item struct {
-		campaignJSON
+		wire.CampaignJSON
 		Mode     Mode         `json:"mode"`
 		Delivery string       `json:"delivery"`
 		Counts   store.Counts `json:"counts"`
@@ -94,9 +95,9 @@ func ctlWorkspaceCampaigns(s *Server, rq *request) (int, any, error) {
 	cs, total := rq.st.store.Campaigns(c, page, limit, s.clock.Now().UnixNano())
 	out := make([]item, len(cs))
 	for i := range cs {
-		out[i] = item{campaignOut(&cs[i]), modeOf(c.Mode), cs[i].Rollup(), store.CountsOf(&cs[i])}
+		out[i] = item{wire.CampaignOut(&cs[i]), modeOf(c.Mode), cs[i].Rollup(), store.CountsOf(&cs[i])}
 	}
-	return http.StatusOK, pageBody{out, pagination{page, limit, total}}, nil
+	return http.StatusOK, wire.NewPage(out, page, limit, total), nil
 }
 
 // ctlWorkspaceSenderIDs is GET /_mock/workspaces/{id}/sender-ids: every sender ID of the

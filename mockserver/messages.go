@@ -5,6 +5,7 @@ import (
 
 	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
+	"github.com/seedsms/sms-go/mockserver/internal/wire"
 
 	"github.com/seedsms/sms-go/mockserver/internal/events"
 
@@ -164,31 +165,31 @@ func (s *Server) ClearMessages() int { return s.state.Load().store.ClearMessages
 
 // messageJSON is a Message on the wire.
 type messageJSON struct {
-	ID          string    `json:"id"`
-	To          string    `json:"to"`
-	From        string    `json:"from"`
-	Text        string    `json:"text"`
-	Kind        string    `json:"kind"`
-	Channel     string    `json:"channel"`
-	Parts       int       `json:"parts"`
-	Encoding    string    `json:"encoding"`
-	CampaignID  *string   `json:"campaignId"`
-	Status      string    `json:"status"`
-	Cost        naira     `json:"cost"`
-	Currency    string    `json:"currency"`
-	PinID       string    `json:"pinId,omitempty"`
-	Pin         string    `json:"pin,omitempty"`
-	Verified    *bool     `json:"verified,omitempty"`
-	CreatedAt   time.Time `json:"createdAt"`
-	UpdatedAt   time.Time `json:"updatedAt"`
-	WorkspaceID string    `json:"workspaceId"`
-	Mode        Mode      `json:"mode"`
+	ID          string     `json:"id"`
+	To          string     `json:"to"`
+	From        string     `json:"from"`
+	Text        string     `json:"text"`
+	Kind        string     `json:"kind"`
+	Channel     string     `json:"channel"`
+	Parts       int        `json:"parts"`
+	Encoding    string     `json:"encoding"`
+	CampaignID  *string    `json:"campaignId"`
+	Status      string     `json:"status"`
+	Cost        wire.Naira `json:"cost"`
+	Currency    string     `json:"currency"`
+	PinID       string     `json:"pinId,omitempty"`
+	Pin         string     `json:"pin,omitempty"`
+	Verified    *bool      `json:"verified,omitempty"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	UpdatedAt   time.Time  `json:"updatedAt"`
+	WorkspaceID string     `json:"workspaceId"`
+	Mode        Mode       `json:"mode"`
 }
 
 func messageOut(m *Message) messageJSON {
 	out := messageJSON{
 		ID: m.ID, To: m.To, From: m.From, Text: m.Text, Kind: m.Kind, Channel: m.Channel, Parts: m.Parts,
-		Encoding: m.Encoding, CampaignID: optString(m.CampaignID), Status: m.Status, Cost: naira(m.Cost),
+		Encoding: m.Encoding, CampaignID: wire.OptString(m.CampaignID), Status: m.Status, Cost: wire.Naira(m.Cost),
 		Currency: "NGN", PinID: m.PinID, Pin: m.Pin, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
 		WorkspaceID: m.WorkspaceID, Mode: m.Mode,
 	}
@@ -270,7 +271,7 @@ func ctlMessages(s *Server, w http.ResponseWriter, rq *request) {
 		msg := messageOf(list[i])
 		out[i] = messageOut(&msg)
 	}
-	writeJSON(w, http.StatusOK, rq.id, pageBody{out, pagination{page, limit, total}})
+	wire.WriteJSON(w, http.StatusOK, rq.id, wire.NewPage(out, page, limit, total))
 }
 
 func ctlClearMessages(s *Server, _ *request) (int, any, error) {
@@ -304,5 +305,5 @@ func ctlConversations(s *Server, rq *request) (int, any, error) {
 		msg := messageOf(cv.Latest)
 		out[i] = conversationJSON{To: msg.To, Count: cv.Count, Latest: messageOut(&msg)}
 	}
-	return http.StatusOK, pageBody{out, pagination{page, limit, total}}, nil
+	return http.StatusOK, wire.NewPage(out, page, limit, total), nil
 }

@@ -3,6 +3,7 @@ package mockserver
 import (
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
+	"github.com/seedsms/sms-go/mockserver/internal/wire"
 
 	"bytes"
 	"encoding/base64"
@@ -16,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
 
@@ -70,8 +70,8 @@ type request struct {
 	body            []byte
 	caller          store.Caller // who the request acts for, once authenticated
 	providerFailure bool
-	bodyRead        bool       // the body was read (or failed to be), under the read deadline
-	send            *sendInput // a send or campaign body decoded in one pass, if it could be
+	bodyRead        bool            // the body was read (or failed to be), under the read deadline
+	send            *wire.SendInput // a send or campaign body decoded in one pass, if it could be
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -212,28 +212,16 @@ func (s *Server) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte
 		st.stream(w, status, rq.id)
 		return status, nil
 	}
-	if a, ok := v.(jsonAppender); ok { // no reflection
-		p := bytesPool.Get().(*[]byte)
-		defer bytesPool.Put(p)
-		*p = a.appendJSON((*p)[:0])
-		writeBody(w, status, rq.id, *p)
-		if !rt.idempotent {
-			return status, nil
-		}
-		return status, bytes.Clone(*p)
-	}
-	buf := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(buf)
-	buf.Reset()
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	p := wire.Buffer()
+	defer wire.Release(p)
+	body, err := wire.Append((*p)[:0], v)
+	*p = body
+	if err != nil {
 		e := newError(http.StatusInternalServerError, "Could not encode the response.")
 		writeError(w, rq.id, e)
 		return e.status, nil
 	}
-	body := bytes.TrimRight(buf.Bytes(), "\n")
-	writeBody(w, status, rq.id, body)
+	wire.WriteBody(w, status, rq.id, body)
 	if !rt.idempotent {
 		return status, nil
 	}
@@ -328,8 +316,8 @@ func (s *Server) admit(w http.ResponseWriter, rq *request, rt *route) *apiError 
 		if e != nil {
 			return e
 		}
-		if e := checkBody(b); e != nil {
-			return e
+		if e := wire.CheckBody(b); e != nil {
+			return apiErrorOf(e)
 		}
 		rq.body = b
 	}
@@ -363,22 +351,6 @@ func (s *Server) readBody(w http.ResponseWriter, rq *request) ([]byte, *apiError
 		_ = rc.SetReadDeadline(time.Time{}) // the handler may take its time (latency faults)
 	}
 	return b, nil
-}
-
-// checkBody refuses what the JSON decoder would let through: a null body (it would decode as
-// {}) and invalid UTF-8 (it would become U+FFFD), naming the member that holds it.
-func checkBody(b []byte) *apiError {
-	if !utf8.Valid(b) {
-		field := invalidUTF8Field(b)
-		if field == "" {
-			return badRequest("", "Request body is not valid UTF-8.")
-		}
-		return badRequest(field, "%s is not valid UTF-8.", field)
-	}
-	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
-		return badRequest("", "Request body must be a JSON object, not null.")
-	}
-	return nil
 }
 
 func isJSON(contentType string) bool {
@@ -441,8 +413,6 @@ func (s *Server) rateLimit(w http.ResponseWriter, rq *request) *apiError {
 	}
 	return nil
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // statusWriter remembers the status written.
 type statusWriter struct {

@@ -1,4 +1,4 @@
-package mockserver
+package wire
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestHardening_InvalidUTF8Field(t *testing.T) {
+func TestInvalidUTF8Field(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ body, field string }{
 		{"{\"message\":\"a\xffb\"}", "message"},

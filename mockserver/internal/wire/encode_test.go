@@ -1,4 +1,4 @@
-package mockserver
+package wire
 
 import (
 	"bytes"
@@ -42,10 +42,10 @@ type sentCampaign struct {
 func sentOut(c *store.Accepted) sendResponse {
 	out := sentCampaign{
 		ID: c.ID.String(), Status: c.Status.String(), Recipients: c.Recipients,
-		Amount: nairaNumber(c.Amount), Currency: "NGN", SMSParts: int(c.Parts),
+		Amount: NairaNumber(c.Amount), Currency: "NGN", SMSParts: int(c.Parts),
 	}
 	if c.HasMessageID() {
-		out.MessageID = optString(c.MessageID())
+		out.MessageID = OptString(c.MessageID())
 	}
 	return sendResponse{Message: "SMS request accepted.", Campaign: out}
 }
@@ -77,20 +77,20 @@ func randomCampaign(r *rand.Rand) store.Campaign {
 }
 
 // TestCampaignPageEncoding: the hand-written list encoder writes exactly the bytes
-// encoding/json writes for pageBody of campaignJSON, on random pages.
+// encoding/json writes for pageBody of CampaignJSON, on random pages.
 func TestCampaignPageEncoding(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
 	for range 2000 {
 		cs := make([]store.Campaign, r.IntN(4))
-		out := make([]campaignJSON, len(cs))
+		out := make([]CampaignJSON, len(cs))
 		for i := range cs {
 			cs[i] = randomCampaign(r)
-			out[i] = campaignOut(&cs[i])
+			out[i] = CampaignOut(&cs[i])
 		}
-		pg := pagination{Page: r.IntN(1 << 20), Limit: 1 + r.IntN(100), Total: r.IntN(1 << 30)}
-		want := stdJSON(t, pageBody{out, pg})
-		got := (&campaignPage{cs, pg}).appendJSON(nil)
+		pg := Pagination{Page: r.IntN(1 << 20), Limit: 1 + r.IntN(100), Total: r.IntN(1 << 30)}
+		want := stdJSON(t, Page{out, pg})
+		got := (&CampaignPage{cs, pg}).AppendJSON(nil)
 		require.Equal(t, string(want), string(got))
 	}
 }
@@ -105,15 +105,15 @@ func FuzzCampaignEncoding(f *testing.F) {
 			Status: store.CampaignStatus(status % uint8(len(store.CampaignStatusNames))), Channel: store.Channel(channel % uint8(len(store.ChannelNames))),
 			Parts: parts, Counts: [4]int32{int32(parts), int32(status), 0, 1}}
 		copy(c.ID[:], id)
-		pg := pagination{Page: int(parts), Limit: int(channel), Total: int(amount % 1000)}
-		want := stdJSON(t, pageBody{[]campaignJSON{campaignOut(&c)}, pg})
-		got := (&campaignPage{[]store.Campaign{c}, pg}).appendJSON(nil)
+		pg := Pagination{Page: int(parts), Limit: int(channel), Total: int(amount % 1000)}
+		want := stdJSON(t, Page{[]CampaignJSON{CampaignOut(&c)}, pg})
+		got := (&CampaignPage{[]store.Campaign{c}, pg}).AppendJSON(nil)
 		if !bytes.Equal(want, got) {
 			t.Fatalf("encoding/json:\n%s\nhand-written:\n%s", want, got)
 		}
 		a := store.Accepted{Campaign: c, Recipients: int(parts % 8)}
 		want = stdJSON(t, sentOut(&a))
-		if got := (sentAnswer{&a}).appendJSON(nil); !bytes.Equal(want, got) {
+		if got := (SentAnswer{&a}).AppendJSON(nil); !bytes.Equal(want, got) {
 			t.Fatalf("encoding/json:\n%s\nhand-written:\n%s", want, got)
 		}
 	})
@@ -127,6 +127,6 @@ func TestSentAnswerEncoding(t *testing.T) {
 	for range 2000 {
 		a := store.Accepted{Campaign: randomCampaign(r), Recipients: r.IntN(5)}
 		want := stdJSON(t, sentOut(&a))
-		require.Equal(t, string(want), string(sentAnswer{&a}.appendJSON(nil)))
+		require.Equal(t, string(want), string(SentAnswer{&a}.AppendJSON(nil)))
 	}
 }

@@ -1,4 +1,4 @@
-package mockserver
+package wire
 
 import (
 	"reflect"
@@ -31,24 +31,31 @@ func TestDecodeJSONHoldsMembersToTheContract(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var v body
-			e := decodeJSON([]byte(tt.body), &v)
+			e := Decode([]byte(tt.body), &v)
 			if tt.ok {
 				require.Nil(t, e)
 				assert.NotNil(t, v.To)
 				return
 			}
 			require.NotNil(t, e)
-			assert.Equal(t, 400, e.status)
-			assert.Equal(t, tt.field, e.field)
+			assert.Equal(t, tt.field, e.Field)
 		})
 	}
 }
 
 func TestMemberNamesFollowEmbeddedStructs(t *testing.T) {
 	t.Parallel()
-	names := memberNames(reflect.TypeFor[faultJSON]())
-	for _, want := range []string{"method", "path", "status", "times", "drop", "providerFailure", "retryAfter", "probability", "latency"} {
-		assert.True(t, names[want], want)
+	type Inner struct {
+		Method string `json:"method,omitempty"`
+		Skip   string `json:"-"`
+		Plain  int
+		hidden int
 	}
-	assert.Len(t, names, 9)
+	type outer struct {
+		Inner
+		Latency string `json:"latency,omitempty"`
+	}
+	names := memberNames(reflect.TypeFor[outer]())
+	assert.Equal(t, map[string]bool{"method": true, "Plain": true, "latency": true}, names)
+	_ = outer{}.hidden
 }

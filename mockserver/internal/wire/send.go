@@ -1,7 +1,8 @@
-package mockserver
+package wire
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -12,6 +13,147 @@ import (
 	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
+// SendFields are the members POST /v1/sms/send and /v1/sms/campaigns share.
+type SendFields struct {
+	To        json.RawMessage `json:"to"`
+	From      *string         `json:"from"`
+	Message   *string         `json:"message"`
+	Channel   *string         `json:"channel"`
+	Reference *string         `json:"reference"`
+}
+
+// ReadSend returns the members and recipients of a send (campaign false) or campaign body:
+// those of in, the body decoded in one pass on the way in, or when there is none, the body
+// decoded strictly, which says what is wrong with it in the contract's words.
+func ReadSend(in *SendInput, body []byte, campaign bool) (*SendFields, []store.Target, error) {
+	if in != nil {
+		targets, err := in.Targets()
+		return in.Fields(), targets, err
+	}
+	var f SendFields
+	if e := Decode(body, &f); e != nil {
+		return nil, nil, e
+	}
+	var targets []store.Target
+	var err error
+	if campaign {
+		targets, err = parseCampaignTo(f.To)
+	} else {
+		targets, err = parseSendTo(f.To)
+	}
+	return &f, targets, err
+}
+
+// parseSendTo reads POST /v1/sms/send's to: a number or an array of 1 to 100 numbers.
+func parseSendTo(raw json.RawMessage) ([]store.Target, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, errorf("to", "to is required.")
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		p, err := store.ParsePhone("to", one)
+		if err != nil {
+			return nil, err
+		}
+		return []store.Target{{Phone: p}}, nil
+	}
+	var many []json.RawMessage
+	if json.Unmarshal(raw, &many) != nil {
+		return nil, errorf("to", "to must be a phone number or an array of phone numbers.")
+	}
+	if len(many) == 0 || len(many) > rules.MaxSendRecipients {
+		return nil, errorf("to", "to must hold 1 to %d numbers.", rules.MaxSendRecipients)
+	}
+	b := newTargets(len(many))
+	for i, item := range many {
+		field := "to[" + strconv.Itoa(i) + "]"
+		var n string
+		if json.Unmarshal(item, &n) != nil {
+			return nil, errorf(field, "%s must be a phone number string.", field)
+		}
+		p, err := store.ParsePhone(field, n)
+		if err != nil {
+			return nil, err
+		}
+		b.add(p, "", i)
+	}
+	return b.list, nil
+}
+
+// parseCampaignTo reads POST /v1/sms/campaigns' to: 1 to 10,000 numbers or {phone, name}.
+func parseCampaignTo(raw json.RawMessage) ([]store.Target, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, errorf("to", "to is required.")
+	}
+	var many []json.RawMessage
+	if json.Unmarshal(raw, &many) != nil {
+		return nil, errorf("to", "to must be an array of phone numbers or {phone, name} objects.")
+	}
+	if len(many) == 0 || len(many) > rules.MaxCampaignRecipients {
+		return nil, errorf("to", "to must hold 1 to %d recipients.", rules.MaxCampaignRecipients)
+	}
+	b := newTargets(len(many))
+	for i, item := range many {
+		field := "to[" + strconv.Itoa(i) + "]"
+		var n string
+		if json.Unmarshal(item, &n) == nil {
+			p, err := store.ParsePhone(field, n)
+			if err != nil {
+				return nil, err
+			}
+			b.add(p, "", i)
+			continue
+		}
+		var obj struct {
+			Phone *string `json:"phone"`
+			Name  *string `json:"name"`
+		}
+		if e := Decode(item, &obj); e != nil {
+			if e.Field != "" {
+				e.Field = field + "." + e.Field
+				e.Message = field + ": " + e.Message
+			} else {
+				e.Field, e.Message = field, field+" must be a phone number or a {phone, name} object."
+			}
+			return nil, e
+		}
+		if obj.Phone == nil {
+			return nil, errorf(field+".phone", "%s.phone is required.", field)
+		}
+		p, err := store.ParsePhone(field+".phone", *obj.Phone)
+		if err != nil {
+			return nil, err
+		}
+		name := ""
+		if obj.Name != nil {
+			name = *obj.Name
+			if utf8.RuneCountInString(name) > rules.MaxNameLen {
+				return nil, errorf(field+".name", "%s.name must be at most %d characters.", field, rules.MaxNameLen)
+			}
+		}
+		b.add(p, name, i)
+	}
+	return b.list, nil
+}
+
+// targets collects recipients in order, keeping the first of duplicate numbers.
+type targets struct {
+	list []store.Target
+	seen map[uint64]struct{}
+}
+
+func newTargets(n int) *targets {
+	return &targets{list: make([]store.Target, 0, n), seen: make(map[uint64]struct{}, n)}
+}
+
+func (t *targets) add(p uint64, name string, index int) {
+	if _, dup := t.seen[p]; dup {
+		return
+	}
+	t.seen[p] = struct{}{}
+	t.list = append(t.list, store.Target{Phone: p, Name: name, Index: index})
+}
+
 // The one-pass decoder of POST /v1/sms/send and /v1/sms/campaigns bodies. It reads a body once
 // and gets everything the idempotency check and the handler need from that one pass: the
 // members, with the contract's exact spelling and no null, the recipients (plain numbers
@@ -19,17 +161,17 @@ import (
 // understands: a JSON object of known members, each once, all strings of valid UTF-8, and
 // for to the forms the route takes. It declines anything else (malformed JSON, another
 // type, an unknown or repeated member, a null, invalid UTF-8, an empty or too long to),
-// and the request then goes the general way (decodeJSON, referenceOf, fingerprint), which
+// and the request then goes the general way (Decode, ReferenceOf, Fingerprint), which
 // says what is wrong in the contract's words. So the fast path changes no answer: for a body
 // it accepts, the general way finds the same members and the same fingerprint
 // (decode_test.go checks this on random bodies, FuzzDecodeSend on arbitrary ones).
 
-// sendInput is a decoded send or campaign body.
-type sendInput struct {
-	from, message, channel, reference *string
+// SendInput is a send or campaign body decoded in one pass.
+type SendInput struct {
+	From, Message, Channel, Reference *string
 	to                                []toItem
 	single                            bool // to was one string, not an array
-	fingerprint                       [32]byte
+	Fingerprint                       [32]byte
 }
 
 // toItem is one element of to: a number, or a {phone, name} object.
@@ -40,10 +182,10 @@ type toItem struct {
 	hasName bool
 }
 
-// decodeSend decodes body with the fast path, or reports that it declines it. campaign says
+// DecodeSend decodes body with the fast path, or reports that it declines it. campaign says
 // which route: a campaign's to is an array of numbers or objects, a send's a number or an
 // array of numbers. path goes into the fingerprint.
-func decodeSend(path string, body []byte, campaign bool) (*sendInput, bool) {
+func DecodeSend(path string, body []byte, campaign bool) (*SendInput, bool) {
 	// One conversion of the whole body: the phone numbers below are views into it, and are
 	// parsed into integers. Strings that outlive the request are cloned.
 	d := sendDecoder{s: string(body), campaign: campaign}
@@ -55,7 +197,7 @@ func decodeSend(path string, body []byte, campaign bool) (*sendInput, bool) {
 	if d.i != len(d.s) {
 		return nil, false
 	}
-	in.fingerprint = in.hash(path)
+	in.Fingerprint = in.hash(path)
 	return in, true
 }
 
@@ -94,11 +236,11 @@ func (d *sendDecoder) peek() byte {
 	return 0
 }
 
-func (d *sendDecoder) object() (*sendInput, bool) {
+func (d *sendDecoder) object() (*SendInput, bool) {
 	if !d.next('{') {
 		return nil, false
 	}
-	in := &sendInput{}
+	in := &SendInput{}
 	seen := 0
 	for {
 		if !d.next('"') {
@@ -114,13 +256,13 @@ func (d *sendDecoder) object() (*sendInput, bool) {
 		case "to":
 			bit = 1
 		case "from":
-			bit, dst = 2, &in.from
+			bit, dst = 2, &in.From
 		case "message":
-			bit, dst = 4, &in.message
+			bit, dst = 4, &in.Message
 		case "channel":
-			bit, dst = 8, &in.channel
+			bit, dst = 8, &in.Channel
 		case "reference":
-			bit, dst = 16, &in.reference
+			bit, dst = 16, &in.Reference
 		default:
 			return nil, false
 		}
@@ -150,7 +292,7 @@ func (d *sendDecoder) object() (*sendInput, bool) {
 	}
 }
 
-func (d *sendDecoder) to(in *sendInput) bool {
+func (d *sendDecoder) to(in *SendInput) bool {
 	switch d.peek() {
 	case '"':
 		if d.campaign {
@@ -357,7 +499,7 @@ func (d *sendDecoder) hex4() (rune, bool) {
 // hash is the fingerprint of the request: the same as fingerprint(path, body), the SHA-256 of
 // the path and of the body's JSON value as encoding/json writes it (members sorted by name),
 // but written straight from the decoded members.
-func (in *sendInput) hash(path string) [32]byte {
+func (in *SendInput) hash(path string) [32]byte {
 	buf := bytesPool.Get().(*[]byte)
 	b := append((*buf)[:0], path...)
 	b = append(b, 0, '{')
@@ -375,10 +517,10 @@ func (in *sendInput) hash(path string) [32]byte {
 		b = append(b, '"', ':')
 		b = jsonenc.AppendString(b, *v, true)
 	}
-	member("channel", in.channel)
-	member("from", in.from)
-	member("message", in.message)
-	member("reference", in.reference)
+	member("channel", in.Channel)
+	member("from", in.From)
+	member("message", in.Message)
+	member("reference", in.Reference)
 	if in.to != nil {
 		if comma {
 			b = append(b, ',')
@@ -416,14 +558,14 @@ func (in *sendInput) hash(path string) [32]byte {
 	return sum
 }
 
-// fields returns the decoded members in the handlers' form.
-func (in *sendInput) fields() *sendFields {
-	return &sendFields{From: in.from, Message: in.message, Channel: in.channel, Reference: in.reference}
+// Fields returns the decoded members in the handlers' form.
+func (in *SendInput) Fields() *SendFields {
+	return &SendFields{From: in.From, Message: in.Message, Channel: in.Channel, Reference: in.Reference}
 }
 
-// targets checks the decoded to as parseSendTo or parseCampaignTo check the raw one, with the
+// Targets checks the decoded to as parseSendTo or parseCampaignTo check the raw one, with the
 // same errors; the decoder already holds its length to the route's limits.
-func (in *sendInput) targets() ([]store.Target, error) {
+func (in *SendInput) Targets() ([]store.Target, error) {
 	if in.single {
 		p, err := store.ParsePhone("to", in.to[0].phone)
 		if err != nil {
@@ -437,7 +579,7 @@ func (in *sendInput) targets() ([]store.Target, error) {
 			p, err := phoneNumber(it.phone)
 			if err != nil {
 				field := itemField(i)
-				return nil, badRequest(field, "%s: %v.", field, err)
+				return nil, errorf(field, "%s: %v.", field, err)
 			}
 			b.add(p, "", i)
 			continue
@@ -445,11 +587,11 @@ func (in *sendInput) targets() ([]store.Target, error) {
 		p, err := phoneNumber(it.phone)
 		if err != nil {
 			field := itemField(i) + ".phone"
-			return nil, badRequest(field, "%s: %v.", field, err)
+			return nil, errorf(field, "%s: %v.", field, err)
 		}
 		if it.hasName && utf8.RuneCountInString(it.name) > rules.MaxNameLen {
 			field := itemField(i)
-			return nil, badRequest(field+".name", "%s.name must be at most %d characters.", field, rules.MaxNameLen)
+			return nil, errorf(field+".name", "%s.name must be at most %d characters.", field, rules.MaxNameLen)
 		}
 		b.add(p, it.name, i)
 	}
