@@ -30,7 +30,7 @@ import (
 func benchServer(tb testing.TB) (*Server, store.Caller) {
 	tb.Helper()
 	s := New(WithBalances(1<<60, 1<<60))
-	c, err := s.state.Load().store.Workspace(s.Default().WorkspaceID)
+	c, err := s.api.Store().Workspace(s.Default().WorkspaceID)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func benchServe(b *testing.B, h http.Handler, req *http.Request, want int) *http
 func BenchmarkListCampaigns(b *testing.B) {
 	b.Run("stack", func(b *testing.B) {
 		s, c := benchServer(b)
-		benchFill(b, s.state.Load().store, c, 1000, 1)
+		benchFill(b, s.api.Store(), c, 1000, 1)
 		h, req := s.Handler(), benchGet(s, "/v1/sms/campaigns?limit=20")
 		b.ReportAllocs()
 		for b.Loop() {
@@ -112,10 +112,10 @@ func BenchmarkListCampaigns(b *testing.B) {
 
 	b.Run("baseline", func(b *testing.B) {
 		s, c := benchServer(b)
-		benchFill(b, s.state.Load().store, c, 1000, 1)
+		benchFill(b, s.api.Store(), c, 1000, 1)
 		// The same 20 campaigns in their wire form, the same pagination and a request ID of
 		// the same length: the baseline marshals exactly the bytes the stack writes.
-		views, total := s.state.Load().store.Campaigns(c, 1, 20, s.clock.Now().UnixNano())
+		views, total := s.api.Store().Campaigns(c, 1, 20, s.Now().UnixNano())
 		data := make([]wire.CampaignJSON, len(views))
 		for i := range views {
 			data[i] = wire.CampaignOut(&views[i])
@@ -124,7 +124,7 @@ func BenchmarkListCampaigns(b *testing.B) {
 			Data       []wire.CampaignJSON `json:"data"`
 			Pagination wire.Pagination     `json:"pagination"`
 			RequestID  string              `json:"requestId"`
-		}{data, wire.Pagination{Page: 1, Limit: 20, Total: total}, "req_" + s.ids.Next().String()}
+		}{data, wire.Pagination{Page: 1, Limit: 20, Total: total}, "req_" + ids.NewGen().Next().String()}
 		baseline := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusOK)
@@ -150,7 +150,7 @@ func BenchmarkListCampaigns(b *testing.B) {
 			b.Skip("a million campaigns: not with -short")
 		}
 		s, c := benchServer(b)
-		benchFill(b, s.state.Load().store, c, 1_000_000, 1)
+		benchFill(b, s.api.Store(), c, 1_000_000, 1)
 		h := s.Handler()
 		for _, page := range []int{1, 50_000} {
 			b.Run("page="+strconv.Itoa(page), func(b *testing.B) {
@@ -361,7 +361,7 @@ func BenchmarkMessageMemory(b *testing.B) {
 // campaigns of 100): the whole store is scanned, the matches sorted and one page rendered.
 func BenchmarkMessagesQuery(b *testing.B) {
 	s, c := benchServer(b)
-	benchFill(b, s.state.Load().store, c, 1000, 100)
+	benchFill(b, s.api.Store(), c, 1000, 100)
 	h := s.Handler()
 	req := httptest.NewRequest(http.MethodGet, "/_mock/messages?to=2348000012345", nil)
 	if n := bytes.Count(benchServe(b, h, req, http.StatusOK).Body.Bytes(), []byte(`"text"`)); n != 1 {
@@ -412,7 +412,7 @@ func BenchmarkLoopbackPaired(b *testing.B) {
 		b.Run(route, func(b *testing.B) {
 			s, c := benchServer(b)
 			if route == "list" {
-				benchFill(b, s.state.Load().store, c, 1000, 1)
+				benchFill(b, s.api.Store(), c, 1000, 1)
 			}
 			require := func(err error) {
 				if err != nil {

@@ -35,3 +35,27 @@ type FaultRule struct {
 // order under one lock, so their number bounds the cost of each request (about 100 bytes
 // each, 100 KB in all).
 const MaxFaultRules = faults.MaxRules
+
+// AddFaults appends fault rules (see FaultRule), all or none: a rule that is invalid (a Path
+// that matches no /v1 route, a Status outside 400-599, a negative count) or more than
+// MaxFaultRules active in all is an error, and nothing is added.
+func (s *Server) AddFaults(rules ...FaultRule) error {
+	list := make([]faults.Rule, len(rules))
+	for i, r := range rules {
+		list[i] = faults.Rule(r)
+	}
+	return s.api.AddFaults(list...)
+}
+
+// ClearFaults removes every fault rule.
+func (s *Server) ClearFaults() { s.api.ClearFaults() }
+
+// Faults returns the active fault rules, with Times counting what is left.
+func (s *Server) Faults() []FaultRule {
+	rules := s.api.Faults()
+	out := make([]FaultRule, len(rules))
+	for i, r := range rules {
+		out[i] = FaultRule(r)
+	}
+	return out
+}

@@ -26,7 +26,7 @@ type RecordedRequest struct {
 // Requests returns the /v1 requests received (the newest 1,000), oldest first, with secrets
 // and pins redacted.
 func (s *Server) Requests() []RecordedRequest {
-	recs := s.state.Load().log.All()
+	recs := s.api.Requests()
 	out := make([]RecordedRequest, len(recs))
 	for i, r := range recs {
 		out[i] = RecordedRequest(r)

@@ -1,64 +1,25 @@
-package mockserver
+package httpapi
 
 import (
-	"github.com/seedsms/sms-go/mockserver/internal/ids"
-	"github.com/seedsms/sms-go/mockserver/internal/store"
-	"github.com/seedsms/sms-go/mockserver/internal/wire"
-
 	"bytes"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
-
 	"github.com/seedsms/sms-go/internal/rules"
+	"github.com/seedsms/sms-go/mockserver/internal/store"
+	"github.com/seedsms/sms-go/mockserver/internal/wire"
 )
 
 // This file is the one path every request takes: request ID -> recover -> record -> Host and
-// Origin (403, guard.go) -> faults -> route (404/405) -> credentials (401) -> scope (403) -> rate limit (429) -> Content-Type (415)
-// -> body size (413) -> idempotency (409, replay) -> handler. Handlers only do their work.
-
-type authKind uint8
-
-const (
-	authNone authKind = iota // /_mock/ controls
-	authKey                  // X-API-Key and X-API-Secret
-	authJWT                  // Authorization: Bearer <dashboard JWT>
-)
-
-// handlerFunc does one route's work: it validates the decoded request, calls the store and
-// returns the status and the JSON object to answer with, or an error.
-type handlerFunc func(s *Server, rq *request) (int, any, error)
-
-type route struct {
-	method     string
-	auth       authKind
-	scope      store.Scopes // required scope; 0 = none
-	body       bool         // takes a JSON body
-	idempotent bool         // deduplicated by the body's reference
-	handle     handlerFunc
-	stream     streamFunc // instead of handle: writes its own answer (long polls, events, the page)
-}
-
-// streamFunc serves a route that writes its own answer, such as a long poll or an event stream.
-type streamFunc func(s *Server, w http.ResponseWriter, rq *request)
-
-// pathRoute is one path pattern and the routes of its methods. A segment "{id}" matches any
-// non-empty segment.
-type pathRoute struct {
-	pattern string
-	routes  []*route
-	allow   string
-}
+// Origin (403, guard.go) -> faults -> route (404/405) -> credentials (401) -> scope (403) ->
+// rate limit (429) -> Content-Type (415) -> body size (413) -> idempotency (409, replay) ->
+// handler. Handlers only do their work.
 
 // request is what the pipeline learns about one request on its way to the handler.
 type request struct {
@@ -74,9 +35,9 @@ type request struct {
 	send            *wire.SendInput // a send or campaign body decoded in one pass, if it could be
 }
 
-func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	st := s.state.Load()
-	rq := &request{r: r, st: st, id: "req_" + s.ids.Next().String(), now: s.clock.Now()}
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	st := a.state.Load()
+	rq := &request{r: r, st: st, id: "req_" + a.ids.Next().String(), now: a.clock.Now()}
 	w.Header().Set("X-Request-Id", rq.id)
 	sw := &statusWriter{ResponseWriter: w}
 	control := strings.HasPrefix(r.URL.Path, "/_mock/") || r.URL.Path == "/" // the inbox page is a control
@@ -84,8 +45,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		v := recover()
 		if v != nil && v != http.ErrAbortHandler {
-			if s.cfg.logger != nil {
-				s.cfg.logger.Error("mockserver: panic", "path", r.URL.Path, "requestId", rq.id, "panic", v)
+			if a.cfg.Logger != nil {
+				a.cfg.Logger.Error("mockserver: panic", "path", r.URL.Path, "requestId", rq.id, "panic", v)
 			}
 			if sw.status == 0 {
 				writeError(sw, rq.id, newError(http.StatusInternalServerError, "Internal server error."))
@@ -94,24 +55,24 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		if !control {
 			st.log.Add(r, rq.id, rq.now, rq.body, sw.status)
 		}
-		if r.ContentLength != 0 && !rq.bodyRead && s.cfg.readTimeout > 0 {
+		if r.ContentLength != 0 && !rq.bodyRead && a.cfg.ReadTimeout > 0 {
 			// net/http reads what is left of a body the route never read after the handler;
 			// a client that drips it must not hold the connection.
-			_ = http.NewResponseController(sw).SetReadDeadline(time.Now().Add(s.cfg.readTimeout))
+			_ = http.NewResponseController(sw).SetReadDeadline(time.Now().Add(a.cfg.ReadTimeout))
 		}
-		if s.cfg.logger != nil {
-			s.cfg.logger.Info("mockserver", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+		if a.cfg.Logger != nil {
+			a.cfg.Logger.Info("mockserver", "method", r.Method, "path", r.URL.Path, "status", sw.status,
 				"requestId", rq.id, "duration", time.Since(start))
 		}
 		if v == http.ErrAbortHandler {
 			panic(v)
 		}
 	}()
-	if s.cfgErr != nil {
-		writeError(sw, rq.id, newError(http.StatusInternalServerError, s.cfgErr.Error()))
+	if a.cfg.Err != nil {
+		writeError(sw, rq.id, newError(http.StatusInternalServerError, a.cfg.Err.Error()))
 		return
 	}
-	if e := s.guard(r); e != nil {
+	if e := a.guard(r); e != nil {
 		writeError(sw, rq.id, e)
 		return
 	}
@@ -144,17 +105,17 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	s.dispatch(out, rq)
+	a.dispatch(out, rq)
 	if drop {
 		// The request was processed and committed; the client never hears of it.
 		panic(http.ErrAbortHandler)
 	}
 }
 
-func (s *Server) dispatch(w http.ResponseWriter, rq *request) {
+func (a *API) dispatch(w http.ResponseWriter, rq *request) {
 	// Routes match the path as sent: an escaped slash (%2F) inside a segment is part of that
 	// segment, never a separator.
-	pr, param := s.match(rq.r.URL.EscapedPath())
+	pr, param := a.match(rq.r.URL.EscapedPath())
 	if strings.IndexByte(param, '%') >= 0 {
 		p, err := url.PathUnescape(param)
 		if err != nil {
@@ -178,19 +139,19 @@ func (s *Server) dispatch(w http.ResponseWriter, rq *request) {
 		return
 	}
 	rq.param = param
-	if e := s.admit(w, rq, rt); e != nil {
+	if e := a.admit(w, rq, rt); e != nil {
 		writeError(w, rq.id, e)
 		return
 	}
 	if rt.stream != nil {
-		rt.stream(s, w, rq)
+		rt.stream(a, w, rq)
 		return
 	}
 	if rt.idempotent {
-		s.serveIdempotent(w, rq, rt)
+		a.serveIdempotent(w, rq, rt)
 		return
 	}
-	s.run(w, rq, rt)
+	a.run(w, rq, rt)
 }
 
 // streamer is a handler's answer too large to build in memory: it writes itself, a JSON
@@ -201,8 +162,8 @@ type streamer interface {
 
 // run calls the handler and writes its answer. For an idempotent route it returns what was
 // written, to be replayed.
-func (s *Server) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte) {
-	status, v, err := rt.handle(s, rq)
+func (a *API) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte) {
+	status, v, err := rt.handle(a, rq)
 	if err != nil {
 		e := apiErrorOf(err)
 		writeError(w, rq.id, e)
@@ -228,47 +189,8 @@ func (s *Server) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte
 	return status, bytes.Clone(body)
 }
 
-// match finds the path pattern of path and the value of its {id} segment.
-func (s *Server) match(path string) (*pathRoute, string) {
-	for _, pr := range s.routes {
-		if param, ok := matchPattern(pr.pattern, path); ok {
-			return pr, param
-		}
-	}
-	return nil, ""
-}
-
-func matchPattern(pattern, path string) (string, bool) {
-	param := ""
-	for pattern != "" || path != "" {
-		if pattern == "" || path == "" || pattern[0] != '/' || path[0] != '/' {
-			return "", false
-		}
-		var want, got string
-		want, pattern = cut(pattern[1:])
-		got, path = cut(path[1:])
-		switch {
-		case want == "{id}":
-			if got == "" {
-				return "", false
-			}
-			param = got
-		case want != got:
-			return "", false
-		}
-	}
-	return param, true
-}
-
-func cut(s string) (seg, rest string) {
-	if i := strings.IndexByte(s, '/'); i >= 0 {
-		return s[:i], s[i:]
-	}
-	return s, ""
-}
-
 // admit runs the checks every route shares, in the documented order, and reads the body.
-func (s *Server) admit(w http.ResponseWriter, rq *request, rt *route) *apiError {
+func (a *API) admit(w http.ResponseWriter, rq *request, rt *route) *apiError {
 	r := rq.r
 	switch rt.auth {
 	case authKey:
@@ -282,7 +204,7 @@ func (s *Server) admit(w http.ResponseWriter, rq *request, rt *route) *apiError 
 		}
 		rq.caller = c
 	case authJWT:
-		c, e := s.authenticateJWT(rq)
+		c, e := a.authenticateJWT(rq)
 		if e != nil {
 			return e
 		}
@@ -294,8 +216,8 @@ func (s *Server) admit(w http.ResponseWriter, rq *request, rt *route) *apiError 
 		e.scope = name
 		return e
 	}
-	if rq.caller.HasKey && s.cfg.rateLimit > 0 {
-		if e := s.rateLimit(w, rq); e != nil {
+	if rq.caller.HasKey && a.cfg.RateLimit > 0 {
+		if e := a.rateLimit(w, rq); e != nil {
 			return e
 		}
 	}
@@ -312,7 +234,7 @@ func (s *Server) admit(w http.ResponseWriter, rq *request, rt *route) *apiError 
 		if r.ContentLength > rules.MaxBodyBytes {
 			return newError(http.StatusRequestEntityTooLarge, "Request body is larger than 1 MiB.")
 		}
-		b, e := s.readBody(w, rq)
+		b, e := a.readBody(w, rq)
 		if e != nil {
 			return e
 		}
@@ -326,11 +248,11 @@ func (s *Server) admit(w http.ResponseWriter, rq *request, rt *route) *apiError 
 
 // readBody reads the whole body, at most 1 MiB, within the read timeout: a client that stalls
 // or drips its body gets a 400 and loses the connection instead of holding it.
-func (s *Server) readBody(w http.ResponseWriter, rq *request) ([]byte, *apiError) {
+func (a *API) readBody(w http.ResponseWriter, rq *request) ([]byte, *apiError) {
 	var rc *http.ResponseController
-	if s.cfg.readTimeout > 0 && rq.r.ContentLength != 0 {
+	if a.cfg.ReadTimeout > 0 && rq.r.ContentLength != 0 {
 		rc = http.NewResponseController(w)
-		_ = rc.SetReadDeadline(time.Now().Add(s.cfg.readTimeout)) // ErrNotSupported in-process
+		_ = rc.SetReadDeadline(time.Now().Add(a.cfg.ReadTimeout)) // ErrNotSupported in-process
 	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, rq.r.Body, rules.MaxBodyBytes))
 	rq.bodyRead = true
@@ -343,7 +265,7 @@ func (s *Server) readBody(w http.ResponseWriter, rq *request) ([]byte, *apiError
 	case errors.As(err, &tooBig):
 		return nil, newError(http.StatusRequestEntityTooLarge, "Request body is larger than 1 MiB.")
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		return nil, badRequest("", "The request body did not arrive within the read timeout (%s).", s.cfg.readTimeout)
+		return nil, badRequest("", "The request body did not arrive within the read timeout (%s).", a.cfg.ReadTimeout)
 	case err != nil:
 		return nil, badRequest("", "Could not read the request body.")
 	}
@@ -356,62 +278,6 @@ func (s *Server) readBody(w http.ResponseWriter, rq *request) ([]byte, *apiError
 func isJSON(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && mt == "application/json"
-}
-
-// authenticateJWT accepts only HS256 tokens with an exp in the future (on the mock's clock)
-// and a wid naming a workspace.
-func (s *Server) authenticateJWT(rq *request) (store.Caller, *apiError) {
-	h := rq.r.Header.Get("Authorization")
-	scheme, tok, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
-		return store.Caller{}, newError(http.StatusUnauthorized, "Missing dashboard token (Authorization: Bearer <JWT>).")
-	}
-	var claims dashboardClaims
-	_, err := jwt.ParseWithClaims(tok, &claims, func(*jwt.Token) (any, error) { return s.cfg.jwtSecret, nil },
-		jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithTimeFunc(s.clock.Now))
-	if err != nil || !expIsNumber(tok) {
-		return store.Caller{}, newError(http.StatusUnauthorized, "Invalid or expired dashboard token.")
-	}
-	id, ok := ids.Parse(claims.WID)
-	if !ok {
-		return store.Caller{}, newError(http.StatusUnauthorized, "Invalid or expired dashboard token.")
-	}
-	c, ok := rq.st.store.Dashboard(id)
-	if !ok {
-		return store.Caller{}, newError(http.StatusUnauthorized, "Invalid or expired dashboard token.")
-	}
-	return c, nil
-}
-
-// expIsNumber reports whether a parsed token's exp claim is a JSON number, as RFC 7519 says
-// it must be: jwt/v5 also reads a string of digits as a date.
-func expIsNumber(tok string) bool {
-	_, rest, _ := strings.Cut(tok, ".")
-	payload, _, _ := strings.Cut(rest, ".")
-	b, err := base64.RawURLEncoding.DecodeString(payload)
-	if err != nil {
-		return false
-	}
-	var c struct {
-		Exp json.RawMessage `json:"exp"`
-	}
-	if json.Unmarshal(b, &c) != nil || len(c.Exp) == 0 {
-		return false
-	}
-	return c.Exp[0] == '-' || (c.Exp[0] >= '0' && c.Exp[0] <= '9')
-}
-
-// rateLimit counts the request against its key's limit and sets the headers.
-func (s *Server) rateLimit(w http.ResponseWriter, rq *request) *apiError {
-	rl := rq.st.store.Allow(rq.caller, s.cfg.rateLimit, rq.now)
-	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(s.cfg.rateLimit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(rl.Remaining))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(rl.Reset, 10))
-	if rl.Error != nil {
-		return apiErrorOf(rl.Error)
-	}
-	return nil
 }
 
 // statusWriter remembers the status written.
@@ -444,11 +310,13 @@ type captureWriter struct {
 }
 
 func (w *captureWriter) Header() http.Header { return w.header }
+
 func (w *captureWriter) WriteHeader(code int) {
 	if w.sw.status == 0 {
 		w.sw.status = code
 	}
 }
+
 func (w *captureWriter) Write(b []byte) (int, error) { return len(b), nil }
 
 // Unwrap lets http.ResponseController reach the connection (read deadlines).

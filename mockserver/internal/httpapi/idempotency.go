@@ -1,4 +1,4 @@
-package mockserver
+package httpapi
 
 import (
 	"context"
@@ -10,34 +10,27 @@ import (
 	"github.com/seedsms/sms-go/mockserver/internal/wire"
 )
 
-// DefaultIdempotencyLimit is how many references a workspace remembers at most, live and test
-// together, unless WithIdempotencyLimit says otherwise. Past it, the oldest answered
-// reference is forgotten first, before its 24 hours are up. An entry costs about 140 bytes
-// plus the answer it replays (208 bytes for a send's), so a workspace at the limit holds about
-// 35 MB (BenchmarkIdempotencyMemory, docs/benchmarks.md).
-const DefaultIdempotencyLimit = idem.DefaultLimit
-
 // serveIdempotent runs a request whose body may carry a reference: the first request with a
 // reference runs, later ones with the same body replay its answer, ones with another body are
 // 409, and ones arriving while it runs wait for it.
-func (s *Server) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) {
+func (a *API) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) {
 	var ref string
 	var fp [32]byte
 	// Both idempotent routes send: POST /v1/sms/campaigns is the one that needs the campaigns scope.
 	if in, ok := wire.DecodeSend(rq.r.URL.Path, rq.body, rt.scope == store.ScopeCampaigns); ok {
 		rq.send = in
 		if in.Reference == nil || !rules.ValidReference(*in.Reference) {
-			s.run(w, rq, rt)
+			a.run(w, rq, rt)
 			return
 		}
 		ref, fp = *in.Reference, in.Fingerprint
 	} else { // the general way, which also finds what is wrong with the body
 		if ref, ok = wire.ReferenceOf(rq.body); !ok {
-			s.run(w, rq, rt)
+			a.run(w, rq, rt)
 			return
 		}
 		if fp, ok = wire.Fingerprint(rq.r.URL.Path, rq.body); !ok {
-			s.run(w, rq, rt)
+			a.run(w, rq, rt)
 			return
 		}
 	}
@@ -49,8 +42,8 @@ func (s *Server) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) 
 			var body []byte
 			// Deferred, so that a panicking handler frees the reference instead of leaving
 			// its duplicates waiting.
-			defer func() { rq.st.idem.Finish(ws, e, status, body, s.clock.Now().UnixNano()) }()
-			status, body = s.run(w, rq, rt)
+			defer func() { rq.st.idem.Finish(ws, e, status, body, a.clock.Now().UnixNano()) }()
+			status, body = a.run(w, rq, rt)
 			return
 		}
 		if e.Fingerprint() != fp {

@@ -1,4 +1,4 @@
-package mockserver
+package httpapi
 
 import (
 	"net"
@@ -29,9 +29,9 @@ func errForbidden(message string) *apiError {
 var crossOrigin = http.NewCrossOriginProtection()
 
 // guard returns the 403 for a request the checks above refuse, or nil.
-func (s *Server) guard(r *http.Request) *apiError {
+func (a *API) guard(r *http.Request) *apiError {
 	// Set by net/http for every request read from a connection; absent in-process.
-	if r.Context().Value(http.LocalAddrContextKey) != nil && !s.hostAllowed(r.Host) {
+	if r.Context().Value(http.LocalAddrContextKey) != nil && !a.hostAllowed(r.Host) {
 		return errForbidden("Host " + quoteHost(r.Host) + " is not allowed; the mock answers loopback names and hosts given with -allow-host.")
 	}
 	if crossOrigin.Check(r) != nil {
@@ -42,7 +42,7 @@ func (s *Server) guard(r *http.Request) *apiError {
 
 // hostAllowed reports whether a Host header (with or without a port) names a loopback host
 // or an allowed one.
-func (s *Server) hostAllowed(hostport string) bool {
+func (a *API) hostAllowed(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
@@ -55,13 +55,13 @@ func (s *Server) hostAllowed(hostport string) bool {
 		return true // RFC 6761: always loopback
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
-		return ip.Unmap().IsLoopback() || s.allowedHost(host)
+		return ip.Unmap().IsLoopback() || a.allowedHost(host)
 	}
-	return s.allowedHost(host)
+	return a.allowedHost(host)
 }
 
-func (s *Server) allowedHost(host string) bool {
-	for _, h := range s.cfg.allowedHosts {
+func (a *API) allowedHost(host string) bool {
+	for _, h := range a.cfg.AllowedHosts {
 		if strings.EqualFold(strings.Trim(h, "[]"), host) {
 			return true
 		}

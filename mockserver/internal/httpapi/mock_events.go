@@ -1,13 +1,13 @@
-package mockserver
+package httpapi
 
 import (
-	"github.com/seedsms/sms-go/mockserver/internal/events"
-
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/seedsms/sms-go/mockserver/internal/events"
 )
 
 // GET /_mock/events: every change in the mock as Server-Sent Events. Publishing appends to a
@@ -22,11 +22,11 @@ const (
 )
 
 // publish sends an event of type typ with v as its JSON data.
-func (s *Server) publish(typ string, v any) { s.inbox.events.Publish(typ, v) }
+func (a *API) publish(typ string, v any) { a.bus.Publish(typ, v) }
 
 // ctlEvents is GET /_mock/events.
-func ctlEvents(s *Server, w http.ResponseWriter, rq *request) {
-	b := s.inbox.events
+func ctlEvents(a *API, w http.ResponseWriter, rq *request) {
+	b := a.bus
 	ch, last, ok := b.Subscribe()
 	if !ok {
 		writeError(w, rq.id, rateLimited("Too many event streams are open.", 1))
@@ -98,10 +98,4 @@ func ctlEvents(s *Server, w http.ResponseWriter, rq *request) {
 			return
 		}
 	}
-}
-
-func (s *Server) faultsChanged() {
-	s.publish("faults.changed", struct {
-		Count int `json:"count"`
-	}{len(s.Faults())})
 }

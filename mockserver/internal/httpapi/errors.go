@@ -1,4 +1,4 @@
-package mockserver
+package httpapi
 
 import (
 	"errors"

@@ -1,0 +1,130 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/seedsms/sms-go/mockserver/internal/store"
+	"github.com/seedsms/sms-go/mockserver/internal/wire"
+)
+
+// workspaceJSON is a workspace as GET /_mock/workspaces lists it: no credentials.
+type workspaceJSON struct {
+	WorkspaceID string     `json:"workspaceId"`
+	Country     string     `json:"country"`
+	Default     bool       `json:"default"`
+	LiveBalance wire.Naira `json:"liveBalance"`
+	TestBalance wire.Naira `json:"testBalance"`
+	Currency    string     `json:"currency"`
+}
+
+// NewWorkspace creates a workspace like the default one (see store.NewWorkspace) and returns
+// its credentials with a dashboard token and the URL.
+func (a *API) NewWorkspace(p store.WorkspaceParams) (Workspace, error) {
+	creds, err := a.Store().NewWorkspace(p, a.clock.Now().UnixNano())
+	if err != nil {
+		return Workspace{}, Err(err)
+	}
+	return a.workspaceOf(creds, ""), nil
+}
+
+func ctlNewWorkspace(a *API, rq *request) (int, any, error) {
+	var in struct {
+		LiveBalance *wire.Naira `json:"liveBalance"`
+		TestBalance *wire.Naira `json:"testBalance"`
+		Country     string      `json:"country"`
+	}
+	if e := decodeOptional(rq.body, &in); e != nil {
+		return 0, nil, e
+	}
+	ws, err := a.NewWorkspace(store.WorkspaceParams{LiveBalance: (*int64)(in.LiveBalance), TestBalance: (*int64)(in.TestBalance), Country: in.Country})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, ws, nil
+}
+
+func (a *API) listWorkspaces() []workspaceJSON {
+	all := a.state.Load().store.Workspaces()
+	def := a.Default().WorkspaceID
+	out := make([]workspaceJSON, len(all))
+	for i, w := range all {
+		id := w.ID.String()
+		out[i] = workspaceJSON{WorkspaceID: id, Country: w.Country, Default: id == def,
+			LiveBalance: wire.Naira(w.LiveBalance), TestBalance: wire.Naira(w.TestBalance), Currency: "NGN"}
+	}
+	return out
+}
+
+func ctlListWorkspaces(a *API, _ *request) (int, any, error) {
+	list := a.listWorkspaces()
+	return http.StatusOK, wire.List{Data: list, Count: len(list)}, nil
+}
+
+// SetBalance sets a wallet ("live" or "test") of a workspace, in kobo.
+func (a *API) SetBalance(workspaceID, mode string, kobo int64) error {
+	m, ok := store.ParseMode(mode)
+	if !ok {
+		return badRequest("mode", "mode must be live or test.")
+	}
+	return Err(a.Store().SetBalance(workspaceID, m, kobo))
+}
+
+func ctlSetBalance(a *API, rq *request) (int, any, error) {
+	var in struct {
+		Mode    string      `json:"mode"`
+		Balance *wire.Naira `json:"balance"`
+	}
+	if e := wire.Decode(rq.body, &in); e != nil {
+		return 0, nil, e
+	}
+	if in.Balance == nil {
+		return 0, nil, badRequest("balance", "balance is required.")
+	}
+	if err := a.SetBalance(rq.param, in.Mode, int64(*in.Balance)); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, struct {
+		WorkspaceID string     `json:"workspaceId"`
+		Mode        string     `json:"mode"`
+		Balance     wire.Naira `json:"balance"`
+		Currency    string     `json:"currency"`
+	}{rq.param, in.Mode, *in.Balance, "NGN"}, nil
+}
+
+// ctlWorkspaceCampaigns is GET /_mock/workspaces/{id}/campaigns?mode=: the campaign list of
+// /v1/sms/campaigns with each campaign's delivery counts, for the page.
+func ctlWorkspaceCampaigns(a *API, rq *request) (int, any, error) {
+	c, err := rq.st.store.Workspace(rq.param)
+	if err != nil {
+		return 0, nil, err
+	}
+	if c.Mode, err = modeParam(rq); err != nil {
+		return 0, nil, err
+	}
+	page, limit, err := pageParams(rq.r.URL.Query())
+	if err != nil {
+		return 0, nil, err
+	}
+	type item struct {
+		wire.CampaignJSON
+		Mode     string       `json:"mode"`
+		Delivery string       `json:"delivery"`
+		Counts   store.Counts `json:"counts"`
+	}
+	cs, total := rq.st.store.Campaigns(c, page, limit, a.clock.Now().UnixNano())
+	out := make([]item, len(cs))
+	for i := range cs {
+		out[i] = item{wire.CampaignOut(&cs[i]), c.Mode.String(), cs[i].Rollup(), store.CountsOf(&cs[i])}
+	}
+	return http.StatusOK, wire.NewPage(out, page, limit, total), nil
+}
+
+// ctlWorkspaceSenderIDs is GET /_mock/workspaces/{id}/sender-ids: every sender ID of the
+// workspace, newest first.
+func ctlWorkspaceSenderIDs(_ *API, rq *request) (int, any, error) {
+	c, err := rq.st.store.Workspace(rq.param)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, sendersOut(rq.st.store.SenderIDs(c, 0, true)), nil
+}

@@ -1,0 +1,32 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/seedsms/sms-go/mockserver/internal/inbox"
+)
+
+// pageSource is what the page reads from the API when it is served.
+type pageSource struct{ a *API }
+
+// Workspaces lists the workspaces for the page's selector, oldest first.
+func (src pageSource) Workspaces() []inbox.Workspace {
+	list := src.a.listWorkspaces()
+	out := make([]inbox.Workspace, len(list))
+	for i, w := range list {
+		out[i] = inbox.Workspace{ID: w.WorkspaceID, Default: w.Default}
+	}
+	return out
+}
+
+// servePage is GET /: the inbox page.
+func servePage(a *API, w http.ResponseWriter, rq *request) {
+	inbox.ServePage(w, rq.r, pageSource{a})
+}
+
+// serveAsset is GET /_mock/inbox/{name}: the page's script, style sheet and icon.
+func serveAsset(_ *API, w http.ResponseWriter, rq *request) {
+	if !inbox.ServeAsset(w, rq.r, rq.param) {
+		writeError(w, rq.id, notFound("Asset"))
+	}
+}

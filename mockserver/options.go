@@ -1,0 +1,230 @@
+package mockserver
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/seedsms/sms-go/mockserver/internal/httpapi"
+	"github.com/seedsms/sms-go/mockserver/internal/idem"
+	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
+	"github.com/seedsms/sms-go/mockserver/internal/store"
+)
+
+// This file holds every option of a Server and the one policy that checks them (check).
+
+// Defaults of a new server.
+const (
+	DefaultGenericPrice = 320       // kobo per part on the generic channel (3.20 NGN)
+	DefaultDNDPrice     = 450       // kobo per part on the dnd channel (4.50 NGN)
+	DefaultBalance      = 1_000_000 // kobo in each wallet of a new workspace (10,000.00 NGN)
+	DefaultSenderID     = store.DefaultSenderID
+	DefaultCountry      = "Nigeria"
+	DefaultAddr         = "127.0.0.1:0"
+
+	// DefaultReadTimeout bounds how long reading a request body may take, so that a client
+	// that stalls or drips its body cannot hold a connection (slowloris).
+	DefaultReadTimeout = 30 * time.Second
+	// DefaultWriteTimeout bounds a whole response, from the end of the request headers to
+	// the last byte written: longer than a body read plus the longest latency fault (1m).
+	// A long-polling or streaming handler extends its own deadlines with
+	// http.ResponseController (SetReadDeadline, SetWriteDeadline) for as long as it waits.
+	DefaultWriteTimeout = 2 * time.Minute
+
+	// MaxPrice is the highest price of one SMS part, in kobo (10,000.00 NGN).
+	MaxPrice = store.MaxPrice
+	// MaxBalance is the highest wallet balance, in kobo (40,000,000,000,000,000.00 NGN): far
+	// above any real wallet (tests use huge ones so as never to run dry), and with
+	// MaxPrice low enough that no balance plus a charge or refund can overflow int64.
+	MaxBalance = store.MaxBalance
+)
+
+// DefaultMaxMessages is how many recipients of campaigns and OTP messages a server stores
+// unless WithMessageLimit says otherwise: the bound of the campaign store. Past it the oldest
+// campaigns are forgotten entirely, with their messages. A stored recipient costs 16 bytes
+// beyond its campaign (20 plus the bytes of its name when the campaign is personalised), a
+// campaign about 185 bytes, and an OTP message about 220 (docs/benchmarks.md), so a full store
+// of campaigns of many recipients takes about 18 MB, and of one-recipient campaigns about
+// 200 MB.
+const DefaultMaxMessages = store.DefaultMaxMessages
+
+// WithMessageLimit stores at most n recipients of campaigns and OTP messages, over every
+// workspace and mode (default DefaultMaxMessages; n < 1 keeps the default). When a send takes
+// the total past n, the oldest campaigns and OTP messages are forgotten entirely until at most
+// n − n/64 are left (n itself under 64), so that a full store is not trimmed at every send: a
+// forgotten campaign leaves the campaign list, and its status and delivery controls answer
+// 404. A campaign alone larger than n is forgotten as soon as it is accepted.
+// DELETE /_mock/messages forgets messages but not campaigns: their recipients still count.
+func WithMessageLimit(n int) Option {
+	return func(c *config) {
+		if n >= 1 {
+			c.maxMessages = n
+		}
+	}
+}
+
+// DefaultMaxWorkspaces is how many workspaces a server holds unless WithWorkspaceLimit says
+// otherwise, the default one included. A new workspace (its two keys, its sender ID, its maps
+// and its entries in the store's) costs about 1.4 KB, so the default allows about 14 MB of
+// them; their campaigns count in the message limit.
+const DefaultMaxWorkspaces = store.DefaultMaxWorkspaces
+
+// DefaultMaxDND is how many numbers the Do-Not-Disturb register holds unless WithDNDLimit says
+// otherwise: at most about 24 MB, at up to 24 bytes a number (the map's slots, more or less
+// full as it grows).
+const DefaultMaxDND = store.DefaultMaxDND
+
+// WithWorkspaceLimit lets the server hold at most n workspaces, the default one included
+// (default DefaultMaxWorkspaces; n < 1 keeps the default). Creating one more is refused with
+// 409 and a message saying so; Reset forgets them all but the default.
+func WithWorkspaceLimit(n int) Option {
+	return func(c *config) {
+		if n >= 1 {
+			c.maxWorkspaces = n
+		}
+	}
+}
+
+// WithDNDLimit lets the Do-Not-Disturb register hold at most n numbers (default DefaultMaxDND;
+// n < 1 keeps the default). A request that would take it past n is refused with 400 naming
+// numbers, and adds none of its numbers.
+func WithDNDLimit(n int) Option {
+	return func(c *config) {
+		if n >= 1 {
+			c.maxDND = n
+		}
+	}
+}
+
+// DefaultIdempotencyLimit is how many references a workspace remembers at most, live and test
+// together, unless WithIdempotencyLimit says otherwise. Past it, the oldest answered
+// reference is forgotten first, before its 24 hours are up. An entry costs about 140 bytes
+// plus the answer it replays (208 bytes for a send's), so a workspace at the limit holds about
+// 35 MB (BenchmarkIdempotencyMemory, docs/benchmarks.md).
+const DefaultIdempotencyLimit = idem.DefaultLimit
+
+// Option configures a Server.
+type Option func(*config)
+
+type config struct {
+	addr           string
+	genericPrice   int64
+	dndPrice       int64
+	liveBalance    int64
+	testBalance    int64
+	country        string
+	rateLimit      int
+	jwtSecret      []byte
+	now            func() time.Time
+	logger         *slog.Logger
+	requestLogSize int
+	readTimeout    time.Duration
+	writeTimeout   time.Duration
+	allowedHosts   []string
+	idemLimit      int
+	maxMessages    int
+	maxWorkspaces  int
+	maxDND         int
+}
+
+// defaults is the configuration of a server given no option.
+func defaults() config {
+	return config{
+		addr: DefaultAddr, genericPrice: DefaultGenericPrice, dndPrice: DefaultDNDPrice,
+		liveBalance: DefaultBalance, testBalance: DefaultBalance, country: DefaultCountry,
+		now: time.Now, requestLogSize: reqlog.DefaultSize, maxMessages: DefaultMaxMessages,
+		maxWorkspaces: DefaultMaxWorkspaces, maxDND: DefaultMaxDND, idemLimit: DefaultIdempotencyLimit,
+		readTimeout: DefaultReadTimeout, writeTimeout: DefaultWriteTimeout,
+	}
+}
+
+// api is the configuration of the server's HTTP side.
+func (c *config) api(err error, url func() string) httpapi.Config {
+	return httpapi.Config{
+		GenericPrice: c.genericPrice, DNDPrice: c.dndPrice, LiveBalance: c.liveBalance, TestBalance: c.testBalance,
+		Country: c.country, RateLimit: c.rateLimit, JWTSecret: c.jwtSecret, Now: c.now, Logger: c.logger,
+		RequestLogSize: c.requestLogSize, ReadTimeout: c.readTimeout, AllowedHosts: c.allowedHosts,
+		IdempotencyLimit: c.idemLimit, MaxMessages: c.maxMessages, MaxWorkspaces: c.maxWorkspaces, MaxDND: c.maxDND,
+		URL: url, Err: err,
+	}
+}
+
+// check reports the first option out of its documented range.
+func (c *config) check() error {
+	switch {
+	case c.genericPrice < 0 || c.genericPrice > MaxPrice || c.dndPrice < 0 || c.dndPrice > MaxPrice:
+		return fmt.Errorf("mockserver: WithPrices: prices must be from 0 to %d kobo", MaxPrice)
+	case c.liveBalance < 0 || c.liveBalance > MaxBalance || c.testBalance < 0 || c.testBalance > MaxBalance:
+		return fmt.Errorf("mockserver: WithBalances: balances must be from 0 to %d kobo", MaxBalance)
+	case c.rateLimit < 0:
+		return errors.New("mockserver: WithRateLimit: the limit cannot be negative")
+	case c.readTimeout < 0 || c.writeTimeout < 0:
+		return errors.New("mockserver: timeouts cannot be negative")
+	}
+	for _, h := range c.allowedHosts {
+		if h == "" || strings.ContainsAny(h, "/ ") {
+			return fmt.Errorf("mockserver: WithAllowedHosts: %q is not a host name", h)
+		}
+	}
+	return nil
+}
+
+// WithAddr sets the address Start listens on (default 127.0.0.1:0, a free loopback port).
+func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
+
+// WithPrices sets the price of one SMS part, in kobo, on the generic and dnd channels: from 0
+// to MaxPrice.
+func WithPrices(generic, dnd int64) Option {
+	return func(c *config) { c.genericPrice, c.dndPrice = generic, dnd }
+}
+
+// WithBalances sets the starting live and test wallet balances, in kobo, of the default
+// workspace and of workspaces created without balances: from 0 to MaxBalance.
+func WithBalances(live, test int64) Option {
+	return func(c *config) { c.liveBalance, c.testBalance = live, test }
+}
+
+// WithCountry sets the country of new workspaces and their sender IDs (default Nigeria).
+func WithCountry(country string) Option { return func(c *config) { c.country = country } }
+
+// WithRateLimit limits each API key to n requests per minute of the mock's clock; 0 (the
+// default) means no limit.
+func WithRateLimit(n int) Option { return func(c *config) { c.rateLimit = n } }
+
+// WithJWTSecret sets the HS256 secret dashboard JWTs are signed with (default: random).
+func WithJWTSecret(secret []byte) Option {
+	return func(c *config) { c.jwtSecret = append([]byte(nil), secret...) }
+}
+
+// WithClock sets the base clock (default time.Now); Advance moves the mock's time past it.
+func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
+
+// WithReadTimeout bounds how long reading one request body may take (default
+// DefaultReadTimeout; 0 means no limit). A body still unread by then fails and its
+// connection is closed.
+func WithReadTimeout(d time.Duration) Option { return func(c *config) { c.readTimeout = d } }
+
+// WithWriteTimeout bounds each response of a server started with Start or Serve, from the
+// end of the request headers to the last byte written (default DefaultWriteTimeout; 0 means
+// no limit). Handlers that wait on purpose extend it with http.ResponseController.
+func WithWriteTimeout(d time.Duration) Option { return func(c *config) { c.writeTimeout = d } }
+
+// WithAllowedHosts adds host names (without port) that requests may name in their Host
+// header, besides the loopback names and addresses (localhost, 127.0.0.0/8, ::1), which are
+// always allowed. Requests that arrive over a connection naming any other host are answered
+// 403: a web page cannot reach the mock through DNS rebinding. Use it when the mock is
+// reached by another name, such as a container's.
+func WithAllowedHosts(hosts ...string) Option {
+	return func(c *config) { c.allowedHosts = append(c.allowedHosts, hosts...) }
+}
+
+// WithLogger logs one line per request (method, path, status, request ID; never a secret).
+// Nil, the default, logs nothing.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithIdempotencyLimit sets how many references each workspace remembers at most (default
+// DefaultIdempotencyLimit). Past it, the oldest answered reference is forgotten first, even
+// inside its 24-hour window.
+func WithIdempotencyLimit(n int) Option { return func(c *config) { c.idemLimit = n } }
