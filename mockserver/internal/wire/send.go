@@ -25,14 +25,14 @@ type SendFields struct {
 // ReadSend returns the members and recipients of a send (campaign false) or campaign body:
 // those of in, the body decoded in one pass on the way in, or when there is none, the body
 // decoded strictly, which says what is wrong with it in the contract's words.
-func ReadSend(in *SendInput, body []byte, campaign bool) (*SendFields, []store.Target, error) {
+func ReadSend(in *SendInput, body []byte, campaign bool) (SendFields, []store.Target, error) {
 	if in != nil {
 		targets, err := in.Targets()
 		return in.Fields(), targets, err
 	}
 	var f SendFields
 	if e := Decode(body, &f); e != nil {
-		return nil, nil, e
+		return SendFields{}, nil, e
 	}
 	var targets []store.Target
 	var err error
@@ -41,7 +41,7 @@ func ReadSend(in *SendInput, body []byte, campaign bool) (*SendFields, []store.T
 	} else {
 		targets, err = parseSendTo(f.To)
 	}
-	return &f, targets, err
+	return f, targets, err
 }
 
 // parseSendTo reads POST /v1/sms/send's to: a number or an array of 1 to 100 numbers.
@@ -559,8 +559,8 @@ func (in *SendInput) hash(path string) [32]byte {
 }
 
 // Fields returns the decoded members in the handlers' form.
-func (in *SendInput) Fields() *SendFields {
-	return &SendFields{From: in.From, Message: in.Message, Channel: in.Channel, Reference: in.Reference}
+func (in *SendInput) Fields() SendFields {
+	return SendFields{From: in.From, Message: in.Message, Channel: in.Channel, Reference: in.Reference}
 }
 
 // Targets checks the decoded to as parseSendTo or parseCampaignTo check the raw one, with the

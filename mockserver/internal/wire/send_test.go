@@ -17,10 +17,7 @@ import (
 // generalWay decodes body the way a body the fast path declines is decoded: ReadSend without
 // a decoded input, ReferenceOf and Fingerprint.
 func generalWay(path string, body []byte, campaign bool) (in SendFields, targets []store.Target, ref string, fp [32]byte, e error) {
-	f, targets, e := ReadSend(nil, body, campaign)
-	if f != nil {
-		in = *f
-	}
+	in, targets, e = ReadSend(nil, body, campaign)
 	ref, _ = ReferenceOf(body)
 	fp, _ = Fingerprint(path, body)
 	return in, targets, ref, fp, e
