@@ -50,21 +50,6 @@ const (
 // 200 MB.
 const DefaultMaxMessages = store.DefaultMaxMessages
 
-// WithMessageLimit stores at most n recipients of campaigns and OTP messages, over every
-// workspace and mode (default DefaultMaxMessages; n < 1 keeps the default). When a send takes
-// the total past n, the oldest campaigns and OTP messages are forgotten entirely until at most
-// n − n/64 are left (n itself under 64), so that a full store is not trimmed at every send: a
-// forgotten campaign leaves the campaign list, and its status and delivery controls answer
-// 404. A campaign alone larger than n is forgotten as soon as it is accepted.
-// DELETE /_mock/messages forgets messages but not campaigns: their recipients still count.
-func WithMessageLimit(n int) Option {
-	return func(c *config) {
-		if n >= 1 {
-			c.maxMessages = n
-		}
-	}
-}
-
 // DefaultMaxWorkspaces is how many workspaces a server holds unless WithWorkspaceLimit says
 // otherwise, the default one included. A new workspace (its two keys, its sender ID, its maps
 // and its entries in the store's) costs about 1.4 KB, so the default allows about 14 MB of
@@ -76,28 +61,6 @@ const DefaultMaxWorkspaces = store.DefaultMaxWorkspaces
 // full as it grows).
 const DefaultMaxDND = store.DefaultMaxDND
 
-// WithWorkspaceLimit lets the server hold at most n workspaces, the default one included
-// (default DefaultMaxWorkspaces; n < 1 keeps the default). Creating one more is refused with
-// 409 and a message saying so; Reset forgets them all but the default.
-func WithWorkspaceLimit(n int) Option {
-	return func(c *config) {
-		if n >= 1 {
-			c.maxWorkspaces = n
-		}
-	}
-}
-
-// WithDNDLimit lets the Do-Not-Disturb register hold at most n numbers (default DefaultMaxDND;
-// n < 1 keeps the default). A request that would take it past n is refused with 400 naming
-// numbers, and adds none of its numbers.
-func WithDNDLimit(n int) Option {
-	return func(c *config) {
-		if n >= 1 {
-			c.maxDND = n
-		}
-	}
-}
-
 // DefaultIdempotencyLimit is how many references a workspace remembers at most, live and test
 // together, unless WithIdempotencyLimit says otherwise. Past it, the oldest answered
 // reference is forgotten first, before its 24 hours are up. An entry costs about 140 bytes
@@ -105,7 +68,12 @@ func WithDNDLimit(n int) Option {
 // 35 MB (BenchmarkIdempotencyMemory, docs/benchmarks.md).
 const DefaultIdempotencyLimit = idem.DefaultLimit
 
-// Option configures a Server.
+// Option configures a Server. Every option is checked by New against its documented range:
+// a value out of it (a negative count or duration, a price past MaxPrice, a host that is no
+// host name, an empty address or country, a nil clock) makes Start, Serve and NewTest fail
+// with an error naming the option, and every request to Handler is answered 500 with it. No
+// value is ever replaced by a default in silence; a zero means the documented default where
+// the option says so.
 type Option func(*config)
 
 type config struct {
@@ -140,6 +108,58 @@ func defaults() config {
 	}
 }
 
+// check is the one policy of the options: it reports the first option out of its documented
+// range, and puts the default in place of a zero limit.
+func (c *config) check() error {
+	// Limits first: a limit is put right even when it is wrong, so that the server still
+	// holds its default workspace while it answers every request with the error.
+	var limitErr error
+	for _, limit := range []struct {
+		n      *int
+		def    int
+		option string
+	}{
+		{&c.maxMessages, DefaultMaxMessages, "WithMessageLimit"},
+		{&c.maxWorkspaces, DefaultMaxWorkspaces, "WithWorkspaceLimit"},
+		{&c.maxDND, DefaultMaxDND, "WithDNDLimit"},
+		{&c.idemLimit, DefaultIdempotencyLimit, "WithIdempotencyLimit"},
+	} {
+		if *limit.n < 0 && limitErr == nil {
+			limitErr = fmt.Errorf("mockserver: %s: the limit cannot be negative", limit.option)
+		}
+		if *limit.n <= 0 {
+			*limit.n = limit.def
+		}
+	}
+	switch {
+	case c.addr == "":
+		return errors.New("mockserver: WithAddr: the address cannot be empty")
+	case c.genericPrice < 0 || c.genericPrice > MaxPrice || c.dndPrice < 0 || c.dndPrice > MaxPrice:
+		return fmt.Errorf("mockserver: WithPrices: prices must be from 0 to %d kobo", MaxPrice)
+	case c.liveBalance < 0 || c.liveBalance > MaxBalance || c.testBalance < 0 || c.testBalance > MaxBalance:
+		return fmt.Errorf("mockserver: WithBalances: balances must be from 0 to %d kobo", MaxBalance)
+	case c.country == "":
+		return errors.New("mockserver: WithCountry: the country cannot be empty")
+	case c.rateLimit < 0:
+		return errors.New("mockserver: WithRateLimit: the limit cannot be negative")
+	case c.now == nil:
+		c.now = time.Now // for the server to answer its requests with this error
+		return errors.New("mockserver: WithClock: the clock cannot be nil")
+	case c.readTimeout < 0:
+		return errors.New("mockserver: WithReadTimeout: the timeout cannot be negative")
+	case c.writeTimeout < 0:
+		return errors.New("mockserver: WithWriteTimeout: the timeout cannot be negative")
+	case limitErr != nil:
+		return limitErr
+	}
+	for _, h := range c.allowedHosts {
+		if h == "" || strings.ContainsAny(h, "/ ") {
+			return fmt.Errorf("mockserver: WithAllowedHosts: %q is not a host name", h)
+		}
+	}
+	return nil
+}
+
 // api is the configuration of the server's HTTP side.
 func (c *config) api(err error, url func() string) httpapi.Config {
 	return httpapi.Config{
@@ -151,55 +171,10 @@ func (c *config) api(err error, url func() string) httpapi.Config {
 	}
 }
 
-// check reports the first option out of its documented range.
-func (c *config) check() error {
-	switch {
-	case c.genericPrice < 0 || c.genericPrice > MaxPrice || c.dndPrice < 0 || c.dndPrice > MaxPrice:
-		return fmt.Errorf("mockserver: WithPrices: prices must be from 0 to %d kobo", MaxPrice)
-	case c.liveBalance < 0 || c.liveBalance > MaxBalance || c.testBalance < 0 || c.testBalance > MaxBalance:
-		return fmt.Errorf("mockserver: WithBalances: balances must be from 0 to %d kobo", MaxBalance)
-	case c.rateLimit < 0:
-		return errors.New("mockserver: WithRateLimit: the limit cannot be negative")
-	case c.readTimeout < 0 || c.writeTimeout < 0:
-		return errors.New("mockserver: timeouts cannot be negative")
-	}
-	for _, h := range c.allowedHosts {
-		if h == "" || strings.ContainsAny(h, "/ ") {
-			return fmt.Errorf("mockserver: WithAllowedHosts: %q is not a host name", h)
-		}
-	}
-	return nil
-}
+// --- serving ---------------------------------------------------------------------------------
 
 // WithAddr sets the address Start listens on (default 127.0.0.1:0, a free loopback port).
 func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
-
-// WithPrices sets the price of one SMS part, in kobo, on the generic and dnd channels: from 0
-// to MaxPrice.
-func WithPrices(generic, dnd int64) Option {
-	return func(c *config) { c.genericPrice, c.dndPrice = generic, dnd }
-}
-
-// WithBalances sets the starting live and test wallet balances, in kobo, of the default
-// workspace and of workspaces created without balances: from 0 to MaxBalance.
-func WithBalances(live, test int64) Option {
-	return func(c *config) { c.liveBalance, c.testBalance = live, test }
-}
-
-// WithCountry sets the country of new workspaces and their sender IDs (default Nigeria).
-func WithCountry(country string) Option { return func(c *config) { c.country = country } }
-
-// WithRateLimit limits each API key to n requests per minute of the mock's clock; 0 (the
-// default) means no limit.
-func WithRateLimit(n int) Option { return func(c *config) { c.rateLimit = n } }
-
-// WithJWTSecret sets the HS256 secret dashboard JWTs are signed with (default: random).
-func WithJWTSecret(secret []byte) Option {
-	return func(c *config) { c.jwtSecret = append([]byte(nil), secret...) }
-}
-
-// WithClock sets the base clock (default time.Now); Advance moves the mock's time past it.
-func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
 
 // WithReadTimeout bounds how long reading one request body may take (default
 // DefaultReadTimeout; 0 means no limit). A body still unread by then fails and its
@@ -224,7 +199,59 @@ func WithAllowedHosts(hosts ...string) Option {
 // Nil, the default, logs nothing.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
+// --- money, credentials and time ------------------------------------------------------------
+
+// WithPrices sets the price of one SMS part, in kobo, on the generic and dnd channels: from 0
+// to MaxPrice.
+func WithPrices(generic, dnd int64) Option {
+	return func(c *config) { c.genericPrice, c.dndPrice = generic, dnd }
+}
+
+// WithBalances sets the starting live and test wallet balances, in kobo, of the default
+// workspace and of workspaces created without balances: from 0 to MaxBalance.
+func WithBalances(live, test int64) Option {
+	return func(c *config) { c.liveBalance, c.testBalance = live, test }
+}
+
+// WithCountry sets the country of new workspaces and their sender IDs (default Nigeria); it
+// cannot be empty.
+func WithCountry(country string) Option { return func(c *config) { c.country = country } }
+
+// WithRateLimit limits each API key to n requests per minute of the mock's clock; 0 (the
+// default) means no limit.
+func WithRateLimit(n int) Option { return func(c *config) { c.rateLimit = n } }
+
+// WithJWTSecret sets the HS256 secret dashboard JWTs are signed with (default, or when
+// empty: random).
+func WithJWTSecret(secret []byte) Option {
+	return func(c *config) { c.jwtSecret = append([]byte(nil), secret...) }
+}
+
+// WithClock sets the base clock (default time.Now); Advance moves the mock's time past it.
+func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
+
+// --- bounds of what the mock keeps ----------------------------------------------------------
+
+// WithMessageLimit stores at most n recipients of campaigns and OTP messages, over every
+// workspace and mode (default DefaultMaxMessages, also for 0). When a send takes the total
+// past n, the oldest campaigns and OTP messages are forgotten entirely until at most n − n/64
+// are left (n itself under 64), so that a full store is not trimmed at every send: a
+// forgotten campaign leaves the campaign list, and its status and delivery controls answer
+// 404. A campaign alone larger than n is forgotten as soon as it is accepted.
+// DELETE /_mock/messages forgets messages but not campaigns: their recipients still count.
+func WithMessageLimit(n int) Option { return func(c *config) { c.maxMessages = n } }
+
+// WithWorkspaceLimit lets the server hold at most n workspaces, the default one included
+// (default DefaultMaxWorkspaces, also for 0). Creating one more is refused with 409 and a
+// message saying so; Reset forgets them all but the default.
+func WithWorkspaceLimit(n int) Option { return func(c *config) { c.maxWorkspaces = n } }
+
+// WithDNDLimit lets the Do-Not-Disturb register hold at most n numbers (default DefaultMaxDND,
+// also for 0). A request that would take it past n is refused with 400 naming numbers, and
+// adds none of its numbers.
+func WithDNDLimit(n int) Option { return func(c *config) { c.maxDND = n } }
+
 // WithIdempotencyLimit sets how many references each workspace remembers at most (default
-// DefaultIdempotencyLimit). Past it, the oldest answered reference is forgotten first, even
-// inside its 24-hour window.
+// DefaultIdempotencyLimit, also for 0). Past it, the oldest answered reference is forgotten
+// first, even inside its 24-hour window.
 func WithIdempotencyLimit(n int) Option { return func(c *config) { c.idemLimit = n } }
