@@ -1,45 +1,61 @@
 // Package sms is a client for a bulk-SMS developer API (/v1): send SMS and personalized
-// campaigns, send and verify one-time passwords, read delivery status, request sender IDs,
-// read the NGN wallet balance, and manage API keys.
+// campaigns, send bulk jobs exactly once and wait for their delivery, send and verify
+// one-time passwords, request sender IDs, read the NGN wallet balance, and manage API keys.
 //
 // # Clients
 //
-// NewClient takes an API key pair (pk_live_/pk_test_ and the matching sk_live_/sk_test_) for
-// the developer endpoints; NewDashboardClient takes a dashboard user's JWT for key management.
-// Both check the credentials' shape and the options before any request, and are safe for
-// concurrent use. Their fields group the endpoints by resource:
+// [NewClient] takes an API key pair (pk_live_/pk_test_ and the matching sk_live_/sk_test_)
+// for the developer endpoints; [NewDashboardClient] takes a dashboard user's JWT for key
+// management. Both check the credentials' shape and the options before any request, and are
+// safe for concurrent use. The fields of [Client] group the endpoints by resource:
+// [Client.SMS], [Client.Campaigns], [Client.OTP], [Client.Balance], [Client.SenderIDs].
 //
 //	client, err := sms.NewClient(key, secret, sms.WithBaseURL("https://api.example.com"))
 //	res, err := client.SMS.Send(ctx, &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: "Hi"})
 //
 // Credentials travel only in headers; the clients and keys never print them, and plain
-// http:// is refused for hosts other than loopback unless WithInsecureHTTP is given.
+// http:// is refused for hosts other than loopback unless [WithInsecureHTTP] is given.
+//
+// # Bulk sending and waiting
+//
+// [CampaignsService.SendBulk] sends one message to any number of [Recipient] values read
+// from an iterator, in batches of up to [MaxBulkBatchSize], with numbers normalized and
+// de-duplicated over the whole job. Batch k carries the reference JobID:k, so that running
+// the same job again sends only what an earlier run did not, given a server that
+// deduplicates references. The [BulkReport] counts what was sent, replayed, skipped and
+// charged; [ErrBulkIncomplete] says that some batches failed. [CampaignsService.Wait] polls
+// one campaign's delivery status until it is final, and [CampaignsService.WaitBulk] does so
+// for every campaign of a report.
 //
 // # Errors
 //
 // Parameters that can be checked locally (phone numbers, sender IDs, message parts, pin
-// settings, pages, scopes, references) fail with a *ValidationError before any request. An
-// error answered by the API is an *Error (a *ScopeError for a 403), which matches the sentinel
-// of its status with errors.Is: ErrBadRequest, ErrUnauthorized, ErrInsufficientBalance,
-// ErrInsufficientScope, ErrNotFound, ErrConflict, ErrRateLimited or ErrServer.
+// settings, pages, scopes, references) fail with a [*ValidationError] before any request. An
+// error answered by the API is an [*Error] (a [*ScopeError] for a 403), which matches the
+// sentinel of its status with [errors.Is]: [ErrBadRequest], [ErrUnauthorized],
+// [ErrInsufficientBalance], [ErrInsufficientScope], [ErrNotFound], [ErrConflict],
+// [ErrRateLimited] or [ErrServer].
 //
 // # Retries
 //
-// GET requests, SMS.Send and Campaigns.Create are retried on connection errors, 429, 500, 502,
-// 503 and 504, with exponential backoff and jitter, honouring a Retry-After of up to the
-// maximum wait; a longer one returns the error at once. Sends are safe to retry because every
-// attempt carries the same reference, which the server deduplicates. OTP.Send, OTP.Verify,
-// SenderIDs.Request and Keys.Create and Revoke are retried only when the request cannot have
-// been processed (no byte of it was written, or a 429); after any other failure they return
-// an error matching ErrOutcomeUnknown. The final error is the API's error of the last
-// response, and a cancelled context ends a wait at once, with an error that matches both the
-// context's error and the last response's.
+// GET requests are retried on connection errors, 429, 500, 502, 503 and 504, with
+// exponential backoff and jitter, honouring a Retry-After of up to the maximum wait; a longer
+// one returns the error at once. Calls that change something are retried only when the
+// request cannot have been processed (no byte of it was written, or a 429); after a
+// connection lost once a byte may have been written they return an error matching
+// [ErrOutcomeUnknown]. With [WithReferenceDeduplication], the caller asserts that the server
+// deduplicates the reference, and sends ([SMSService.Send], [CampaignsService.Create] and
+// SendBulk's batches) are retried like GETs. A cancelled context ends a wait at once, with an
+// error that matches both the context's error and the last response's.
 //
-// # Money and lists
+// # Reading answers
 //
-// Amounts are Amount values: integer kobo read exactly from the API's JSON numbers.
-// Campaigns.All and Campaigns.Recipients return iterators (iter.Seq2) that fetch pages lazily
-// and yield each item once.
+// The client is a tolerant reader: it requires only the members of an answer that the
+// service's documentation shows and that a result cannot be built without, and ignores
+// unknown ones. Members the documentation does not promise are pointers (nil when absent), or
+// strings that are empty when absent. Amounts are [Amount] values: integer kobo read exactly
+// from the API's JSON numbers. [CampaignsService.All] and [CampaignsService.Recipients]
+// return iterators that fetch pages lazily and yield each item once.
 //
 // # Testing
 //
