@@ -1,6 +1,6 @@
 // Package sms is a client for a bulk-SMS developer API (/v1): send SMS and personalized
-// campaigns, send bulk jobs exactly once and wait for their delivery, send and verify
-// one-time passwords, request sender IDs, read the NGN wallet balance, and manage API keys.
+// campaigns, send bulk jobs and wait for their delivery, send and verify one-time passwords,
+// request sender IDs, read the NGN wallet balance, and manage API keys.
 //
 // # Clients
 //
@@ -22,40 +22,49 @@
 // from an iterator, in batches of up to [MaxBulkBatchSize], with numbers normalized and
 // de-duplicated over the whole job. Batch k carries the reference JobID:k, so that running
 // the same job again sends only what an earlier run did not, given a server that
-// deduplicates references. The [BulkReport] counts what was sent, replayed, skipped and
-// charged; [ErrBulkIncomplete] says that some batches failed. [CampaignsService.Wait] polls
-// one campaign's delivery status until it is final, and [CampaignsService.WaitBulk] does so
-// for every campaign of a report.
+// deduplicates references (see Retries). The [BulkReport] counts what was sent, replayed,
+// skipped and charged; [ErrBulkIncomplete] says that some batches failed.
+// [CampaignsService.Wait] polls one campaign's delivery status until it is final, and
+// [CampaignsService.WaitBulk] does so for every campaign of a report.
 //
 // # Errors
 //
 // Parameters that can be checked locally (phone numbers, sender IDs, message parts, pin
-// settings, pages, scopes, references) fail with a [*ValidationError] before any request. An
-// error answered by the API is an [*Error] (a [*ScopeError] for a 403), which matches the
-// sentinel of its status with [errors.Is]: [ErrBadRequest], [ErrUnauthorized],
-// [ErrInsufficientBalance], [ErrInsufficientScope], [ErrNotFound], [ErrConflict],
-// [ErrRateLimited] or [ErrServer].
+// settings, pins, pages, scopes, references) fail with a [*ValidationError] before any
+// request; it matches [ErrInvalidParams], not [ErrBadRequest], so that a caller can tell its
+// own bad input from a server's refusal. An error answered by the API is an [*Error] (a
+// [*ScopeError] for a 403), which matches the sentinel of its status with [errors.Is]:
+// [ErrBadRequest], [ErrUnauthorized], [ErrInsufficientBalance], [ErrInsufficientScope],
+// [ErrNotFound], [ErrConflict], [ErrRateLimited] or [ErrServer]. [PinStateOf] classifies the
+// outcome of [OTPService.Verify] without reading the server's English.
 //
 // # Retries
 //
 // GET requests are retried on connection errors, 429, 500, 502, 503 and 504, with
 // exponential backoff and jitter, honouring a Retry-After of up to the maximum wait; a longer
-// one returns the error at once. Calls that change something are retried only when the
-// request cannot have been processed (no byte of it was written, or a 429); after a
-// connection lost once a byte may have been written they return an error matching
-// [ErrOutcomeUnknown]. With [WithReferenceDeduplication], the caller asserts that the server
-// deduplicates the reference, and sends ([SMSService.Send], [CampaignsService.Create] and
-// SendBulk's batches) are retried like GETs. A cancelled context ends a wait at once, with an
-// error that matches both the context's error and the last response's.
+// one returns the error at once. A request that changes something is retried only when it
+// cannot have been processed (no byte of it was written, or a 429); after an ambiguous
+// failure (a connection dropped after sending, a timeout, a 5xx) it returns an error
+// matching [ErrOutcomeUnknown], and the caller decides. A cancelled context ends a wait at
+// once, with an error that matches both the context's error and the last response's.
+//
+// Sends ([SMSService.Send], [CampaignsService.Create] and the batches of SendBulk) carry a
+// reference. The service's pages call it "your idempotency or business reference" but never
+// show that the server deduplicates it, so by default the SDK does not rely on it.
+// [WithReferenceDeduplication] declares that the server does (this module's mock server
+// does): sends are then retried after ambiguous failures too, every attempt with the same
+// reference.
 //
 // # Reading answers
 //
 // The client is a tolerant reader: it requires only the members of an answer that the
-// service's documentation shows and that a result cannot be built without, and ignores
-// unknown ones. Members the documentation does not promise are pointers (nil when absent), or
-// strings that are empty when absent. Amounts are [Amount] values: integer kobo read exactly
-// from the API's JSON numbers. [CampaignsService.All] and [CampaignsService.Recipients]
-// return iterators that fetch pages lazily and yield each item once.
+// service's pages show and that a result cannot be built without, fails with an error naming
+// a missing one, and ignores members it does not know. Members the pages do not promise are
+// pointers, nil when absent; a string is empty when absent. Times are RFC 3339 or the
+// provider's "YYYY-MM-DD HH:MM:SS"; ids are any non-empty string. Amounts are [Amount]
+// values: integer kobo read exactly from the API's JSON numbers, integer or decimal.
+// [CampaignsService.All] and [CampaignsService.Recipients] return iterators that fetch pages
+// lazily and yield each item once.
 //
 // # Testing
 //
