@@ -437,9 +437,13 @@ func (d *doctor) run(ctx context.Context) (*Report, error) {
 	r.Checks = append(r.Checks, d.readCheck(CheckCampaigns, getCampaigns, false, sms.ScopeCampaigns, campaigns, stop, campaignsMembers, campaignsText, ""))
 	statusStop := stop
 	if statusStop == "" && status == nil {
-		statusStop = "not checked: no campaign listed"
-		if campaigns != nil && campaigns.ex.status/100 != 2 {
+		switch {
+		case campaigns.scopeMissing():
+			statusStop = "not checked: the key lacks the campaigns scope"
+		case campaigns.ex.status/100 != 2:
 			statusStop = "not checked: the campaign list could not be read"
+		default:
+			statusStop = "not checked: no campaign listed"
 		}
 	}
 	r.Checks = append(r.Checks, d.readCheck(CheckCampaignStatus, getCampaignStatus, false, sms.ScopeCampaigns, status, statusStop, campaignStatusMembers, statusText, ""))
@@ -649,13 +653,16 @@ func (d *doctor) scope(s sms.Scope, endpoint string, a *answer, stop string) Che
 	return c
 }
 
-// readCheck is the check of a read endpoint. text describes what the SDK read; warn, when
-// set, is a reason to warn about what it read.
+// readCheck is the check of a read endpoint, which needs scope (none: the dashboard token's
+// endpoint). text describes what the SDK read; warn, when set, is a reason to warn about it.
 func (d *doctor) readCheck(name, endpoint string, documented bool, scope sms.Scope, a *answer, stop string, m *members, text, warn string) Check {
 	c := check(name, endpoint, documented, a)
 	switch {
 	case a == nil:
 		c.Level, c.Detail = Skip, stop
+		return c
+	case scope != "" && a.ex.status == http.StatusUnauthorized: // the credentials' check fails
+		c.Level, c.Detail = Skip, refused
 		return c
 	case a.ex.status/100 != 2:
 		c.Level, c.Detail = d.trouble(a, scope)

@@ -44,12 +44,14 @@ func known(paths ...string) *members {
 }
 
 // compare walks v, a value decoded by encoding/json, and returns the members m names that v
-// lacks and the members v has that m does not name, as paths such as "data[0]._id". Objects are
-// compared member by member, arrays by their first item. A member is present when its name is,
-// whatever its value (null included); a value of another type than expected (null where an
-// object is, a string where an array is) is not looked into: reading it is the SDK's part.
+// lacks, in the order m declares them, and the members v has that m does not name, sorted, as
+// paths such as "data[0]._id". Objects are compared member by member, arrays by their first
+// item. A member is present when its name is, whatever its value (null included); a value of
+// another type than expected (null where an object is, a string where an array is) is not
+// looked into: reading it is the SDK's part.
 func (m *members) compare(v any) (missing, unknown []string) {
 	m.walk(v, "", &missing, &unknown)
+	slices.Sort(unknown)
 	return missing, unknown
 }
 
@@ -60,22 +62,16 @@ func (m *members) walk(v any, path string, missing, unknown *[]string) {
 			return
 		}
 		for _, name := range m.order {
-			if _, ok := v[name]; !ok {
+			if value, ok := v[name]; ok {
+				m.names[name].walk(value, join(path, name), missing, unknown)
+			} else {
 				*missing = append(*missing, join(path, name))
 			}
 		}
-		names := make([]string, 0, len(v))
 		for name := range v {
-			names = append(names, name)
-		}
-		slices.Sort(names)
-		for _, name := range names {
-			child, ok := m.names[name]
-			if !ok {
+			if _, ok := m.names[name]; !ok {
 				*unknown = append(*unknown, join(path, name))
-				continue
 			}
-			child.walk(v[name], join(path, name), missing, unknown)
 		}
 	case []any:
 		if m.item != nil && len(v) > 0 {
