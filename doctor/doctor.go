@@ -20,12 +20,13 @@
 // whose list the service does not document) one POST each of an empty JSON object, {}, to the
 // endpoint that needs the scope: POST /v1/sms/send, /v1/otp/send and /v1/sms/campaigns. Such a
 // body lacks every required member, so no server can act on it. The check relies on the order
-// in which the mock (and, by its status table, the service) admits a request: credentials
-// (401), then scope (403 insufficient_scope), then the body (400). So a 403 insufficient_scope
-// means the scope is missing and a 400 that it is granted. A server that validated the body
-// before the scope would answer 400 whatever the scope, and Run would report a missing scope
-// as granted: the report says that this result is inferred. Any other answer is reported as
-// "could not tell" (a warning), and a 2xx, meaning that the server accepted an empty request
+// in which the mock admits a request: credentials (401), then scope (403 insufficient_scope),
+// then the body (400). So a 403 insufficient_scope means the scope is missing and a 400 that
+// it is granted. The service's pages list those statuses without saying in which order it
+// checks: a server that validated the body before the scope would answer 400 whatever the
+// scope, and Run would report a missing scope as granted, which is why the report calls that
+// result inferred. Any other answer is reported as "could not tell" (a warning; a failure for
+// a scope in Config.RequireScopes), except that a 2xx, a server that accepted an empty request
 // instead of refusing it, is a failure. Requests are never retried.
 //
 // # Levels

@@ -33,9 +33,9 @@ func liveError(w http.ResponseWriter, status int, code, message string) {
 
 // liveRoutes answers the documented endpoints with the live pages' samples, and nothing else:
 // the campaign list, a campaign's status and the key list are not documented, so the server
-// has none (404). Each route checks its scope, then its body's required members, as the
-// service's status table orders them. A request that a real server would act on is counted in
-// accepted.
+// has none (404). Each route checks its scope, then its body's required members (the pages do
+// not say in which order the service checks them; this is the mock's order). A request that a
+// real server would act on is counted in accepted.
 func liveRoutes(granted sms.Scopes, accepted *atomic.Int32) map[string]http.HandlerFunc {
 	route := func(scope sms.Scope, required []string, ok func(http.ResponseWriter)) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {

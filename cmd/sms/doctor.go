@@ -31,7 +31,8 @@ members it got and does not know.
 The scopes that no read shows (sms, otp, campaigns) are checked by POSTing an empty JSON
 object, {}, which no server can act on: 403 insufficient_scope means the key lacks the scope,
 400 that it has it. This relies on the server checking the scope before the body, as the mock
-and the service's status table do; any other answer is reported as "could not tell".
+does (the service's pages do not say), so the report calls a scope granted this way
+"inferred"; any other answer is reported as "could not tell".
 
 Requests are never retried (--max-retries does not apply); each is bounded by --timeout.
 Exit status: 0 when no check failed (warnings and skipped checks do not fail), 1 when one
