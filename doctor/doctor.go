@@ -311,9 +311,11 @@ type answer struct {
 	sdkErr     error // a read's error from the SDK; nil when it read the answer
 	// From the answer's body and headers, printable.
 	code, message, requestID string
+	// What the SDK read, for people, and a reason to warn about it.
+	read, concern string
 }
 
-// The endpoints, and whether the service documents them.
+// The read endpoints.
 const (
 	getBalance        = "GET /v1/balance"
 	getSenderIDs      = "GET /v1/sender-ids?status=active"
@@ -338,141 +340,128 @@ const (
 	refused  = "not checked: the credentials were refused"
 )
 
+// answers is what the requests of a run gave; nil for a request not made.
+type answers struct {
+	balance, senderIDs, campaigns, status, keys *answer
+	probes                                      map[sms.Scope]*answer
+	stop                                        string // why the key's requests stopped after the first
+}
+
 func (d *doctor) run(ctx context.Context) (*Report, error) {
-	var (
-		balance, senderIDs, campaigns, status, keys *answer
-		probed                                      = map[sms.Scope]*answer{}
-		stop                                        string // why the key's checks stopped
-		balanceText                                 string
-		active                                      = -1 // active sender IDs, when read
-		firstID, statusText                         string
-		listed, keyCount                            = -1, -1
-	)
-	balance = d.read(ctx, getBalance, true, func(ctx context.Context) error {
+	as, err := d.ask(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("doctor: %w", err)
+	}
+	return d.report(as), nil
+}
+
+// ask sends the requests of a run. The first, the balance, tells whether the server answers
+// and takes the key: if not, the key's other requests are not sent. It returns an error only
+// when ctx ends.
+func (d *doctor) ask(ctx context.Context) (*answers, error) {
+	as := &answers{probes: map[sms.Scope]*answer{}}
+	as.balance = d.read(ctx, getBalance, true, func(ctx context.Context, a *answer) error {
 		b, err := d.client.Balance.Get(ctx)
 		if err == nil {
-			balanceText = b.Balance.String() + " " + printable(b.Currency)
+			a.read = b.Balance.String() + " " + printable(b.Currency)
 		}
 		return err
 	})
 	switch {
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("doctor: %w", ctx.Err())
-	case balance.ex.status == 0:
-		stop = noAnswer
-	case balance.ex.status == http.StatusUnauthorized:
-		stop = refused
+		return nil, ctx.Err()
+	case as.balance.ex.status == 0:
+		as.stop = noAnswer
+	case as.balance.ex.status == http.StatusUnauthorized:
+		as.stop = refused
 	}
-	if stop == "" {
-		senderIDs = d.read(ctx, getSenderIDs, true, func(ctx context.Context) error {
+	if as.stop == "" {
+		as.senderIDs = d.read(ctx, getSenderIDs, true, func(ctx context.Context, a *answer) error {
 			list, err := d.client.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.StatusActive})
-			active = len(list)
-			return err
-		})
-		campaigns = d.read(ctx, getCampaigns, false, func(ctx context.Context) error {
-			page, err := d.client.Campaigns.List(ctx, nil)
 			if err == nil {
-				listed = len(page.Campaigns)
-				if listed > 0 {
-					firstID = page.Campaigns[0].ID
+				a.read = plural(len(list), "active sender ID", "active sender IDs")
+				if len(list) == 0 {
+					a.concern = "no active sender ID: nothing can be sent until one is approved"
 				}
 			}
 			return err
 		})
-		if firstID == "" && campaigns.ex.status/100 == 2 {
-			firstID = firstListed(campaigns.ex.body) // the SDK could not read the list
+		var first string
+		as.campaigns = d.read(ctx, getCampaigns, false, func(ctx context.Context, a *answer) error {
+			page, err := d.client.Campaigns.List(ctx, nil)
+			if err == nil {
+				a.read = plural(len(page.Campaigns), "campaign", "campaigns") + " on the first page"
+				if len(page.Campaigns) > 0 {
+					first = page.Campaigns[0].ID
+				}
+			}
+			return err
+		})
+		if first == "" && as.campaigns.ex.status/100 == 2 {
+			first = firstListed(as.campaigns.ex.body) // the SDK could not read the list
 		}
-		if firstID != "" {
-			status = d.read(ctx, getCampaignStatus, false, func(ctx context.Context) error {
-				st, err := d.client.Campaigns.Status(ctx, firstID, nil)
+		if first != "" {
+			as.status = d.read(ctx, getCampaignStatus, false, func(ctx context.Context, a *answer) error {
+				st, err := d.client.Campaigns.Status(ctx, first, nil)
 				if err == nil {
-					statusText = "campaign " + printable(firstID) + ": " + printable(string(st.Status))
+					a.read = "campaign " + printable(first) + ": " + printable(string(st.Status))
 				}
 				return err
 			})
 		}
 		for _, p := range probes {
-			probed[p.scope] = d.probe(ctx, p.path)
-		}
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("doctor: %w", ctx.Err())
+			as.probes[p.scope] = d.probe(ctx, p.path)
 		}
 	}
-	if d.dash != nil && stop != noAnswer {
-		keys = d.read(ctx, getKeys, false, func(ctx context.Context) error {
+	if d.dash != nil && as.stop != noAnswer {
+		as.keys = d.read(ctx, getKeys, false, func(ctx context.Context, a *answer) error {
 			list, err := d.dash.Keys.List(ctx)
-			keyCount = len(list)
+			if err == nil {
+				a.read = plural(len(list), "key", "keys")
+			}
 			return err
 		})
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("doctor: %w", ctx.Err())
-		}
 	}
+	return as, ctx.Err()
+}
 
+// report turns the answers into the checks.
+func (d *doctor) report(as *answers) *Report {
 	r := &Report{BaseURL: d.base, Mode: d.mode}
-	r.Checks = append(r.Checks, d.credentials(balance, senderIDs, campaigns, status, probed[sms.ScopeSMS], probed[sms.ScopeOTP], probed[sms.ScopeCampaigns]))
-	for _, s := range sms.AllScopes() {
-		switch s {
-		case sms.ScopeBalance:
-			r.Checks = append(r.Checks, d.scope(s, getBalance, balance, stop))
-		case sms.ScopeSenderIDs:
-			r.Checks = append(r.Checks, d.scope(s, getSenderIDs, senderIDs, stop))
-		default:
-			r.Checks = append(r.Checks, d.scope(s, "POST "+probePath(s), probed[s], stop))
-		}
-	}
-
-	r.Checks = append(r.Checks, d.readCheck(CheckBalance, getBalance, true, sms.ScopeBalance, balance, stop, balanceMembers, balanceText, ""))
-	senderText, senderWarn := "", ""
-	if active >= 0 && senderIDs != nil && senderIDs.sdkErr == nil {
-		senderText = plural(active, "active sender ID", "active sender IDs")
-		if active == 0 {
-			senderWarn = "no active sender ID: nothing can be sent until one is approved"
-		}
-	}
-	r.Checks = append(r.Checks, d.readCheck(CheckSenderIDs, getSenderIDs, true, sms.ScopeSenderIDs, senderIDs, stop, senderIDsMembers, senderText, senderWarn))
-	campaignsText := ""
-	if listed >= 0 {
-		campaignsText = plural(listed, "campaign", "campaigns") + " on the first page"
-	}
-	r.Checks = append(r.Checks, d.readCheck(CheckCampaigns, getCampaigns, false, sms.ScopeCampaigns, campaigns, stop, campaignsMembers, campaignsText, ""))
-	statusStop := stop
-	if statusStop == "" && status == nil {
-		switch {
-		case campaigns.scopeMissing():
-			statusStop = "not checked: the key lacks the campaigns scope"
-		case campaigns.ex.status/100 != 2:
-			statusStop = "not checked: the campaign list could not be read"
-		default:
-			statusStop = "not checked: no campaign listed"
-		}
-	}
-	r.Checks = append(r.Checks, d.readCheck(CheckCampaignStatus, getCampaignStatus, false, sms.ScopeCampaigns, status, statusStop, campaignStatusMembers, statusText, ""))
-	keysStop := "not checked: no dashboard token given"
-	if d.dash != nil {
-		keysStop = noAnswer
-	}
-	keysText := ""
-	if keyCount >= 0 && keys != nil && keys.sdkErr == nil {
-		keysText = plural(keyCount, "key", "keys")
-	}
-	r.Checks = append(r.Checks, d.readCheck(CheckKeys, getKeys, false, "", keys, keysStop, keysMembers, keysText, ""))
-	return r, nil
-}
-
-func probePath(s sms.Scope) string {
+	add := func(c Check) { r.Checks = append(r.Checks, c) }
+	add(d.credentials(as.balance, as.senderIDs, as.campaigns, as.status, as.probes[sms.ScopeSMS], as.probes[sms.ScopeOTP], as.probes[sms.ScopeCampaigns]))
 	for _, p := range probes {
-		if p.scope == s {
-			return p.path
-		}
+		add(d.scope(p.scope, "POST "+p.path, as.probes[p.scope], as.stop))
 	}
-	return ""
+	add(d.scope(sms.ScopeSenderIDs, getSenderIDs, as.senderIDs, as.stop))
+	add(d.scope(sms.ScopeBalance, getBalance, as.balance, as.stop))
+
+	add(d.readCheck(CheckBalance, getBalance, true, sms.ScopeBalance, as.balance, as.stop, balanceMembers))
+	add(d.readCheck(CheckSenderIDs, getSenderIDs, true, sms.ScopeSenderIDs, as.senderIDs, as.stop, senderIDsMembers))
+	add(d.readCheck(CheckCampaigns, getCampaigns, false, sms.ScopeCampaigns, as.campaigns, as.stop, campaignsMembers))
+	why := as.stop
+	switch {
+	case why != "" || as.status != nil:
+	case as.campaigns.scopeMissing():
+		why = "not checked: the key lacks the campaigns scope"
+	case as.campaigns.ex.status/100 != 2:
+		why = "not checked: the campaign list could not be read"
+	default:
+		why = "not checked: no campaign listed"
+	}
+	add(d.readCheck(CheckCampaignStatus, getCampaignStatus, false, sms.ScopeCampaigns, as.status, why, campaignStatusMembers))
+	why = noAnswer
+	if d.dash == nil {
+		why = "not checked: no dashboard token given"
+	}
+	add(d.readCheck(CheckKeys, getKeys, false, "", as.keys, why, keysMembers))
+	return r
 }
 
-// read sends one read with the SDK (fn) and records it.
-func (d *doctor) read(ctx context.Context, endpoint string, documented bool, fn func(context.Context) error) *answer {
+// read sends one read with the SDK (fn, which may describe what it read in a) and records it.
+func (d *doctor) read(ctx context.Context, endpoint string, documented bool, fn func(context.Context, *answer) error) *answer {
 	a := &answer{endpoint: endpoint, documented: documented}
-	a.ex, a.sdkErr = record(ctx, d.timeout, fn)
+	a.ex, a.sdkErr = record(ctx, d.timeout, func(ctx context.Context) error { return fn(ctx, a) })
 	a.parse()
 	return a
 }
@@ -559,7 +548,7 @@ func (d *doctor) trouble(a *answer, scope sms.Scope) (Level, string) {
 		return Fail, d.noAnswerText(a)
 	case s == http.StatusUnauthorized:
 		return Fail, "refused: " + a.errorText()
-	case a.scopeMissing():
+	case a.scopeMissing() && scope != "":
 		return Skip, "not checked: the key lacks the " + string(scope) + " scope"
 	case s/100 == 3:
 		return Fail, fmt.Sprintf("redirected to %q, which is not followed: is the base URL right?", printable(a.ex.header.Get("Location")))
@@ -574,6 +563,16 @@ func (d *doctor) trouble(a *answer, scope sms.Scope) (Level, string) {
 		return Fail, "server error: " + a.errorText()
 	}
 	return Fail, "unexpected answer: " + a.errorText()
+}
+
+// broken reports whether an answer's status says that the endpoint itself does not work: no
+// answer, a redirect, no such endpoint or method, a server error.
+func broken(status int) bool {
+	switch {
+	case status == 0, status/100 == 3, status >= 500:
+		return true
+	}
+	return status == http.StatusNotFound || status == http.StatusMethodNotAllowed
 }
 
 // check starts the check of answer a (nil: no request was made).
@@ -640,13 +639,10 @@ func (d *doctor) scope(s sms.Scope, endpoint string, a *answer, stop string) Che
 		c.Level, c.Detail = OK, "granted (inferred: the server checked the scope, then refused the empty body with 400)"
 	case a.ex.status/100 == 2:
 		c.Level, c.Detail = Fail, fmt.Sprintf("the server accepted an empty request (%d) instead of refusing it: check what it did", a.ex.status)
+	case broken(a.ex.status):
+		c.Level, c.Detail = d.trouble(a, s)
 	default:
-		switch lvl, text := d.trouble(a, s); lvl {
-		case Fail:
-			c.Level, c.Detail = Fail, text
-		default:
-			c.Level, c.Detail = Warn, "could not tell: answered "+a.errorText()+"; this check expects 403 insufficient_scope or 400"
-		}
+		c.Level, c.Detail = Warn, "could not tell: answered "+a.errorText()+"; this check expects 403 insufficient_scope or 400"
 	}
 	if required && c.Level != OK {
 		c.Level, c.Detail = Fail, "required: "+c.Detail
@@ -655,8 +651,8 @@ func (d *doctor) scope(s sms.Scope, endpoint string, a *answer, stop string) Che
 }
 
 // readCheck is the check of a read endpoint, which needs scope (none: the dashboard token's
-// endpoint). text describes what the SDK read; warn, when set, is a reason to warn about it.
-func (d *doctor) readCheck(name, endpoint string, documented bool, scope sms.Scope, a *answer, stop string, m *members, text, warn string) Check {
+// endpoint), from its answer a; stop says why a is nil.
+func (d *doctor) readCheck(name, endpoint string, documented bool, scope sms.Scope, a *answer, stop string, m *members) Check {
 	c := check(name, endpoint, documented, a)
 	switch {
 	case a == nil:
@@ -698,16 +694,16 @@ func (d *doctor) readCheck(name, endpoint string, documented bool, scope sms.Sco
 	case !dec.SDK:
 		c.Level = Fail
 		parts = append(parts, "the SDK cannot read it: "+dec.SDKError)
-	case len(dec.Missing) > 0 || len(dec.Unknown) > 0 || warn != "":
+	case len(dec.Missing) > 0 || len(dec.Unknown) > 0 || a.concern != "":
 		c.Level = Warn
 	default:
 		c.Level = OK
 	}
-	if text != "" {
-		parts = append(parts, text)
+	if a.read != "" {
+		parts = append(parts, a.read)
 	}
-	if warn != "" {
-		parts = append(parts, warn)
+	if a.concern != "" {
+		parts = append(parts, a.concern)
 	}
 	if len(dec.Missing) > 0 {
 		parts = append(parts, "missing "+list(dec.Missing))

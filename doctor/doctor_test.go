@@ -245,6 +245,23 @@ func TestRunReportsTrouble(t *testing.T) {
 			},
 		},
 		{
+			name:   "an answer that says nothing of the scope: could not tell",
+			faults: []mockserver.FaultRule{{Method: "POST", Path: "/v1/sms/campaigns", Status: 415}},
+			want:   all(doctor.OK, map[string]doctor.Level{"scope.campaigns": doctor.Warn}),
+			check: func(t *testing.T, r *doctor.Report) {
+				assert.Equal(t, "could not tell: answered unsupported_media_type: Injected fault.; this check expects 403 insufficient_scope or 400", find(t, r, "scope.campaigns").Detail)
+			},
+		},
+		{
+			name:   "a server error while checking a scope fails",
+			faults: []mockserver.FaultRule{{Method: "POST", Path: "/v1/sms/campaigns", Status: 503}},
+			want:   all(doctor.OK, map[string]doctor.Level{"scope.campaigns": doctor.Fail}),
+			failed: true,
+			check: func(t *testing.T, r *doctor.Report) {
+				assert.Equal(t, "server error: server_error: Injected fault.", find(t, r, "scope.campaigns").Detail)
+			},
+		},
+		{
 			name:   "a required scope that could not be confirmed fails",
 			faults: []mockserver.FaultRule{{Method: "POST", Path: "/v1/sms/send", Status: 429}},
 			config: func(c *doctor.Config, _ *mockserver.Server, _ mockserver.Workspace) {
