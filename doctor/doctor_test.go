@@ -1,9 +1,11 @@
 package doctor_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -598,4 +600,22 @@ func TestReportJSON(t *testing.T) {
 	b2, err := json.Marshal(*r)
 	require.NoError(t, err)
 	assert.Equal(t, string(b), string(b2), "a Report and a *Report marshal alike")
+}
+
+// A Config never shows its secret or its token, however it is printed or logged.
+func TestConfigHidesSecrets(t *testing.T) {
+	t.Parallel()
+	cfg := doctor.Config{
+		BaseURL: "https://api.example.com", APIKey: "pk_live_abc", APISecret: "sk_live_s3cr3t",
+		DashboardToken: "aGVhZA.Ym9keQ.c2ln", RequireScopes: sms.Scopes{sms.ScopeSMS},
+	}
+	var logged bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("run", "config", cfg)
+	for _, out := range []string{fmtAll(cfg), fmtAll(&cfg), logged.String()} {
+		assert.NotContains(t, out, "s3cr3t")
+		assert.NotContains(t, out, "Ym9keQ")
+		assert.Contains(t, out, "[REDACTED]")
+		assert.Contains(t, out, "pk_live_abc")
+	}
+	assert.Contains(t, doctor.Config{}.String(), `APISecret: "", DashboardToken: ""`, "an empty secret is shown empty")
 }
