@@ -617,5 +617,5 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 		}
 	}
 	walk(a.rootCmd())
-	assert.Equal(t, 24, n, "sms, its 9 commands and groups, 10 subcommands and 4 shells")
+	assert.Equal(t, 25, n, "sms, its 10 commands and groups, 10 subcommands and 4 shells")
 }

@@ -176,6 +176,7 @@ Exit status: 0 success, 1 an API or network error, 2 a usage or input error,
 		a.senderIDsCmd(),
 		a.keysCmd(),
 		a.bulkCmd(),
+		a.doctorCmd(),
 	)
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
