@@ -224,7 +224,7 @@ func TestErrorBodyIsReadUpTo1MiB(t *testing.T) {
 
 func TestSuccessBodyIsDecodedStrictlyEnough(t *testing.T) {
 	t.Parallel()
-	for _, body := range []string{`not json`, `{"data":{"balance":"3.20"}}`, `{"data":{"balance":3.201}}`} {
+	for _, body := range []string{`not json`, `{"data":{"balance":"3.20"}}`, `{"data":{"balance":1e30}}`, `{"data":{"balance":true}}`} {
 		rt := oneResponse{&http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(body))}}
 		c, err := NewClient("pk_test_a", "sk_test_b", WithBaseURL("http://127.0.0.1:1"), WithHTTPClient(&http.Client{Transport: rt}))
 		require.NoError(t, err)
