@@ -61,8 +61,11 @@ func ExampleSMSService_Send() {
 		log.Fatal(err)
 	}
 	c := res.Campaign
-	fmt.Println(c.Status, c.Recipients, "recipients,", c.Parts, "part, cost", c.Amount, c.Currency)
-	// Output: sent 2 recipients, 1 part, cost 6.40 NGN
+	fmt.Println(c.Status, c.Recipients, "recipients,", *c.Parts, "part, cost", c.Amount, c.Currency)
+	fmt.Println("request", res.Response.RequestID != "") // quote it to support
+	// Output:
+	// sent 2 recipients, 1 part, cost 6.40 NGN
+	// request true
 }
 
 func ExampleCampaignsService_All() {
@@ -194,9 +197,10 @@ func ExampleValidationError() {
 	_, err = client.SMS.Send(context.Background(), &sms.SendParams{To: []string{"0802"}, From: "ACME", Message: "Hi"})
 	var ve *sms.ValidationError
 	if errors.As(err, &ve) {
-		fmt.Println(ve.Field, errors.Is(err, sms.ErrBadRequest))
+		// Not sent: it matches ErrInvalidParams, never ErrBadRequest (a server's 400).
+		fmt.Println(ve.Field, errors.Is(err, sms.ErrInvalidParams), errors.Is(err, sms.ErrBadRequest))
 	}
-	// Output: To[0] true
+	// Output: To[0] true false
 }
 
 func ExampleCountParts() {

@@ -1,0 +1,102 @@
+package sms
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+)
+
+// timestamp is a time as the API writes it. The service's own answers use two forms: RFC 3339
+// ("2026-05-12T10:20:27Z", with or without fractional seconds) and the provider's
+// "YYYY-MM-DD HH:MM:SS" ("2025-05-12 10:20:27"), which names no time zone and is read as UTC.
+// "YYYY-MM-DDTHH:MM:SS" without a zone is read as UTC too. JSON null and "" are a time the
+// server did not give; any other text is an error naming the member.
+type timestamp struct{ t time.Time }
+
+// Layouts of a timestamp without a zone, read as UTC; fractional seconds may follow.
+var zonelessLayouts = [...]string{"2006-01-02 15:04:05", "2006-01-02T15:04:05"}
+
+var errTimestamp = errors.New(`a time is RFC 3339 or "YYYY-MM-DD HH:MM:SS"`)
+
+// UnmarshalJSON reads a JSON string in one of the forms above.
+func (ts *timestamp) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return errTimestamp
+	}
+	t, err := parseTimestamp(s)
+	if err != nil {
+		return err
+	}
+	ts.t = t
+	return nil
+}
+
+// parseTimestamp reads s, in UTC when s names no zone; "" is the zero time.
+func parseTimestamp(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range zonelessLayouts {
+		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, errTimestamp
+}
+
+// time returns the time, or nil when the member was absent, null or empty.
+func (ts *timestamp) time() *time.Time {
+	if ts == nil || ts.t.IsZero() {
+		return nil
+	}
+	t := ts.t
+	return &t
+}
+
+// flexBool is a boolean as the API writes it: JSON true or false, or the provider's strings
+// "True" and "False" (in any case), which its verify-token page shows.
+type flexBool bool
+
+// UnmarshalJSON reads a JSON boolean or one of the strings above.
+func (f *flexBool) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case bool:
+		*f = flexBool(v)
+		return nil
+	case string:
+		switch {
+		case strings.EqualFold(v, "true"):
+			*f = true
+			return nil
+		case strings.EqualFold(v, "false"):
+			*f = false
+			return nil
+		}
+	}
+	return errors.New(`want a boolean, or "true" or "false"`)
+}
+
+// ptr returns a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }
+
+// val returns *p, or the zero T when p is nil.
+func val[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
