@@ -415,10 +415,10 @@ func TestHardening_SuccessBodyMissingMembers(t *testing.T) {
 	}
 	type callFunc func(*sms.Client, *sms.DashboardClient) error
 	tests := []struct {
-		name    string
-		status  int
-		body    string
-		call    callFunc
+		name     string
+		status   int
+		body     string
+		call     callFunc
 		members  []string // each removed in turn; "" stands for the body {}
 		optional []string // each removed in turn, the body still decodes
 	}{

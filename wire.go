@@ -3,7 +3,7 @@ package sms
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -18,8 +18,6 @@ type timestamp struct{ t time.Time }
 // Layouts of a timestamp without a zone, read as UTC; fractional seconds may follow.
 var zonelessLayouts = [...]string{"2006-01-02 15:04:05", "2006-01-02T15:04:05"}
 
-var errTimestamp = errors.New(`a time is RFC 3339 or "YYYY-MM-DD HH:MM:SS"`)
-
 // UnmarshalJSON reads a JSON string in one of the forms above.
 func (ts *timestamp) UnmarshalJSON(b []byte) error {
 	if string(bytes.TrimSpace(b)) == "null" {
@@ -27,7 +25,7 @@ func (ts *timestamp) UnmarshalJSON(b []byte) error {
 	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return errTimestamp
+		return fmt.Errorf(`a time is a string, RFC 3339 or "YYYY-MM-DD HH:MM:SS", not %.40s`, b)
 	}
 	t, err := parseTimestamp(s)
 	if err != nil {
@@ -50,7 +48,7 @@ func parseTimestamp(s string) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, errTimestamp
+	return time.Time{}, fmt.Errorf(`a time is RFC 3339 or "YYYY-MM-DD HH:MM:SS", not %.40q`, s)
 }
 
 // time returns the time, or nil when the member was absent, null or empty.
@@ -86,7 +84,7 @@ func (f *flexBool) UnmarshalJSON(b []byte) error {
 			return nil
 		}
 	}
-	return errors.New(`want a boolean, or "true" or "false"`)
+	return fmt.Errorf(`want a boolean, or "true" or "false", not %.40s`, b)
 }
 
 // ptr returns a pointer to a copy of v.
