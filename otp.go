@@ -30,8 +30,8 @@ const (
 // Its calls are not repeated after the request may have reached the server: they are retried
 // only when no byte of the request was written (the connection or its TLS handshake failed),
 // or on a 429. After an ambiguous failure (the connection dropped or a malformed TLS record
-// came after sending, a timeout) they return an error matching ErrOutcomeUnknown, and the
-// caller decides.
+// came after sending, a timeout, a 5xx) they return an error matching ErrOutcomeUnknown, and
+// the caller decides. WithReferenceDeduplication does not change this.
 type OTPService struct{ c *core }
 
 // SendOTPParams is the input of OTPService.Send.
@@ -238,9 +238,12 @@ type Verification struct {
 	AttemptsRemaining *int
 	// Response is the HTTP answer, with its request ID.
 	Response *Response
+
+	expired bool // the provider's "verified": "Expired": PinStateOf says PinExpired
 }
 
-// Verify checks a pin. A wrong pin is not an error: Verified is false. An unknown PinID is a
+// Verify checks a pin. A wrong pin is not an error: Verified is false (and so it is when the
+// server answers the provider's "verified": "Expired", which PinStateOf tells apart). An unknown PinID is a
 // 404 (ErrNotFound); an expired, voided or already verified pin a 400 (ErrBadRequest); a pin
 // locked after too many wrong ones a 429 (ErrRateLimited). PinStateOf tells these apart.
 //
@@ -261,10 +264,10 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 	}
 	var out struct {
 		Data struct {
-			PinID             string    `json:"pinId"`
-			Verified          *flexBool `json:"verified"`
-			MSISDN            string    `json:"msisdn"`
-			AttemptsRemaining *int      `json:"attemptsRemaining"`
+			PinID             string   `json:"pinId"`
+			Verified          *verdict `json:"verified"`
+			MSISDN            string   `json:"msisdn"`
+			AttemptsRemaining *int     `json:"attemptsRemaining"`
 		} `json:"data"`
 	}
 	body := verifyBody{PinID: p.PinID, Pin: p.Pin}
@@ -277,8 +280,8 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 		return nil, err
 	}
 	return &Verification{
-		PinID: cmp.Or(d.PinID, p.PinID), Verified: bool(*d.Verified), MSISDN: d.MSISDN,
-		AttemptsRemaining: d.AttemptsRemaining, Response: cl.response(),
+		PinID: cmp.Or(d.PinID, p.PinID), Verified: d.Verified.verified, MSISDN: d.MSISDN,
+		AttemptsRemaining: d.AttemptsRemaining, Response: cl.response(), expired: d.Verified.expired,
 	}, nil
 }
 

@@ -14,8 +14,9 @@ import (
 // and for a 400 from the message, relying on these answers (the mock server's, which follow
 // this project's contract):
 //
-//	200 {"verified": true}                              PinVerified
-//	200 {"verified": false}                             PinWrong
+//	200 {"verified": true}                              PinVerified ("True" too)
+//	200 {"verified": false}                             PinWrong    ("False" too)
+//	200 {"verified": "Expired"}                         PinExpired  (the provider's answer)
 //	400 "This pin has expired."                         PinExpired   (any message containing "expired")
 //	400 "This pin was replaced by a newer one."         PinReplaced  ("replaced", "voided" or "newer")
 //	400 "This pin was already verified."                PinAlreadyVerified ("already verified", "already used")
@@ -24,9 +25,12 @@ import (
 //	404 "Pin not found."                                PinNotFound  (any 404)
 //	429 "Too many wrong attempts; this pin is locked."  PinLocked    (any 429 but the key's request limit)
 //
-// A 429 whose X-RateLimit-Remaining header is 0 and whose message does not speak of attempts
-// or a lock is the key's request limit, not the pin's: PinStateUnknown. A pin the SDK refused
-// before any request (a *ValidationError of Pin) is PinMalformed.
+// A 429 whose message does not speak of attempts, a lock or a pin, and either says "rate
+// limit" or "too many requests" or comes with X-RateLimit-Remaining: 0, is the key's request
+// limit (the mock's "Rate limit exceeded; try again later."), not the pin's: PinStateUnknown;
+// so is a 429 without an error body, whose message is then the status text, "Too Many
+// Requests".
+// A pin the SDK refused before any request (a *ValidationError of Pin) is PinMalformed.
 type PinState string
 
 // The pin states.
@@ -76,6 +80,8 @@ func PinStateOf(v *Verification, err error) PinState {
 			return PinStateUnknown
 		case v.Verified:
 			return PinVerified
+		case v.expired:
+			return PinExpired
 		}
 		return PinWrong
 	}
@@ -124,7 +130,10 @@ func verifyErrorState(err error, h http.Header) PinState {
 	case http.StatusNotFound:
 		return PinNotFound
 	case http.StatusTooManyRequests:
-		if strings.TrimSpace(h.Get("X-RateLimit-Remaining")) == "0" && !strings.Contains(msg, "attempt") && !strings.Contains(msg, "lock") {
+		aboutPin := strings.Contains(msg, "attempt") || strings.Contains(msg, "lock") || strings.Contains(msg, "pin")
+		quota := strings.Contains(msg, "rate limit") || strings.Contains(msg, "too many requests") ||
+			strings.TrimSpace(h.Get("X-RateLimit-Remaining")) == "0"
+		if quota && !aboutPin {
 			return PinStateUnknown // the key's request limit
 		}
 		return PinLocked

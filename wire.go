@@ -60,31 +60,38 @@ func (ts *timestamp) time() *time.Time {
 	return &t
 }
 
-// flexBool is a boolean as the API writes it: JSON true or false, or the provider's strings
-// "True" and "False" (in any case), which its verify-token page shows.
-type flexBool bool
+// verdict is the verified member of an OTP verification: JSON true or false, as the service's
+// otp-verify page shows it, or the provider's strings "True", "False" and "Expired" (in any
+// case), as its verify-token page says a token is "confirmed as verified or expired".
+type verdict struct {
+	verified bool
+	expired  bool // "Expired": not verified, and the pin can no longer be
+}
 
 // UnmarshalJSON reads a JSON boolean or one of the strings above.
-func (f *flexBool) UnmarshalJSON(b []byte) error {
+func (d *verdict) UnmarshalJSON(b []byte) error {
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
 	switch v := v.(type) {
 	case bool:
-		*f = flexBool(v)
+		*d = verdict{verified: v}
 		return nil
 	case string:
 		switch {
 		case strings.EqualFold(v, "true"):
-			*f = true
+			*d = verdict{verified: true}
 			return nil
 		case strings.EqualFold(v, "false"):
-			*f = false
+			*d = verdict{}
+			return nil
+		case strings.EqualFold(v, "expired"):
+			*d = verdict{expired: true}
 			return nil
 		}
 	}
-	return fmt.Errorf(`want a boolean, or "true" or "false", not %.40s`, b)
+	return fmt.Errorf(`want a boolean, or "true", "false" or "expired", not %.40s`, b)
 }
 
 // ptr returns a pointer to a copy of v.

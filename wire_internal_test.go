@@ -65,15 +65,18 @@ func TestTimestamp(t *testing.T) {
 	assert.Nil(t, absent.At.time(), "absent")
 }
 
-func TestFlexBool(t *testing.T) {
+func TestVerdict(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]bool{`true`: true, `false`: false, `"True"`: true, `"false"`: false, `"TRUE"`: true} {
-		var b flexBool
-		require.NoError(t, json.Unmarshal([]byte(in), &b), in)
-		assert.Equal(t, want, bool(b), in)
+	for in, want := range map[string]verdict{
+		`true`: {verified: true}, `false`: {}, `"True"`: {verified: true}, `"false"`: {}, `"TRUE"`: {verified: true},
+		`"Expired"`: {expired: true}, `"expired"`: {expired: true},
+	} {
+		var d verdict
+		require.NoError(t, json.Unmarshal([]byte(in), &d), in)
+		assert.Equal(t, want, d, in)
 	}
-	for _, in := range []string{`"Expired"`, `1`, `"yes"`, `{}`} {
-		var b flexBool
-		assert.Error(t, json.Unmarshal([]byte(in), &b), in)
+	for _, in := range []string{`1`, `"yes"`, `{}`, `""`} {
+		var d verdict
+		assert.Error(t, json.Unmarshal([]byte(in), &d), in)
 	}
 }
