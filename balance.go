@@ -21,6 +21,7 @@ type Balance struct {
 // Get returns the wallet balance.
 func (s *BalanceService) Get(ctx context.Context) (*Balance, error) {
 	var out struct {
+		envelope
 		Data struct {
 			Balance  *Amount `json:"balance"`
 			Cashback Amount  `json:"cashback"`
@@ -35,5 +36,5 @@ func (s *BalanceService) Get(ctx context.Context) (*Balance, error) {
 	if err := cl.need(member{"data.balance", d.Balance != nil}); err != nil {
 		return nil, err
 	}
-	return &Balance{Balance: *d.Balance, Cashback: d.Cashback, Currency: d.Currency, Response: cl.response()}, nil
+	return &Balance{Balance: *d.Balance, Cashback: d.Cashback, Currency: d.Currency, Response: cl.response(out.RequestID)}, nil
 }

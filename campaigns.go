@@ -235,6 +235,7 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*C
 		return nil, err
 	}
 	var out struct {
+		envelope
 		Data       []wireCampaign `json:"data"`
 		Pagination wirePagination `json:"pagination"`
 	}
@@ -250,9 +251,10 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*C
 			return nil, err
 		}
 	}
-	page := &CampaignPage{Campaigns: make([]Campaign, len(out.Data)), Pagination: Pagination(out.Pagination), Response: cl.response()}
-	for i, w := range out.Data {
-		page.Campaigns[i] = w.campaign()
+	page := &CampaignPage{Campaigns: make([]Campaign, len(out.Data)), Pagination: Pagination(out.Pagination), Response: cl.response(out.RequestID)}
+	parts, times := make([]int, len(out.Data)), make([]time.Time, len(out.Data))
+	for i := range out.Data {
+		page.Campaigns[i] = out.Data[i].campaign(&parts[i], &times[i])
 	}
 	return page, nil
 }
@@ -380,6 +382,7 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 		return nil, err
 	}
 	var out struct {
+		envelope
 		Data struct {
 			CampaignID string `json:"campaignId"`
 			MessageID  string `json:"messageId"`
@@ -391,9 +394,9 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 				DND       int `json:"dnd"`
 			} `json:"counts"`
 			Recipients []struct {
-				To        string     `json:"to"`
-				Status    Status     `json:"status"`
-				UpdatedAt *timestamp `json:"updatedAt"`
+				To        string    `json:"to"`
+				Status    Status    `json:"status"`
+				UpdatedAt timestamp `json:"updatedAt"`
 			} `json:"recipients"`
 		} `json:"data"`
 		Pagination wirePagination `json:"pagination"`
@@ -415,13 +418,14 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 		CampaignID: cmp.Or(d.CampaignID, id), MessageID: d.MessageID, Status: d.Status,
 		Recipients: make([]RecipientStatus, len(d.Recipients)),
 		Pagination: Pagination(out.Pagination),
-		Response:   cl.response(),
+		Response:   cl.response(out.RequestID),
 	}
 	if d.Counts != nil {
 		st.Counts = ptr(DeliveryCounts(*d.Counts))
 	}
+	times := make([]time.Time, len(d.Recipients))
 	for i, r := range d.Recipients {
-		st.Recipients[i] = RecipientStatus{To: r.To, Status: r.Status, UpdatedAt: r.UpdatedAt.time()}
+		st.Recipients[i] = RecipientStatus{To: r.To, Status: r.Status, UpdatedAt: r.UpdatedAt.into(&times[i])}
 	}
 	return st, nil
 }
@@ -480,23 +484,25 @@ func (p wirePagination) present() member {
 
 // wireCampaign is a campaign as GET /v1/sms/campaigns lists it.
 type wireCampaign struct {
-	ID             string     `json:"_id"`
-	SenderID       string     `json:"senderId"`
-	RecipientCount int        `json:"recipientCount"`
-	Amount         Amount     `json:"amount"`
-	Status         Status     `json:"status"`
-	Currency       string     `json:"currency"`
-	Channel        Channel    `json:"channel"`
-	SMSParts       *int       `json:"smsParts"`
-	MessageID      string     `json:"messageId"` // null while the campaign has none
-	Reference      string     `json:"reference"` // null when the request had none
-	CreatedAt      *timestamp `json:"createdAt"`
+	ID             string    `json:"_id"`
+	SenderID       string    `json:"senderId"`
+	RecipientCount int       `json:"recipientCount"`
+	Amount         Amount    `json:"amount"`
+	Status         Status    `json:"status"`
+	Currency       string    `json:"currency"`
+	Channel        Channel   `json:"channel"`
+	SMSParts       optInt    `json:"smsParts"`
+	MessageID      string    `json:"messageId"` // null while the campaign has none
+	Reference      string    `json:"reference"` // null when the request had none
+	CreatedAt      timestamp `json:"createdAt"`
 }
 
-func (w *wireCampaign) campaign() Campaign {
+// campaign returns the campaign, its parts and creation time stored in parts and created when
+// the server sent them.
+func (w *wireCampaign) campaign(parts *int, created *time.Time) Campaign {
 	return Campaign{
 		ID: w.ID, Status: w.Status, MessageID: w.MessageID, Recipients: w.RecipientCount,
-		Amount: w.Amount, Currency: w.Currency, Parts: w.SMSParts, SenderID: w.SenderID,
-		Channel: w.Channel, Reference: w.Reference, CreatedAt: w.CreatedAt.time(),
+		Amount: w.Amount, Currency: w.Currency, Parts: w.SMSParts.into(parts), SenderID: w.SenderID,
+		Channel: w.Channel, Reference: w.Reference, CreatedAt: w.CreatedAt.into(created),
 	}
 }

@@ -117,6 +117,7 @@ func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, err
 		ExpiresInDays int       `json:"expiresInDays,omitempty"`
 	}{p.Name, p.Scopes, p.Prefix, p.ExpiresInDays}
 	var out struct {
+		envelope
 		Data wireKey `json:"data"`
 	}
 	cl := &call{method: http.MethodPost, path: "/v1/keys", body: body, policy: retryUnsent}
@@ -127,13 +128,14 @@ func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, err
 	if err := cl.need(member{"data._id", d.ID != ""}, member{"data.publicKey", d.PublicKey != ""}, member{"data.secret", d.Secret != ""}); err != nil {
 		return nil, err
 	}
-	return out.Data.key(cl.response()), nil
+	return out.Data.key(cl.response(out.RequestID)), nil
 }
 
 // List returns the workspace's keys, newest first, revoked ones included, without secrets.
 // Every item's Response is the list's.
 func (s *KeysService) List(ctx context.Context) ([]Key, error) {
 	var out struct {
+		envelope
 		Data []wireKey `json:"data"`
 	}
 	cl := &call{method: http.MethodGet, path: "/v1/keys", policy: retryIdempotent}
@@ -144,7 +146,7 @@ func (s *KeysService) List(ctx context.Context) ([]Key, error) {
 		return nil, err
 	}
 	keys := make([]Key, len(out.Data))
-	resp := cl.response()
+	resp := cl.response(out.RequestID)
 	for i := range out.Data {
 		d := &out.Data[i]
 		if err := cl.needIn("data", i, member{"_id", d.ID != ""}, member{"publicKey", d.PublicKey != ""}); err != nil {
@@ -163,6 +165,7 @@ func (s *KeysService) Revoke(ctx context.Context, id string) (*Key, error) {
 		return nil, err
 	}
 	var out struct {
+		envelope
 		Data wireKey `json:"data"`
 	}
 	cl := &call{method: http.MethodDelete, path: "/v1/keys/" + seg, policy: retryUnsent}
@@ -173,7 +176,7 @@ func (s *KeysService) Revoke(ctx context.Context, id string) (*Key, error) {
 	if err := cl.need(member{"data._id", d.ID != ""}, member{"data.revokedAt", d.RevokedAt.time() != nil}); err != nil {
 		return nil, err
 	}
-	return out.Data.key(cl.response()), nil
+	return out.Data.key(cl.response(out.RequestID)), nil
 }
 
 type wireKey struct {

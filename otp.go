@@ -81,6 +81,7 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 		return nil, err
 	}
 	var out struct {
+		envelope
 		Data struct {
 			SMSStatus   string  `json:"smsStatus"`
 			PhoneNumber string  `json:"phone_number"`
@@ -100,7 +101,7 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 	if err := cl.need(member{"data.pinId", d.PinID != ""}); err != nil {
 		return nil, err
 	}
-	return &OTP{PinID: d.PinID, To: d.PhoneNumber, SMSStatus: d.SMSStatus, Amount: d.Amount, Currency: d.Currency, Response: cl.response()}, nil
+	return &OTP{PinID: d.PinID, To: d.PhoneNumber, SMSStatus: d.SMSStatus, Amount: d.Amount, Currency: d.Currency, Response: cl.response(out.RequestID)}, nil
 }
 
 type otpBody struct {
@@ -263,6 +264,7 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 		return nil, classifyVerifyError(err, nil)
 	}
 	var out struct {
+		envelope
 		Data struct {
 			PinID             string   `json:"pinId"`
 			Verified          *verdict `json:"verified"`
@@ -281,7 +283,7 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 	}
 	return &Verification{
 		PinID: cmp.Or(d.PinID, p.PinID), Verified: d.Verified.verified, MSISDN: d.MSISDN,
-		AttemptsRemaining: d.AttemptsRemaining, Response: cl.response(), expired: d.Verified.expired,
+		AttemptsRemaining: d.AttemptsRemaining, Response: cl.response(out.RequestID), expired: d.Verified.expired,
 	}, nil
 }
 

@@ -132,7 +132,7 @@ func verifyErrorState(err error, h http.Header) PinState {
 	case http.StatusTooManyRequests:
 		aboutPin := strings.Contains(msg, "attempt") || strings.Contains(msg, "lock") || strings.Contains(msg, "pin")
 		quota := strings.Contains(msg, "rate limit") || strings.Contains(msg, "too many requests") ||
-			strings.TrimSpace(h.Get("X-RateLimit-Remaining")) == "0"
+			header(h, "X-Ratelimit-Remaining") == "0"
 		if quota && !aboutPin {
 			return PinStateUnknown // the key's request limit
 		}

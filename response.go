@@ -1,7 +1,6 @@
 package sms
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -36,16 +35,17 @@ type RateLimit struct {
 	Reset     time.Time // when the window ends (X-RateLimit-Reset, Unix seconds); zero when not sent
 }
 
-// response returns the Response of the latest attempt.
-func (cl *call) response() *Response {
-	r := &Response{StatusCode: cl.status, Header: cl.header, RequestID: cl.header.Get("X-Request-Id")}
-	if r.RequestID == "" && len(cl.data) > 0 {
-		var w struct {
-			RequestID string `json:"requestId"`
-		}
-		if json.Unmarshal(cl.data, &w) == nil {
-			r.RequestID = w.RequestID
-		}
+// envelope holds the members every answer may carry besides its data; the wire structs of
+// the answers embed it.
+type envelope struct {
+	RequestID string `json:"requestId"`
+}
+
+// response returns the Response of the latest attempt, whose body's requestId was bodyID.
+func (cl *call) response(bodyID string) *Response {
+	r := &Response{StatusCode: cl.status, Header: cl.header, RequestID: header(cl.header, "X-Request-Id")}
+	if r.RequestID == "" {
+		r.RequestID = bodyID
 	}
 	r.RateLimit = rateLimitOf(cl.header)
 	return r
@@ -54,14 +54,27 @@ func (cl *call) response() *Response {
 // rateLimitOf reads the X-RateLimit-* headers: nil unless the limit and the remaining count
 // are both non-negative integers.
 func rateLimitOf(h http.Header) *RateLimit {
-	limit, err1 := strconv.Atoi(strings.TrimSpace(h.Get("X-RateLimit-Limit")))
-	left, err2 := strconv.Atoi(strings.TrimSpace(h.Get("X-RateLimit-Remaining")))
+	// The keys in canonical form, so that reading them allocates nothing.
+	limitText, leftText := header(h, "X-Ratelimit-Limit"), header(h, "X-Ratelimit-Remaining")
+	if limitText == "" || leftText == "" {
+		return nil
+	}
+	limit, err1 := strconv.Atoi(limitText)
+	left, err2 := strconv.Atoi(leftText)
 	if err1 != nil || err2 != nil || limit < 0 || left < 0 {
 		return nil
 	}
 	rl := &RateLimit{Limit: limit, Remaining: left}
-	if s, err := strconv.ParseInt(strings.TrimSpace(h.Get("X-RateLimit-Reset")), 10, 64); err == nil && s > 0 {
+	if s, err := strconv.ParseInt(header(h, "X-Ratelimit-Reset"), 10, 64); err == nil && s > 0 {
 		rl.Reset = time.Unix(s, 0).UTC()
 	}
 	return rl
+}
+
+// header returns the first value of the header named by canonical key, trimmed.
+func header(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return strings.TrimSpace(v[0])
+	}
+	return ""
 }

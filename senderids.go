@@ -67,6 +67,7 @@ func (s *SenderIDsService) Request(ctx context.Context, p *RequestSenderIDParams
 		Company  string `json:"company"`
 	}{p.SenderID, p.Usecase, p.Company}
 	var out struct {
+		envelope
 		Data wireSenderID `json:"data"`
 	}
 	cl := &call{method: http.MethodPost, path: "/v1/sender-ids", body: body, policy: retryUnsent}
@@ -76,7 +77,7 @@ func (s *SenderIDsService) Request(ctx context.Context, p *RequestSenderIDParams
 	if err := out.Data.check(cl); err != nil {
 		return nil, err
 	}
-	sid := out.Data.senderID(cl.response())
+	sid := out.Data.senderID(cl.response(out.RequestID))
 	return &sid, nil
 }
 
@@ -99,6 +100,7 @@ func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]
 		return nil, invalid("Status", "the status filter is pending, active or blocked")
 	}
 	var out struct {
+		envelope
 		Data []wireSenderID `json:"data"`
 	}
 	cl := &call{method: http.MethodGet, path: "/v1/sender-ids", query: p, policy: retryIdempotent}
@@ -109,7 +111,7 @@ func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]
 		return nil, err
 	}
 	list := make([]SenderID, len(out.Data))
-	resp := cl.response()
+	resp := cl.response(out.RequestID)
 	for i, w := range out.Data {
 		if err := cl.needIn("data", i, w.members()...); err != nil {
 			return nil, err

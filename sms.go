@@ -192,6 +192,7 @@ type sendBody[T any] struct {
 
 // wireSent is the 202 answer of both sends, as the service's sms-send page shows it.
 type wireSent struct {
+	envelope
 	Message  string `json:"message"`
 	Campaign struct {
 		ID         string `json:"id"`
@@ -222,6 +223,6 @@ func (w *wireSent) result(cl *call, from string, ch Channel, ref string) (*SendR
 			SenderID: from, Channel: ch, Reference: ref,
 		},
 		Replayed: cl.header.Get("Idempotent-Replayed") == "true",
-		Response: cl.response(),
+		Response: cl.response(w.RequestID),
 	}, nil
 }

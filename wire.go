@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -21,6 +22,9 @@ var zonelessLayouts = [...]string{"2006-01-02 15:04:05", "2006-01-02T15:04:05"}
 // UnmarshalJSON reads a JSON string in one of the forms above.
 func (ts *timestamp) UnmarshalJSON(b []byte) error {
 	if string(bytes.TrimSpace(b)) == "null" {
+		return nil
+	}
+	if ts.t.UnmarshalJSON(b) == nil { // RFC 3339, read without allocating
 		return nil
 	}
 	var s string
@@ -51,13 +55,53 @@ func parseTimestamp(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf(`a time is RFC 3339 or "YYYY-MM-DD HH:MM:SS", not %.40q`, s)
 }
 
-// time returns the time, or nil when the member was absent, null or empty.
+// time returns the time, or nil when the member was absent, null or empty. It points into ts,
+// which the wire struct that held it no longer uses.
 func (ts *timestamp) time() *time.Time {
 	if ts == nil || ts.t.IsZero() {
 		return nil
 	}
-	t := ts.t
-	return &t
+	return &ts.t
+}
+
+// into returns the time stored in *slot, or nil (leaving *slot alone) when the member was
+// absent, null or empty: the items of a page point into one slice of times rather than
+// allocating one each.
+func (ts timestamp) into(slot *time.Time) *time.Time {
+	if ts.t.IsZero() {
+		return nil
+	}
+	*slot = ts.t
+	return slot
+}
+
+// optInt is a whole-number member that a server may leave out or send as null.
+type optInt struct {
+	n  int
+	ok bool
+}
+
+// UnmarshalJSON reads a JSON integer; null leaves the member absent.
+func (o *optInt) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	n, err := strconv.Atoi(string(b)) // strconv keeps no reference: no allocation
+	if err != nil {
+		return fmt.Errorf("want a whole number, not %.40s", b)
+	}
+	*o = optInt{n: n, ok: true}
+	return nil
+}
+
+// into returns the number stored in *slot, or nil when the member was absent, as
+// timestamp.into does.
+func (o optInt) into(slot *int) *int {
+	if !o.ok {
+		return nil
+	}
+	*slot = o.n
+	return slot
 }
 
 // verdict is the verified member of an OTP verification: JSON true or false, as the service's
