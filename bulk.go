@@ -26,10 +26,10 @@ const (
 	// DefaultBulkConcurrency is the number of batches SendBulk sends at once by default.
 	DefaultBulkConcurrency = 4
 	// MaxBulkBatchSize is the default and largest BatchSize: the API's limit per campaign.
-	MaxBulkBatchSize = rules.MaxCampaignRecipients
+	MaxBulkBatchSize = 10_000
 	// MaxJobIDLen is the longest JobID, leaving room in each batch's reference for ":" and
 	// the batch index.
-	MaxJobIDLen = rules.MaxReferenceLen - 10
+	MaxJobIDLen = 90
 	// MaxReportedInvalid is how many skipped recipients a BulkReport lists one by one; all
 	// are counted in BulkReport.Invalid.
 	MaxReportedInvalid = 1000
@@ -524,7 +524,7 @@ func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
 	}
 	ref := j.reference(b.index)
 	cl := &call{
-		method: http.MethodPost, path: "/v1/sms/campaigns", policy: retryIdempotent,
+		method: http.MethodPost, path: "/v1/sms/campaigns", policy: retrySend,
 		body:    campaignBody{To: b.to, From: j.p.From, Message: j.p.Message, Channel: j.p.Channel, Reference: ref},
 		attrs:   []slog.Attr{slog.Int("recipients", len(b.to)), slog.String("reference", ref)},
 		observe: j.observe,
@@ -567,7 +567,7 @@ func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
 	// connection) is that attempt's answer: it was charged by this run.
 	replayed := sent.Replayed && !cl.maybeDone
 	res.CampaignID, res.Status, res.Amount, res.Replayed = sent.Campaign.ID, sent.Campaign.Status, sent.Campaign.Amount, replayed
-	res.Parts = cmp.Or(sent.Campaign.Parts, b.parts)
+	res.Parts = cmp.Or(val(sent.Campaign.Parts), b.parts)
 	j.record(res, b.total, true)
 }
 

@@ -120,7 +120,7 @@ func TestSendBulkExactlyOnceThroughFaults(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv, sms.WithRetryWait(100*time.Millisecond, 2*time.Second))
+		c := inProcessClient(t, srv, sms.WithRetryWait(100*time.Millisecond, 2*time.Second), sms.WithReferenceDeduplication())
 		fund(t, srv, 100_000_000)
 		srv.AddFaults(
 			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 3},
@@ -332,7 +332,7 @@ func TestSendBulkFailedBatchIsRetriedByRerun(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv)
+		c := inProcessClient(t, srv, sms.WithReferenceDeduplication())
 		ctx := context.Background()
 		// The first batch fails on every attempt: 1 + DefaultMaxRetries.
 		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 500, Times: 1 + sms.DefaultMaxRetries})
@@ -543,14 +543,14 @@ func TestSendBulkValidation(t *testing.T) {
 			var ve *sms.ValidationError
 			require.True(t, errors.As(err, &ve), "got %v", err)
 			assert.Equal(t, tt.field, ve.Field)
-			assert.ErrorIs(t, err, sms.ErrBadRequest)
+			assert.ErrorIs(t, err, sms.ErrInvalidParams)
 			assert.Nil(t, r)
 			assert.Zero(t, ct.n.Load())
 		})
 	}
 	c, _, _ := offlineClients(t)
 	_, err := c.Campaigns.SendBulk(context.Background(), nil)
-	assert.ErrorIs(t, err, sms.ErrBadRequest)
+	assert.ErrorIs(t, err, sms.ErrInvalidParams)
 }
 
 func TestSendBulkContextCancelStops(t *testing.T) {

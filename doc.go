@@ -30,41 +30,61 @@
 // # Errors
 //
 // Parameters that can be checked locally (phone numbers, sender IDs, message parts, pin
-// settings, pins, pages, scopes, references) fail with a [*ValidationError] before any
-// request; it matches [ErrInvalidParams], not [ErrBadRequest], so that a caller can tell its
-// own bad input from a server's refusal. An error answered by the API is an [*Error] (a
-// [*ScopeError] for a 403), which matches the sentinel of its status with [errors.Is]:
-// [ErrBadRequest], [ErrUnauthorized], [ErrInsufficientBalance], [ErrInsufficientScope],
-// [ErrNotFound], [ErrConflict], [ErrRateLimited] or [ErrServer]. [PinStateOf] classifies the
-// outcome of [OTPService.Verify] without reading the server's English.
+// settings, pins, pages, scopes, references) fail with a [*ValidationError] before any request;
+// it matches [ErrInvalidParams], and not [ErrBadRequest], so that a caller can tell its own bad
+// input (nothing was sent) from a server's refusal. An error answered by the API is an *Error
+// (a *ScopeError for a 403), which matches the sentinel of its status with errors.Is:
+// ErrBadRequest, ErrUnauthorized, ErrInsufficientBalance, ErrInsufficientScope, ErrNotFound,
+// ErrConflict, ErrRateLimited or ErrServer. [PinStateOf] classifies the outcome of [OTPService.Verify]
+// (expired, replaced, already verified, locked, ...) without reading the server's English.
 //
 // # Retries
 //
-// GET requests are retried on connection errors, 429, 500, 502, 503 and 504, with
-// exponential backoff and jitter, honouring a Retry-After of up to the maximum wait; a longer
-// one returns the error at once. A request that changes something is retried only when it
-// cannot have been processed (no byte of it was written, or a 429); after an ambiguous
-// failure (a connection dropped after sending, a timeout, a 5xx) it returns an error
-// matching [ErrOutcomeUnknown], and the caller decides. A cancelled context ends a wait at
-// once, with an error that matches both the context's error and the last response's.
+// GET requests are retried on connection errors, 429, 500, 502, 503 and 504, with exponential
+// backoff and jitter, honouring a Retry-After of up to the maximum wait; a longer one returns
+// the error at once. A request that changes something is retried only when it cannot have
+// been processed (no byte of it was written, or a 429); after an ambiguous failure (a
+// connection dropped after sending, a timeout, a 5xx) it returns an error matching
+// ErrOutcomeUnknown, and the caller decides. The final error is the API's error of the last
+// response, and a cancelled context ends a wait at once, with an error that matches both the
+// context's error and the last response's.
 //
-// Sends ([SMSService.Send], [CampaignsService.Create] and the batches of SendBulk) carry a
-// reference. The service's pages call it "your idempotency or business reference" but never
-// show that the server deduplicates it, so by default the SDK does not rely on it.
-// [WithReferenceDeduplication] declares that the server does (this module's mock server
-// does): sends are then retried after ambiguous failures too, every attempt with the same
-// reference.
+// Sends (SMS.Send, Campaigns.Create, the batches of SendBulk) carry a reference, which this
+// project's mock server deduplicates: a send repeated with the same reference is answered
+// from the first, without sending or charging again. The service's own pages call reference
+// "your idempotency or business reference" but never show that it deduplicates, so by
+// default the SDK does not rely on it: sends are retried like the other writes, never after
+// an ambiguous failure, and the error names the reference to repeat the send with once the
+// server is known to deduplicate it. [WithReferenceDeduplication] declares that it does: sends
+// are then retried after ambiguous failures too, every attempt with the same reference.
 //
 // # Reading answers
 //
-// The client is a tolerant reader: it requires only the members of an answer that the
-// service's pages show and that a result cannot be built without, fails with an error naming
-// a missing one, and ignores members it does not know. Members the pages do not promise are
-// pointers, nil when absent; a string is empty when absent. Times are RFC 3339 or the
-// provider's "YYYY-MM-DD HH:MM:SS"; ids are any non-empty string. Amounts are [Amount]
-// values: integer kobo read exactly from the API's JSON numbers, integer or decimal.
-// [CampaignsService.All] and [CampaignsService.Recipients] return iterators that fetch pages
-// lazily and yield each item once.
+// The SDK is a tolerant reader. It requires only the members of an answer that the service's
+// pages show and that a result cannot be built without, and fails with an error naming a
+// missing one: the campaign's id and status of a send; the pin ID of a sent OTP; verified of
+// a verification; the balance; the title and status of each sender ID; the data list and
+// pagination of a campaign page, with each campaign's _id and status; the status of a
+// delivery report, with each recipient's to and status; a key's _id and publicKey (and the
+// secret after Create, revokedAt after Revoke). Answers the service does not show (campaign
+// lists, delivery status, keys) follow this project's contract, with the same rule. Members
+// it does not know are ignored; ids are any non-empty string; requestId may be missing.
+//
+// A member an answer may lack reads so that absent differs from zero: numbers, booleans
+// and times that the service's pages do not promise are pointers, nil when the server did
+// not send them (OTP.Amount, Verification.AttemptsRemaining, Campaign.Parts, every time);
+// a string is empty, never a valid value, when absent. Times are RFC 3339, or the provider's
+// "YYYY-MM-DD HH:MM:SS", read as UTC. Money is an integer or a decimal number of naira.
+//
+// Every result carries the HTTP Response it was read from, with its request ID and the
+// X-RateLimit-* headers when present: quote the request ID when asking for support.
+//
+// # Money and lists
+//
+// Amounts are [Amount] values: integer kobo read exactly from the API's JSON numbers (a
+// number finer than a kobo is rounded to the nearest, half away from zero).
+// [CampaignsService.All] and [CampaignsService.Recipients] return iterators (iter.Seq2) that fetch pages lazily
+// and yield each item once.
 //
 // # Testing
 //

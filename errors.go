@@ -11,12 +11,17 @@ import (
 )
 
 // Sentinel errors. Every *Error (and *ScopeError) matches, with errors.Is, the sentinel of its
-// HTTP status; *ValidationError matches ErrBadRequest; an error whose request may or may not
-// have taken effect matches ErrOutcomeUnknown.
+// HTTP status; a *ValidationError matches ErrInvalidParams (and no status's sentinel); an
+// error whose request may or may not have taken effect matches ErrOutcomeUnknown.
 var (
+	// ErrInvalidParams matches a *ValidationError: a parameter the SDK refused before sending
+	// any request. Nothing was sent and nothing was used up (no OTP attempt, no money). It is
+	// deliberately not ErrBadRequest, which only a server's answer matches, so that a
+	// handler can tell its own bad input from a server's refusal.
+	ErrInvalidParams = errors.New("sms: invalid parameters")
 	// ErrBadRequest matches a 400, and any other 4xx without a sentinel of its own (405, 413,
-	// 415): the request was refused as invalid and had no effect. A *ValidationError, found
-	// before any request was sent, matches it too.
+	// 415): the server refused the request as invalid and it had no effect. A
+	// *ValidationError, found before any request, does not match it: see ErrInvalidParams.
 	ErrBadRequest = errors.New("sms: bad request")
 	// ErrUnauthorized matches a 401: missing, invalid, revoked or expired credentials.
 	ErrUnauthorized = errors.New("sms: unauthorized")
@@ -37,13 +42,18 @@ var (
 	ErrRateLimited = errors.New("sms: rate limited")
 	// ErrServer matches any 5xx.
 	ErrServer = errors.New("sms: server error")
-	// ErrOutcomeUnknown matches an error after which the request may or may not have taken
-	// effect: the attempt failed once a byte of the request may have been written (a dropped
-	// connection, a malformed TLS record, a timeout), or the context ended while waiting for
-	// the answer. Calls that are not retried automatically (OTP.Send, OTP.Verify,
-	// Keys.*, SenderIDs.Request) return it so that the caller decides; SMS.Send and
-	// Campaigns.Create return it only when every retry failed, and may then be called again
-	// with the same Reference without sending or charging twice.
+	// ErrOutcomeUnknown matches an error after which a request that changes something may or
+	// may not have taken effect: an attempt failed once a byte of it may have been written
+	// (a dropped connection, a malformed TLS record, a timeout), the server answered a 5xx
+	// other than 501 and 505 (it may have done part of the work), or the context ended while
+	// waiting for the answer. GETs never return it.
+	//
+	// Calls that are not retried after such a failure return it so that the caller decides:
+	// OTP.Send, OTP.Verify, Keys.Create and Revoke, SenderIDs.Request, and by default
+	// SMS.Send and Campaigns.Create too (see WithReferenceDeduplication). With
+	// WithReferenceDeduplication, SMS.Send and Campaigns.Create return it only when every
+	// retry failed; they may then be called again with the same Reference. The error of a
+	// send names its Reference.
 	ErrOutcomeUnknown = errors.New("sms: outcome unknown")
 )
 
@@ -178,7 +188,7 @@ func (e *ScopeError) Unwrap() error {
 }
 
 // ValidationError reports a parameter that the API would refuse, found before any request was
-// sent. It matches ErrBadRequest.
+// sent. It matches ErrInvalidParams, not ErrBadRequest.
 type ValidationError struct {
 	// Field names the parameter as spelled in Go, such as "To[3]" or "PinLength".
 	Field string
@@ -189,8 +199,8 @@ type ValidationError struct {
 // Error returns "sms: invalid <Field>: <Reason>".
 func (e *ValidationError) Error() string { return "sms: invalid " + e.Field + ": " + e.Reason }
 
-// Is reports whether target is ErrBadRequest.
-func (e *ValidationError) Is(target error) bool { return target == ErrBadRequest }
+// Is reports whether target is ErrInvalidParams.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalidParams }
 
 func invalid(field, reason string) *ValidationError {
 	return &ValidationError{Field: field, Reason: reason}
@@ -198,12 +208,17 @@ func invalid(field, reason string) *ValidationError {
 
 // outcomeError marks an error after which the request may have taken effect.
 type outcomeError struct {
-	op  string // "POST /v1/otp/send"
-	err error
+	op   string // "POST /v1/otp/send"
+	err  error
+	hint string // what the caller may do, or ""
 }
 
 func (e *outcomeError) Error() string {
-	return "sms: " + e.op + ": outcome unknown, the request may have been processed: " + strings.TrimPrefix(e.err.Error(), "sms: ")
+	msg := "sms: " + e.op + ": outcome unknown, the request may have been processed: " + strings.TrimPrefix(e.err.Error(), "sms: ")
+	if e.hint != "" {
+		msg += "; " + e.hint
+	}
+	return msg
 }
 
 func (e *outcomeError) Is(target error) bool { return target == ErrOutcomeUnknown }

@@ -31,7 +31,7 @@ func (e Encoding) String() string {
 }
 
 // MaxParts is the most parts one message may take; longer messages are refused.
-const MaxParts = rules.MaxParts
+const MaxParts = 10
 
 // CountParts returns how many SMS parts message takes and its encoding, counted exactly as the
 // API counts and charges them. The empty message has 0 parts.

@@ -38,11 +38,16 @@ type SendParams struct {
 	// Channel is ChannelGeneric (when empty) or ChannelDND.
 	Channel Channel
 	// Reference is your idempotency or business reference: 1 to 100 printable ASCII
-	// characters. A request repeated with the same Reference and the same parameters within
-	// 24 hours is answered from the first one, without sending or charging again. When empty,
-	// one is generated for the call, so that its own retries are safe; it is returned in
-	// Campaign.Reference. Set it yourself to be able to repeat a call that failed with
-	// ErrOutcomeUnknown.
+	// characters. When empty, one is generated for the call; it is returned in
+	// Campaign.Reference.
+	//
+	// Whether the server deduplicates references is an assumption: the service's pages
+	// never show it. The mock server does: a request repeated with the same Reference and
+	// the same parameters within 24 hours is answered from the first one, without sending
+	// or charging again. Only when the client is told so (WithReferenceDeduplication) is
+	// Send retried after an ambiguous failure; otherwise such a failure returns an error
+	// matching ErrOutcomeUnknown, and the same Reference lets you repeat the call safely
+	// once you know the server deduplicates it. Set it yourself to be able to do so.
 	Reference string
 }
 
@@ -51,18 +56,23 @@ type SendResult struct {
 	// Message is the server's acknowledgement, such as "SMS request accepted.".
 	Message string
 	// Campaign is the campaign the request created. Its SenderID, Channel and Reference are
-	// those of the request; CreatedAt is only known from Campaigns.List.
+	// those of the request; its CreatedAt is nil (only Campaigns.List shows it).
 	Campaign Campaign
-	// Replayed is true when the answer is that of an earlier request with the same Reference:
-	// nothing was sent or charged this time.
+	// Replayed is true when the answer is that of an earlier request with the same Reference
+	// (the Idempotent-Replayed header, which the mock server sends): nothing was sent or
+	// charged this time.
 	Replayed bool
+	// Response is the HTTP answer, with its request ID.
+	Response *Response
 }
 
 // Send sends Message to the numbers in To. The wallet is debited for every part of every
 // recipient before sending; when the provider refuses, the campaign is failed and refunded.
 //
-// Send is retried on connection errors, 429, 500, 502, 503 and 504: every attempt carries the
-// same Reference, so the server never sends or charges twice.
+// Send is retried on connection errors that wrote nothing and on 429. After an ambiguous
+// failure (a connection dropped after sending, a timeout, a 5xx) it is retried only with
+// WithReferenceDeduplication, every attempt carrying the same Reference; without it, it
+// returns an error matching ErrOutcomeUnknown.
 func (s *SMSService) Send(ctx context.Context, p *SendParams) (*SendResult, error) {
 	if p == nil {
 		return nil, invalid("SendParams", "parameters are required")
@@ -73,7 +83,7 @@ func (s *SMSService) Send(ctx context.Context, p *SendParams) (*SendResult, erro
 	}
 	ref := referenceFor(p.Reference)
 	cl := &call{
-		method: http.MethodPost, path: "/v1/sms/send", policy: retryIdempotent,
+		method: http.MethodPost, path: "/v1/sms/send", policy: retrySend, ref: ref,
 		body:  sendBody[string]{To: to, From: p.From, Message: p.Message, Channel: p.Channel, Reference: ref},
 		attrs: []slog.Attr{slog.Int("recipients", len(to)), slog.String("reference", ref)},
 	}
@@ -180,8 +190,9 @@ type sendBody[T any] struct {
 	Reference string  `json:"reference"`
 }
 
-// wireSent is the 202 answer of both sends.
+// wireSent is the 202 answer of both sends, as the service's sms-send page shows it.
 type wireSent struct {
+	envelope
 	Message  string `json:"message"`
 	Campaign struct {
 		ID         string `json:"id"`
@@ -190,11 +201,12 @@ type wireSent struct {
 		Recipients int    `json:"recipients"`
 		Amount     Amount `json:"amount"`
 		Currency   string `json:"currency"`
-		SMSParts   int    `json:"sms_parts"`
+		SMSParts   *int   `json:"sms_parts"`
 	} `json:"campaign"`
 }
 
-// result builds the answer of a send, checking the members it needs.
+// result builds the answer of a send, checking the members it needs: the campaign's id and
+// status.
 func (w *wireSent) result(cl *call, from string, ch Channel, ref string) (*SendResult, error) {
 	wc := w.Campaign
 	if err := cl.need(member{"campaign.id", wc.ID != ""}, member{"campaign.status", wc.Status != ""}); err != nil {
@@ -211,5 +223,6 @@ func (w *wireSent) result(cl *call, from string, ch Channel, ref string) (*SendR
 			SenderID: from, Channel: ch, Reference: ref,
 		},
 		Replayed: cl.header.Get("Idempotent-Replayed") == "true",
+		Response: cl.response(w.RequestID),
 	}, nil
 }

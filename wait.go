@@ -152,7 +152,7 @@ func (s *CampaignsService) WaitBulk(ctx context.Context, r *BulkReport, p *WaitP
 					}
 				default:
 					out.Campaigns++
-					out.Counts = out.Counts.Add(st.Counts)
+					out.Counts = out.Counts.Add(val(st.Counts))
 					if st.Status == StatusFailed && st.MessageID == "" {
 						out.Failed++
 					}

@@ -343,7 +343,7 @@ func TestCommands(t *testing.T) {
 			setup: func(t *testing.T, f *fixture) []string {
 				r := runCLI(t, f.env, "", "otp", "send", "--to", "08025671695", "--from", f.ws.SenderID, "--message-text", "Code < 1234 >", "--length", "8", "--json")
 				require.Equal(t, 0, r.code, r.stderr)
-				return []string{"otp", "verify", decodeJSON(t, r.stdout)["pinId"].(string), "--pin", "00000000x"}
+				return []string{"otp", "verify", decodeJSON(t, r.stdout)["pinId"].(string), "--pin", "0000000x"} // 8 characters, never a numeric pin
 			},
 			code: 1,
 			check: func(t *testing.T, _ *fixture, r result) {

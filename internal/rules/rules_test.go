@@ -135,6 +135,54 @@ func TestNaira(t *testing.T) {
 	assert.Equal(t, "-0.05", FormatNaira(-5))
 }
 
+// ParseNairaRounded reads what ParseNaira reads, the same, and rounds a value finer than a
+// kobo half away from zero instead of refusing it.
+func TestParseNairaRounded(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		kobo int64
+		ok   bool
+	}{
+		{"15000", 1_500_000, true},
+		{"3.2", 320, true},
+		{"3.20", 320, true},
+		{"3.200", 320, true},
+		{"3.205", 321, true},
+		{"3.2049", 320, true},
+		{"3.2050", 321, true},
+		{"3.2099", 321, true},
+		{"-3.205", -321, true},
+		{"-3.2049", -320, true},
+		{"0.005", 1, true},
+		{"0.0049", 0, true},
+		{"9e-3", 1, true},
+		{"9e-4", 0, true},
+		{"1e-5", 0, true},
+		{"0.995", 100, true},
+		{"1.5E1", 1500, true},
+		{"3.", 0, false},
+		{"abc", 0, false},
+		{"", 0, false},
+		{"99999999999999999999", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseNairaRounded(tt.in)
+			if !tt.ok {
+				require.ErrorIs(t, err, ErrMoney)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.kobo, got)
+			if exact, err := ParseNaira(tt.in); err == nil {
+				assert.Equal(t, exact, got, "a value of whole kobo is read the same by both")
+			}
+		})
+	}
+}
+
 func TestValidators(t *testing.T) {
 	t.Parallel()
 	assert.True(t, ValidSenderID("MOCKSMS"))
