@@ -801,6 +801,8 @@ const campaignTexts = new Map();
 
 async function fillTexts(ids) {
   const todo = ids.filter((id) => !campaignTexts.has(id));
+  if (campaignTexts.size + todo.length > 5000) campaignTexts.clear();
+  for (const id of todo) campaignTexts.set(id, undefined); // being read: not asked for again
   const worker = async () => {
     for (let id = todo.shift(); id; id = todo.shift()) {
       let text = '';
@@ -810,7 +812,6 @@ async function fillTexts(ids) {
       } catch (err) {
         text = '';
       }
-      if (campaignTexts.size > 5000) campaignTexts.clear();
       campaignTexts.set(id, text);
       const cell = document.querySelector('#campaigns tr[data-id="' + id + '"] td.text');
       if (cell) cell.replaceChildren(campaignText(text));
