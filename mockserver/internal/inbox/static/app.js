@@ -68,13 +68,17 @@ function parseVerbatim(text) {
   return JSON.parse(text, (key, value, ctx) => (typeof value === 'number' ? new Num(ctx.source) : value));
 }
 
-// pretty indents a value parsed by parseVerbatim, its numbers as they were written.
+// pretty indents a value parsed by parseVerbatim, its numbers as they were written and its
+// lists of plain values on one line.
 function pretty(v, indent) {
   const pad = indent || '';
   const inner = pad + '  ';
   if (v instanceof Num) return v.source;
   if (Array.isArray(v)) {
     if (!v.length) return '[]';
+    if (v.every((x) => x === null || typeof x !== 'object' || x instanceof Num)) {
+      return '[' + v.map((x) => pretty(x)).join(', ') + ']'; // numbers, a list of recipients: one line
+    }
     return '[\n' + v.map((x) => inner + pretty(x, inner)).join(',\n') + '\n' + pad + ']';
   }
   if (v !== null && typeof v === 'object') {
@@ -347,6 +351,7 @@ async function loadConversations(opts) {
   }
   renderConversations();
   if (o.thread && state.selected) await loadThread();
+  else if (!more && thread.to) renderThread('follow'); // the messages the search matches
 }
 
 function scheduleReread() {
