@@ -616,21 +616,30 @@ func visible(ctx context.Context, t *testing.T, selector string) bool {
 func screenshot(t *testing.T, ctx context.Context, srv *mockserver.Server, client *sms.Client, ws mockserver.Workspace, url, path string) {
 	t.Helper()
 	srv.ClearMessages()
-	send := func(text string, to ...string) {
-		_, err := client.SMS.Send(t.Context(), &sms.SendParams{To: to, From: ws.SenderID, Message: text})
+	send := func(text, reference string, to ...string) string {
+		res, err := client.SMS.Send(t.Context(), &sms.SendParams{To: to, From: ws.SenderID, Message: text, Reference: reference})
+		require.NoError(t, err)
+		return res.Campaign.ID
+	}
+	otp := func() {
+		_, err := client.OTP.Send(t.Context(), &sms.SendOTPParams{To: "2348025671695", From: ws.SenderID, MessageText: "Your Acme code is < 1234 >. It expires in 10 minutes."})
 		require.NoError(t, err)
 	}
-	send("Hi Ada, your Acme order #1042 has shipped and arrives tomorrow.", "2348025671695")
-	send("Flash sale: 30% off all shoes this weekend only. Reply STOP to opt out.", "2348031234567", "2348061234567", "2348025671695")
-	send("Your Acme balance is ₦12,500.00. Thank you for banking with us.", "2347012345678")
-	_, err := client.OTP.Send(t.Context(), &sms.SendOTPParams{To: "2348025671695", From: ws.SenderID, MessageText: "Your Acme code is < 1234 >. It expires in 10 minutes."})
-	require.NoError(t, err)
+	order := send("Hi Ada, your Acme order #1042 has shipped and arrives tomorrow.", "", "2348025671695")
+	require.NoError(t, srv.Deliver(order, nil))
+	sale := send("Flash sale: 30% off all shoes this weekend only. Reply STOP to opt out.", "flash-sale-0611:1",
+		"2348031234567", "2348061234567", "2348025671695", "2349051234567")
+	require.NoError(t, srv.Deliver(sale, &mockserver.DeliverCounts{Delivered: 2, Failed: 1}))
+	send("Your Acme balance is ₦12,500.00. Thank you for banking with us.", "", "2347012345678")
+	otp()
+	otp()
 	var png []byte
 	require.NoError(t, chromedp.Run(ctx,
+		chromedp.EmulateViewport(1280, 820),
 		chromedp.Navigate(url+"/"),
 		chromedp.WaitVisible(`#stream.on`),
 		click(`#conversations li[data-to="2348025671695"]`),
-		chromedp.WaitVisible(`#messages li.msg.otp`),
+		countIs(`#messages li.msg.otp`, 2),
 		chromedp.Sleep(300*time.Millisecond),
 		chromedp.CaptureScreenshot(&png)))
 	require.NoError(t, os.WriteFile(path, png, 0o644))
