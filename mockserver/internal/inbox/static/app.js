@@ -645,7 +645,7 @@ async function openDetails(m) {
     const known = [el('li', {}, badge('sent'), ' ', when(msg.createdAt))];
     if (msg.status !== 'sent') known.push(el('li', {}, badge(msg.status), ' ', when(msg.updatedAt)));
     parts.push(section('Status history', 'history', el('ol', { className: 'history' }, ...known),
-      unavailable('Only the first and the latest status are known: this mock server does not keep the history.')));
+      unavailable('From the message\'s sent and last-changed times: this mock server reports no history of its own.')));
   }
   if (problem) parts.unshift(el('p', { className: 'notice error' }, 'Details: ' + problem));
   body.replaceChildren(...parts);
