@@ -525,7 +525,7 @@ func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
 	ref := j.reference(b.index)
 	cl := &call{
 		method: http.MethodPost, path: "/v1/sms/campaigns", policy: retryIdempotent,
-		body:    campaignBody{To: b.to, From: j.p.From, Message: j.p.Message, Channel: j.p.Channel, Reference: ref},
+		body:    sendBody[any]{To: campaignTo(b.to), From: j.p.From, Message: j.p.Message, Channel: j.p.Channel, Reference: ref},
 		attrs:   []slog.Attr{slog.Int("recipients", len(b.to)), slog.String("reference", ref)},
 		observe: j.observe,
 	}

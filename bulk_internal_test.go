@@ -69,7 +69,7 @@ func TestBatchSizeEstimateBoundsTheBody(t *testing.T) {
 		for _, r := range to {
 			want += recipientSize(r.Phone, r.Name)
 		}
-		b, err := json.Marshal(sendBody[wireRecipient]{To: to, From: j.p.From, Message: j.p.Message, Channel: ch, Reference: j.reference(123456789)})
+		b, err := json.Marshal(sendBody[any]{To: campaignTo(to), From: j.p.From, Message: j.p.Message, Channel: ch, Reference: j.reference(123456789)})
 		require.NoError(t, err)
 		assert.Equal(t, want, len(b), "channel %q: exact with the longest reference", ch)
 	}
