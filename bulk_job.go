@@ -321,9 +321,8 @@ func (j *bulkJob) observe(cl *call) {
 	now := time.Now()
 	d, ok := retryAfter(cl.header, now)
 	if !ok {
-		d = time.Second
-	}
-	if d > j.maxPause {
+		d = time.Second // the server did not say: a short pause, whatever maxPause
+	} else if d > j.maxPause {
 		j.stop(fmt.Errorf("sms: bulk job %q stopped: the server asked to wait %v, more than MaxRetryAfter (%v); run the job again after that: %w",
 			j.p.JobID, d, j.maxPause, apiError(cl.status, cl.header, cl.data)))
 		return

@@ -192,6 +192,8 @@ func TestSendBulkExactlyOnceThroughFaults(t *testing.T) {
 		assert.Equal(t, 24_695, again.Replayed)
 		assert.Equal(t, sms.Amount{}, again.Amount)
 		assert.Equal(t, before, balance(t, srv), "nothing charged")
+		assert.Equal(t, r.Amount, again.ReplayedAmount, "what the first run charged")
+		assert.Equal(t, r.Amount, again.JobAmount)
 		assert.Equal(t, requests+25, requestsTo(srv, "POST", "/v1/sms/campaigns"))
 		assert.Equal(t, 25, campaignTotal(t, c), "nothing created")
 		for k, b := range again.Batches {
@@ -245,6 +247,8 @@ func TestSendBulkOutOfMoneyThenTopUp(t *testing.T) {
 				assert.Equal(t, 3000, again.Sent)
 				assert.Equal(t, int64(5_000_000)-again.Amount.Kobo(), balance(t, srv))
 				assert.Equal(t, int64(6000*320), r.Amount.Add(again.Amount).Kobo(), "each recipient charged once over both runs")
+				assert.Equal(t, int64(6000*320), again.JobAmount.Kobo(), "the last run states the job's whole cost")
+				assert.Equal(t, r.Amount, again.ReplayedAmount, "what the first run charged")
 
 				camps, seen := campaignsOf(t, srv, c)
 				assert.Len(t, camps, 6)
