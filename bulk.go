@@ -90,10 +90,10 @@ type BulkParams struct {
 	// Shard, when Count > 1, sends only the batches k with k % Count == Index, so that Count
 	// processes given the same JobID and input send the job exactly once between them.
 	Shard Shard
-	// Progress, when set, is called after each batch, one call at a time and in the order
-	// the batches finish, on the job's goroutines; never after SendBulk has returned. The
-	// job does not wait for a slow Progress to record the batches that finish meanwhile,
-	// but their calls wait their turn.
+	// Progress, when set, is called after each batch with the totals so far, one call at a
+	// time and in the order the batches finish, on the job's goroutines; never after
+	// SendBulk has returned. Each worker waits for its turn to call it: a slow Progress
+	// slows the job down.
 	Progress func(BulkProgress)
 	// DryRun reads the input and fills the report's batches, recipients and parts without
 	// sending anything.
