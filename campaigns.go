@@ -13,7 +13,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/seedsms/sms-go/internal/jsonenc"
 	"github.com/seedsms/sms-go/internal/rules"
 )
 
@@ -86,7 +85,7 @@ func (s *CampaignsService) Create(ctx context.Context, p *CreateCampaignParams) 
 	ref := referenceFor(p.Reference)
 	cl := &call{
 		method: http.MethodPost, path: "/v1/sms/campaigns", policy: retrySend, ref: ref,
-		body:  campaignBody{To: to, From: p.From, Message: p.Message, Channel: p.Channel, Reference: ref},
+		body:  sendBody[any]{To: campaignTo(to), From: p.From, Message: p.Message, Channel: p.Channel, Reference: ref},
 		attrs: []slog.Attr{slog.Int("recipients", len(to)), slog.String("reference", ref)},
 	}
 	var out wireSent
@@ -96,59 +95,26 @@ func (s *CampaignsService) Create(ctx context.Context, p *CreateCampaignParams) 
 	return out.result(cl, p.From, p.Channel, ref)
 }
 
-// wireRecipient is a campaign recipient on the wire: a number, or {phone, name} when named.
-// campaignBody writes it; the tests' MarshalJSON, which campaignBody is checked against, says
-// the same with encoding/json.
-type wireRecipient Recipient
+// wireRecipient is a campaign recipient on the wire: a number, or {phone, name} when named
+// (see campaignTo).
+type wireRecipient struct {
+	Phone string `json:"phone"`
+	Name  string `json:"name"`
+}
 
-// campaignBody is the request body of POST /v1/sms/campaigns (Campaigns.Create and every
-// batch of SendBulk). Its MarshalJSON writes exactly what encoding/json writes for
-// sendBody[wireRecipient] with a recipient a number or {phone, name}, appending the
-// recipients one after the other instead of a json.Marshal each.
-type campaignBody sendBody[wireRecipient]
-
-// MarshalJSON writes the body with encoding/json's escaping (HTML characters included).
-func (b campaignBody) MarshalJSON() ([]byte, error) {
-	n := 64 + len(b.From) + len(b.Message) + len(b.Reference)
-	for _, r := range b.To {
-		n += len(r.Phone) + 3 // "phone",
-		if r.Name != "" {
-			n += len(r.Name) + 20 // {"phone":,"name":""}
+// campaignTo is the "to" of a campaign request (Campaigns.Create and every batch of
+// SendBulk): each recipient a number, or {phone, name} when named. Its items point into to,
+// so that building it allocates the slice alone; encoding/json writes it.
+func campaignTo(to []wireRecipient) []any {
+	out := make([]any, len(to))
+	for i := range to {
+		if to[i].Name == "" {
+			out[i] = &to[i].Phone
+		} else {
+			out[i] = &to[i]
 		}
 	}
-	out := make([]byte, 0, n)
-	out = append(out, `{"to":`...)
-	if b.To == nil {
-		out = append(out, "null"...)
-	} else {
-		out = append(out, '[')
-		for i, r := range b.To {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			if r.Name == "" {
-				out = jsonenc.AppendString(out, r.Phone, true)
-				continue
-			}
-			out = append(out, `{"phone":`...)
-			out = jsonenc.AppendString(out, r.Phone, true)
-			out = append(out, `,"name":`...)
-			out = jsonenc.AppendString(out, r.Name, true)
-			out = append(out, '}')
-		}
-		out = append(out, ']')
-	}
-	out = append(out, `,"from":`...)
-	out = jsonenc.AppendString(out, b.From, true)
-	out = append(out, `,"message":`...)
-	out = jsonenc.AppendString(out, b.Message, true)
-	if b.Channel != "" {
-		out = append(out, `,"channel":`...)
-		out = jsonenc.AppendString(out, string(b.Channel), true)
-	}
-	out = append(out, `,"reference":`...)
-	out = jsonenc.AppendString(out, b.Reference, true)
-	return append(out, '}'), nil
+	return out
 }
 
 const nameTag = "{{name}}"

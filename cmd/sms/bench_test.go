@@ -64,7 +64,7 @@ func BenchmarkBulk(b *testing.B) {
 		var readErr error
 		rep, err := c.Campaigns.SendBulk(ctx, &sms.BulkParams{
 			JobID: newJobID("sdk"), From: ws.SenderID, Message: "Hi {{name}}",
-			Recipients: csvRecipients(file, &readErr), BatchSize: 1000, Concurrency: 4,
+			Recipients: seq2(csvRecipients(file, &readErr)), BatchSize: 1000, Concurrency: 4,
 		})
 		if err == nil {
 			err = readErr
@@ -119,7 +119,7 @@ func BenchmarkBulkPasses(b *testing.B) {
 		for b.Loop() {
 			var readErr error
 			rep, err := c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
-				JobID: "dry", From: "ACME", Message: "Hi {{name}}", Recipients: f.recipients(&readErr),
+				JobID: "dry", From: "ACME", Message: "Hi {{name}}", Recipients: seq2(f.recipients(&readErr)),
 				BatchSize: 1000, DryRun: true,
 			})
 			if err != nil || readErr != nil || rep.Recipients != benchRecipients {

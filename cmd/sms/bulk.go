@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"os"
 	"regexp"
@@ -161,7 +162,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 		BatchSize: o.batchSize, Concurrency: o.concurrency, Rate: o.rate, Shard: shard,
 	}
 	var readErr error
-	params.Recipients = o.file.recipients(&readErr)
+	params.Recipients = seq2(o.file.recipients(&readErr))
 
 	// A dry run first: it checks the parameters and counts this shard's batches, which
 	// sizes the progress bar.
@@ -392,3 +393,14 @@ func (a *app) finishBulk(out bulkJSON, o *bulkOptions, err error) error {
 }
 
 func (a *app) stdoutLine(s string) { fmt.Fprintln(a.stdout, s) }
+
+// seq2 yields the recipients of seq with no error: the file's read error is checked apart.
+func seq2(seq func(func(sms.Recipient) bool)) iter.Seq2[sms.Recipient, error] {
+	return func(yield func(sms.Recipient, error) bool) {
+		for r := range seq {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}

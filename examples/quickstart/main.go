@@ -241,16 +241,16 @@ func run(ctx context.Context) error {
 }
 
 // customers yields n numbered customers, the first 20 of them twice, and one malformed number.
-func customers(n int) iter.Seq[sms.Recipient] {
-	return func(yield func(sms.Recipient) bool) {
+func customers(n int) iter.Seq2[sms.Recipient, error] {
+	return func(yield func(sms.Recipient, error) bool) {
 		for i := range n {
-			if !yield(sms.Recipient{Phone: fmt.Sprintf("0803%07d", i), Name: fmt.Sprintf("Customer %d", i)}) {
+			if !yield(sms.Recipient{Phone: fmt.Sprintf("0803%07d", i), Name: fmt.Sprintf("Customer %d", i)}, nil) {
 				return
 			}
-			if i < 20 && !yield(sms.Recipient{Phone: fmt.Sprintf("+234803%07d", i)}) {
+			if i < 20 && !yield(sms.Recipient{Phone: fmt.Sprintf("+234803%07d", i)}, nil) {
 				return
 			}
 		}
-		yield(sms.Recipient{Phone: "12-34"})
+		yield(sms.Recipient{Phone: "12-34"}, nil)
 	}
 }
