@@ -82,7 +82,7 @@ func TestBulk(t *testing.T) {
 			run: func(t *testing.T, f *fixture, _ string, distinct int, base []string) {
 				r := runCLI(t, f.env, "", append(base, "--skip-invalid", "--dry-run")...)
 				require.Equal(t, 0, r.code, r.stderr)
-				assert.Regexp(t, fmt.Sprintf(`^JOB\s+BATCHES\s+RECIPIENTS\s+PARTS\s+DUPLICATES\s+BAD ROWS\njob-1\s+5\s+%d\s+%d\s+10\s+3\n$`, distinct, distinct), r.stdout)
+				assert.Regexp(t, fmt.Sprintf(`^JOB\s+BATCHES\s+RECIPIENTS\s+PARTS\s+DUPLICATES\s+BAD ROWS\s+COST\s+BALANCE\njob-1\s+5\s+%d\s+%d\s+10\s+3\s+726\.40 NGN\s+10000\.00 NGN\n$`, distinct, distinct), r.stdout)
 				assert.Zero(t, f.requests("/v1/sms/campaigns"))
 				assert.Equal(t, int64(mockserver.DefaultBalance), f.balance(t))
 			},
@@ -231,9 +231,11 @@ func TestBulk(t *testing.T) {
 					}
 					require.NoError(t, f.srv.Deliver(camp.ID, counts))
 				}
-				r = runCLI(t, f.env, "", append(base, "--skip-invalid", "--wait", "--poll-interval", "10ms")...)
+				r = runCLI(t, f.env, "", append(base, "--skip-invalid", "--wait", "--poll-interval", "100ms")...)
 				require.Equal(t, 0, r.code, r.stderr)
-				assert.Regexp(t, fmt.Sprintf(`(?m)^CAMPAIGNS\s+FAILED CAMPAIGNS\s+SENT\s+DELIVERED\s+FAILED\s+DND\n5\s+0\s+0\s+%d\s+2\s+0$`, distinct-2), r.stdout)
+				assert.Regexp(t, fmt.Sprintf(`(?m)^CAMPAIGNS\s+FINAL\s+FAILED CAMPAIGNS\s+SENT\s+DELIVERED\s+FAILED\s+DND\n5\s+5\s+0\s+0\s+%d\s+2\s+0$`, distinct-2), r.stdout)
+				assert.Contains(t, r.stderr, "waiting for the delivery of 5 campaigns\n")
+				assert.Contains(t, r.stderr, fmt.Sprintf("delivery: 5 of 5 campaigns final; %d of %d recipients delivered, 2 failed, 0 dnd, 0 awaiting a report\n", distinct-2, distinct))
 			},
 		},
 		{
@@ -260,7 +262,7 @@ func TestBulk(t *testing.T) {
 			run: func(t *testing.T, f *fixture, csv string, _ int, _ []string) {
 				r := runCLI(t, f.env, "", "bulk", "--csv", csv, "--from", "A!", "--message", "Hi", "--job-id", "j", "--skip-invalid")
 				require.Equal(t, 2, r.code)
-				assert.Contains(t, r.stderr, "sms: invalid From")
+				assert.Contains(t, r.stderr, "sms: invalid --from: a sender ID is")
 				assert.Zero(t, f.requests("/v1/sms/campaigns"))
 			},
 		},
@@ -309,29 +311,74 @@ func TestParseShard(t *testing.T) {
 	}
 }
 
+// The plain progress lines: replays are said, a batch is "1 batch", and the rate and ETA
+// appear only after 2 s and 2 batches sent, measured on the recipients sent (not replayed)
+// over the last 30 s.
 func TestProgressLine(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	tests := []struct {
+	type step struct {
 		after time.Duration
 		bp    sms.BulkProgress
 		want  string
+	}
+	kobo := sms.AmountFromKobo
+	tests := []struct {
+		name  string
+		steps []step
 	}{
-		{2 * time.Second, sms.BulkProgress{Batches: 1, Recipients: 1000, Sent: 1000, Amount: sms.AmountFromKobo(320_000)},
-			"batch 1/4: 1000/4000 recipients (25%), 500/s, charged 3200.00 NGN, ETA 6s"},
-		{4 * time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: sms.ErrServer}, Batches: 3, Failed: 1, Recipients: 3000, Sent: 1000, Replayed: 1000, Amount: sms.AmountFromKobo(320_000)},
-			"batch 3/4: 2000/4000 recipients (50%), 500/s, charged 3200.00 NGN, ETA 4s, 1000 replayed from an earlier run, 1 batches failed"},
-		{8 * time.Second, sms.BulkProgress{Batches: 4, Recipients: 4000, Sent: 4000, Amount: sms.AmountFromKobo(1_280_000)},
-			"batch 4/4: 4000/4000 recipients (100%), 500/s, charged 12800.00 NGN, ETA 0s"},
-		{3 * time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: fmt.Errorf("held: %w", context.Canceled)}, Batches: 2, Failed: 1, Recipients: 2000, Sent: 1500, Amount: sms.AmountFromKobo(480_000)},
-			"batch 2/4: 1500/4000 recipients (37%), 500/s, charged 4800.00 NGN, ETA 5s"},
+		{"no rate after the first batch, however fast", []step{
+			{130 * time.Millisecond, sms.BulkProgress{Batches: 1, Recipients: 1000, Sent: 1000, Amount: kobo(320_000)},
+				"batch 1/4: 1000/4000 recipients (25%), charged 3200.00 NGN"},
+			{2 * time.Second, sms.BulkProgress{Batches: 2, Recipients: 2000, Sent: 2000, Amount: kobo(640_000)},
+				"batch 2/4: 2000/4000 recipients (50%), charged 6400.00 NGN; 1000/s, ETA 2s"},
+			{4 * time.Second, sms.BulkProgress{Batches: 4, Recipients: 4000, Sent: 4000, Amount: kobo(1_280_000)},
+				"batch 4/4: 4000/4000 recipients (100%), charged 12800.00 NGN"},
+		}},
+		{"nor after 2 batches in less than 2 s", []step{
+			{100 * time.Millisecond, sms.BulkProgress{Batches: 1, Recipients: 1000, Sent: 1000}, "batch 1/4: 1000/4000 recipients (25%), charged 0.00 NGN"},
+			{200 * time.Millisecond, sms.BulkProgress{Batches: 2, Recipients: 2000, Sent: 2000}, "batch 2/4: 2000/4000 recipients (50%), charged 0.00 NGN"},
+		}},
+		{"replays are said, and do not count in the rate", []step{
+			{50 * time.Millisecond, sms.BulkProgress{Batch: sms.BulkBatch{Replayed: true}, Batches: 1, Recipients: 1000, Replayed: 1000},
+				"batch 1/4: 1000/4000 recipients (25%), charged 0.00 NGN, 1000 replayed from an earlier run"},
+			{100 * time.Millisecond, sms.BulkProgress{Batch: sms.BulkBatch{Replayed: true}, Batches: 2, Recipients: 2000, Replayed: 2000},
+				"batch 2/4: 2000/4000 recipients (50%), charged 0.00 NGN, 2000 replayed from an earlier run"},
+			{3 * time.Second, sms.BulkProgress{Batches: 3, Recipients: 3000, Sent: 1000, Replayed: 2000, Amount: kobo(320_000)},
+				"batch 3/4: 3000/4000 recipients (75%), charged 3200.00 NGN, 2000 replayed from an earlier run"},
+		}},
+		{"failed batches, one then two", []step{
+			{time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: sms.ErrServer}, Batches: 1, Failed: 1, Recipients: 1000},
+				"batch 1/4: 0/4000 recipients (0%), charged 0.00 NGN, 1 batch failed"},
+			{2 * time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: sms.ErrServer}, Batches: 2, Failed: 2, Recipients: 2000},
+				"batch 2/4: 0/4000 recipients (0%), charged 0.00 NGN, 2 batches failed"},
+		}},
+		{"a batch held back by an interrupt did not fail", []step{
+			{3 * time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: fmt.Errorf("held: %w", context.Canceled)}, Batches: 1, Failed: 1, Recipients: 1000},
+				"batch 1/4: 0/4000 recipients (0%), charged 0.00 NGN"},
+		}},
+		{"the rate is over the last 30 s", []step{
+			{10 * time.Second, sms.BulkProgress{Batches: 1, Recipients: 1000, Sent: 1000}, "batch 1/4: 1000/4000 recipients (25%), charged 0.00 NGN"},
+			{60 * time.Second, sms.BulkProgress{Batches: 2, Recipients: 2000, Sent: 2000}, "batch 2/4: 2000/4000 recipients (50%), charged 0.00 NGN; 20/s, ETA 1m40s"},
+			{62 * time.Second, sms.BulkProgress{Batches: 3, Recipients: 3000, Sent: 3000}, "batch 3/4: 3000/4000 recipients (75%), charged 0.00 NGN; 38/s, ETA 26s"},
+			// From 62 s to 95 s: 900 in 33 s (the run's average would be 41/s).
+			{95 * time.Second, sms.BulkProgress{Batches: 3, Recipients: 3900, Sent: 3900}, "batch 3/4: 3900/4000 recipients (97%), charged 0.00 NGN; 27/s, ETA 4s"},
+		}},
 	}
 	for _, tt := range tests {
-		var buf bytes.Buffer
-		p := newProgress(&buf, 4000, 4)
-		p.start = start
-		p.now = func() time.Time { return start.Add(tt.after) }
-		p.update(tt.bp)
-		assert.Equal(t, tt.want+"\n", buf.String())
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var buf bytes.Buffer
+			now := start
+			p := newProgress(&console{w: &buf}, 4000, 4)
+			p.start, p.samples[0].at = start, start
+			p.now = func() time.Time { return now }
+			for _, st := range tt.steps {
+				buf.Reset()
+				now = start.Add(st.after)
+				p.update(st.bp)
+				assert.Equal(t, st.want+"\n", buf.String())
+			}
+		})
 	}
 }
