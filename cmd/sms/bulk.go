@@ -423,7 +423,7 @@ type bulkJSON struct {
 	Replayed   int              `json:"replayed"`
 	Amount     sms.Amount       `json:"amount"`
 	Currency   string           `json:"currency"`
-	Failed     int              `json:"failedBatches"` // after their retries; not those an interrupt held back
+	Failed     int              `json:"failedBatches"`           // after their retries; not those an interrupt held back
 	Price      *sms.Amount      `json:"price,omitempty"`         // dry run: of one SMS part
 	Cost       *sms.Amount      `json:"cost,omitempty"`          // dry run: Parts × Price
 	Balance    *sms.Amount      `json:"balance,omitempty"`       // dry run: when the key can read it

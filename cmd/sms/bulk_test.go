@@ -5,13 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -381,4 +384,175 @@ func TestProgressLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// --dry-run prices the job at --price a part, reads the balance and says whether it pays,
+// and reports invalid rows without refusing them; it sends nothing.
+func TestBulkDryRun(t *testing.T) {
+	t.Parallel()
+	const distinct = 227 // "Hi {{name}}": one part each
+	tests := []struct {
+		name    string
+		args    []string
+		balance int64                                   // kobo; 0: the default
+		key     func(t *testing.T, f *fixture) []string // another key's environment, or nil
+		stdout  string                                  // regular expression
+		stderr  []string
+		json    map[string]any
+	}{
+		{
+			name:   "invalid rows are reported, not refused; the cost at 3.20 a part, and the balance pays",
+			stdout: `^JOB\s+BATCHES\s+RECIPIENTS\s+PARTS\s+DUPLICATES\s+BAD ROWS\s+COST\s+BALANCE\njob-1\s+5\s+227\s+227\s+10\s+3\s+726\.40 NGN\s+10000\.00 NGN\n$`,
+			stderr: []string{
+				"; 240 rows, 3 that cannot be sent\n",
+				"  line 3: invalid phone number \"120\": ",
+				"job job-1: 5 batches, 227 recipients, 227 SMS parts; 10 duplicate numbers sent once\n",
+				"to send, fix the 3 rows that cannot be sent, or add --skip-invalid\n",
+				"cost: 227 SMS parts at 3.20 NGN (--price) = 726.40 NGN\n",
+				"balance: 10000.00 NGN, enough for this job\n",
+			},
+		},
+		{
+			name:    "a balance that cannot pay says by how much",
+			args:    []string{"--price", "5"},
+			balance: 100_000,
+			stdout:  `(?m)^job-1\s+5\s+227\s+227\s+10\s+3\s+1135\.00 NGN\s+1000\.00 NGN$`,
+			stderr: []string{
+				"cost: 227 SMS parts at 5.00 NGN (--price) = 1135.00 NGN\n",
+				"balance: 1000.00 NGN, not enough for this job: top up 135.00 NGN or more before sending\n",
+			},
+		},
+		{
+			name:   "the dnd channel's default price",
+			args:   []string{"--channel", "dnd", "--skip-invalid"},
+			stdout: `(?m)^job-1\s+5\s+227\s+227\s+10\s+3\s+1021\.50 NGN\s+10000\.00 NGN$`,
+			stderr: []string{"cost: 227 SMS parts at 4.50 NGN (--price) = 1021.50 NGN\n"},
+		},
+		{
+			name: "a key without the balance scope cannot read it, and that is said",
+			key: func(t *testing.T, f *fixture) []string {
+				r := runCLI(t, f.env, "", "keys", "create", "--name", "sender", "--scopes", "sms,campaigns", "--test", "--json")
+				require.Equal(t, 0, r.code, r.stderr)
+				k := decodeJSON(t, r.stdout)
+				return []string{k["publicKey"].(string), k["secret"].(string)}
+			},
+			stdout: `(?m)^job-1\s+5\s+227\s+227\s+10\s+3\s+726\.40 NGN\s+-$`,
+			stderr: []string{"the balance cannot be read: the API key lacks the \"balance\" scope\n"},
+		},
+		{
+			name: "--json",
+			args: []string{"--json", "--price", "3.5"},
+			json: map[string]any{"dryRun": true, "recipients": 227.0, "parts": 227.0, "badRows": 3.0, "price": 3.5, "cost": 794.5, "balance": 10000.0, "balanceEnough": true, "complete": false},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			if tt.balance > 0 {
+				require.NoError(t, f.srv.SetBalance(f.ws.WorkspaceID, mockserver.Test, tt.balance))
+			}
+			env := f.env
+			if tt.key != nil {
+				kp := tt.key(t, f)
+				env = map[string]string{envBaseURL: f.env[envBaseURL], envAPIKey: kp[0], envAPISecret: kp[1]}
+			}
+			args := append([]string{"bulk", "--csv", peopleCSV(t, distinct, 10, 3), "--from", f.ws.SenderID, "--message", "Hi {{name}}",
+				"--job-id", "job-1", "--batch-size", "50", "--dry-run"}, tt.args...)
+			r := runCLI(t, env, "", args...)
+			require.Equal(t, 0, r.code, r.stderr)
+			if tt.stdout != "" {
+				assert.Regexp(t, tt.stdout, r.stdout)
+			}
+			for _, s := range tt.stderr {
+				assert.Contains(t, r.stderr, s)
+			}
+			if tt.json != nil {
+				m := decodeJSON(t, r.stdout)
+				for k, v := range tt.json {
+					assert.Equal(t, v, m[k], k)
+				}
+			}
+			assert.Zero(t, f.requests("/v1/sms/campaigns"), "nothing sent")
+		})
+	}
+}
+
+// The rows that cannot be sent are counted, and only the first few shown, each on a line
+// that fits 80 columns: a rerun does not print them all again. The report lists them all.
+func TestBulkBadRowLines(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	rows := []string{"phone,name"}
+	for i := range 50 {
+		rows = append(rows, fmt.Sprintf("%s%d,Person %d", strings.Repeat("9", 30), i, i), fmt.Sprintf("0803%07d,Person %d", i, i))
+	}
+	csv := writeFile(t, "people.csv", strings.Join(rows, "\n")+"\n")
+	report := filepath.Join(t.TempDir(), "report.json")
+	tests := []struct {
+		args []string
+		more string
+	}{
+		{nil, "  and 47 more: --report FILE lists them\n"},
+		{[]string{"--report", report}, "  and 47 more: " + report + " lists them\n"},
+	}
+	for _, tt := range tests {
+		args := append([]string{"bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi {{name}}", "--job-id", "j", "--skip-invalid"}, tt.args...)
+		r := runCLI(t, f.env, "", args...)
+		require.Equal(t, 0, r.code, r.stderr)
+		var shown []string
+		for _, line := range strings.Split(r.stderr, "\n") {
+			if strings.HasPrefix(line, "  line ") {
+				shown = append(shown, line)
+				assert.LessOrEqual(t, utf8.RuneCountInString(line), 80, "%q", line)
+			}
+		}
+		assert.Equal(t, []string{
+			`  line 2: invalid phone number "9999999999999999999999999999990": must be 8-15 …`,
+			`  line 4: invalid phone number "9999999999999999999999999999991": must be 8-15 …`,
+			`  line 6: invalid phone number "9999999999999999999999999999992": must be 8-15 …`,
+		}, shown)
+		assert.Contains(t, r.stderr, tt.more)
+	}
+	var rep bulkJSON
+	b, err := os.ReadFile(report)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rep))
+	assert.Len(t, rep.BadList, 50, "the report lists every one")
+	assert.Contains(t, rep.BadList[49].Reason, "must be 8-15 digits with an optional leading + and no leading 0, or a local Nigerian number (0 + 10 digits)", "in full")
+}
+
+// Numeric flags out of bounds are refused before the file is read or anything is sent.
+func TestBulkFlagBounds(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	csv := peopleCSV(t, 3, 0, 0)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--concurrency", strconv.Itoa(math.MaxInt)}, "sms: --concurrency 9223372036854775807: want 1 to 64\n"},
+		{[]string{"--concurrency", "1099511627776"}, "sms: --concurrency 1099511627776: want 1 to 64\n"},
+		{[]string{"--concurrency", "-1"}, "sms: --concurrency -1: want 1 to 64\n"},
+		{[]string{"--batch-size", "10001"}, "sms: --batch-size 10001: want 1 to 10000\n"},
+		{[]string{"--batch-size", "-5"}, "sms: --batch-size -5: want 1 to 10000\n"},
+		{[]string{"--rate", "NaN"}, "sms: --rate NaN: want requests per second, at least 0.01 (0 for no limit)\n"},
+		{[]string{"--rate", "+Inf"}, "sms: --rate +Inf: want requests per second, at least 0.01 (0 for no limit)\n"},
+		{[]string{"--rate", "-1"}, "sms: --rate -1: want requests per second, at least 0.01 (0 for no limit)\n"},
+		{[]string{"--rate", "1e-9"}, "sms: --rate 1e-09: want requests per second, at least 0.01 (0 for no limit)\n"},
+		{[]string{"--poll-interval", "1ns"}, "sms: --poll-interval 1ns: want 100ms to 1h0m0s\n"},
+		{[]string{"--wait", "--timeout", "-1s"}, "sms: --timeout -1s: cannot be negative (0 waits as long as it takes)\n"},
+		{[]string{"--timeout", "1m"}, "sms: --timeout bounds the wait for delivery: give it with --wait\n"},
+		{[]string{"--max-retries", "1000000"}, "sms: --max-retries 1000000: want 0 to 10\n"},
+		{[]string{"--price", "-1"}, "sms: --price \"-1\": want the price of one SMS part in NGN, such as 3.20, at most 10000.00\n"},
+		{[]string{"--price", "3.205"}, "sms: --price \"3.205\": want the price of one SMS part in NGN, such as 3.20, at most 10000.00\n"},
+		{[]string{"--shard", "1/99999999999999999999"}, "sms: --shard \"1/99999999999999999999\": want i/n with 0 <= i < n\n"},
+	}
+	for _, tt := range tests {
+		args := append([]string{"bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi", "--job-id", "j"}, tt.args...)
+		r := runCLI(t, f.env, "", args...)
+		assert.Equal(t, 2, r.code, "%q", tt.args)
+		assert.Equal(t, tt.want, r.stderr, "%q: before the file is read", tt.args)
+	}
+	assert.Empty(t, f.srv.Requests(), "nothing was sent")
 }

@@ -88,7 +88,9 @@ func (h *retryLog) Handle(_ context.Context, r slog.Record) error {
 		}
 		return true
 	})
-	if !retry {
+	// The SDK marks the last attempt retryable too when it failed in a way a retry could fix;
+	// no retry follows it.
+	if !retry || attempt > h.max {
 		return nil
 	}
 	what := urlErrorPrefix.ReplaceAllString(errText, "")

@@ -173,7 +173,7 @@ func (f *recipientsFile) check(rec []string, cols *columns, names map[string]boo
 	}
 	phone, err := rules.NormalizePhone(raw)
 	if err != nil {
-		return sms.Recipient{}, "invalid phone number " + strconv.Quote(raw) + ": " + err.Error()
+		return sms.Recipient{}, "invalid phone number " + strconv.Quote(raw) + ": " + strings.TrimPrefix(err.Error(), "phone number ")
 	}
 	var name string
 	if cols.name >= 0 && cols.name < len(rec) {

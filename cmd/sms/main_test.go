@@ -174,7 +174,7 @@ func TestCommands(t *testing.T) {
 			code: 2,
 			check: func(t *testing.T, f *fixture, r result) {
 				assert.Empty(t, r.stdout)
-				assert.Contains(t, r.stderr, "sms: invalid --to (value 1): phone number must be")
+				assert.Contains(t, r.stderr, "sms: invalid --to, value 1: phone number must be")
 				assert.Zero(t, f.requests("/v1/sms/send"))
 			},
 		},

@@ -69,7 +69,7 @@ func paramKey(name string) string {
 	return strings.ToLower(strings.ReplaceAll(name, "_", ""))
 }
 
-// commandWords names field as cmd's user typed it: "--to (value 4)" for "To[3]", "--length"
+// commandWords names field as cmd's user typed it: "--to, value 4" for "To[3]", "--length"
 // for "PinLength", "CAMPAIGN_ID" for "id". It reports false for a field it does not know, or
 // that cmd has no flag for.
 func commandWords(cmd *cobra.Command, field string) (string, bool) {
@@ -93,7 +93,7 @@ func commandWords(cmd *cobra.Command, field string) (string, bool) {
 		if err != nil {
 			return "", false
 		}
-		words += " (value " + strconv.Itoa(i+1) + ")"
+		words += ", value " + strconv.Itoa(i+1)
 	}
 	return words, true
 }
