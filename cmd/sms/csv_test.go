@@ -116,6 +116,13 @@ func TestRecipientsFile(t *testing.T) {
 			bad:     []badRow{{Line: 2, Reason: "the message with this name takes 11 SMS parts; at most 10 are allowed"}},
 		},
 		{
+			name: "a name that is not UTF-8, as a Latin-1 export writes",
+			csv:  "08025671695,Ada\n08031234567,Ren\xe9e\n",
+			cols: "no header row; numbers from column 1, names from column 2",
+			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}},
+			bad:  []badRow{{Line: 2, Reason: "the name is not valid UTF-8: save the file as UTF-8"}},
+		},
+		{
 			name:    "a message empty for a recipient without a name",
 			csv:     "08025671695,Ada\n08031234567\n",
 			message: "{{name}}",

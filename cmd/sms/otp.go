@@ -121,7 +121,7 @@ an API error.`,
 				return err
 			}
 			if !v.Verified {
-				return &failure{errors.New("the pin did not match; " + itoa(v.AttemptsRemaining) + " attempts remaining")}
+				return &failure{errors.New("the pin did not match; " + plural(v.AttemptsRemaining, "attempt", "attempts") + " remaining")}
 			}
 			return nil
 		},

@@ -216,3 +216,24 @@ func TestBulkWait(t *testing.T) {
 		})
 	}
 }
+
+// The waits of campaigns wait are bounded before any request.
+func TestCampaignsWaitFlagBounds(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--min-delay", "1ns"}, "sms: --min-delay 1ns: want 100ms to 1h0m0s\n"},
+		{[]string{"--min-delay", "2h"}, "sms: --min-delay 2h0m0s: want 100ms to 1h0m0s\n"},
+		{[]string{"--min-delay", "10s", "--max-delay", "5s"}, "sms: --max-delay 5s: want 10s to 1h0m0s\n"},
+		{[]string{"--timeout", "-1s"}, "sms: --timeout -1s: cannot be negative (0 waits as long as it takes)\n"},
+	}
+	for _, tt := range tests {
+		r := runCLI(t, f.env, "", append([]string{"campaigns", "wait", "6740a1b2c3d4e5f601234567"}, tt.args...)...)
+		assert.Equal(t, 2, r.code, "%q", tt.args)
+		assert.Equal(t, tt.want, r.stderr, "%q", tt.args)
+	}
+	assert.Empty(t, f.srv.Requests())
+}
