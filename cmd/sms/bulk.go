@@ -241,7 +241,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 		if sum.BadCount > 0 && !o.skipInvalid {
 			a.note("to send, fix the %s that cannot be sent, or add --skip-invalid", plural(sum.BadCount, "row", "rows"))
 		}
-		return a.finishBulk(out, o, a.price(ctx, c, &out, price))
+		return a.finishBulk(out, o, a.priceDryRun(ctx, c, &out, price))
 	}
 
 	params.DryRun = false
@@ -309,9 +309,9 @@ func (a *app) noteBadRows(sum *csvSummary, o *bulkOptions) {
 	}
 }
 
-// price prices a dry run at price a part, reads the balance, and tells whether it can pay.
+// priceDryRun prices a dry run at price a part, reads the balance, and tells whether it can pay.
 // A key without the balance scope cannot read it: that is said, and is no error.
-func (a *app) price(ctx context.Context, c *sms.Client, out *bulkJSON, price sms.Amount) error {
+func (a *app) priceDryRun(ctx context.Context, c *sms.Client, out *bulkJSON, price sms.Amount) error {
 	if out.Parts > 0 && price.Kobo() > math.MaxInt64/int64(out.Parts) {
 		return usagef("the cost of %s at %s NGN is too large to count", plural(out.Parts, "SMS part", "SMS parts"), price)
 	}

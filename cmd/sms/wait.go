@@ -135,7 +135,8 @@ func (w *deliveryWait) run(ctx context.Context, timeout time.Duration, ids []str
 	for attempt := 0; ; attempt++ {
 		wait, err := w.poll(wctx, ids, pending, last)
 		sum := summarize(last)
-		if w.show != nil && (shown == nil || *shown != sum) {
+		read := slices.ContainsFunc(last, func(st *sms.DeliveryStatus) bool { return st != nil })
+		if w.show != nil && read && (shown == nil || *shown != sum) {
 			w.show(sum)
 			shown = &sum
 		}

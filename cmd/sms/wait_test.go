@@ -72,22 +72,13 @@ func TestCampaignsWait(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				srv := mockserver.New()
-				ws := srv.Default()
-				env := map[string]string{envBaseURL: "http://127.0.0.1", envAPIKey: ws.TestKey, envAPISecret: ws.TestSecret}
-				cli := func(args ...string) result {
-					var out, errb bytes.Buffer
-					a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
-						getenv: func(k string) string { return env[k] }, args: args, transport: srv.Transport()}
-					code := a.execute(context.Background())
-					return result{code: code, stdout: out.String(), stderr: errb.String()}
-				}
-				r := cli("send", "--to", "08025671695", "--from", ws.SenderID, "--message", "Hi", "--json")
+				r := bubbleCLI(srv, "send", "--to", "08025671695", "--from", srv.Default().SenderID, "--message", "Hi", "--json")
 				require.Equal(t, 0, r.code, r.stderr)
 				id := decodeJSON(t, r.stdout)["id"].(string)
 
 				tt.deliver(srv, id)
 				start := time.Now()
-				r = cli(append([]string{"campaigns", "wait", id}, tt.args...)...)
+				r = bubbleCLI(srv, append([]string{"campaigns", "wait", id}, tt.args...)...)
 				elapsed := time.Since(start)
 				require.Equal(t, tt.code, r.code, "stdout: %s\nstderr: %s", r.stdout, r.stderr)
 				polls := 0
@@ -236,4 +227,8 @@ func TestCampaignsWaitFlagBounds(t *testing.T) {
 		assert.Equal(t, tt.want, r.stderr, "%q", tt.args)
 	}
 	assert.Empty(t, f.srv.Requests())
+
+	r := runCLI(t, f.env, "", "campaigns", "wait", "ffffffffffffffffffffffff")
+	assert.Equal(t, 1, r.code)
+	assert.Regexp(t, `^sms: 404 not_found: .*\n$`, r.stderr, "no progress before the first status is read")
 }
