@@ -130,7 +130,7 @@ recipients, or every one with --all.`,
 			if a.jsonOut {
 				return writeJSON(a.stdout, deliveryOut(st, !all))
 			}
-			return printDelivery(a.stdout, a.stderr, st)
+			return printDelivery(a.stdout, a.console(), st)
 		},
 	}
 	f := cmd.Flags()

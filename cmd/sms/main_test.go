@@ -174,7 +174,7 @@ func TestCommands(t *testing.T) {
 			code: 2,
 			check: func(t *testing.T, f *fixture, r result) {
 				assert.Empty(t, r.stdout)
-				assert.Contains(t, r.stderr, "sms: invalid To[0]: phone number must be")
+				assert.Contains(t, r.stderr, "sms: invalid --to, value 1: phone number must be")
 				assert.Zero(t, f.requests("/v1/sms/send"))
 			},
 		},
@@ -358,7 +358,7 @@ func TestCommands(t *testing.T) {
 			},
 			code: 2,
 			check: func(t *testing.T, f *fixture, r result) {
-				assert.Contains(t, r.stderr, "sms: invalid PinLength")
+				assert.Contains(t, r.stderr, "sms: invalid --length: a pin is 4 to 8 characters")
 				assert.Zero(t, f.requests("/v1/otp/send"))
 			},
 		},
@@ -389,7 +389,7 @@ func TestCommands(t *testing.T) {
 			setup: func(*testing.T, *fixture) []string { return []string{"sender-ids", "list", "--status", "gone"} },
 			code:  2,
 			check: func(t *testing.T, _ *fixture, r result) {
-				assert.Contains(t, r.stderr, "sms: invalid Status")
+				assert.Contains(t, r.stderr, "sms: invalid --status: ")
 			},
 		},
 		{

@@ -129,7 +129,7 @@ an API error.`,
 				if v.AttemptsRemaining == nil { // the server did not say
 					return &failure{errors.New("the pin did not match")}
 				}
-				return &failure{errors.New("the pin did not match; " + itoa(*v.AttemptsRemaining) + " attempts remaining")}
+				return &failure{errors.New("the pin did not match; " + plural(*v.AttemptsRemaining, "attempt", "attempts") + " remaining")}
 			}
 			return nil
 		},

@@ -12,19 +12,28 @@ import (
 	sms "github.com/seedsms/sms-go"
 )
 
-// writeJSON prints v as one JSON document.
+// writeJSON prints v as one JSON document, escaped for a terminal (see escapeJSON).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(escapeJSON(b), '\n'))
+	return err
 }
 
-// writeJSONLine prints v as one line of JSON, for lists.
+// writeJSONLine prints v as one line of JSON, for lists, escaped for a terminal.
 func writeJSONLine(w io.Writer, v any) error {
-	return json.NewEncoder(w).Encode(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(escapeJSON(b), '\n'))
+	return err
 }
 
-// table writes aligned columns for people.
+// table writes aligned columns for people. Every cell is escaped (see printable): cells hold
+// the server's text, and a tab or a line feed in one would break the columns too.
 type table struct{ tw *tabwriter.Writer }
 
 func newTable(w io.Writer, header ...string) *table {
@@ -37,6 +46,8 @@ func (t *table) row(cells ...string) {
 	for i, c := range cells {
 		if c == "" {
 			cells[i] = "-"
+		} else {
+			cells[i] = printable(c)
 		}
 	}
 	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
