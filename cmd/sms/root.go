@@ -283,7 +283,7 @@ func (a *app) secret(flagName, flagValue, file, env string) (string, error) {
 // mistake, and some would exhaust the machine (a concurrency of 1<<40 is that many workers).
 const (
 	maxRetries     = 10 // --max-retries: with waits of up to 30 s, minutes of retrying
-	maxConcurrency = 64 // bulk --concurrency: each worker holds a batch of up to 10,000
+	maxConcurrency = sms.MaxBulkConcurrency // bulk --concurrency: each worker holds a batch of up to 10,000
 )
 
 // checkInt refuses a value of flag outside lo to hi.
