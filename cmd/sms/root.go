@@ -282,7 +282,7 @@ func (a *app) secret(flagName, flagValue, file, env string) (string, error) {
 // Bounds of numeric flags, checked before anything is read or sent. A value past them is a
 // mistake, and some would exhaust the machine (a concurrency of 1<<40 is that many workers).
 const (
-	maxRetries     = 10 // --max-retries: with waits of up to 30 s, minutes of retrying
+	maxRetries     = 10                     // --max-retries: with waits of up to 30 s, minutes of retrying
 	maxConcurrency = sms.MaxBulkConcurrency // bulk --concurrency: each worker holds a batch of up to 10,000
 )
 
