@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"math"
 	"net/http"
 	"os"
@@ -216,16 +215,12 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 		JobID: o.jobID, From: o.from, Message: o.file.message, Channel: sms.Channel(o.channel),
 		BatchSize: o.batchSize, Concurrency: o.concurrency, Rate: o.rate, Shard: shard,
 	}
-	var readErr error
-	params.Recipients = seq2(o.file.recipients(&readErr))
+	params.Recipients = o.file.recipients()
 
 	// A dry run first: it checks the parameters and counts this shard's batches, which
 	// sizes the progress bar.
 	params.DryRun = true
 	plan, err := c.Campaigns.SendBulk(jobCtx, &params)
-	if err == nil {
-		err = readErr
-	}
 	if err != nil {
 		return apiErr(ctx, err)
 	}
@@ -253,9 +248,6 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	}
 	rep, sendErr := c.Campaigns.SendBulk(jobCtx, &params)
 	prog.done()
-	if sendErr == nil && readErr != nil {
-		sendErr = &failure{fmt.Errorf("reading %s: %w", o.file.path, readErr)}
-	}
 	if rep == nil { // invalid parameters, caught by the dry run already
 		return apiErr(ctx, sendErr)
 	}
@@ -530,17 +522,6 @@ func (a *app) finishBulk(out bulkJSON, o *bulkOptions, err error) error {
 }
 
 func (a *app) stdoutLine(s string) { fmt.Fprintln(a.stdout, s) }
-
-// seq2 yields the recipients of seq with no error: the file's read error is checked apart.
-func seq2(seq func(func(sms.Recipient) bool)) iter.Seq2[sms.Recipient, error] {
-	return func(yield func(sms.Recipient, error) bool) {
-		for r := range seq {
-			if !yield(r, nil) {
-				return
-			}
-		}
-	}
-}
 
 // ngn writes an amount in naira for a table, or "" when there is none.
 func ngn(a *sms.Amount) string {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"slices"
 	"strconv"
@@ -345,16 +346,22 @@ func (f *recipientsFile) validate() (*csvSummary, error) {
 	return s, err
 }
 
-// recipients yields the rows that can be sent, in file order. An error reading the file
-// (which validate read fine) is kept in *errp.
-func (f *recipientsFile) recipients(errp *error) func(func(sms.Recipient) bool) {
-	return func(yield func(sms.Recipient) bool) {
-		*errp = f.each(func(row csvRow) bool {
+// recipients yields the rows that can be sent, in file order, and then an error reading the
+// file (which validate read fine: it changed, or the disk failed), wrapped with its path,
+// which stops the job.
+func (f *recipientsFile) recipients() iter.Seq2[sms.Recipient, error] {
+	return func(yield func(sms.Recipient, error) bool) {
+		stopped := false
+		err := f.each(func(row csvRow) bool {
 			if row.problem != "" {
 				return true
 			}
-			return yield(row.rcpt)
+			stopped = !yield(row.rcpt, nil)
+			return !stopped
 		})
+		if err != nil && !stopped {
+			yield(sms.Recipient{}, &failure{fmt.Errorf("reading %s: %w", f.path, err)})
+		}
 	}
 }
 

@@ -170,11 +170,10 @@ func TestRecipientsFile(t *testing.T) {
 			assert.Equal(t, len(tt.want)+len(tt.bad), sum.Rows)
 
 			var got []sms.Recipient
-			var readErr error
-			for r := range f.recipients(&readErr) {
+			for r, err := range f.recipients() {
+				require.NoError(t, err)
 				got = append(got, r)
 			}
-			require.NoError(t, readErr)
 			assert.Equal(t, tt.want, got)
 		})
 	}
@@ -198,15 +197,38 @@ func TestRecipientsFileMissing(t *testing.T) {
 func TestRecipientsFileStops(t *testing.T) {
 	t.Parallel()
 	f := &recipientsFile{path: writeFile(t, "people.csv", "08025671695\n08031234567\n08051234567\n")}
-	var err error
 	n := 0
-	for range f.recipients(&err) {
+	for _, err := range f.recipients() {
+		require.NoError(t, err)
 		if n++; n == 2 {
 			break
 		}
 	}
-	require.NoError(t, err)
 	assert.Equal(t, 2, n)
+}
+
+// A file that cannot be read when the job sends (it was read fine when checked) ends the
+// input with an error naming it, which stops the job.
+func TestRecipientsFileReadError(t *testing.T) {
+	t.Parallel()
+	f := &recipientsFile{path: writeFile(t, "people.csv", "08025671695\n08031234567\n")}
+	_, err := f.validate()
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(f.path))
+	var errs []error
+	n := 0
+	for _, err := range f.recipients() {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		n++
+	}
+	assert.Zero(t, n)
+	require.Len(t, errs, 1)
+	assert.ErrorContains(t, errs[0], "reading "+f.path)
+	var fe *failure
+	assert.ErrorAs(t, errs[0], &fe, "an input error, exit status 1")
 }
 
 // Whatever the file holds, reading it never panics: it is refused as a whole with an input
@@ -230,15 +252,14 @@ func FuzzRecipientsFile(f *testing.F) {
 		}
 		require.Equal(t, sum.Rows, sum.Valid+sum.BadCount)
 		n := 0
-		var readErr error
-		for r := range rf.recipients(&readErr) {
+		for r, err := range rf.recipients() {
+			require.NoError(t, err)
 			n++
 			norm, err := sms.NormalizePhone(r.Phone)
 			require.NoError(t, err)
 			require.Equal(t, norm, r.Phone)
 			require.LessOrEqual(t, len([]rune(r.Name)), 100)
 		}
-		require.NoError(t, readErr)
 		require.Equal(t, sum.Valid, n)
 	})
 }
