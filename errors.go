@@ -3,6 +3,7 @@ package sms
 import (
 	"encoding/json"
 	"errors"
+	"github.com/seedsms/sms-go/internal/rules"
 	"net/http"
 	"strconv"
 	"strings"
@@ -132,7 +133,7 @@ func notPrint(r rune) bool { return !strconv.IsPrint(r) }
 
 // Is reports whether target is the sentinel of e's status, such as ErrNotFound for a 404.
 func (e *Error) Is(target error) bool {
-	if e.StatusCode == http.StatusForbidden && e.Code != scopeCode {
+	if e.StatusCode == http.StatusForbidden && e.Code != rules.CodeInsufficientScope {
 		return target == ErrForbidden
 	}
 	s := sentinelFor(e.StatusCode)
@@ -267,7 +268,7 @@ func apiError(status int, header http.Header, body []byte) error {
 		}
 	}
 	if e.Code == "" {
-		e.Code = codeFor(status)
+		e.Code = rules.CodeFor(status)
 	}
 	if e.Message == "" {
 		e.Message = http.StatusText(status)
@@ -275,44 +276,8 @@ func apiError(status int, header http.Header, body []byte) error {
 	if d, ok := retryAfter(header, time.Now()); ok {
 		e.RetryAfter = d
 	}
-	if status == http.StatusForbidden && e.Code == scopeCode {
+	if status == http.StatusForbidden && e.Code == rules.CodeInsufficientScope {
 		return &ScopeError{Scope: Scope(scope), Err: e}
 	}
 	return e
-}
-
-// scopeCode is the code of a 403 that a key with more scopes would not get.
-const scopeCode = "insufficient_scope"
-
-// codeFor is the API's error code for a status, used when the body does not say.
-func codeFor(status int) string {
-	switch status {
-	case http.StatusBadRequest:
-		return "bad_request"
-	case http.StatusUnauthorized:
-		return "unauthorized"
-	case http.StatusPaymentRequired:
-		return "insufficient_balance"
-	case http.StatusForbidden:
-		return scopeCode
-	case http.StatusNotFound:
-		return "not_found"
-	case http.StatusMethodNotAllowed:
-		return "method_not_allowed"
-	case http.StatusConflict:
-		return "conflict"
-	case http.StatusRequestEntityTooLarge:
-		return "payload_too_large"
-	case http.StatusUnsupportedMediaType:
-		return "unsupported_media_type"
-	case http.StatusTooManyRequests:
-		return "rate_limited"
-	}
-	switch {
-	case status >= 500:
-		return "server_error"
-	case status >= 400:
-		return "bad_request"
-	}
-	return "unexpected_status"
 }
