@@ -95,28 +95,6 @@ func (s *CampaignsService) Create(ctx context.Context, p *CreateCampaignParams) 
 	return out.result(cl, p.From, p.Channel, ref)
 }
 
-// wireRecipient is a campaign recipient on the wire: a number, or {phone, name} when named
-// (see campaignTo).
-type wireRecipient struct {
-	Phone string `json:"phone"`
-	Name  string `json:"name"`
-}
-
-// campaignTo is the "to" of a campaign request (Campaigns.Create and every batch of
-// SendBulk): each recipient a number, or {phone, name} when named. Its items point into to,
-// so that building it allocates the slice alone; encoding/json writes it.
-func campaignTo(to []wireRecipient) []any {
-	out := make([]any, len(to))
-	for i := range to {
-		if to[i].Name == "" {
-			out[i] = &to[i].Phone
-		} else {
-			out[i] = &to[i]
-		}
-	}
-	return out
-}
-
 const nameTag = "{{name}}"
 
 func validateCampaign(p *CreateCampaignParams) ([]wireRecipient, error) {
@@ -425,50 +403,4 @@ func (s *CampaignsService) Recipients(ctx context.Context, id string, p *Campaig
 		return st.Recipients, st.Pagination, nil
 	}
 	return walk(ctx, q.Page, q.Limit, fetch, func(r RecipientStatus) string { return r.To })
-}
-
-func validatePage(page, limit int) error {
-	if page < 0 {
-		return invalid("Page", "the page is 1 or more (0 for the first)")
-	}
-	if limit < 0 || limit > rules.MaxLimit {
-		return invalid("Limit", "the limit is 1 to "+strconv.Itoa(rules.MaxLimit)+" (0 for the default)")
-	}
-	return nil
-}
-
-type wirePagination struct {
-	Page  int `json:"page"`
-	Limit int `json:"limit"`
-	Total int `json:"total"`
-}
-
-// present is the required member pagination: a page and a limit are at least 1.
-func (p wirePagination) present() member {
-	return member{"pagination", p.Page > 0 && p.Limit > 0}
-}
-
-// wireCampaign is a campaign as GET /v1/sms/campaigns lists it.
-type wireCampaign struct {
-	ID             string    `json:"_id"`
-	SenderID       string    `json:"senderId"`
-	RecipientCount int       `json:"recipientCount"`
-	Amount         Amount    `json:"amount"`
-	Status         Status    `json:"status"`
-	Currency       string    `json:"currency"`
-	Channel        Channel   `json:"channel"`
-	SMSParts       optInt    `json:"smsParts"`
-	MessageID      string    `json:"messageId"` // null while the campaign has none
-	Reference      string    `json:"reference"` // null when the request had none
-	CreatedAt      timestamp `json:"createdAt"`
-}
-
-// campaign returns the campaign, its parts and creation time stored in parts and created when
-// the server sent them.
-func (w *wireCampaign) campaign(parts *int, created *time.Time) Campaign {
-	return Campaign{
-		ID: w.ID, Status: w.Status, MessageID: w.MessageID, Recipients: w.RecipientCount,
-		Amount: w.Amount, Currency: w.Currency, Parts: w.SMSParts.into(parts), SenderID: w.SenderID,
-		Channel: w.Channel, Reference: w.Reference, CreatedAt: w.CreatedAt.into(created),
-	}
 }

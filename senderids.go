@@ -3,10 +3,7 @@ package sms
 import (
 	"context"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/seedsms/sms-go/internal/rules"
 )
@@ -150,18 +147,4 @@ func (w *wireSenderID) check(cl *call) error {
 		ms[i].name = "data." + ms[i].name
 	}
 	return cl.need(ms...)
-}
-
-// validateText checks a required free-text field of at most maxLen characters.
-func validateText(field, v string, maxLen int) error {
-	if strings.TrimSpace(v) == "" {
-		return invalid(field, "a value is required")
-	}
-	if err := validateUTF8(field, v); err != nil {
-		return err
-	}
-	if utf8.RuneCountInString(v) > maxLen {
-		return invalid(field, "at most "+strconv.Itoa(maxLen)+" characters")
-	}
-	return nil
 }

@@ -2,11 +2,9 @@ package sms
 
 import (
 	"context"
-	"crypto/rand"
 	"log/slog"
 	"net/http"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/seedsms/sms-go/internal/rules"
 )
@@ -119,110 +117,4 @@ func validateSend(p *SendParams) ([]string, error) {
 		return nil, err
 	}
 	return to, validateReference(p.Reference)
-}
-
-func validateFrom(field, from string) error {
-	if from == "" {
-		return invalid(field, "a sender ID is required")
-	}
-	if !rules.ValidSenderID(from) {
-		return invalid(field, "a sender ID is 3 to 11 ASCII letters and digits")
-	}
-	return nil
-}
-
-func validateMessage(field, message string) error {
-	if message == "" {
-		return invalid(field, "a message is required")
-	}
-	if err := validateUTF8(field, message); err != nil {
-		return err
-	}
-	return validateParts(field, message)
-}
-
-// validateUTF8 refuses text that is not valid UTF-8: JSON would carry U+FFFD in place of
-// each invalid byte, so the server would get other text than was given.
-func validateUTF8(field, text string) error {
-	if !utf8.ValidString(text) {
-		return invalid(field, "the text is not valid UTF-8")
-	}
-	return nil
-}
-
-func validateParts(field, message string) error {
-	if parts, _ := rules.CountParts(message); parts > rules.MaxParts {
-		return invalid(field, "the message takes "+strconv.Itoa(parts)+" SMS parts; at most "+strconv.Itoa(rules.MaxParts)+" are allowed")
-	}
-	return nil
-}
-
-func validateChannel(ch Channel) error {
-	switch ch {
-	case "", ChannelGeneric, ChannelDND:
-		return nil
-	}
-	return invalid("Channel", "the channel is generic or dnd")
-}
-
-func validateReference(ref string) error {
-	if ref != "" && !rules.ValidReference(ref) {
-		return invalid("Reference", "a reference is 1 to "+strconv.Itoa(rules.MaxReferenceLen)+" printable ASCII characters")
-	}
-	return nil
-}
-
-// referenceFor returns ref, or a new random reference when ref is empty.
-func referenceFor(ref string) string {
-	if ref != "" {
-		return ref
-	}
-	return "sms-go-" + rand.Text()
-}
-
-// sendBody is the body of POST /v1/sms/send (To of numbers) and /v1/sms/campaigns (To of
-// numbers and {phone, name} objects).
-type sendBody[T any] struct {
-	To        []T     `json:"to"`
-	From      string  `json:"from"`
-	Message   string  `json:"message"`
-	Channel   Channel `json:"channel,omitempty"`
-	Reference string  `json:"reference"`
-}
-
-// wireSent is the 202 answer of both sends, as the service's sms-send page shows it.
-type wireSent struct {
-	envelope
-	Message  string `json:"message"`
-	Campaign struct {
-		ID         string `json:"id"`
-		Status     Status `json:"status"`
-		MessageID  string `json:"message_id"` // null while the campaign has none
-		Recipients int    `json:"recipients"`
-		Amount     Amount `json:"amount"`
-		Currency   string `json:"currency"`
-		SMSParts   *int   `json:"sms_parts"`
-	} `json:"campaign"`
-}
-
-// result builds the answer of a send, checking the members it needs: the campaign's id and
-// status.
-func (w *wireSent) result(cl *call, from string, ch Channel, ref string) (*SendResult, error) {
-	wc := w.Campaign
-	if err := cl.need(member{"campaign.id", wc.ID != ""}, member{"campaign.status", wc.Status != ""}); err != nil {
-		return nil, err
-	}
-	if ch == "" {
-		ch = ChannelGeneric
-	}
-	return &SendResult{
-		Message: w.Message,
-		Campaign: Campaign{
-			ID: wc.ID, Status: wc.Status, MessageID: wc.MessageID, Recipients: wc.Recipients,
-			Amount: wc.Amount, Currency: wc.Currency, Parts: wc.SMSParts,
-			SenderID: from, Channel: ch, Reference: ref,
-		},
-		Replayed: cl.header.Get("Idempotent-Replayed") == "true",
-		Response: cl.response(w.RequestID),
-	}, nil
 }

@@ -1,5 +1,8 @@
 package sms
 
+// The wire: the JSON shapes of requests and answers that several services share, and the
+// tolerant readers of the members the service writes in more than one way.
+
 import (
 	"bytes"
 	"encoding/json"
@@ -148,4 +151,109 @@ func val[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// sendBody is the body of POST /v1/sms/send (To of numbers) and /v1/sms/campaigns (To of
+// numbers and {phone, name} objects).
+type sendBody[T any] struct {
+	To        []T     `json:"to"`
+	From      string  `json:"from"`
+	Message   string  `json:"message"`
+	Channel   Channel `json:"channel,omitempty"`
+	Reference string  `json:"reference"`
+}
+
+// wireSent is the 202 answer of both sends, as the service's sms-send page shows it.
+type wireSent struct {
+	envelope
+	Message  string `json:"message"`
+	Campaign struct {
+		ID         string `json:"id"`
+		Status     Status `json:"status"`
+		MessageID  string `json:"message_id"` // null while the campaign has none
+		Recipients int    `json:"recipients"`
+		Amount     Amount `json:"amount"`
+		Currency   string `json:"currency"`
+		SMSParts   *int   `json:"sms_parts"`
+	} `json:"campaign"`
+}
+
+// result builds the answer of a send, checking the members it needs: the campaign's id and
+// status.
+func (w *wireSent) result(cl *call, from string, ch Channel, ref string) (*SendResult, error) {
+	wc := w.Campaign
+	if err := cl.need(member{"campaign.id", wc.ID != ""}, member{"campaign.status", wc.Status != ""}); err != nil {
+		return nil, err
+	}
+	if ch == "" {
+		ch = ChannelGeneric
+	}
+	return &SendResult{
+		Message: w.Message,
+		Campaign: Campaign{
+			ID: wc.ID, Status: wc.Status, MessageID: wc.MessageID, Recipients: wc.Recipients,
+			Amount: wc.Amount, Currency: wc.Currency, Parts: wc.SMSParts,
+			SenderID: from, Channel: ch, Reference: ref,
+		},
+		Replayed: cl.header.Get("Idempotent-Replayed") == "true",
+		Response: cl.response(w.RequestID),
+	}, nil
+}
+
+// wireRecipient is a campaign recipient on the wire: a number, or {phone, name} when named
+// (see campaignTo).
+type wireRecipient struct {
+	Phone string `json:"phone"`
+	Name  string `json:"name"`
+}
+
+// campaignTo is the "to" of a campaign request (Campaigns.Create and every batch of
+// SendBulk): each recipient a number, or {phone, name} when named. Its items point into to,
+// so that building it allocates the slice alone; encoding/json writes it.
+func campaignTo(to []wireRecipient) []any {
+	out := make([]any, len(to))
+	for i := range to {
+		if to[i].Name == "" {
+			out[i] = &to[i].Phone
+		} else {
+			out[i] = &to[i]
+		}
+	}
+	return out
+}
+
+type wirePagination struct {
+	Page  int `json:"page"`
+	Limit int `json:"limit"`
+	Total int `json:"total"`
+}
+
+// present is the required member pagination: a page and a limit are at least 1.
+func (p wirePagination) present() member {
+	return member{"pagination", p.Page > 0 && p.Limit > 0}
+}
+
+// wireCampaign is a campaign as GET /v1/sms/campaigns lists it.
+type wireCampaign struct {
+	ID             string    `json:"_id"`
+	SenderID       string    `json:"senderId"`
+	RecipientCount int       `json:"recipientCount"`
+	Amount         Amount    `json:"amount"`
+	Status         Status    `json:"status"`
+	Currency       string    `json:"currency"`
+	Channel        Channel   `json:"channel"`
+	SMSParts       optInt    `json:"smsParts"`
+	MessageID      string    `json:"messageId"` // null while the campaign has none
+	Reference      string    `json:"reference"` // null when the request had none
+	CreatedAt      timestamp `json:"createdAt"`
+}
+
+// campaign returns the campaign, its parts and creation time stored in parts and created when
+// the server sent them.
+func (w *wireCampaign) campaign(parts *int, created *time.Time) Campaign {
+	return Campaign{
+		ID: w.ID, Status: w.Status, MessageID: w.MessageID, Recipients: w.RecipientCount,
+		Amount: w.Amount, Currency: w.Currency, Parts: w.SMSParts.into(parts), SenderID: w.SenderID,
+		Channel: w.Channel, Reference: w.Reference, CreatedAt: w.CreatedAt.into(created),
+	}
 }
