@@ -11,15 +11,15 @@
 // number, live, with the mock's test controls. Listening on all interfaces (-addr 0.0.0.0:4010,
 // as in a container), the line names 127.0.0.1, the address the mock answers on that machine.
 //
-// With -env it prints a line for a POSIX shell instead, with the variables the sms command
-// reads (single-quoted) and the mock's process ID:
+// With -env it prints a line for a POSIX shell instead: export statements of the variables the
+// sms command reads, single-quoted:
 //
-//	export SMS_BASE_URL='http://127.0.0.1:4010' SMS_API_KEY='pk_live_...' SMS_API_SECRET='sk_live_...' SMS_DASHBOARD_TOKEN='<JWT>'; SMS_MOCK_PID=12345
+//	export SMS_BASE_URL='http://127.0.0.1:4010' SMS_API_KEY='pk_live_...' SMS_API_SECRET='sk_live_...' SMS_DASHBOARD_TOKEN='<JWT>'
 //
-// Either way stdout is closed once the line is out, so a shell's command substitution returns
-// while the mock serves on in the background:
+// Either way stdout is closed once the line is out, so that a shell's command substitution
+// returns while the mock serves on in the background:
 //
-//	eval "$(sms-mockserver -env &)"
+//	eval "$(sms-mockserver -env & echo "SMS_MOCK_PID=$!")"
 //	sms balance
 //	kill "$SMS_MOCK_PID"
 //
@@ -233,7 +233,7 @@ func dialHost(a net.Addr) (hostport, allow string) {
 // and its inbox URL as JSON, or with env the line of envLine.
 func startupLine(ws mockserver.Workspace, env bool) ([]byte, error) {
 	if env {
-		return envLine(ws, os.Getpid()), nil
+		return envLine(ws), nil
 	}
 	return json.Marshal(struct {
 		mockserver.Workspace
@@ -242,8 +242,9 @@ func startupLine(ws mockserver.Workspace, env bool) ([]byte, error) {
 }
 
 // envLine is the startup line of -env: export statements of the variables the sms command
-// reads, single-quoted for a POSIX shell, and the process ID to stop the mock with.
-func envLine(ws mockserver.Workspace, pid int) []byte {
+// reads, single-quoted for a POSIX shell. It leaves out the process ID: in a container it
+// means nothing to the shell that reads the line (the shell's $! does).
+func envLine(ws mockserver.Workspace) []byte {
 	var b strings.Builder
 	b.WriteString("export")
 	for _, kv := range [][2]string{
@@ -254,7 +255,6 @@ func envLine(ws mockserver.Workspace, pid int) []byte {
 	} {
 		fmt.Fprintf(&b, " %s=%s", kv[0], shellQuote(kv[1]))
 	}
-	fmt.Fprintf(&b, "; SMS_MOCK_PID=%d", pid)
 	return []byte(b.String())
 }
 

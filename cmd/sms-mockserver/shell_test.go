@@ -30,7 +30,7 @@ func TestEnvOneLiner(t *testing.T) {
 	defer cancel()
 	// The shell returns only once every writer of the substitution's pipe is gone: the
 	// mock, serving on in the background, must have closed its stdout.
-	script := `eval "$("$1" -env -addr 127.0.0.1:0 &)" && printf '%s\n' "$SMS_MOCK_PID" "$SMS_BASE_URL" "$SMS_API_KEY" "$SMS_API_SECRET"`
+	script := `eval "$("$1" -env -addr 127.0.0.1:0 & echo "SMS_MOCK_PID=$!")" && printf '%s\n' "$SMS_MOCK_PID" "$SMS_BASE_URL" "$SMS_API_KEY" "$SMS_API_SECRET"`
 	cmd := exec.CommandContext(ctx, "sh", "-c", script, "sh", bin)
 	// The mock inherits stderr: a file, not a pipe the test would wait on.
 	stderr, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
