@@ -8,7 +8,6 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -62,7 +61,7 @@ func TestContainerImage(t *testing.T) {
 
 	client, err := sms.NewClient(ws.LiveKey, ws.LiveSecret, sms.WithBaseURL(ws.URL))
 	require.NoError(t, err)
-	res, err := client.SMS.Send(ctx, &sms.SendParams{To: []string{"08031234567"}, From: ws.SenderID, Message: "Hello from a container"})
+	res, err := client.SMS.Send(ctx, &sms.SendParams{To: []string{"0803-123-4567"}, From: ws.SenderID, Message: "Hello from a container"})
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Campaign.Recipients)
 
@@ -160,22 +159,4 @@ func startupLogLine(ctx context.Context, t *testing.T, name string) string {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-}
-
-// getJSON sends a GET with an optional Host header, decodes a 200's body into v if not nil,
-// and returns the status.
-func getJSON(ctx context.Context, t *testing.T, u, host string, v any) int {
-	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	require.NoError(t, err)
-	if host != "" {
-		req.Host = host
-	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	if v != nil && resp.StatusCode == http.StatusOK {
-		require.NoError(t, json.NewDecoder(resp.Body).Decode(v))
-	}
-	return resp.StatusCode
 }

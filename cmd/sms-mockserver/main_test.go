@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os/exec"
 	"strings"
 	"testing"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
 )
 
 func TestRunPrintsStartupLineAndServes(t *testing.T) {
@@ -351,5 +354,64 @@ func balanceStatus(t *testing.T, url, key, secret string) int {
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestRunAcceptsPhonesAsPeopleWriteThem: the mock's API and filters, and the SDK, take numbers
+// with separators and a local number that lost its 0, and agree on their normalized form.
+func TestRunAcceptsPhonesAsPeopleWriteThem(t *testing.T) {
+	t.Parallel()
+	m := startRun(t)
+	var ws struct{ URL, LiveKey, LiveSecret, SenderID string }
+	require.NoError(t, json.Unmarshal([]byte(m.line), &ws))
+
+	// The wire, as any language sends it.
+	body := `{"to":["0803-123-4561","(0803) 1234562","+234 (0)803 123 4563","8031234564"],"from":"MOCKSMS","message":"raw"}`
+	req, err := http.NewRequest(http.MethodPost, ws.URL+"/v1/sms/send", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-API-Key", ws.LiveKey)
+	req.Header.Set("X-API-Secret", ws.LiveSecret)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	raw, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode, "%s", raw)
+	assert.Contains(t, string(raw), `"recipients":4`)
+
+	// The SDK.
+	client, err := sms.NewClient(ws.LiveKey, ws.LiveSecret, sms.WithBaseURL(ws.URL))
+	require.NoError(t, err)
+	_, err = client.SMS.Send(t.Context(), &sms.SendParams{To: []string{"0803.123.4565", "803 123 4566"}, From: ws.SenderID, Message: "sdk"})
+	require.NoError(t, err)
+
+	for to, text := range map[string]string{
+		"0803 123 4561": "raw", "+234-803-123-4562": "raw", "2348031234563": "raw", "8031234564": "raw",
+		"(0803) 123-4565": "sdk", "08031234566": "sdk",
+	} {
+		var msgs struct{ Data []struct{ To, Text string } }
+		require.Equal(t, http.StatusOK, getJSON(t.Context(), t, ws.URL+"/_mock/messages?to="+url.QueryEscape(to), "", &msgs))
+		require.Len(t, msgs.Data, 1, to)
+		assert.Equal(t, text, msgs.Data[0].Text, to)
+	}
+	m.cancel()
+	require.NoError(t, <-m.done)
+}
+
+// getJSON sends a GET with an optional Host header, decodes a 200's body into v if not nil,
+// and returns the status.
+func getJSON(ctx context.Context, t *testing.T, u, host string, v any) int {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	require.NoError(t, err)
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	if v != nil && resp.StatusCode == http.StatusOK {
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(v))
+	}
 	return resp.StatusCode
 }
