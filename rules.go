@@ -32,6 +32,10 @@ func CountParts(message string) (parts int, enc Encoding) {
 // NormalizePhone returns number in the form the API shows: international digits without "+".
 // It accepts international numbers with or without "+" (8 to 15 digits, the first not 0) and
 // local Nigerian numbers ("0" and 10 digits), so "08025671695" becomes "2348025671695".
+// Spaces, dashes, dots and parentheses may separate the digits ("+234 803 123 4567",
+// "0803-123-4567", "(0803) 1234567"); 10 digits starting 70, 80, 81, 90 or 91 without "+"
+// are a Nigerian number that lost its 0 (a spreadsheet drops it); a trunk 0 after 234 is
+// dropped.
 func NormalizePhone(number string) (string, error) {
 	n, err := rules.NormalizePhone(number)
 	if err != nil {
