@@ -10,6 +10,12 @@ import (
 // Amount is a sum of money in naira, held exactly as integer kobo (1 naira = 100 kobo). It is
 // read from the API's JSON numbers without floating point, so 3.20 is exactly 320 kobo. The
 // zero value is 0.00. Amounts compare with ==.
+//
+// Reading the API's answers, an Amount accepts an integer (15000) or a decimal number (3.2,
+// 3.20). A number finer than a kobo (3.205), which the service's pages never show, is rounded
+// to the nearest kobo, half away from zero (3.21), rather than failing the whole answer: the
+// answer of a send that did happen must not read as an error. ParseAmount, which reads what
+// people type, refuses such numbers instead.
 type Amount struct {
 	kobo int64
 }
@@ -41,13 +47,15 @@ func (a Amount) String() string { return rules.FormatNaira(a.kobo) }
 // MarshalJSON writes the amount as a JSON number of naira with two decimals, as the API does.
 func (a Amount) MarshalJSON() ([]byte, error) { return []byte(rules.FormatNaira(a.kobo)), nil }
 
-// UnmarshalJSON reads a JSON number of naira exactly. JSON null leaves the amount unchanged.
+// UnmarshalJSON reads a JSON number of naira: an integer or a decimal, rounded to the nearest
+// kobo, half away from zero, when it is finer (see Amount). JSON null leaves the amount
+// unchanged; anything else that is not a number is an error.
 func (a *Amount) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if string(b) == "null" {
 		return nil
 	}
-	k, err := rules.ParseNaira(string(b))
+	k, err := rules.ParseNairaRounded(string(b))
 	if err != nil {
 		return fmt.Errorf("sms: amount %.40q: %w", b, err)
 	}

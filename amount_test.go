@@ -51,15 +51,24 @@ func TestAmountUnmarshalIsExact(t *testing.T) {
 	}
 }
 
-func TestAmountUnmarshalRefusesInexactValues(t *testing.T) {
+// A value finer than a kobo in an answer is rounded half away from zero rather than failing
+// the whole answer; what is not a number is still refused.
+func TestAmountUnmarshalRoundsToKobo(t *testing.T) {
 	t.Parallel()
-	for _, in := range []string{`0.001`, `3.205`, `"3.20"`, `true`, `{}`, `1e-3`, `92233720368547758.08`, `1e30`} {
+	for in, kobo := range map[string]int64{`0.001`: 0, `0.005`: 1, `3.205`: 321, `3.2049`: 320, `-3.205`: -321, `1e-3`: 0, `15000`: 1_500_000} {
+		var a sms.Amount
+		require.NoError(t, json.Unmarshal([]byte(in), &a), in)
+		assert.Equal(t, kobo, a.Kobo(), in)
+	}
+	for _, in := range []string{`"3.20"`, `true`, `{}`, `92233720368547758.08`, `1e30`, `3.`, `-`} {
 		var a sms.Amount
 		assert.Error(t, json.Unmarshal([]byte(in), &a), in)
 	}
 	a := sms.AmountFromKobo(7)
 	require.NoError(t, json.Unmarshal([]byte(`null`), &a))
 	assert.Equal(t, int64(7), a.Kobo(), "null leaves the amount as it was")
+	_, err := sms.ParseAmount("3.205")
+	assert.Error(t, err, "what people type is not rounded")
 }
 
 func TestParseAmount(t *testing.T) {

@@ -9,16 +9,19 @@ import (
 type BalanceService struct{ c *core }
 
 // Balance is the wallet of the key's mode: live keys see the live wallet, test keys the test
-// wallet.
+// wallet. The service's balance page shows all three members; only Balance is required.
 type Balance struct {
 	Balance  Amount
-	Cashback Amount
-	Currency string // "NGN"
+	Cashback Amount // 0.00 when the server did not send it
+	Currency string // "NGN"; empty when the server did not send it
+	// Response is the HTTP answer, with its request ID.
+	Response *Response
 }
 
 // Get returns the wallet balance.
 func (s *BalanceService) Get(ctx context.Context) (*Balance, error) {
 	var out struct {
+		envelope
 		Data struct {
 			Balance  *Amount `json:"balance"`
 			Cashback Amount  `json:"cashback"`
@@ -30,8 +33,8 @@ func (s *BalanceService) Get(ctx context.Context) (*Balance, error) {
 		return nil, err
 	}
 	d := out.Data
-	if err := cl.need(member{"data.balance", d.Balance != nil}, member{"data.currency", d.Currency != ""}); err != nil {
+	if err := cl.need(member{"data.balance", d.Balance != nil}); err != nil {
 		return nil, err
 	}
-	return &Balance{Balance: *d.Balance, Cashback: d.Cashback, Currency: d.Currency}, nil
+	return &Balance{Balance: *d.Balance, Cashback: d.Cashback, Currency: d.Currency, Response: cl.response(out.RequestID)}, nil
 }

@@ -29,10 +29,10 @@ const (
 
 // benchPeople is n personalised recipients, each number distinct, written the international
 // way with a "+" as a user's file would have them.
-func benchPeople(n int) iter.Seq[sms.Recipient] {
-	return func(yield func(sms.Recipient) bool) {
+func benchPeople(n int) iter.Seq2[sms.Recipient, error] {
+	return func(yield func(sms.Recipient, error) bool) {
 		for i := range n {
-			if !yield(sms.Recipient{Phone: "+2348" + fmt.Sprintf("%09d", i), Name: "Customer " + strconv.Itoa(i)}) {
+			if !yield(sms.Recipient{Phone: "+2348" + fmt.Sprintf("%09d", i), Name: "Customer " + strconv.Itoa(i)}, nil) {
 				return
 			}
 		}
@@ -42,7 +42,7 @@ func benchPeople(n int) iter.Seq[sms.Recipient] {
 // createLoop is what a user writes without SendBulk: chunk the input into batches of 10,000,
 // and send them with Campaigns.Create from a pool of goroutines, with references derived
 // from the job and the batch index.
-func createLoop(ctx context.Context, c *sms.Client, in iter.Seq[sms.Recipient], job string, workers int) error {
+func createLoop(ctx context.Context, c *sms.Client, in iter.Seq2[sms.Recipient, error], job string, workers int) error {
 	type batch struct {
 		k  int
 		to []sms.Recipient
@@ -68,18 +68,26 @@ func createLoop(ctx context.Context, c *sms.Client, in iter.Seq[sms.Recipient], 
 		})
 	}
 	k, cur := 0, make([]sms.Recipient, 0, bulkBenchBatch)
-	for r := range in {
+	var readErr error
+	for r, err := range in {
+		if err != nil {
+			readErr = err
+			break
+		}
 		cur = append(cur, r)
 		if len(cur) == bulkBenchBatch {
 			work <- batch{k, cur}
 			k, cur = k+1, make([]sms.Recipient, 0, bulkBenchBatch)
 		}
 	}
-	if len(cur) > 0 {
+	if readErr == nil && len(cur) > 0 {
 		work <- batch{k, cur}
 	}
 	close(work)
 	wg.Wait()
+	if readErr != nil {
+		return readErr
+	}
 	return first
 }
 

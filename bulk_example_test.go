@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"slices"
 	"time"
 
 	sms "github.com/seedsms/sms-go"
@@ -18,8 +17,8 @@ func ExampleCampaignsService_SendBulk() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// Any iter.Seq[sms.Recipient] will do: rows of a file, a database cursor.
-	people := slices.Values([]sms.Recipient{
+	// Any iter.Seq2[sms.Recipient, error] will do: rows of a file, a database cursor.
+	people := sms.RecipientsFrom([]sms.Recipient{
 		{Phone: "08025671695", Name: "Ada"},
 		{Phone: "+2348025671696", Name: "Obi"},
 		{Phone: "2348025671695", Name: "Ada"}, // the first number again

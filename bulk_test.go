@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
+	"math"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -45,8 +47,8 @@ func (in bulkInput) badPositions() []int {
 	return out
 }
 
-func (in bulkInput) seq() iter.Seq[sms.Recipient] {
-	return func(yield func(sms.Recipient) bool) {
+func (in bulkInput) seq() iter.Seq2[sms.Recipient, error] {
+	return func(yield func(sms.Recipient, error) bool) {
 		bad := in.badPositions()
 		next, dup := 0, 0
 		for pos := range in.total() {
@@ -67,7 +69,7 @@ func (in bulkInput) seq() iter.Seq[sms.Recipient] {
 				dup++
 				r = sms.Recipient{Phone: bulkPhone(i), Name: "Again"}
 			}
-			if !yield(r) {
+			if !yield(r, nil) {
 				return
 			}
 		}
@@ -120,7 +122,7 @@ func TestSendBulkExactlyOnceThroughFaults(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv, sms.WithRetryWait(100*time.Millisecond, 2*time.Second))
+		c := inProcessClient(t, srv, sms.WithRetryWait(100*time.Millisecond, 2*time.Second), sms.WithReferenceDeduplication())
 		fund(t, srv, 100_000_000)
 		srv.AddFaults(
 			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 3},
@@ -190,6 +192,8 @@ func TestSendBulkExactlyOnceThroughFaults(t *testing.T) {
 		assert.Equal(t, 24_695, again.Replayed)
 		assert.Equal(t, sms.Amount{}, again.Amount)
 		assert.Equal(t, before, balance(t, srv), "nothing charged")
+		assert.Equal(t, r.Amount, again.ReplayedAmount, "what the first run charged")
+		assert.Equal(t, r.Amount, again.JobAmount)
 		assert.Equal(t, requests+25, requestsTo(srv, "POST", "/v1/sms/campaigns"))
 		assert.Equal(t, 25, campaignTotal(t, c), "nothing created")
 		for k, b := range again.Batches {
@@ -243,6 +247,8 @@ func TestSendBulkOutOfMoneyThenTopUp(t *testing.T) {
 				assert.Equal(t, 3000, again.Sent)
 				assert.Equal(t, int64(5_000_000)-again.Amount.Kobo(), balance(t, srv))
 				assert.Equal(t, int64(6000*320), r.Amount.Add(again.Amount).Kobo(), "each recipient charged once over both runs")
+				assert.Equal(t, int64(6000*320), again.JobAmount.Kobo(), "the last run states the job's whole cost")
+				assert.Equal(t, r.Amount, again.ReplayedAmount, "what the first run charged")
 
 				camps, seen := campaignsOf(t, srv, c)
 				assert.Len(t, camps, 6)
@@ -312,27 +318,43 @@ func TestSendBulkShards(t *testing.T) {
 	})
 }
 
+// A job's batches are its input cut into BatchSize recipients: a rerun with another input or
+// another batch size is refused at its first batch that differs, and the error says what may
+// have changed.
 func TestSendBulkInputChangedIsConflict(t *testing.T) {
 	t.Parallel()
-	srv := mockserver.New()
-	c := inProcessClient(t, srv)
-	ctx := context.Background()
-	_, err := c.Campaigns.SendBulk(ctx, bulkParams("job-7", bulkInput{n: 250}, 100))
-	require.NoError(t, err)
+	tests := []struct {
+		name  string
+		in    bulkInput
+		batch int
+	}{
+		{"one more recipient in the last batch", bulkInput{n: 251}, 100},
+		{"another batch size", bulkInput{n: 250}, 125},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := mockserver.New()
+			c := inProcessClient(t, srv)
+			ctx := context.Background()
+			_, err := c.Campaigns.SendBulk(ctx, bulkParams("job-7", bulkInput{n: 250}, 100))
+			require.NoError(t, err)
 
-	r, err := c.Campaigns.SendBulk(ctx, bulkParams("job-7", bulkInput{n: 251}, 100)) // one more recipient in the last batch
-	require.ErrorIs(t, err, sms.ErrConflict)
-	assert.Contains(t, err.Error(), "the input changed since an earlier run of this job")
-	assert.False(t, r.Complete)
-	assert.Equal(t, 0, r.Sent)
-	assert.Equal(t, 3, campaignTotal(t, c), "nothing new was created")
+			r, err := c.Campaigns.SendBulk(ctx, bulkParams("job-7", tt.in, tt.batch))
+			require.ErrorIs(t, err, sms.ErrConflict)
+			assert.Contains(t, err.Error(), "the input, the message or the batch size changed since an earlier run of this job")
+			assert.False(t, r.Complete)
+			assert.Equal(t, 0, r.Sent)
+			assert.Equal(t, 3, campaignTotal(t, c), "nothing new was created")
+		})
+	}
 }
 
 func TestSendBulkFailedBatchIsRetriedByRerun(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv)
+		c := inProcessClient(t, srv, sms.WithReferenceDeduplication())
 		ctx := context.Background()
 		// The first batch fails on every attempt: 1 + DefaultMaxRetries.
 		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 500, Times: 1 + sms.DefaultMaxRetries})
@@ -449,7 +471,7 @@ func TestSendBulkSkipsNamesThatDoNotFit(t *testing.T) {
 	}
 	r, err := c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
 		JobID: "names", From: "MOCKSMS", Message: "{{name}} " + strings.Repeat("{{name}}", 6) + strings.Repeat("x", 160),
-		Recipients: slices.Values(people), DryRun: true,
+		Recipients: sms.RecipientsFrom(people), DryRun: true,
 	})
 	require.NoError(t, err)
 	assert.Equal(t, 2, r.Recipients)
@@ -460,55 +482,61 @@ func TestSendBulkSkipsNamesThatDoNotFit(t *testing.T) {
 	assert.Contains(t, r.InvalidRecipients[1].Reason, "11 SMS parts")
 }
 
-// Large names are escaped by encoding/json up to six times their size: batches are cut so
-// that every request body stays within the API's 1 MiB.
+// Large names are escaped by encoding/json up to six times their size, and so is a JobID
+// of <, >, & (as \u003c and so on), " or \ in every batch's reference: batches are cut so
+// that every request body stays within the API's 1 MiB, whatever the JobID.
 func TestSendBulkCutsBatchesUnderOneMiB(t *testing.T) {
 	t.Parallel()
-	srv := mockserver.New()
-	rec := &recorder{base: srv.Transport()}
-	ws := srv.Default()
-	c, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL("http://127.0.0.1"), sms.WithHTTPClient(&http.Client{Transport: rec}))
-	require.NoError(t, err)
-	fund(t, srv, 100_000_000)
-	names := []string{strings.Repeat("<&>", 33), strings.Repeat("é\"", 50), strings.Repeat("\u2028", 100)}
-	seq := func(yield func(sms.Recipient) bool) {
-		for i := range 2500 { // about 500 bytes each: two batches
-			if !yield(sms.Recipient{Phone: bulkPhone(i), Name: names[i%len(names)]}) {
-				return
+	for _, jobID := range []string{"big-names", strings.Repeat("<", sms.MaxJobIDLen), strings.Repeat(`&"\>`, sms.MaxJobIDLen/4)} {
+		t.Run(jobID[:min(len(jobID), 10)], func(t *testing.T) {
+			t.Parallel()
+			srv := mockserver.New()
+			rec := &recorder{base: srv.Transport()}
+			ws := srv.Default()
+			c, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL("http://127.0.0.1"), sms.WithHTTPClient(&http.Client{Transport: rec}))
+			require.NoError(t, err)
+			fund(t, srv, 100_000_000)
+			names := []string{strings.Repeat("<&>", 33), strings.Repeat("é\"", 50), strings.Repeat("\u2028", 100)}
+			seq := func(yield func(sms.Recipient, error) bool) {
+				for i := range 5000 { // about 500 bytes each: three batches
+					if !yield(sms.Recipient{Phone: bulkPhone(i), Name: names[i%len(names)]}, nil) {
+						return
+					}
+				}
 			}
-		}
-	}
-	r, err := c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
-		JobID: "big-names", From: "MOCKSMS", Message: "{{name}}", Recipients: seq, Concurrency: 2,
-	})
-	require.NoError(t, err)
-	require.True(t, r.Complete)
-	bodies := rec.sent()
-	require.Greater(t, len(bodies), 1, "cut before 10,000")
-	total, sizes := 0, map[string]int{}
-	for _, b := range bodies {
-		var v struct {
-			To        []json.RawMessage
-			Reference string
-		}
-		require.NoError(t, json.Unmarshal([]byte(b), &v))
-		total += len(v.To)
-		sizes[v.Reference] = len(b)
-	}
-	assert.Equal(t, 2500, total)
-	require.Len(t, sizes, len(bodies), "one request per batch")
-	for k := range len(bodies) {
-		size := sizes[fmt.Sprintf("big-names:%d", k)]
-		assert.LessOrEqual(t, size, 1<<20, "batch %d", k)
-		if k < len(bodies)-1 {
-			assert.Greater(t, size, 1<<20-2000, "batch %d is cut only when the next recipient would not fit", k)
-		}
+			r, err := c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
+				JobID: jobID, From: "MOCKSMS", Message: "{{name}}", Recipients: seq, Concurrency: 2,
+			})
+			require.NoError(t, err)
+			require.True(t, r.Complete)
+			bodies := rec.sent()
+			require.Greater(t, len(bodies), 2, "cut before 10,000")
+			total, sizes := 0, map[string]int{}
+			for _, b := range bodies {
+				var v struct {
+					To        []json.RawMessage
+					Reference string
+				}
+				require.NoError(t, json.Unmarshal([]byte(b), &v))
+				total += len(v.To)
+				sizes[v.Reference] = len(b)
+			}
+			assert.Equal(t, 5000, total)
+			require.Len(t, sizes, len(bodies), "one request per batch")
+			for k := range len(bodies) {
+				size := sizes[fmt.Sprintf("%s:%d", jobID, k)]
+				assert.LessOrEqual(t, size, 1<<20, "batch %d", k)
+				if k < len(bodies)-1 {
+					assert.Greater(t, size, 1<<20-2000, "batch %d is cut only when the next recipient would not fit", k)
+				}
+			}
+		})
 	}
 }
 
 func TestSendBulkValidation(t *testing.T) {
 	t.Parallel()
-	seq := slices.Values([]sms.Recipient{{Phone: "08030000001"}})
+	seq := sms.RecipientsFrom([]sms.Recipient{{Phone: "08030000001"}})
 	ok := func() sms.BulkParams {
 		return sms.BulkParams{JobID: "job", From: "MOCKSMS", Message: "hi", Recipients: seq}
 	}
@@ -523,11 +551,17 @@ func TestSendBulkValidation(t *testing.T) {
 		{"no sender", func(p *sms.BulkParams) { p.From = "" }, "From"},
 		{"no message", func(p *sms.BulkParams) { p.Message = "" }, "Message"},
 		{"message too long", func(p *sms.BulkParams) { p.Message = strings.Repeat("x", 1531) }, "Message"},
+		{"message too long whatever the names", func(p *sms.BulkParams) { p.Message = "{{name}}" + strings.Repeat("x", 1531) }, "Message"},
+		{"message not UTF-8", func(p *sms.BulkParams) { p.Message = "Caf\xe9 opens at 9" }, "Message"},
 		{"bad channel", func(p *sms.BulkParams) { p.Channel = "sms" }, "Channel"},
 		{"no recipients", func(p *sms.BulkParams) { p.Recipients = nil }, "Recipients"},
 		{"batch too large", func(p *sms.BulkParams) { p.BatchSize = 10_001 }, "BatchSize"},
 		{"negative batch", func(p *sms.BulkParams) { p.BatchSize = -1 }, "BatchSize"},
 		{"negative concurrency", func(p *sms.BulkParams) { p.Concurrency = -1 }, "Concurrency"},
+		{"concurrency too high", func(p *sms.BulkParams) { p.Concurrency = sms.MaxBulkConcurrency + 1 }, "Concurrency"},
+		{"concurrency that would not fit in memory", func(p *sms.BulkParams) { p.Concurrency = math.MaxInt }, "Concurrency"},
+		{"negative pause", func(p *sms.BulkParams) { p.MaxRetryAfter = -time.Second }, "MaxRetryAfter"},
+		{"rate not a number", func(p *sms.BulkParams) { p.Rate = math.NaN() }, "Rate"},
 		{"negative rate", func(p *sms.BulkParams) { p.Rate = -1 }, "Rate"},
 		{"shard past count", func(p *sms.BulkParams) { p.Shard = sms.Shard{Index: 4, Count: 4} }, "Shard"},
 		{"shard without count", func(p *sms.BulkParams) { p.Shard = sms.Shard{Index: 1} }, "Shard"},
@@ -543,14 +577,14 @@ func TestSendBulkValidation(t *testing.T) {
 			var ve *sms.ValidationError
 			require.True(t, errors.As(err, &ve), "got %v", err)
 			assert.Equal(t, tt.field, ve.Field)
-			assert.ErrorIs(t, err, sms.ErrBadRequest)
+			assert.ErrorIs(t, err, sms.ErrInvalidParams)
 			assert.Nil(t, r)
 			assert.Zero(t, ct.n.Load())
 		})
 	}
 	c, _, _ := offlineClients(t)
 	_, err := c.Campaigns.SendBulk(context.Background(), nil)
-	assert.ErrorIs(t, err, sms.ErrBadRequest)
+	assert.ErrorIs(t, err, sms.ErrInvalidParams)
 }
 
 func TestSendBulkContextCancelStops(t *testing.T) {
@@ -600,4 +634,354 @@ func TestSendBulkStopsOnRefusedCredentials(t *testing.T) {
 			assert.Equal(t, 0, campaignTotal(t, c))
 		})
 	}
+}
+
+// Text that is not valid UTF-8 (a Latin-1 file, say) would reach the server with U+FFFD in
+// place of each bad byte, and be charged as UCS-2: such a message is refused before any
+// request, and such a name makes its recipient invalid, skipped and reported like a bad
+// number.
+func TestSendBulkInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	offline, _, ct := offlineClients(t)
+	_, err := offline.Campaigns.SendBulk(ctx, &sms.BulkParams{
+		JobID: "latin1", From: "MOCKSMS", Message: "Caf\xe9 opens at 9", Recipients: sms.RecipientsFrom([]sms.Recipient{{Phone: "08030000001"}}),
+	})
+	var ve *sms.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "Message", ve.Field)
+	assert.Zero(t, ct.n.Load(), "nothing sent")
+
+	srv := mockserver.New()
+	c := inProcessClient(t, srv)
+	people := []sms.Recipient{
+		{Phone: "08030000001", Name: "Ada"},
+		{Phone: "08030000002", Name: "Jos\xe9"}, // Latin-1
+		{Phone: "08030000003", Name: "Obi"},
+		{Phone: "08030000002", Name: "José"}, // the number's first valid entry
+	}
+	r, err := c.Campaigns.SendBulk(ctx, &sms.BulkParams{JobID: "names", From: "MOCKSMS", Message: "Hi {{name}}", Recipients: sms.RecipientsFrom(people)})
+	require.NoError(t, err)
+	assert.True(t, r.Complete)
+	assert.Equal(t, 3, r.Sent)
+	assert.Equal(t, 0, r.Duplicates)
+	assert.Equal(t, []sms.InvalidRecipient{{Position: 1, Field: "Name", Reason: "the name is not valid UTF-8"}}, r.InvalidRecipients)
+	assert.Equal(t, int64(3*320), r.Amount.Kobo(), "one GSM part each")
+	msgs := srv.Messages(mockserver.Filter{To: "2348030000002"})
+	require.Len(t, msgs, 1)
+	assert.Equal(t, "Hi José", msgs[0].Text)
+}
+
+// A message that is empty once {{name}} is filled, for a recipient without a name, would
+// make the server refuse the whole batch on every run: that recipient is invalid, skipped
+// and reported. A message that is not empty without a name is sent to such recipients.
+func TestSendBulkEmptyMessageWithoutName(t *testing.T) {
+	t.Parallel()
+	people := []sms.Recipient{{Phone: "08030000001", Name: "Ada"}, {Phone: "08030000002"}, {Phone: "08030000003", Name: "Obi"}}
+	tests := []struct {
+		message string
+		sent    int
+		invalid []sms.InvalidRecipient
+	}{
+		{"{{name}}", 2, []sms.InvalidRecipient{{Position: 1, Field: "Name", Reason: "the message is empty without a name"}}},
+		{"{{name}}{{name}}", 2, []sms.InvalidRecipient{{Position: 1, Field: "Name", Reason: "the message is empty without a name"}}},
+		{"Hi {{name}}", 3, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.message, func(t *testing.T) {
+			t.Parallel()
+			srv := mockserver.New()
+			c := inProcessClient(t, srv)
+			r, err := c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
+				JobID: "unnamed", From: "MOCKSMS", Message: tt.message, Recipients: sms.RecipientsFrom(people),
+			})
+			require.NoError(t, err)
+			assert.True(t, r.Complete)
+			assert.Equal(t, tt.sent, r.Sent)
+			assert.Equal(t, tt.invalid, r.InvalidRecipients)
+			assert.Equal(t, len(tt.invalid), r.Invalid)
+		})
+	}
+}
+
+// A read error of the input stops the job: the batch being filled is not sent, nor anything
+// after it, and the error is returned, wrapped. Running the job again with the whole input
+// replays what was sent and sends the rest.
+func TestSendBulkInputError(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv)
+		fund(t, srv, 100_000_000)
+		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Latency: time.Second})
+		errDisk := errors.New("disk on fire")
+		in := bulkInput{n: 300}
+		failing := func(yield func(sms.Recipient, error) bool) {
+			n := 0
+			for r := range in.seq() {
+				if n == 250 {
+					time.Sleep(time.Millisecond) // the batches handed over are under way
+					yield(sms.Recipient{}, errDisk)
+					return
+				}
+				n++
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+		ctx := context.Background()
+		p := bulkParams("flaky-file", in, 100)
+		p.Recipients = failing
+		r, err := c.Campaigns.SendBulk(ctx, p)
+		require.ErrorIs(t, err, errDisk)
+		assert.Contains(t, err.Error(), `bulk job "flaky-file": reading the input at position 250: disk on fire`)
+		assert.False(t, r.Complete)
+		assert.Equal(t, 200, r.Sent, "the batches handed over before the error are sent, the one being filled is not")
+		assert.Equal(t, 2, campaignTotal(t, c))
+
+		again, err := c.Campaigns.SendBulk(ctx, bulkParams("flaky-file", in, 100))
+		require.NoError(t, err)
+		assert.True(t, again.Complete)
+		assert.Equal(t, 200, again.Replayed)
+		assert.Equal(t, 100, again.Sent)
+		assert.Equal(t, 3, campaignTotal(t, c))
+	})
+}
+
+// After any sequence of runs that ends complete, the last run's report states the job's whole
+// cost, equal to the wallet's move: a batch that an interrupted run sent without learning the
+// outcome is replayed by the rerun, and its amount counts in ReplayedAmount and JobAmount.
+func TestSendBulkReportsTheWholeCostAfterAnInterruptedRun(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		const start = 100_000_000
+		fund(t, srv, start)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		// The third request is committed by the server, then the run is interrupted before
+		// its answer arrives.
+		cut := &interruptAt{base: srv.Transport(), n: 3, cancel: cancel}
+		ws := srv.Default()
+		c, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL("http://127.0.0.1"), sms.WithHTTPClient(&http.Client{Transport: cut}))
+		require.NoError(t, err)
+		in := bulkInput{n: 500}
+		p := bulkParams("interrupted", in, 100)
+		p.Concurrency = 1
+		r, err := c.Campaigns.SendBulk(ctx, p)
+		require.ErrorIs(t, err, context.Canceled)
+		assert.False(t, r.Complete)
+		assert.Equal(t, 200, r.Sent)
+		require.Len(t, r.Failed(), 1)
+		assert.ErrorIs(t, r.Failed()[0].Err, sms.ErrOutcomeUnknown)
+		assert.Equal(t, int64(start-300*320), balance(t, srv), "three batches were charged")
+		assert.Equal(t, int64(200*320), r.JobAmount.Kobo(), "this run learned the cost of two")
+
+		again, err := c.Campaigns.SendBulk(context.Background(), bulkParams("interrupted", in, 100))
+		require.NoError(t, err)
+		assert.True(t, again.Complete)
+		assert.Equal(t, 300, again.Replayed)
+		assert.Equal(t, int64(300*320), again.ReplayedAmount.Kobo(), "what the earlier run charged for the replayed batches")
+		assert.Equal(t, 200, again.Sent)
+		assert.Equal(t, int64(200*320), again.Amount.Kobo(), "what this run charged")
+		assert.Equal(t, again.Amount.Add(again.ReplayedAmount), again.JobAmount)
+		assert.Equal(t, int64(start)-balance(t, srv), again.JobAmount.Kobo(), "the job's whole cost is the wallet's move")
+	})
+}
+
+// interruptAt passes requests to base; the n-th campaign request is committed by base, then
+// cancel is called and the answer is lost, as when a run is interrupted mid-request.
+type interruptAt struct {
+	base   http.RoundTripper
+	n      int
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	seen   int
+}
+
+func (c *interruptAt) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	if req.Method == http.MethodPost && req.URL.Path == "/v1/sms/campaigns" {
+		c.seen++
+	}
+	cut := c.seen == c.n
+	c.mu.Unlock()
+	resp, err := c.base.RoundTrip(req)
+	if !cut || err != nil {
+		return resp, err
+	}
+	_ = resp.Body.Close()
+	c.cancel()
+	return nil, io.ErrUnexpectedEOF
+}
+
+// A 429 whose Retry-After is beyond MaxRetryAfter (68 years, or a minute against a cap of 10
+// seconds) stops the job at once with the 429's *Error, its RetryAfter set, rather than
+// pausing it silently; a rerun once the wait is over finishes the job.
+func TestSendBulkRetryAfterBeyondTheCapStopsTheJob(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		retryAfter int // seconds
+		max        time.Duration
+	}{
+		{"decades against the default", math.MaxInt32, 0},
+		{"a minute against 10s", 60, 10 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				srv := mockserver.New()
+				c := inProcessClient(t, srv)
+				srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 429, RetryAfter: tt.retryAfter, Times: 1})
+				p := bulkParams("limited", bulkInput{n: 500}, 100)
+				p.Concurrency, p.MaxRetryAfter = 1, tt.max
+				start := time.Now()
+				r, err := c.Campaigns.SendBulk(context.Background(), p)
+				require.ErrorIs(t, err, sms.ErrRateLimited)
+				assert.Zero(t, time.Since(start), "no pause")
+				assert.Equal(t, time.Duration(tt.retryAfter)*time.Second, asAPIError(t, err).RetryAfter)
+				assert.Contains(t, err.Error(), "more than MaxRetryAfter")
+				assert.False(t, r.Complete)
+				assert.Equal(t, 0, r.Sent)
+				assert.Equal(t, 1, requestsTo(srv, "POST", "/v1/sms/campaigns"), "nothing more was sent")
+
+				again, err := c.Campaigns.SendBulk(context.Background(), bulkParams("limited", bulkInput{n: 500}, 100))
+				require.NoError(t, err)
+				assert.True(t, again.Complete)
+				assert.Equal(t, 500, again.Sent)
+			})
+		})
+	}
+}
+
+// hostileAPI answers every campaign request with a 202 that answer writes for a request of n
+// recipients and index k (the batch, from its reference's end).
+type hostileAPI struct {
+	answer func(n, k int) string
+}
+
+func (h hostileAPI) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body struct {
+		To        []json.RawMessage `json:"to"`
+		Reference string            `json:"reference"`
+	}
+	if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
+		return nil, err
+	}
+	_ = req.Body.Close()
+	_, index, _ := strings.Cut(body.Reference, ":")
+	k, _ := strconv.Atoi(index)
+	return &http.Response{
+		StatusCode: http.StatusAccepted, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(h.answer(len(body.To), k))), Request: req,
+	}, nil
+}
+
+func sentAnswer(id string, recipients int, amount string) string {
+	return fmt.Sprintf(`{"message":"SMS request accepted.","campaign":{"id":%q,"status":"processing","message_id":null,"recipients":%d,"amount":%s,"currency":"NGN","sms_parts":1}}`,
+		id, recipients, amount)
+}
+
+// A 202 that contradicts its batch is an error for that batch, never a count or an amount
+// the report trusts: a campaign of another number of recipients, a negative amount, or
+// amounts whose sum an Amount cannot hold.
+func TestSendBulkRefusesAnswersThatContradictTheBatch(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		answer func(n, k int) string
+		failed []int // batches
+		want   string
+		amount sms.Amount // the report's JobAmount
+	}{
+		{"fewer recipients", func(n, k int) string { return sentAnswer(fmt.Sprint("c", k), n-1, "3.20") },
+			[]int{0, 1}, `the 202 answer counts 99 recipients in campaign "c`, sms.Amount{}},
+		{"more recipients", func(n, k int) string { return sentAnswer(fmt.Sprint("c", k), n+1, "3.20") },
+			[]int{0, 1}, `counts 101 recipients`, sms.Amount{}},
+		{"a negative amount", func(n, k int) string { return sentAnswer(fmt.Sprint("c", k), n, "-320.00") },
+			[]int{0, 1}, `a negative amount, -320.00`, sms.Amount{}},
+		{"amounts that overflow", func(n, k int) string { return sentAnswer(fmt.Sprint("c", k), n, "92233720368547758.07") },
+			[]int{1}, "takes the job's total past what an Amount holds", sms.AmountFromKobo(math.MaxInt64)},
+		{"no recipients member", func(n, k int) string {
+			return fmt.Sprintf(`{"message":"SMS request accepted.","campaign":{"id":"c%d","status":"sent","amount":320.00}}`, k)
+		}, nil, "", sms.AmountFromKobo(2 * 32000)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := sms.NewClient("pk_test_abc123", "sk_test_def456", sms.WithBaseURL("http://127.0.0.1"),
+				sms.WithHTTPClient(&http.Client{Transport: hostileAPI{tt.answer}}))
+			require.NoError(t, err)
+			p := bulkParams("hostile", bulkInput{n: 200}, 100)
+			p.Concurrency = 1
+			r, err := c.Campaigns.SendBulk(context.Background(), p)
+			var failed []int
+			for _, b := range r.Failed() {
+				failed = append(failed, b.Index)
+				assert.Empty(t, b.CampaignID, "a failed batch names no campaign")
+				assert.Contains(t, b.Err.Error(), tt.want)
+			}
+			assert.Equal(t, tt.failed, failed)
+			if tt.failed == nil {
+				require.NoError(t, err)
+			} else {
+				require.ErrorIs(t, err, sms.ErrBulkIncomplete)
+				assert.Contains(t, err.Error(), tt.want)
+			}
+			assert.Equal(t, tt.failed == nil, r.Complete)
+			assert.Equal(t, tt.amount, r.JobAmount)
+			assert.GreaterOrEqual(t, r.Amount.Kobo(), int64(0))
+		})
+	}
+}
+
+// An input that panics stops the job: the batches under way are finished, and the panic
+// goes on up the caller's goroutine only then, so that no worker outlives SendBulk and
+// Progress is never called after it.
+func TestSendBulkInputPanics(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv)
+		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Latency: time.Second})
+		in := bulkInput{n: 1000}
+		panicking := func(yield func(sms.Recipient, error) bool) {
+			n := 0
+			for r := range in.seq() {
+				if n == 250 {
+					time.Sleep(time.Millisecond) // the batches handed over are under way
+					panic("input broke")
+				}
+				n++
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+		var returned atomic.Bool
+		var calls, late atomic.Int32
+		p := bulkParams("panicky", in, 100)
+		p.Recipients = panicking
+		p.Progress = func(sms.BulkProgress) {
+			calls.Add(1)
+			if returned.Load() {
+				late.Add(1)
+			}
+		}
+		func() {
+			defer func() {
+				assert.Equal(t, "input broke", recover(), "the input's panic reaches the caller")
+				returned.Store(true)
+			}()
+			_, _ = c.Campaigns.SendBulk(context.Background(), p)
+		}()
+		time.Sleep(time.Minute) // any request still under way would end
+		synctest.Wait()
+		assert.Zero(t, late.Load(), "Progress called after SendBulk returned")
+		assert.Equal(t, int32(2), calls.Load(), "the two batches handed over were finished first")
+		assert.Equal(t, 2, campaignTotal(t, c))
+	})
 }

@@ -3,15 +3,16 @@ package sms
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"iter"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/seedsms/sms-go/internal/jsonenc"
 	"github.com/seedsms/sms-go/internal/rules"
 )
 
@@ -20,20 +21,30 @@ import (
 type CampaignsService struct{ c *core }
 
 // Campaign is one send: an SMS.Send or a Campaigns.Create.
+//
+// ID and Status are always set: a campaign is not read without them. Recipients and Amount
+// are shown by the service's sms-send answer and by the spec's campaign list; a server that
+// left them out would make them read 0. Parts and CreatedAt, which not every answer shows,
+// are nil when the server did not send them; strings are empty then.
 type Campaign struct {
 	ID     string
 	Status Status // StatusProcessing, StatusSent or StatusFailed
 	// MessageID is the provider's message ID, used for delivery status; empty while the
-	// campaign is processing, and when it failed.
+	// campaign is processing, when it failed, and when the server did not send it.
 	MessageID  string
 	Recipients int    // distinct recipients
 	Amount     Amount // what the campaign cost in the end: 0.00 when it failed and was refunded
 	Currency   string // "NGN"
-	Parts      int    // SMS parts of the message; for a personalized campaign, the largest
-	SenderID   string
-	Channel    Channel
-	Reference  string    // empty when the request had none
-	CreatedAt  time.Time // zero in a SendResult
+	// Parts is the number of SMS parts of the message; for a personalized campaign, the
+	// largest. Nil when the server did not send it (the campaign list of the spec does not
+	// promise it).
+	Parts     *int
+	SenderID  string
+	Channel   Channel
+	Reference string // empty when the request had none
+	// CreatedAt is when the campaign was created: nil in a SendResult, whose answer does not
+	// show it, and when the server did not send it.
+	CreatedAt *time.Time
 }
 
 // Recipient is one recipient of a campaign.
@@ -61,7 +72,8 @@ type CreateCampaignParams struct {
 
 // Create sends a campaign, personalizing {{name}} per recipient. Up to 100 recipients are
 // sent at once (status sent); larger campaigns are accepted as processing. Charging, refunds,
-// idempotency and retries are as for SMSService.Send.
+// references and retries are as for SMSService.Send: after an ambiguous failure it is retried
+// only with WithReferenceDeduplication.
 func (s *CampaignsService) Create(ctx context.Context, p *CreateCampaignParams) (*SendResult, error) {
 	if p == nil {
 		return nil, invalid("CreateCampaignParams", "parameters are required")
@@ -72,8 +84,8 @@ func (s *CampaignsService) Create(ctx context.Context, p *CreateCampaignParams) 
 	}
 	ref := referenceFor(p.Reference)
 	cl := &call{
-		method: http.MethodPost, path: "/v1/sms/campaigns", policy: retryIdempotent,
-		body:  campaignBody{To: to, From: p.From, Message: p.Message, Channel: p.Channel, Reference: ref},
+		method: http.MethodPost, path: "/v1/sms/campaigns", policy: retrySend, ref: ref,
+		body:  sendBody[any]{To: campaignTo(to), From: p.From, Message: p.Message, Channel: p.Channel, Reference: ref},
 		attrs: []slog.Attr{slog.Int("recipients", len(to)), slog.String("reference", ref)},
 	}
 	var out wireSent
@@ -81,61 +93,6 @@ func (s *CampaignsService) Create(ctx context.Context, p *CreateCampaignParams) 
 		return nil, err
 	}
 	return out.result(cl, p.From, p.Channel, ref)
-}
-
-// wireRecipient is a campaign recipient on the wire: a number, or {phone, name} when named.
-// campaignBody writes it; the tests' MarshalJSON, which campaignBody is checked against, says
-// the same with encoding/json.
-type wireRecipient Recipient
-
-// campaignBody is the request body of POST /v1/sms/campaigns (Campaigns.Create and every
-// batch of SendBulk). Its MarshalJSON writes exactly what encoding/json writes for
-// sendBody[wireRecipient] with a recipient a number or {phone, name}, appending the
-// recipients one after the other instead of a json.Marshal each.
-type campaignBody sendBody[wireRecipient]
-
-// MarshalJSON writes the body with encoding/json's escaping (HTML characters included).
-func (b campaignBody) MarshalJSON() ([]byte, error) {
-	n := 64 + len(b.From) + len(b.Message) + len(b.Reference)
-	for _, r := range b.To {
-		n += len(r.Phone) + 3 // "phone",
-		if r.Name != "" {
-			n += len(r.Name) + 20 // {"phone":,"name":""}
-		}
-	}
-	out := make([]byte, 0, n)
-	out = append(out, `{"to":`...)
-	if b.To == nil {
-		out = append(out, "null"...)
-	} else {
-		out = append(out, '[')
-		for i, r := range b.To {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			if r.Name == "" {
-				out = jsonenc.AppendString(out, r.Phone, true)
-				continue
-			}
-			out = append(out, `{"phone":`...)
-			out = jsonenc.AppendString(out, r.Phone, true)
-			out = append(out, `,"name":`...)
-			out = jsonenc.AppendString(out, r.Name, true)
-			out = append(out, '}')
-		}
-		out = append(out, ']')
-	}
-	out = append(out, `,"from":`...)
-	out = jsonenc.AppendString(out, b.From, true)
-	out = append(out, `,"message":`...)
-	out = jsonenc.AppendString(out, b.Message, true)
-	if b.Channel != "" {
-		out = append(out, `,"channel":`...)
-		out = jsonenc.AppendString(out, string(b.Channel), true)
-	}
-	out = append(out, `,"reference":`...)
-	out = jsonenc.AppendString(out, b.Reference, true)
-	return append(out, '}'), nil
 }
 
 const nameTag = "{{name}}"
@@ -208,6 +165,8 @@ type ListCampaignsParams struct {
 type CampaignPage struct {
 	Campaigns []Campaign
 	Pagination
+	// Response is the HTTP answer, with its request ID.
+	Response *Response
 }
 
 // List returns one page of the campaigns of the key's mode, newest first. A page past the
@@ -220,6 +179,7 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*C
 		return nil, err
 	}
 	var out struct {
+		envelope
 		Data       []wireCampaign `json:"data"`
 		Pagination wirePagination `json:"pagination"`
 	}
@@ -235,9 +195,10 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*C
 			return nil, err
 		}
 	}
-	page := &CampaignPage{Campaigns: make([]Campaign, len(out.Data)), Pagination: Pagination(out.Pagination)}
-	for i, w := range out.Data {
-		page.Campaigns[i] = w.campaign()
+	page := &CampaignPage{Campaigns: make([]Campaign, len(out.Data)), Pagination: Pagination(out.Pagination), Response: cl.response(out.RequestID)}
+	parts, times := make([]int, len(out.Data)), make([]time.Time, len(out.Data))
+	for i := range out.Data {
+		page.Campaigns[i] = out.Data[i].campaign(&parts[i], &times[i])
 	}
 	return page, nil
 }
@@ -283,25 +244,46 @@ type CampaignStatusParams struct {
 }
 
 // DeliveryStatus is the provider's report on a campaign, with one page of its recipients.
+//
+// Neither the service's pages nor the spec show this answer: its shape is this project's
+// (the mock server's). Only Status is required; the other members are read when present.
 type DeliveryStatus struct {
+	// CampaignID is the campaign's ID: the server's, or the one asked for when the answer
+	// does not repeat it.
 	CampaignID string
-	// MessageID is the provider's message ID; empty while the campaign is processing, and
-	// when it failed.
+	// MessageID is the provider's message ID; empty while the campaign is processing, when
+	// it failed, and when the server did not send it.
 	MessageID string
 	// Status is StatusProcessing while the campaign is not yet handed to the provider (no
 	// counts, no recipients yet); then StatusSent while any recipient is, else
 	// StatusDelivered when all are, StatusFailed when none is, or StatusPartiallyDelivered. A
 	// campaign the provider refused (and refunded) is StatusFailed, every recipient failed.
-	Status     Status
-	Counts     DeliveryCounts
+	// A server may answer other words (the provider's reports say "Delivered", "Message
+	// Sent", ...): they are kept as they are.
+	Status Status
+	// Counts counts the recipients by status; nil when the server did not send counts.
+	Counts     *DeliveryCounts
 	Recipients []RecipientStatus // in request order
-	Pagination                   // of Recipients; Total is the number of recipients
+	// Pagination pages Recipients; Total is the number of recipients. It is the zero
+	// Pagination (Page 0, never a valid page) when the server sent none.
+	Pagination
+	// Response is the HTTP answer, with its request ID.
+	Response *Response
 }
 
 // Final reports whether the delivery status can no longer change: the campaign failed, or it
-// was handed to the provider and no recipient is still waiting for a report.
+// was handed to the provider and no recipient is still waiting for a report. Without counts,
+// the status alone tells: StatusDelivered and StatusPartiallyDelivered are final.
 func (d *DeliveryStatus) Final() bool {
-	return d.Status == StatusFailed || d.Status != StatusProcessing && d.Counts.Sent == 0
+	switch {
+	case d.Status == StatusFailed:
+		return true
+	case d.Status == StatusProcessing:
+		return false
+	case d.Counts != nil:
+		return d.Counts.Sent == 0
+	}
+	return d.Status == StatusDelivered || d.Status == StatusPartiallyDelivered
 }
 
 // DeliveryCounts counts a campaign's recipients by status.
@@ -322,9 +304,10 @@ func (d DeliveryCounts) Total() int { return d.Sent + d.Delivered + d.Failed + d
 
 // RecipientStatus is the delivery of a campaign to one number.
 type RecipientStatus struct {
-	To        string // normalized number
-	Status    Status // StatusSent, StatusDelivered, StatusFailed or StatusDND
-	UpdatedAt time.Time
+	To     string // normalized number
+	Status Status // StatusSent, StatusDelivered, StatusFailed or StatusDND
+	// UpdatedAt is when Status last changed; nil when the server did not send it.
+	UpdatedAt *time.Time
 }
 
 // Status returns the delivery status of campaign id with one page of its recipients (p may
@@ -343,11 +326,12 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 		return nil, err
 	}
 	var out struct {
+		envelope
 		Data struct {
 			CampaignID string `json:"campaignId"`
 			MessageID  string `json:"messageId"`
 			Status     Status `json:"status"`
-			Counts     struct {
+			Counts     *struct {
 				Sent      int `json:"sent"`
 				Delivered int `json:"delivered"`
 				Failed    int `json:"failed"`
@@ -356,7 +340,7 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 			Recipients []struct {
 				To        string    `json:"to"`
 				Status    Status    `json:"status"`
-				UpdatedAt time.Time `json:"updatedAt"`
+				UpdatedAt timestamp `json:"updatedAt"`
 			} `json:"recipients"`
 		} `json:"data"`
 		Pagination wirePagination `json:"pagination"`
@@ -365,7 +349,7 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
-	if err := cl.need(member{"data.campaignId", out.Data.CampaignID != ""}, member{"data.status", out.Data.Status != ""}, out.Pagination.present()); err != nil {
+	if err := cl.need(member{"data.status", out.Data.Status != ""}); err != nil {
 		return nil, err
 	}
 	for i, r := range out.Data.Recipients {
@@ -375,13 +359,17 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 	}
 	d := out.Data
 	st := &DeliveryStatus{
-		CampaignID: d.CampaignID, MessageID: d.MessageID, Status: d.Status,
-		Counts:     DeliveryCounts(d.Counts),
+		CampaignID: cmp.Or(d.CampaignID, id), MessageID: d.MessageID, Status: d.Status,
 		Recipients: make([]RecipientStatus, len(d.Recipients)),
 		Pagination: Pagination(out.Pagination),
+		Response:   cl.response(out.RequestID),
 	}
+	if d.Counts != nil {
+		st.Counts = ptr(DeliveryCounts(*d.Counts))
+	}
+	times := make([]time.Time, len(d.Recipients))
 	for i, r := range d.Recipients {
-		st.Recipients[i] = RecipientStatus(r)
+		st.Recipients[i] = RecipientStatus{To: r.To, Status: r.Status, UpdatedAt: r.UpdatedAt.into(&times[i])}
 	}
 	return st, nil
 }
@@ -389,6 +377,8 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 // Recipients returns an iterator over the delivery status of every recipient of campaign id,
 // in request order, from page p.Page on (p may be nil), p.Limit per request (default 100).
 // It is lazy, stops fetching when the loop breaks and yields each recipient once, like All.
+// It needs the answers' pagination to walk past a full page: a full page without it ends the
+// loop with an error.
 func (s *CampaignsService) Recipients(ctx context.Context, id string, p *CampaignStatusParams) iter.Seq2[RecipientStatus, error] {
 	q := CampaignStatusParams{}
 	if p != nil {
@@ -406,51 +396,11 @@ func (s *CampaignsService) Recipients(ctx context.Context, id string, p *Campaig
 		if err != nil {
 			return nil, Pagination{}, err
 		}
+		if st.Page == 0 && len(st.Recipients) >= limit {
+			// Without a total, a full page may or may not be the last.
+			return nil, Pagination{}, fmt.Errorf("sms: GET /v1/sms/campaigns/%s/status: a full page of recipients came without pagination, so the rest cannot be walked", url.PathEscape(id))
+		}
 		return st.Recipients, st.Pagination, nil
 	}
 	return walk(ctx, q.Page, q.Limit, fetch, func(r RecipientStatus) string { return r.To })
-}
-
-func validatePage(page, limit int) error {
-	if page < 0 {
-		return invalid("Page", "the page is 1 or more (0 for the first)")
-	}
-	if limit < 0 || limit > rules.MaxLimit {
-		return invalid("Limit", "the limit is 1 to "+strconv.Itoa(rules.MaxLimit)+" (0 for the default)")
-	}
-	return nil
-}
-
-type wirePagination struct {
-	Page  int `json:"page"`
-	Limit int `json:"limit"`
-	Total int `json:"total"`
-}
-
-// present is the required member pagination: a page and a limit are at least 1.
-func (p wirePagination) present() member {
-	return member{"pagination", p.Page > 0 && p.Limit > 0}
-}
-
-// wireCampaign is a campaign as GET /v1/sms/campaigns lists it.
-type wireCampaign struct {
-	ID             string    `json:"_id"`
-	SenderID       string    `json:"senderId"`
-	RecipientCount int       `json:"recipientCount"`
-	Amount         Amount    `json:"amount"`
-	Status         Status    `json:"status"`
-	Currency       string    `json:"currency"`
-	Channel        Channel   `json:"channel"`
-	SMSParts       int       `json:"smsParts"`
-	MessageID      string    `json:"messageId"` // null while the campaign has none
-	Reference      string    `json:"reference"` // null when the request had none
-	CreatedAt      time.Time `json:"createdAt"`
-}
-
-func (w *wireCampaign) campaign() Campaign {
-	return Campaign{
-		ID: w.ID, Status: w.Status, MessageID: w.MessageID, Recipients: w.RecipientCount,
-		Amount: w.Amount, Currency: w.Currency, Parts: w.SMSParts, SenderID: w.SenderID,
-		Channel: w.Channel, Reference: w.Reference, CreatedAt: w.CreatedAt,
-	}
 }

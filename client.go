@@ -190,6 +190,7 @@ type core struct {
 	userAgent string
 	logger    *slog.Logger
 	auth      func(http.Header)
+	dedup     bool // the server deduplicates references: see WithReferenceDeduplication
 }
 
 func newCore(opts []Option, mode string, auth func(http.Header)) (*core, error) {
@@ -205,7 +206,7 @@ func newCore(opts []Option, mode string, auth func(http.Header)) (*core, error) 
 	if err != nil {
 		return nil, err
 	}
-	c := &core{mode: mode, base: base, userAgent: cfg.userAgent, logger: cfg.logger, auth: auth}
+	c := &core{mode: mode, base: base, userAgent: cfg.userAgent, logger: cfg.logger, auth: auth, dedup: cfg.dedup}
 	if c.userAgent == "" {
 		c.userAgent = "sms-go/" + Version
 	}
@@ -268,6 +269,7 @@ type call struct {
 	query  any    // a struct with url tags, or nil
 	body   any    // marshalled to JSON once, or nil
 	policy retryPolicy
+	ref    string      // the reference a send carries, named in an ErrOutcomeUnknown error
 	attrs  []slog.Attr // extra debug-log attributes; never secrets, phone numbers masked
 	// observe, when set, sees every attempt's outcome as soon as it is recorded (SendBulk
 	// pauses all its workers on a 429).
@@ -302,6 +304,7 @@ func (c *core) do(ctx context.Context, cl *call, out any) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sms: %s: %w", cl.op(), err)
 	}
+	cl.policy = c.policy(cl.policy)
 	target := c.base + cl.path
 	if cl.query != nil {
 		v, err := query.Values(cl.query)
@@ -334,7 +337,32 @@ func (c *core) do(ctx context.Context, cl *call, out any) error {
 	if resp != nil {
 		_ = resp.Body.Close() // already read by the retry policy
 	}
-	return cl.result(ctx, err, out)
+	err = cl.result(ctx, err, out)
+	if oe := (*outcomeError)(nil); cl.ref != "" && errors.As(err, &oe) {
+		oe.hint = c.repeatHint(cl.ref)
+	}
+	return err
+}
+
+// policy resolves retrySend, the one place where the reference-deduplication assumption
+// decides how sends are retried; other policies are returned as they are.
+func (c *core) policy(p retryPolicy) retryPolicy {
+	if p != retrySend {
+		return p
+	}
+	if c.dedup {
+		return retryIdempotent
+	}
+	return retryUnsent
+}
+
+// repeatHint says how a send that ended with an unknown outcome may be repeated.
+func (c *core) repeatHint(ref string) string {
+	if c.dedup {
+		return "repeat it with the same Reference " + strconv.Quote(ref) + ": the server deduplicates references, so it is not sent or charged twice"
+	}
+	return "it was not retried, as the server is not known to deduplicate references: repeat it with the same Reference " + strconv.Quote(ref) +
+		" only if it does (see WithReferenceDeduplication); otherwise check the campaigns first, or risk sending and charging twice"
 }
 
 // result turns the latest attempt into the call's answer.

@@ -270,7 +270,7 @@ func TestLoggerNeverLogsSecrets(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
 	var logs syncBuffer
-	client := testClient(t, srv, sms.WithLogger(debugLogger(&logs)))
+	client := testClient(t, srv, sms.WithLogger(debugLogger(&logs)), sms.WithReferenceDeduplication())
 	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Status: 503, Times: 1})
 	_, err := client.SMS.Send(context.Background(), &sms.SendParams{To: []string{"2348025671695"}, From: "MOCKSMS", Message: "secret text"})
 	require.NoError(t, err)

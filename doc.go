@@ -1,44 +1,89 @@
 // Package sms is a client for a bulk-SMS developer API (/v1): send SMS and personalized
-// campaigns, send and verify one-time passwords, read delivery status, request sender IDs,
-// read the NGN wallet balance, and manage API keys.
+// campaigns, send bulk jobs and wait for their delivery, send and verify one-time passwords,
+// request sender IDs, read the NGN wallet balance, and manage API keys.
 //
 // # Clients
 //
-// NewClient takes an API key pair (pk_live_/pk_test_ and the matching sk_live_/sk_test_) for
-// the developer endpoints; NewDashboardClient takes a dashboard user's JWT for key management.
-// Both check the credentials' shape and the options before any request, and are safe for
-// concurrent use. Their fields group the endpoints by resource:
+// [NewClient] takes an API key pair (pk_live_/pk_test_ and the matching sk_live_/sk_test_)
+// for the developer endpoints; [NewDashboardClient] takes a dashboard user's JWT for key
+// management. Both check the credentials' shape and the options before any request, and are
+// safe for concurrent use. The fields of [Client] group the endpoints by resource:
+// [Client.SMS], [Client.Campaigns], [Client.OTP], [Client.Balance], [Client.SenderIDs].
 //
 //	client, err := sms.NewClient(key, secret, sms.WithBaseURL("https://api.example.com"))
 //	res, err := client.SMS.Send(ctx, &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: "Hi"})
 //
 // Credentials travel only in headers; the clients and keys never print them, and plain
-// http:// is refused for hosts other than loopback unless WithInsecureHTTP is given.
+// http:// is refused for hosts other than loopback unless [WithInsecureHTTP] is given.
+//
+// # Bulk sending and waiting
+//
+// [CampaignsService.SendBulk] sends one message to any number of [Recipient] values read
+// from an iterator, in batches of up to [MaxBulkBatchSize], with numbers normalized and
+// de-duplicated over the whole job. Batch k carries the reference JobID:k, so that running
+// the same job again sends only what an earlier run did not, given a server that
+// deduplicates references (see Retries). The [BulkReport] counts what was sent, replayed,
+// skipped and charged; [ErrBulkIncomplete] says that some batches failed.
+// [CampaignsService.Wait] polls one campaign's delivery status until it is final, and
+// [CampaignsService.WaitBulk] does so for every campaign of a report.
 //
 // # Errors
 //
 // Parameters that can be checked locally (phone numbers, sender IDs, message parts, pin
-// settings, pages, scopes, references) fail with a *ValidationError before any request. An
-// error answered by the API is an *Error (a *ScopeError for a 403), which matches the sentinel
-// of its status with errors.Is: ErrBadRequest, ErrUnauthorized, ErrInsufficientBalance,
-// ErrInsufficientScope, ErrNotFound, ErrConflict, ErrRateLimited or ErrServer.
+// settings, pins, pages, scopes, references) fail with a [*ValidationError] before any request;
+// it matches [ErrInvalidParams], and not [ErrBadRequest], so that a caller can tell its own bad
+// input (nothing was sent) from a server's refusal. An error answered by the API is an *Error
+// (a *ScopeError for a 403), which matches the sentinel of its status with errors.Is:
+// ErrBadRequest, ErrUnauthorized, ErrInsufficientBalance, ErrInsufficientScope, ErrNotFound,
+// ErrConflict, ErrRateLimited or ErrServer. [PinStateOf] classifies the outcome of [OTPService.Verify]
+// (expired, replaced, already verified, locked, ...) without reading the server's English.
 //
 // # Retries
 //
-// GET requests, SMS.Send and Campaigns.Create are retried on connection errors, 429, 500, 502,
-// 503 and 504, with exponential backoff and jitter, honouring a Retry-After of up to the
-// maximum wait; a longer one returns the error at once. Sends are safe to retry because every
-// attempt carries the same reference, which the server deduplicates. OTP.Send, OTP.Verify,
-// SenderIDs.Request and Keys.Create and Revoke are retried only when the request cannot have
-// been processed (no byte of it was written, or a 429); after any other failure they return
-// an error matching ErrOutcomeUnknown. The final error is the API's error of the last
+// GET requests are retried on connection errors, 429, 500, 502, 503 and 504, with exponential
+// backoff and jitter, honouring a Retry-After of up to the maximum wait; a longer one returns
+// the error at once. A request that changes something is retried only when it cannot have
+// been processed (no byte of it was written, or a 429); after an ambiguous failure (a
+// connection dropped after sending, a timeout, a 5xx) it returns an error matching
+// ErrOutcomeUnknown, and the caller decides. The final error is the API's error of the last
 // response, and a cancelled context ends a wait at once, with an error that matches both the
 // context's error and the last response's.
 //
+// Sends (SMS.Send, Campaigns.Create, the batches of SendBulk) carry a reference, which this
+// project's mock server deduplicates: a send repeated with the same reference is answered
+// from the first, without sending or charging again. The service's own pages call reference
+// "your idempotency or business reference" but never show that it deduplicates, so by
+// default the SDK does not rely on it: sends are retried like the other writes, never after
+// an ambiguous failure, and the error names the reference to repeat the send with once the
+// server is known to deduplicate it. [WithReferenceDeduplication] declares that it does: sends
+// are then retried after ambiguous failures too, every attempt with the same reference.
+//
+// # Reading answers
+//
+// The SDK is a tolerant reader. It requires only the members of an answer that the service's
+// pages show and that a result cannot be built without, and fails with an error naming a
+// missing one: the campaign's id and status of a send; the pin ID of a sent OTP; verified of
+// a verification; the balance; the title and status of each sender ID; the data list and
+// pagination of a campaign page, with each campaign's _id and status; the status of a
+// delivery report, with each recipient's to and status; a key's _id and publicKey (and the
+// secret after Create, revokedAt after Revoke). Answers the service does not show (campaign
+// lists, delivery status, keys) follow this project's contract, with the same rule. Members
+// it does not know are ignored; ids are any non-empty string; requestId may be missing.
+//
+// A member an answer may lack reads so that absent differs from zero: numbers, booleans
+// and times that the service's pages do not promise are pointers, nil when the server did
+// not send them (OTP.Amount, Verification.AttemptsRemaining, Campaign.Parts, every time);
+// a string is empty, never a valid value, when absent. Times are RFC 3339, or the provider's
+// "YYYY-MM-DD HH:MM:SS", read as UTC. Money is an integer or a decimal number of naira.
+//
+// Every result carries the HTTP Response it was read from, with its request ID and the
+// X-RateLimit-* headers when present: quote the request ID when asking for support.
+//
 // # Money and lists
 //
-// Amounts are Amount values: integer kobo read exactly from the API's JSON numbers.
-// Campaigns.All and Campaigns.Recipients return iterators (iter.Seq2) that fetch pages lazily
+// Amounts are [Amount] values: integer kobo read exactly from the API's JSON numbers (a
+// number finer than a kobo is rounded to the nearest, half away from zero).
+// [CampaignsService.All] and [CampaignsService.Recipients] return iterators (iter.Seq2) that fetch pages lazily
 // and yield each item once.
 //
 // # Testing

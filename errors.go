@@ -3,6 +3,7 @@ package sms
 import (
 	"encoding/json"
 	"errors"
+	"github.com/seedsms/sms-go/internal/rules"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,12 +12,17 @@ import (
 )
 
 // Sentinel errors. Every *Error (and *ScopeError) matches, with errors.Is, the sentinel of its
-// HTTP status; *ValidationError matches ErrBadRequest; an error whose request may or may not
-// have taken effect matches ErrOutcomeUnknown.
+// HTTP status; a *ValidationError matches ErrInvalidParams (and no status's sentinel); an
+// error whose request may or may not have taken effect matches ErrOutcomeUnknown.
 var (
+	// ErrInvalidParams matches a *ValidationError: a parameter the SDK refused before sending
+	// any request. Nothing was sent and nothing was used up (no OTP attempt, no money). It is
+	// deliberately not ErrBadRequest, which only a server's answer matches, so that a
+	// handler can tell its own bad input from a server's refusal.
+	ErrInvalidParams = errors.New("sms: invalid parameters")
 	// ErrBadRequest matches a 400, and any other 4xx without a sentinel of its own (405, 413,
-	// 415): the request was refused as invalid and had no effect. A *ValidationError, found
-	// before any request was sent, matches it too.
+	// 415): the server refused the request as invalid and it had no effect. A
+	// *ValidationError, found before any request, does not match it: see ErrInvalidParams.
 	ErrBadRequest = errors.New("sms: bad request")
 	// ErrUnauthorized matches a 401: missing, invalid, revoked or expired credentials.
 	ErrUnauthorized = errors.New("sms: unauthorized")
@@ -37,13 +43,18 @@ var (
 	ErrRateLimited = errors.New("sms: rate limited")
 	// ErrServer matches any 5xx.
 	ErrServer = errors.New("sms: server error")
-	// ErrOutcomeUnknown matches an error after which the request may or may not have taken
-	// effect: the attempt failed once a byte of the request may have been written (a dropped
-	// connection, a malformed TLS record, a timeout), or the context ended while waiting for
-	// the answer. Calls that are not retried automatically (OTP.Send, OTP.Verify,
-	// Keys.*, SenderIDs.Request) return it so that the caller decides; SMS.Send and
-	// Campaigns.Create return it only when every retry failed, and may then be called again
-	// with the same Reference without sending or charging twice.
+	// ErrOutcomeUnknown matches an error after which a request that changes something may or
+	// may not have taken effect: an attempt failed once a byte of it may have been written
+	// (a dropped connection, a malformed TLS record, a timeout), the server answered a 5xx
+	// other than 501 and 505 (it may have done part of the work), or the context ended while
+	// waiting for the answer. GETs never return it.
+	//
+	// Calls that are not retried after such a failure return it so that the caller decides:
+	// OTP.Send, OTP.Verify, Keys.Create and Revoke, SenderIDs.Request, and by default
+	// SMS.Send and Campaigns.Create too (see WithReferenceDeduplication). With
+	// WithReferenceDeduplication, SMS.Send and Campaigns.Create return it only when every
+	// retry failed; they may then be called again with the same Reference. The error of a
+	// send names its Reference.
 	ErrOutcomeUnknown = errors.New("sms: outcome unknown")
 )
 
@@ -122,7 +133,7 @@ func notPrint(r rune) bool { return !strconv.IsPrint(r) }
 
 // Is reports whether target is the sentinel of e's status, such as ErrNotFound for a 404.
 func (e *Error) Is(target error) bool {
-	if e.StatusCode == http.StatusForbidden && e.Code != scopeCode {
+	if e.StatusCode == http.StatusForbidden && e.Code != rules.CodeInsufficientScope {
 		return target == ErrForbidden
 	}
 	s := sentinelFor(e.StatusCode)
@@ -178,7 +189,7 @@ func (e *ScopeError) Unwrap() error {
 }
 
 // ValidationError reports a parameter that the API would refuse, found before any request was
-// sent. It matches ErrBadRequest.
+// sent. It matches ErrInvalidParams, not ErrBadRequest.
 type ValidationError struct {
 	// Field names the parameter as spelled in Go, such as "To[3]" or "PinLength".
 	Field string
@@ -189,8 +200,8 @@ type ValidationError struct {
 // Error returns "sms: invalid <Field>: <Reason>".
 func (e *ValidationError) Error() string { return "sms: invalid " + e.Field + ": " + e.Reason }
 
-// Is reports whether target is ErrBadRequest.
-func (e *ValidationError) Is(target error) bool { return target == ErrBadRequest }
+// Is reports whether target is ErrInvalidParams.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalidParams }
 
 func invalid(field, reason string) *ValidationError {
 	return &ValidationError{Field: field, Reason: reason}
@@ -198,12 +209,17 @@ func invalid(field, reason string) *ValidationError {
 
 // outcomeError marks an error after which the request may have taken effect.
 type outcomeError struct {
-	op  string // "POST /v1/otp/send"
-	err error
+	op   string // "POST /v1/otp/send"
+	err  error
+	hint string // what the caller may do, or ""
 }
 
 func (e *outcomeError) Error() string {
-	return "sms: " + e.op + ": outcome unknown, the request may have been processed: " + strings.TrimPrefix(e.err.Error(), "sms: ")
+	msg := "sms: " + e.op + ": outcome unknown, the request may have been processed: " + strings.TrimPrefix(e.err.Error(), "sms: ")
+	if e.hint != "" {
+		msg += "; " + e.hint
+	}
+	return msg
 }
 
 func (e *outcomeError) Is(target error) bool { return target == ErrOutcomeUnknown }
@@ -252,7 +268,7 @@ func apiError(status int, header http.Header, body []byte) error {
 		}
 	}
 	if e.Code == "" {
-		e.Code = codeFor(status)
+		e.Code = rules.CodeFor(status)
 	}
 	if e.Message == "" {
 		e.Message = http.StatusText(status)
@@ -260,44 +276,8 @@ func apiError(status int, header http.Header, body []byte) error {
 	if d, ok := retryAfter(header, time.Now()); ok {
 		e.RetryAfter = d
 	}
-	if status == http.StatusForbidden && e.Code == scopeCode {
+	if status == http.StatusForbidden && e.Code == rules.CodeInsufficientScope {
 		return &ScopeError{Scope: Scope(scope), Err: e}
 	}
 	return e
-}
-
-// scopeCode is the code of a 403 that a key with more scopes would not get.
-const scopeCode = "insufficient_scope"
-
-// codeFor is the API's error code for a status, used when the body does not say.
-func codeFor(status int) string {
-	switch status {
-	case http.StatusBadRequest:
-		return "bad_request"
-	case http.StatusUnauthorized:
-		return "unauthorized"
-	case http.StatusPaymentRequired:
-		return "insufficient_balance"
-	case http.StatusForbidden:
-		return scopeCode
-	case http.StatusNotFound:
-		return "not_found"
-	case http.StatusMethodNotAllowed:
-		return "method_not_allowed"
-	case http.StatusConflict:
-		return "conflict"
-	case http.StatusRequestEntityTooLarge:
-		return "payload_too_large"
-	case http.StatusUnsupportedMediaType:
-		return "unsupported_media_type"
-	case http.StatusTooManyRequests:
-		return "rate_limited"
-	}
-	switch {
-	case status >= 500:
-		return "server_error"
-	case status >= 400:
-		return "bad_request"
-	}
-	return "unexpected_status"
 }

@@ -17,7 +17,7 @@ import (
 func TestErrorMatchesTheSentinelOfItsStatus(t *testing.T) {
 	t.Parallel()
 	sentinels := []error{ErrBadRequest, ErrUnauthorized, ErrInsufficientBalance, ErrInsufficientScope, ErrForbidden,
-		ErrNotFound, ErrConflict, ErrRateLimited, ErrServer, ErrOutcomeUnknown}
+		ErrNotFound, ErrConflict, ErrRateLimited, ErrServer, ErrOutcomeUnknown, ErrInvalidParams}
 	tests := []struct {
 		status int
 		want   error
@@ -31,6 +31,11 @@ func TestErrorMatchesTheSentinelOfItsStatus(t *testing.T) {
 		for _, s := range sentinels {
 			assert.Equal(t, s == tt.want, errors.Is(err, s), "%d and %v", tt.status, s)
 		}
+	}
+	// A local refusal matches ErrInvalidParams only: no status, no server.
+	ve := invalid("Pin", "too short")
+	for _, s := range sentinels {
+		assert.Equal(t, s == ErrInvalidParams, errors.Is(ve, s), "a *ValidationError and %v", s)
 	}
 }
 
@@ -133,7 +138,41 @@ func TestErrorStrings(t *testing.T) {
 	assert.Equal(t, "sms: POST /v1/otp/send: outcome unknown, the request may have been processed: EOF", oe.Error())
 	assert.ErrorIs(t, oe, io.EOF)
 	assert.ErrorIs(t, oe, ErrOutcomeUnknown)
+	oe.hint = "repeat it"
+	assert.Equal(t, "sms: POST /v1/otp/send: outcome unknown, the request may have been processed: EOF; repeat it", oe.Error())
 }
+
+// The error of a send whose outcome is unknown says how it may be repeated, according to
+// what the client was told about reference deduplication; other calls say nothing more.
+func TestOutcomeUnknownTellsHowToRepeat(t *testing.T) {
+	t.Parallel()
+	dropped := func(*http.Request) (*http.Response, error) { return nil, io.ErrUnexpectedEOF }
+	for _, dedup := range []bool{false, true} {
+		opts := []Option{WithBaseURL("http://127.0.0.1:1"), WithHTTPClient(&http.Client{Transport: roundTripFunc(dropped)}),
+			WithMaxRetries(1), WithRetryWait(0, 0)}
+		if dedup {
+			opts = append(opts, WithReferenceDeduplication())
+		}
+		c, err := NewClient("pk_test_a", "sk_test_b", opts...)
+		require.NoError(t, err)
+		_, err = c.SMS.Send(context.Background(), &SendParams{To: []string{"08025671695"}, From: "ACME", Message: "hi", Reference: "order-9"})
+		require.ErrorIs(t, err, ErrOutcomeUnknown)
+		assert.Contains(t, err.Error(), `the same Reference "order-9"`)
+		if dedup {
+			assert.Contains(t, err.Error(), "the server deduplicates references")
+		} else {
+			assert.Contains(t, err.Error(), "it was not retried")
+			assert.Contains(t, err.Error(), "only if it does (see WithReferenceDeduplication)")
+		}
+		_, err = c.OTP.Send(context.Background(), &SendOTPParams{To: "08025671695", From: "ACME"})
+		require.ErrorIs(t, err, ErrOutcomeUnknown)
+		assert.NotContains(t, err.Error(), "Reference")
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestRetryAfterHeader(t *testing.T) {
 	t.Parallel()
@@ -224,7 +263,7 @@ func TestErrorBodyIsReadUpTo1MiB(t *testing.T) {
 
 func TestSuccessBodyIsDecodedStrictlyEnough(t *testing.T) {
 	t.Parallel()
-	for _, body := range []string{`not json`, `{"data":{"balance":"3.20"}}`, `{"data":{"balance":3.201}}`} {
+	for _, body := range []string{`not json`, `{"data":{"balance":"3.20"}}`, `{"data":{"balance":1e30}}`, `{"data":{"balance":true}}`} {
 		rt := oneResponse{&http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(body))}}
 		c, err := NewClient("pk_test_a", "sk_test_b", WithBaseURL("http://127.0.0.1:1"), WithHTTPClient(&http.Client{Transport: rt}))
 		require.NoError(t, err)

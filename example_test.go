@@ -61,8 +61,11 @@ func ExampleSMSService_Send() {
 		log.Fatal(err)
 	}
 	c := res.Campaign
-	fmt.Println(c.Status, c.Recipients, "recipients,", c.Parts, "part, cost", c.Amount, c.Currency)
-	// Output: sent 2 recipients, 1 part, cost 6.40 NGN
+	fmt.Println(c.Status, c.Recipients, "recipients,", *c.Parts, "part, cost", c.Amount, c.Currency)
+	fmt.Println("request", res.Response.RequestID != "") // quote it to support
+	// Output:
+	// sent 2 recipients, 1 part, cost 6.40 NGN
+	// request true
 }
 
 func ExampleCampaignsService_All() {
@@ -131,6 +134,69 @@ func ExampleOTPService_Verify() {
 	// Output: verified: true for 2348025671695
 }
 
+func ExamplePinStateOf() {
+	srv := startMock()
+	defer srv.Close()
+	ws := srv.Default()
+	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	otp, err := client.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: ws.SenderID, MessageText: "Code: < 1234 >", PinLength: 6})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, pin, err := srv.LatestOTP("08025671695")
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// A login handler branches on the state, not on the server's English.
+	for _, typed := range []string{" 12", pin, pin} {
+		v, err := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: otp.PinID, Pin: typed, PinType: sms.PinNumeric, PinLength: 6})
+		switch state := sms.PinStateOf(v, err); state {
+		case sms.PinVerified:
+			fmt.Println("welcome")
+		case sms.PinWrong, sms.PinMalformed:
+			fmt.Println("wrong code, try again:", state)
+		case sms.PinStateUnknown:
+			log.Fatal(err)
+		default:
+			fmt.Println("send a new code:", state)
+		}
+	}
+	// Output:
+	// wrong code, try again: malformed
+	// welcome
+	// send a new code: already_verified
+}
+
+func ExampleWithReferenceDeduplication() {
+	srv := startMock()
+	defer srv.Close()
+	ws := srv.Default()
+	// The mock server deduplicates references: sends may be retried after a dropped
+	// connection or a 5xx without being sent or charged twice.
+	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()), sms.WithReferenceDeduplication())
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Drop: true, Times: 1})
+	res, err := client.SMS.Send(context.Background(), &sms.SendParams{
+		To: []string{"08025671695"}, From: ws.SenderID, Message: "Your order shipped", Reference: "order-77",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	bal, err := client.Balance.Get(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Campaign.Reference, res.Replayed, bal.Balance)
+	// Output: order-77 true 9996.80
+}
+
 func ExampleScopeError() {
 	srv := startMock()
 	defer srv.Close()
@@ -194,9 +260,10 @@ func ExampleValidationError() {
 	_, err = client.SMS.Send(context.Background(), &sms.SendParams{To: []string{"0802"}, From: "ACME", Message: "Hi"})
 	var ve *sms.ValidationError
 	if errors.As(err, &ve) {
-		fmt.Println(ve.Field, errors.Is(err, sms.ErrBadRequest))
+		// Not sent: it matches ErrInvalidParams, never ErrBadRequest (a server's 400).
+		fmt.Println(ve.Field, errors.Is(err, sms.ErrInvalidParams), errors.Is(err, sms.ErrBadRequest))
 	}
-	// Output: To[0] true
+	// Output: To[0] true false
 }
 
 func ExampleCountParts() {

@@ -215,7 +215,7 @@ func TestHardening_ContextEndsDuringRetryWait(t *testing.T) {
 		{"send 503, deadline", func(ctx context.Context, c *sms.Client) error {
 			_, err := c.SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "ACME", Message: "hi"})
 			return err
-		}, apiErrorStep(503, "server_error", retryAfter("20")), false, context.DeadlineExceeded, sms.ErrServer, false},
+		}, apiErrorStep(503, "server_error", retryAfter("20")), false, context.DeadlineExceeded, sms.ErrServer, true},
 		{"OTP 429, cancelled", func(ctx context.Context, c *sms.Client) error {
 			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "2348025671695", From: "ACME", MessageText: "< 1234 >"})
 			return err
@@ -232,7 +232,8 @@ func TestHardening_ContextEndsDuringRetryWait(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				s := &script{steps: []step{tt.step, balanceOK}}
-				c := scriptedClient(t, s, sms.WithRetryWait(20*time.Second, 30*time.Second))
+				// The sends are retried after a 503 or a reset only when the server deduplicates.
+				c := scriptedClient(t, s, sms.WithRetryWait(20*time.Second, 30*time.Second), sms.WithReferenceDeduplication())
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
 				if tt.cancel {
@@ -394,7 +395,8 @@ func without(t *testing.T, body, path string) []byte {
 }
 
 // A success body missing a member the result is built from is a decoding error naming it,
-// for every method, never a result with empty ids.
+// for every method, never a result with empty ids; a body missing any other member decodes
+// (the tolerant reader).
 func TestHardening_SuccessBodyMissingMembers(t *testing.T) {
 	t.Parallel()
 	const (
@@ -413,67 +415,68 @@ func TestHardening_SuccessBodyMissingMembers(t *testing.T) {
 	}
 	type callFunc func(*sms.Client, *sms.DashboardClient) error
 	tests := []struct {
-		name    string
-		status  int
-		body    string
-		call    callFunc
-		members []string // each removed in turn; "" stands for the body {}
+		name     string
+		status   int
+		body     string
+		call     callFunc
+		members  []string // each removed in turn; "" stands for the body {}
+		optional []string // each removed in turn, the body still decodes
 	}{
 		{"SMS.Send", 202, sent, func(c *sms.Client, _ *sms.DashboardClient) error {
 			_, err := c.SMS.Send(ctx, &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: "hi"})
 			return err
-		}, []string{"", "campaign.id", "campaign.status"}},
+		}, []string{"", "campaign.id", "campaign.status"}, []string{"message", "campaign.message_id", "campaign.recipients", "campaign.amount", "campaign.currency", "campaign.sms_parts", "requestId"}},
 		{"Campaigns.Create", 202, sent, func(c *sms.Client, _ *sms.DashboardClient) error {
 			_, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: []sms.Recipient{{Phone: "08025671695"}}, From: "ACME", Message: "hi"})
 			return err
-		}, []string{"", "campaign.id", "campaign.status"}},
+		}, []string{"", "campaign.id", "campaign.status"}, nil},
 		{"Campaigns.List", 200, `{"data":[` + campaign + `],` + page + `}`, func(c *sms.Client, _ *sms.DashboardClient) error {
 			_, err := c.Campaigns.List(ctx, nil)
 			return err
-		}, []string{"", "data", "pagination", "data[0]._id", "data[0].status"}},
+		}, []string{"", "data", "pagination", "data[0]._id", "data[0].status"}, []string{"data[0].smsParts", "data[0].createdAt", "data[0].currency", "requestId"}},
 		{"Campaigns.All", 200, `{"data":[` + campaign + `],` + page + `}`, func(c *sms.Client, _ *sms.DashboardClient) error {
 			return first(c.Campaigns.All(ctx, nil))
-		}, []string{"", "data", "pagination", "data[0]._id", "data[0].status"}},
+		}, []string{"", "data", "pagination", "data[0]._id", "data[0].status"}, nil},
 		{"Campaigns.Status", 200, `{"data":{"campaignId":"c1","messageId":"m1","status":"sent","counts":{"sent":1,"delivered":0,"failed":0,"dnd":0},"recipients":[{"to":"2348025671695","status":"sent","updatedAt":"2026-01-01T00:00:00Z"}]},` + page + `}`,
 			func(c *sms.Client, _ *sms.DashboardClient) error {
 				_, err := c.Campaigns.Status(ctx, "c1", nil)
 				return err
-			}, []string{"", "data.campaignId", "data.status", "pagination", "data.recipients[0].to", "data.recipients[0].status"}},
+			}, []string{"", "data.status", "data.recipients[0].to", "data.recipients[0].status"}, []string{"data.campaignId", "data.messageId", "data.counts", "data.recipients[0].updatedAt", "pagination"}},
 		{"OTP.Send", 200, `{"data":{"smsStatus":"Message Sent","phone_number":"2348025671695","pinId":"p1","status":"200","amount":3.20,"currency":"NGN"},"requestId":"r"}`,
 			func(c *sms.Client, _ *sms.DashboardClient) error {
 				_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "< 1234 >"})
 				return err
-			}, []string{"", "data.pinId"}},
+			}, []string{"", "data.pinId"}, []string{"data.amount", "data.currency", "data.phone_number", "data.smsStatus", "requestId"}},
 		{"OTP.Verify", 200, `{"data":{"pinId":"p1","verified":false,"msisdn":"2348025671695","attemptsRemaining":4},"requestId":"r"}`,
 			func(c *sms.Client, _ *sms.DashboardClient) error {
 				_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "p1", Pin: "123456"})
 				return err
-			}, []string{"", "data.pinId", "data.verified"}},
+			}, []string{"", "data.verified"}, []string{"data.pinId", "data.msisdn", "data.attemptsRemaining", "requestId"}},
 		{"Balance.Get", 200, `{"data":{"balance":10000.00,"cashback":0.00,"currency":"NGN"},"requestId":"r"}`,
 			func(c *sms.Client, _ *sms.DashboardClient) error {
 				_, err := c.Balance.Get(ctx)
 				return err
-			}, []string{"", "data.balance", "data.currency"}},
+			}, []string{"", "data.balance"}, []string{"data.currency", "data.cashback", "requestId"}},
 		{"SenderIDs.Request", 201, `{"message":"ok","data":` + senderID + `,"requestId":"r"}`, func(c *sms.Client, _ *sms.DashboardClient) error {
 			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: "Acme"})
 			return err
-		}, []string{"", "data._id", "data.title", "data.status"}},
+		}, []string{"", "data.title", "data.status"}, []string{"data._id", "data.createdAt", "data.country", "message"}},
 		{"SenderIDs.List", 200, `{"data":[` + senderID + `],"count":1,"requestId":"r"}`, func(c *sms.Client, _ *sms.DashboardClient) error {
 			_, err := c.SenderIDs.List(ctx, nil)
 			return err
-		}, []string{"", "data", "data[0]._id", "data[0].title", "data[0].status"}},
+		}, []string{"", "data", "data[0].title", "data[0].status"}, []string{"data[0]._id", "data[0].createdAt", "count", "requestId"}},
 		{"Keys.Create", 201, `{"data":{` + keyFields + `,"revokedAt":null,"secret":"sk_test_def"},"requestId":"r"}`, func(_ *sms.Client, d *sms.DashboardClient) error {
 			_, err := d.Keys.Create(ctx, &sms.CreateKeyParams{Name: "ci", Scopes: sms.Scopes{sms.ScopeSMS}})
 			return err
-		}, []string{"", "data._id", "data.publicKey", "data.secret"}},
+		}, []string{"", "data._id", "data.publicKey", "data.secret"}, []string{"data.createdAt", "data.expiresAt", "data.name", "requestId"}},
 		{"Keys.List", 200, `{"data":[{` + keyFields + `,"revokedAt":null}],"count":1,"requestId":"r"}`, func(_ *sms.Client, d *sms.DashboardClient) error {
 			_, err := d.Keys.List(ctx)
 			return err
-		}, []string{"", "data", "data[0]._id", "data[0].publicKey"}},
+		}, []string{"", "data", "data[0]._id", "data[0].publicKey"}, []string{"data[0].createdAt", "data[0].lastUsedAt", "count"}},
 		{"Keys.Revoke", 200, `{"data":{` + keyFields + `,"revokedAt":"2026-01-02T00:00:00Z"},"requestId":"r"}`, func(_ *sms.Client, d *sms.DashboardClient) error {
 			_, err := d.Keys.Revoke(ctx, "k1")
 			return err
-		}, []string{"", "data._id", "data.revokedAt"}},
+		}, []string{"", "data._id", "data.revokedAt"}, []string{"data.createdAt", "data.publicKey"}},
 	}
 	clients := func(t *testing.T, status int, body []byte) (*sms.Client, *sms.DashboardClient) {
 		opts := []sms.Option{sms.WithBaseURL("http://127.0.0.1"), sms.WithMaxRetries(0),
@@ -496,6 +499,9 @@ func TestHardening_SuccessBodyMissingMembers(t *testing.T) {
 				}
 				require.Error(t, err, "without %q", m)
 				assert.Contains(t, err.Error(), `the member "`+want+`" is missing`, "without %q", m)
+			}
+			for _, m := range tt.optional {
+				assert.NoError(t, tt.call(clients(t, tt.status, without(t, tt.body, m))), "without %q", m)
 			}
 		})
 	}
@@ -571,7 +577,7 @@ func TestHardening_InvalidUTF8IsValidationError(t *testing.T) {
 			require.ErrorAs(t, err, &ve)
 			assert.Equal(t, tt.field, ve.Field)
 			assert.Equal(t, "the text is not valid UTF-8", ve.Reason)
-			assert.ErrorIs(t, err, sms.ErrBadRequest)
+			assert.ErrorIs(t, err, sms.ErrInvalidParams)
 			assert.Zero(t, ct.n.Load(), "no request")
 			checkErrorString(t, err.Error())
 		})

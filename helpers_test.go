@@ -189,6 +189,9 @@ func debugLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
+// ptr returns a pointer to v, for comparing members the server may not send.
+func ptr[T any](v T) *T { return &v }
+
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line

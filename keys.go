@@ -28,26 +28,33 @@ const (
 type KeysService struct{ c *core }
 
 // Key is an API key. Its String, GoString, Format and LogValue never show the Secret.
+//
+// The service shows no answer of the key endpoints: their shape is this project's. ID and
+// PublicKey are required (and Secret in the answer to Create); the times are nil when the
+// server sent null or nothing.
 type Key struct {
 	ID         string
 	Name       string
 	Prefix     KeyPrefix
 	PublicKey  string // sent as X-API-Key
 	Scopes     Scopes
-	CreatedAt  time.Time
-	ExpiresAt  time.Time // zero: never expires
-	RevokedAt  time.Time // zero: not revoked
-	LastUsedAt time.Time // zero: never used
+	CreatedAt  *time.Time
+	ExpiresAt  *time.Time // nil: never expires
+	RevokedAt  *time.Time // nil: not revoked
+	LastUsedAt *time.Time // nil: never used
 	// Secret is sent as X-API-Secret. The API shows it once, in the answer to Create; store
 	// it then. It is empty in every other Key.
 	Secret string
+	// Response is the HTTP answer it was read from, with its request ID; in a list, every
+	// item shares the list's.
+	Response *Response
 }
 
 // String describes the key without its secret.
 func (k Key) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sms.Key{ID: %q, Name: %q, PublicKey: %q, Scopes: %v", k.ID, k.Name, k.PublicKey, []Scope(k.Scopes))
-	if !k.RevokedAt.IsZero() {
+	if k.RevokedAt != nil {
 		b.WriteString(", Revoked")
 	}
 	if k.Secret != "" {
@@ -110,6 +117,7 @@ func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, err
 		ExpiresInDays int       `json:"expiresInDays,omitempty"`
 	}{p.Name, p.Scopes, p.Prefix, p.ExpiresInDays}
 	var out struct {
+		envelope
 		Data wireKey `json:"data"`
 	}
 	cl := &call{method: http.MethodPost, path: "/v1/keys", body: body, policy: retryUnsent}
@@ -120,12 +128,14 @@ func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, err
 	if err := cl.need(member{"data._id", d.ID != ""}, member{"data.publicKey", d.PublicKey != ""}, member{"data.secret", d.Secret != ""}); err != nil {
 		return nil, err
 	}
-	return out.Data.key(), nil
+	return out.Data.key(cl.response(out.RequestID)), nil
 }
 
 // List returns the workspace's keys, newest first, revoked ones included, without secrets.
+// Every item's Response is the list's.
 func (s *KeysService) List(ctx context.Context) ([]Key, error) {
 	var out struct {
+		envelope
 		Data []wireKey `json:"data"`
 	}
 	cl := &call{method: http.MethodGet, path: "/v1/keys", policy: retryIdempotent}
@@ -136,12 +146,13 @@ func (s *KeysService) List(ctx context.Context) ([]Key, error) {
 		return nil, err
 	}
 	keys := make([]Key, len(out.Data))
+	resp := cl.response(out.RequestID)
 	for i := range out.Data {
 		d := &out.Data[i]
 		if err := cl.needIn("data", i, member{"_id", d.ID != ""}, member{"publicKey", d.PublicKey != ""}); err != nil {
 			return nil, err
 		}
-		keys[i] = *d.key()
+		keys[i] = *d.key(resp)
 	}
 	return keys, nil
 }
@@ -154,6 +165,7 @@ func (s *KeysService) Revoke(ctx context.Context, id string) (*Key, error) {
 		return nil, err
 	}
 	var out struct {
+		envelope
 		Data wireKey `json:"data"`
 	}
 	cl := &call{method: http.MethodDelete, path: "/v1/keys/" + seg, policy: retryUnsent}
@@ -161,10 +173,10 @@ func (s *KeysService) Revoke(ctx context.Context, id string) (*Key, error) {
 		return nil, err
 	}
 	d := &out.Data
-	if err := cl.need(member{"data._id", d.ID != ""}, member{"data.revokedAt", d.RevokedAt != nil}); err != nil {
+	if err := cl.need(member{"data._id", d.ID != ""}, member{"data.revokedAt", d.RevokedAt.time() != nil}); err != nil {
 		return nil, err
 	}
-	return out.Data.key(), nil
+	return out.Data.key(cl.response(out.RequestID)), nil
 }
 
 type wireKey struct {
@@ -173,24 +185,17 @@ type wireKey struct {
 	Prefix     KeyPrefix  `json:"prefix"`
 	PublicKey  string     `json:"publicKey"`
 	Scopes     Scopes     `json:"scopes"`
-	CreatedAt  time.Time  `json:"createdAt"`
-	ExpiresAt  *time.Time `json:"expiresAt"`
-	RevokedAt  *time.Time `json:"revokedAt"`
-	LastUsedAt *time.Time `json:"lastUsedAt"`
+	CreatedAt  *timestamp `json:"createdAt"`
+	ExpiresAt  *timestamp `json:"expiresAt"`
+	RevokedAt  *timestamp `json:"revokedAt"`
+	LastUsedAt *timestamp `json:"lastUsedAt"`
 	Secret     string     `json:"secret"`
 }
 
-func (w *wireKey) key() *Key {
+func (w *wireKey) key(resp *Response) *Key {
 	return &Key{
 		ID: w.ID, Name: w.Name, Prefix: w.Prefix, PublicKey: w.PublicKey, Scopes: w.Scopes,
-		CreatedAt: w.CreatedAt, ExpiresAt: deref(w.ExpiresAt), RevokedAt: deref(w.RevokedAt),
-		LastUsedAt: deref(w.LastUsedAt), Secret: w.Secret,
+		CreatedAt: w.CreatedAt.time(), ExpiresAt: w.ExpiresAt.time(), RevokedAt: w.RevokedAt.time(),
+		LastUsedAt: w.LastUsedAt.time(), Secret: w.Secret, Response: resp,
 	}
-}
-
-func deref(t *time.Time) time.Time {
-	if t == nil {
-		return time.Time{}
-	}
-	return *t
 }

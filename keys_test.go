@@ -30,9 +30,11 @@ func TestKeysLifecycle(t *testing.T) {
 	assert.True(t, strings.HasPrefix(key.PublicKey, "pk_test_"), key.PublicKey)
 	assert.True(t, strings.HasPrefix(key.Secret, "sk_test_"), "the secret is shown on creation")
 	assert.Equal(t, sms.Scopes{sms.ScopeSMS, sms.ScopeBalance}, key.Scopes, "in the API's order")
-	assert.WithinDuration(t, key.CreatedAt.Add(30*24*time.Hour), key.ExpiresAt, time.Second)
-	assert.True(t, key.RevokedAt.IsZero())
-	assert.True(t, key.LastUsedAt.IsZero())
+	require.NotNil(t, key.CreatedAt)
+	require.NotNil(t, key.ExpiresAt)
+	assert.WithinDuration(t, key.CreatedAt.Add(30*24*time.Hour), *key.ExpiresAt, time.Second)
+	assert.Nil(t, key.RevokedAt)
+	assert.Nil(t, key.LastUsedAt)
 
 	client, err := sms.NewClient(key.PublicKey, key.Secret, clientOpts(t, srv)...)
 	require.NoError(t, err)
@@ -44,14 +46,14 @@ func TestKeysLifecycle(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, keys, 3, "the new key and the workspace's two")
 	assert.Equal(t, key.ID, keys[0].ID, "newest first")
-	assert.False(t, keys[0].LastUsedAt.IsZero(), "used once")
+	assert.NotNil(t, keys[0].LastUsedAt, "used once")
 	for _, k := range keys {
 		assert.Empty(t, k.Secret, "secrets are never listed")
 	}
 
 	revoked, err := dash.Keys.Revoke(ctx, key.ID)
 	require.NoError(t, err)
-	assert.False(t, revoked.RevokedAt.IsZero())
+	require.NotNil(t, revoked.RevokedAt)
 	_, err = client.Balance.Get(ctx)
 	require.ErrorIs(t, err, sms.ErrUnauthorized, "a revoked key is refused")
 
@@ -70,7 +72,7 @@ func TestKeysDefaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, sms.KeyPrefixLive, key.Prefix)
 	assert.True(t, strings.HasPrefix(key.Secret, "sk_live_"))
-	assert.True(t, key.ExpiresAt.IsZero(), "never expires")
+	assert.Nil(t, key.ExpiresAt, "never expires")
 	assert.Equal(t, sms.AllScopes(), key.Scopes)
 	reqs := srv.Requests()
 	assert.JSONEq(t, `{"name":"all","scopes":{"sms":true,"otp":true,"campaigns":true,"sender_ids":true,"balance":true}}`,

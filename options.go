@@ -31,6 +31,7 @@ type config struct {
 	logger     *slog.Logger
 	userAgent  string
 	insecure   bool
+	dedup      bool
 	errs       []error
 }
 
@@ -93,3 +94,23 @@ func WithUserAgent(ua string) Option { return func(c *config) { c.userAgent = ua
 // WithInsecureHTTP allows a plain http:// base URL to a host that is not loopback. Credentials
 // then cross the network in clear text: use it only on networks you control.
 func WithInsecureHTTP() Option { return func(c *config) { c.insecure = true } }
+
+// WithReferenceDeduplication declares that the server deduplicates the Reference of a send:
+// that a send repeated with the same reference and the same parameters within 24 hours is
+// answered from the first one, without sending or charging again (Idempotent-Replayed: true),
+// as this module's mock server does.
+//
+// The service's own pages call reference "your idempotency or business reference" but never
+// show deduplication, so the SDK does not assume it: money and messages are at stake, and a
+// retry on an unconfirmed assumption could send and charge twice. By default SMS.Send,
+// Campaigns.Create and the batches of SendBulk are retried only when the request cannot have
+// been processed (no byte of it was written, or a 429), like OTPService's calls; after an
+// ambiguous failure (a connection dropped after sending, a timeout, a 5xx) they return an
+// error matching ErrOutcomeUnknown that names the Reference, to be repeated only once you
+// know the server deduplicates it.
+//
+// With this option, those sends are also retried after ambiguous failures (connection
+// errors, 500, 502, 503, 504), every attempt carrying the same Reference. Give it only for a
+// server known to deduplicate references, such as the mock server or a service whose
+// provider confirmed it.
+func WithReferenceDeduplication() Option { return func(c *config) { c.dedup = true } }

@@ -30,8 +30,8 @@ const (
 // Its calls are not repeated after the request may have reached the server: they are retried
 // only when no byte of the request was written (the connection or its TLS handshake failed),
 // or on a 429. After an ambiguous failure (the connection dropped or a malformed TLS record
-// came after sending, a timeout) they return an error matching ErrOutcomeUnknown, and the
-// caller decides.
+// came after sending, a timeout, a 5xx) they return an error matching ErrOutcomeUnknown, and
+// the caller decides. WithReferenceDeduplication does not change this.
 type OTPService struct{ c *core }
 
 // SendOTPParams is the input of OTPService.Send.
@@ -40,8 +40,10 @@ type SendOTPParams struct {
 	To string
 	// From is an active sender ID of the workspace.
 	From string
-	// MessageText is the SMS text; it must contain PinPlaceholder, which is replaced by the
-	// pin, and then fit 10 parts.
+	// MessageText is the SMS text, optional as the service documents it. When given, it must
+	// contain PinPlaceholder, which is replaced by the pin, and then fit 10 parts. When
+	// empty, it is left out of the request, and the server sends a default text with the
+	// pin.
 	MessageText string
 	// PinType is PinNumeric (when empty) or PinAlphanumeric.
 	PinType PinType
@@ -54,13 +56,18 @@ type SendOTPParams struct {
 	PinPlaceholder string
 }
 
-// OTP is a pin sent by OTPService.Send.
+// OTP is a pin sent by OTPService.Send. The service's otp-send answer shows the pin ID, the
+// number and smsStatus; what it cost is not shown, so Amount is nil (and Currency empty)
+// unless the server sends it, as the mock server does.
 type OTP struct {
-	PinID     string // pass it to Verify
-	To        string // the normalized number
-	SMSStatus string // such as "Message Sent"
-	Amount    Amount // what the SMS cost
-	Currency  string // "NGN"
+	PinID     string  // pass it to Verify
+	To        string  // the normalized number; empty when the server did not send it
+	SMSStatus string  // such as "Message Sent"
+	Amount    *Amount // what the SMS cost; nil when the server did not say
+	Currency  string  // "NGN"; empty when the server did not say
+	// Response is the HTTP answer, with its request ID (the service's OTP answers show no
+	// requestId: it is then the X-Request-Id header's, or empty).
+	Response *Response
 }
 
 // Send sends a new pin to p.To and charges it like one SMS. A new pin voids the earlier
@@ -74,12 +81,13 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 		return nil, err
 	}
 	var out struct {
+		envelope
 		Data struct {
-			SMSStatus   string `json:"smsStatus"`
-			PhoneNumber string `json:"phone_number"`
-			PinID       string `json:"pinId"`
-			Amount      Amount `json:"amount"`
-			Currency    string `json:"currency"`
+			SMSStatus   string  `json:"smsStatus"`
+			PhoneNumber string  `json:"phone_number"`
+			PinID       string  `json:"pinId"`
+			Amount      *Amount `json:"amount"`
+			Currency    string  `json:"currency"`
 		} `json:"data"`
 	}
 	cl := &call{
@@ -93,13 +101,13 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 	if err := cl.need(member{"data.pinId", d.PinID != ""}); err != nil {
 		return nil, err
 	}
-	return &OTP{PinID: d.PinID, To: d.PhoneNumber, SMSStatus: d.SMSStatus, Amount: d.Amount, Currency: d.Currency}, nil
+	return &OTP{PinID: d.PinID, To: d.PhoneNumber, SMSStatus: d.SMSStatus, Amount: d.Amount, Currency: d.Currency, Response: cl.response(out.RequestID)}, nil
 }
 
 type otpBody struct {
 	To             string  `json:"to"`
 	From           string  `json:"from"`
-	MessageText    string  `json:"message_text"`
+	MessageText    string  `json:"message_text,omitempty"`
 	PinType        PinType `json:"pin_type,omitempty"`
 	PinLength      int     `json:"pin_length,omitempty"`
 	PinTimeToLive  int     `json:"pin_time_to_live,omitempty"` // minutes
@@ -136,18 +144,17 @@ func validateOTP(p *SendOTPParams) (*otpBody, error) {
 	} else if utf8.RuneCountInString(placeholder) > rules.MaxPinPlaceholderLen {
 		return nil, invalid("PinPlaceholder", "the placeholder is 1 to "+strconv.Itoa(rules.MaxPinPlaceholderLen)+" characters")
 	}
-	if p.MessageText == "" {
-		return nil, invalid("MessageText", "a message text is required")
-	}
-	if err := validateUTF8("MessageText", p.MessageText); err != nil {
-		return nil, err
-	}
-	if !strings.Contains(p.MessageText, placeholder) {
-		return nil, invalid("MessageText", "the message text must contain the pin placeholder "+strconv.Quote(placeholder))
-	}
-	// Pins are ASCII letters and digits: every pin of this length takes the same parts.
-	if err := validateParts("MessageText", strings.ReplaceAll(p.MessageText, placeholder, strings.Repeat("0", length))); err != nil {
-		return nil, err
+	if p.MessageText != "" { // optional: the server has a text of its own
+		if err := validateUTF8("MessageText", p.MessageText); err != nil {
+			return nil, err
+		}
+		if !strings.Contains(p.MessageText, placeholder) {
+			return nil, invalid("MessageText", "the message text must contain the pin placeholder "+strconv.Quote(placeholder))
+		}
+		// Pins are ASCII letters and digits: every pin of this length takes the same parts.
+		if err := validateParts("MessageText", strings.ReplaceAll(p.MessageText, placeholder, strings.Repeat("0", length))); err != nil {
+			return nil, err
+		}
 	}
 	return &otpBody{
 		To: to, From: p.From, MessageText: p.MessageText, PinType: p.PinType, PinLength: p.PinLength,
@@ -159,19 +166,40 @@ func validateOTP(p *SendOTPParams) (*otpBody, error) {
 // and MarshalJSON never show the Pin.
 type VerifyOTPParams struct {
 	PinID string // from OTP.PinID
-	Pin   string // what the user typed
+	// Pin is what the user typed. A pin is 4 to 8 ASCII letters and digits: anything else
+	// (such as "12", " 123456" or "12-34") is refused before any request, as a
+	// *ValidationError, so that it does not use up one of the pin's attempts. Trim what
+	// people type before passing it.
+	Pin string
+	// PinType, when set, is the type the pin was sent with: PinNumeric refuses a pin that
+	// is not all digits. Empty: digits and letters are both accepted.
+	PinType PinType
+	// PinLength, when set (4 to 8), is the length the pin was sent with: a pin of another
+	// length is refused. 0: any length from 4 to 8.
+	PinLength int
 }
 
 // String describes the parameters without the pin.
 func (p VerifyOTPParams) String() string {
-	return fmt.Sprintf("sms.VerifyOTPParams{PinID: %q, Pin: %s}", p.PinID, redacted(p.Pin))
+	s := fmt.Sprintf("sms.VerifyOTPParams{PinID: %q, Pin: %s", p.PinID, redacted(p.Pin))
+	if p.PinType != "" {
+		s += fmt.Sprintf(", PinType: %q", p.PinType)
+	}
+	if p.PinLength != 0 {
+		s += fmt.Sprintf(", PinLength: %d", p.PinLength)
+	}
+	return s + "}"
 }
 
-// MarshalJSON encodes the parameters without the pin, as {"PinID": ..., "Pin": "[REDACTED]"},
-// so that a JSON log of a value holding them (such as slog's JSON handler writes) does not
-// show it. The request body of Verify is built separately and carries the pin.
+// MarshalJSON encodes the parameters without the pin, as {"PinID": ..., "Pin": "[REDACTED]",
+// ...}, so that a JSON log of a value holding them (such as slog's JSON handler writes) does
+// not show it. The request body of Verify is built separately and carries the pin.
 func (p VerifyOTPParams) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct{ PinID, Pin string }{p.PinID, redacted(p.Pin)})
+	return json.Marshal(struct {
+		PinID, Pin string
+		PinType    PinType `json:",omitempty"`
+		PinLength  int     `json:",omitempty"`
+	}{p.PinID, redacted(p.Pin), p.PinType, p.PinLength})
 }
 
 // redacted returns "[REDACTED]" for a secret, or "" when there is none.
@@ -197,18 +225,31 @@ type verifyBody struct {
 	Pin   string `json:"pin"`
 }
 
-// Verification is the answer to OTPService.Verify.
+// Verification is the answer to OTPService.Verify. PinStateOf classifies it, and Verify's
+// errors, for a handler to branch on.
 type Verification struct {
+	// PinID is the pin's ID: the server's, or the one asked for when the answer does not
+	// repeat it.
 	PinID    string
 	Verified bool   // the pin matched; it is now used up
-	MSISDN   string // the number the pin was sent to
-	// AttemptsRemaining is how many wrong pins are still allowed; after the fifth wrong pin,
-	// Verify answers 429 (ErrRateLimited) until the pin expires.
-	AttemptsRemaining int
+	MSISDN   string // the number the pin was sent to; empty when the server did not send it
+	// AttemptsRemaining is how many wrong pins are still allowed, or nil when the server did
+	// not say (the service's otp-verify answer does not show it; the mock server sends it).
+	// After the fifth wrong pin, Verify answers 429 (PinLocked) until the pin expires.
+	AttemptsRemaining *int
+	// Response is the HTTP answer, with its request ID.
+	Response *Response
+
+	expired bool // the provider's "verified": "Expired": PinStateOf says PinExpired
 }
 
-// Verify checks a pin. A wrong pin is not an error: Verified is false. An unknown PinID is a
-// 404 (ErrNotFound); an expired, voided or already verified pin a 400 (ErrBadRequest).
+// Verify checks a pin. A wrong pin is not an error: Verified is false (and so it is when the
+// server answers the provider's "verified": "Expired", which PinStateOf tells apart). An unknown PinID is a
+// 404 (ErrNotFound); an expired, voided or already verified pin a 400 (ErrBadRequest); a pin
+// locked after too many wrong ones a 429 (ErrRateLimited). PinStateOf tells these apart.
+//
+// A pin that cannot be valid (see VerifyOTPParams.Pin) is a *ValidationError, matching
+// ErrInvalidParams, before any request: it uses up no attempt.
 func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verification, error) {
 	if p == nil {
 		return nil, invalid("VerifyOTPParams", "parameters are required")
@@ -219,28 +260,66 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 	if err := validateUTF8("PinID", p.PinID); err != nil {
 		return nil, err
 	}
-	if p.Pin == "" {
-		return nil, invalid("Pin", "a pin is required")
-	}
-	if err := validateUTF8("Pin", p.Pin); err != nil {
-		return nil, err
+	if err := validatePin(p); err != nil {
+		return nil, classifyVerifyError(err, nil)
 	}
 	var out struct {
+		envelope
 		Data struct {
-			PinID             string `json:"pinId"`
-			Verified          *bool  `json:"verified"`
-			MSISDN            string `json:"msisdn"`
-			AttemptsRemaining int    `json:"attemptsRemaining"`
+			PinID             string   `json:"pinId"`
+			Verified          *verdict `json:"verified"`
+			MSISDN            string   `json:"msisdn"`
+			AttemptsRemaining *int     `json:"attemptsRemaining"`
 		} `json:"data"`
 	}
 	body := verifyBody{PinID: p.PinID, Pin: p.Pin}
 	cl := &call{method: http.MethodPost, path: "/v1/otp/verify", body: body, policy: retryUnsent}
 	if err := s.c.do(ctx, cl, &out); err != nil {
-		return nil, err
+		return nil, classifyVerifyError(err, cl.header)
 	}
 	d := out.Data
-	if err := cl.need(member{"data.pinId", d.PinID != ""}, member{"data.verified", d.Verified != nil}); err != nil {
+	if err := cl.need(member{"data.verified", d.Verified != nil}); err != nil {
 		return nil, err
 	}
-	return &Verification{PinID: d.PinID, Verified: *d.Verified, MSISDN: d.MSISDN, AttemptsRemaining: d.AttemptsRemaining}, nil
+	return &Verification{
+		PinID: cmp.Or(d.PinID, p.PinID), Verified: d.Verified.verified, MSISDN: d.MSISDN,
+		AttemptsRemaining: d.AttemptsRemaining, Response: cl.response(out.RequestID), expired: d.Verified.expired,
+	}, nil
+}
+
+// validatePin refuses a pin that cannot be valid: not 4 to 8 ASCII letters and digits, or not
+// of the type and length given. Reasons never repeat the pin.
+func validatePin(p *VerifyOTPParams) error {
+	switch p.PinType {
+	case "", PinNumeric, PinAlphanumeric:
+	default:
+		return invalid("PinType", "the pin type is numeric or alphanumeric")
+	}
+	if p.PinLength != 0 && (p.PinLength < rules.MinPinLength || p.PinLength > rules.MaxPinLength) {
+		return invalid("PinLength", "a pin is "+strconv.Itoa(rules.MinPinLength)+" to "+strconv.Itoa(rules.MaxPinLength)+" characters")
+	}
+	if p.Pin == "" {
+		return invalid("Pin", "a pin is required")
+	}
+	if err := validateUTF8("Pin", p.Pin); err != nil {
+		return err
+	}
+	for i := 0; i < len(p.Pin); i++ {
+		c := p.Pin[i]
+		digit := '0' <= c && c <= '9'
+		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		switch {
+		case p.PinType == PinNumeric && !digit:
+			return invalid("Pin", "this pin is numeric: digits only (trim spaces and separators)")
+		case !digit && !letter:
+			return invalid("Pin", "a pin is ASCII letters and digits only (trim spaces and separators)")
+		}
+	}
+	switch {
+	case p.PinLength != 0 && len(p.Pin) != p.PinLength:
+		return invalid("Pin", "this pin is "+strconv.Itoa(p.PinLength)+" characters long")
+	case len(p.Pin) < rules.MinPinLength || len(p.Pin) > rules.MaxPinLength:
+		return invalid("Pin", "a pin is "+strconv.Itoa(rules.MinPinLength)+" to "+strconv.Itoa(rules.MaxPinLength)+" characters")
+	}
+	return nil
 }

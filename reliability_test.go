@@ -16,7 +16,9 @@ import (
 )
 
 // These tests prove the retry policy against the mock's injected faults: an SMS is never sent
-// or charged twice because of a retry, and an OTP is never sent twice.
+// or charged twice because of a retry, and an OTP is never sent twice. The mock deduplicates
+// references, so the proofs of retried sends tell the client so (WithReferenceDeduplication);
+// without it, sends are not retried after an ambiguous failure.
 
 // inProcessClient returns a client of the default workspace's test key that reaches srv
 // through its in-process transport: no sockets, so it runs inside a synctest bubble, where
@@ -37,14 +39,14 @@ func inProcessClient(t *testing.T, srv *mockserver.Server, opts ...sms.Option) *
 var transports = []string{"in-process", "loopback"}
 
 // mockOver starts a mock and returns a client of its test key over transport.
-func mockOver(t *testing.T, transport string) (*mockserver.Server, *sms.Client) {
+func mockOver(t *testing.T, transport string, opts ...sms.Option) (*mockserver.Server, *sms.Client) {
 	t.Helper()
 	if transport == "loopback" {
 		srv := mockserver.NewTest(t)
-		return srv, testClient(t, srv)
+		return srv, testClient(t, srv, opts...)
 	}
 	srv := mockserver.New()
-	return srv, inProcessClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond))
+	return srv, inProcessClient(t, srv, append([]sms.Option{sms.WithRetryWait(time.Millisecond, 5*time.Millisecond)}, opts...)...)
 }
 
 func campaignTotal(t *testing.T, c *sms.Client) int {
@@ -58,7 +60,7 @@ func TestProofServerErrorsThenSuccessSendOnce(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv)
+		c := inProcessClient(t, srv, sms.WithReferenceDeduplication())
 		before := balance(t, srv)
 		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Status: 503, Times: 2})
 
@@ -79,7 +81,7 @@ func TestProofDroppedAfterCommitReplays(t *testing.T) {
 	for _, transport := range transports {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
-			srv, c := mockOver(t, transport)
+			srv, c := mockOver(t, transport, sms.WithReferenceDeduplication())
 			before := balance(t, srv)
 			srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Drop: true, Times: 1})
 
@@ -104,7 +106,7 @@ func TestProofDroppedAfterCommitReplays(t *testing.T) {
 func TestProofCampaignDroppedAfterCommitReplays(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.New()
-	c := inProcessClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond))
+	c := inProcessClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond), sms.WithReferenceDeduplication())
 	before := balance(t, srv)
 	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 2})
 
@@ -117,6 +119,58 @@ func TestProofCampaignDroppedAfterCommitReplays(t *testing.T) {
 	assert.Equal(t, 3, requestsTo(srv, "POST", "/v1/sms/campaigns"))
 	assert.Equal(t, 1, campaignTotal(t, c))
 	assert.Equal(t, before-res.Campaign.Amount.Kobo(), balance(t, srv))
+}
+
+// Without WithReferenceDeduplication, a send whose connection dropped after the mock
+// committed it is not retried: one request, one campaign, one debit, and an error matching
+// ErrOutcomeUnknown that names the reference. Repeating the send with that reference (the
+// mock deduplicates) returns the committed campaign without sending or charging again.
+func TestProofDroppedSendIsNotRetriedByDefault(t *testing.T) {
+	t.Parallel()
+	for _, transport := range transports {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			srv, c := mockOver(t, transport)
+			before := balance(t, srv)
+			srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Drop: true, Times: 1})
+			p := &sms.SendParams{To: []string{"08025671695"}, From: "MOCKSMS", Message: "order shipped", Reference: "order-7"}
+
+			_, err := c.SMS.Send(context.Background(), p)
+			require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+			assert.Contains(t, err.Error(), `Reference "order-7"`, "the error names the reference to repeat the send with")
+			assert.Contains(t, err.Error(), "WithReferenceDeduplication")
+			assert.Equal(t, 1, requestsTo(srv, "POST", "/v1/sms/send"), "not retried")
+			assert.Equal(t, 1, campaignTotal(t, c), "the dropped request was committed")
+			assert.Equal(t, before-320, balance(t, srv))
+
+			res, err := c.SMS.Send(context.Background(), p)
+			require.NoError(t, err)
+			assert.True(t, res.Replayed, "answered from the committed send")
+			assert.Equal(t, 1, campaignTotal(t, c), "still one campaign")
+			assert.Equal(t, before-320, balance(t, srv), "still one debit")
+		})
+	}
+}
+
+// Without WithReferenceDeduplication, a 5xx to a send is not retried and may have been
+// processed; a 429 or a refused connection, which prove nothing was processed, are retried.
+func TestProofSendRetriedOnlyWhenUnprocessedByDefault(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := inProcessClient(t, srv)
+		srv.AddFaults(
+			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 429, RetryAfter: 1, Times: 1},
+			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 502, Times: 1},
+		)
+		_, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
+			To: []sms.Recipient{{Phone: "08025671695"}}, From: "MOCKSMS", Message: "hi", Reference: "spring",
+		})
+		require.ErrorIs(t, err, sms.ErrServer)
+		assert.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+		assert.Contains(t, err.Error(), `Reference "spring"`)
+		assert.Equal(t, 2, requestsTo(srv, "POST", "/v1/sms/campaigns"), "the 429 was retried, the 502 was not")
+	})
 }
 
 func TestProofRetryAfterIsHonoured(t *testing.T) {
@@ -156,7 +210,7 @@ func TestProofFinalFailureIsTheAPIError(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv, sms.WithMaxRetries(2))
+		c := inProcessClient(t, srv, sms.WithMaxRetries(2), sms.WithReferenceDeduplication())
 		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Status: 503})
 		before := balance(t, srv)
 
@@ -228,6 +282,7 @@ func TestProofOTPRetriedOn429Only(t *testing.T) {
 		_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
 		require.Error(t, err)
 		assert.ErrorIs(t, err, sms.ErrServer, "the 503 after the 429 is final")
+		assert.ErrorIs(t, err, sms.ErrOutcomeUnknown, "a 503 may have been processed")
 		assert.Equal(t, 2, requestsTo(srv, "POST", "/v1/otp/send"))
 		_, _, err = srv.LatestOTP("08025671695")
 		assert.Error(t, err, "no OTP was sent")

@@ -24,13 +24,18 @@ import (
 type retryPolicy uint8
 
 const (
-	// retryIdempotent is for calls that may run twice without harm: GETs, and sends that
-	// carry a reference the server deduplicates. Connection errors, 429, 500, 502, 503 and
-	// 504 are retried.
+	// retryIdempotent is for calls that may run twice without harm: GETs, and sends when the
+	// server deduplicates references. Connection errors, 429, 500, 502, 503 and 504 are
+	// retried.
 	retryIdempotent retryPolicy = iota
 	// retryUnsent is for calls that must not run twice: they are retried only when the
 	// request cannot have been processed (no byte of it was written; see unsent) or on a 429.
 	retryUnsent
+	// retrySend is the policy of every send that carries a reference (SMS.Send,
+	// Campaigns.Create, SendBulk's batches). The core resolves it, in one place (see
+	// core.policy): retryIdempotent when the client was told that the server deduplicates
+	// references (WithReferenceDeduplication), retryUnsent otherwise.
+	retrySend
 )
 
 // newRetryClient builds the retrying HTTP client: the retry policy, the backoff and the error
@@ -145,6 +150,9 @@ func (cl *call) record(resp *http.Response, err error) {
 		return
 	}
 	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	if cl.method != http.MethodGet && ambiguousStatus(resp.StatusCode) {
+		cl.maybeDone = true
+	}
 	limit := int64(maxErrorBody)
 	if ok {
 		limit = maxBody
@@ -187,6 +195,14 @@ func (cl *call) retryable(ctx context.Context, maxWait time.Duration) bool {
 		return false
 	}
 	return retry
+}
+
+// ambiguousStatus reports whether an answer of this status leaves it open whether a request
+// that changes something took effect: every 5xx (the server, or a gateway in front of it, may
+// have failed after doing part of the work) except 501 and 505, which refuse the request as
+// such.
+func ambiguousStatus(status int) bool {
+	return status >= 500 && status <= 599 && status != http.StatusNotImplemented && status != http.StatusHTTPVersionNotSupported
 }
 
 // unsent reports whether the failed attempt certainly wrote no byte of its request, so that

@@ -6,46 +6,36 @@ import (
 	"github.com/seedsms/sms-go/internal/rules"
 )
 
-// Encoding is the character set an SMS is sent in.
-type Encoding int
+// Encoding is the character set an SMS is sent in: GSM7 or UCS2. Its String method returns
+// "GSM-7" or "UCS-2".
+type Encoding = rules.Encoding
 
 // The two SMS encodings.
 const (
 	// GSM7 is the GSM 03.38 alphabet: 160 characters in one part, 153 per part when split;
 	// the extension characters ^{}\[~]|€ and form feed count twice.
-	GSM7 Encoding = iota + 1
+	GSM7 = rules.GSM7
 	// UCS2 is used as soon as one character is outside GSM 03.38: 70 UTF-16 code units in one
 	// part, 67 per part when split.
-	UCS2
+	UCS2 = rules.UCS2
 )
 
-// String returns "GSM-7" or "UCS-2".
-func (e Encoding) String() string {
-	switch e {
-	case GSM7:
-		return "GSM-7"
-	case UCS2:
-		return "UCS-2"
-	}
-	return fmt.Sprintf("Encoding(%d)", int(e))
-}
-
 // MaxParts is the most parts one message may take; longer messages are refused.
-const MaxParts = rules.MaxParts
+const MaxParts = 10
 
 // CountParts returns how many SMS parts message takes and its encoding, counted exactly as the
 // API counts and charges them. The empty message has 0 parts.
 func CountParts(message string) (parts int, enc Encoding) {
-	n, e := rules.CountParts(message)
-	if e == rules.UCS2 {
-		return n, UCS2
-	}
-	return n, GSM7
+	return rules.CountParts(message)
 }
 
 // NormalizePhone returns number in the form the API shows: international digits without "+".
 // It accepts international numbers with or without "+" (8 to 15 digits, the first not 0) and
 // local Nigerian numbers ("0" and 10 digits), so "08025671695" becomes "2348025671695".
+// Spaces, dashes, dots and parentheses may separate the digits ("+234 803 123 4567",
+// "0803-123-4567", "(0803) 1234567"); 10 digits starting 70, 80, 81, 90 or 91 without "+"
+// are a Nigerian number that lost its 0 (a spreadsheet drops it); a trunk 0 after 234 is
+// dropped.
 func NormalizePhone(number string) (string, error) {
 	n, err := rules.NormalizePhone(number)
 	if err != nil {

@@ -3,10 +3,7 @@ package sms
 import (
 	"context"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/seedsms/sms-go/internal/rules"
 )
@@ -16,14 +13,25 @@ import (
 type SenderIDsService struct{ c *core }
 
 // SenderID is a branded sender ID: the name an SMS comes from.
+//
+// The service's sender-ids page lists only title, status and country: Title and Status are
+// required, the other strings are empty when the server did not send them, and CreatedAt is
+// nil then.
 type SenderID struct {
-	ID        string
-	Title     string // the sender ID text, as used in From
-	Status    Status // StatusPending, StatusActive or StatusBlocked
-	Country   string // the workspace's country, such as "Nigeria"
-	Usecase   string
-	Company   string
-	CreatedAt time.Time
+	// ID is the server's ID of the sender ID; empty when the server did not send one (the
+	// service's list shows none: the Title identifies a sender ID).
+	ID      string
+	Title   string // the sender ID text, as used in From
+	Status  Status // StatusPending, StatusActive or StatusBlocked
+	Country string // the workspace's country, such as "Nigeria"
+	Usecase string
+	Company string
+	// CreatedAt is when it was requested; nil when the server did not send it. Times
+	// without a zone ("2025-05-12 10:20:27", as the provider writes them) are read as UTC.
+	CreatedAt *time.Time
+	// Response is the HTTP answer it was read from, with its request ID; in a list, every
+	// item shares the list's.
+	Response *Response
 }
 
 // RequestSenderIDParams is the input of SenderIDsService.Request.
@@ -56,6 +64,7 @@ func (s *SenderIDsService) Request(ctx context.Context, p *RequestSenderIDParams
 		Company  string `json:"company"`
 	}{p.SenderID, p.Usecase, p.Company}
 	var out struct {
+		envelope
 		Data wireSenderID `json:"data"`
 	}
 	cl := &call{method: http.MethodPost, path: "/v1/sender-ids", body: body, policy: retryUnsent}
@@ -65,7 +74,8 @@ func (s *SenderIDsService) Request(ctx context.Context, p *RequestSenderIDParams
 	if err := out.Data.check(cl); err != nil {
 		return nil, err
 	}
-	return (*SenderID)(&out.Data), nil
+	sid := out.Data.senderID(cl.response(out.RequestID))
+	return &sid, nil
 }
 
 // ListSenderIDsParams filters the sender ID list.
@@ -75,7 +85,8 @@ type ListSenderIDsParams struct {
 	Status Status `url:"status,omitempty"`
 }
 
-// List returns the workspace's sender IDs, newest first (p may be nil).
+// List returns the workspace's sender IDs, newest first (p may be nil). Every item's Response
+// is the list's.
 func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]SenderID, error) {
 	if p == nil {
 		p = &ListSenderIDsParams{}
@@ -86,6 +97,7 @@ func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]
 		return nil, invalid("Status", "the status filter is pending, active or blocked")
 	}
 	var out struct {
+		envelope
 		Data []wireSenderID `json:"data"`
 	}
 	cl := &call{method: http.MethodGet, path: "/v1/sender-ids", query: p, policy: retryIdempotent}
@@ -96,28 +108,36 @@ func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]
 		return nil, err
 	}
 	list := make([]SenderID, len(out.Data))
+	resp := cl.response(out.RequestID)
 	for i, w := range out.Data {
 		if err := cl.needIn("data", i, w.members()...); err != nil {
 			return nil, err
 		}
-		list[i] = SenderID(w)
+		list[i] = w.senderID(resp)
 	}
 	return list, nil
 }
 
 type wireSenderID struct {
-	ID        string    `json:"_id"`
-	Title     string    `json:"title"`
-	Status    Status    `json:"status"`
-	Country   string    `json:"country"`
-	Usecase   string    `json:"usecase"`
-	Company   string    `json:"company"`
-	CreatedAt time.Time `json:"createdAt"`
+	ID        string     `json:"_id"`
+	Title     string     `json:"title"`
+	Status    Status     `json:"status"`
+	Country   string     `json:"country"`
+	Usecase   string     `json:"usecase"`
+	Company   string     `json:"company"`
+	CreatedAt *timestamp `json:"createdAt"`
 }
 
-// members are the members of a sender ID that callers rely on.
+func (w *wireSenderID) senderID(resp *Response) SenderID {
+	return SenderID{
+		ID: w.ID, Title: w.Title, Status: w.Status, Country: w.Country, Usecase: w.Usecase,
+		Company: w.Company, CreatedAt: w.CreatedAt.time(), Response: resp,
+	}
+}
+
+// members are the members a sender ID is not read without: its title and status.
 func (w *wireSenderID) members() []member {
-	return []member{{"_id", w.ID != ""}, {"title", w.Title != ""}, {"status", w.Status != ""}}
+	return []member{{"title", w.Title != ""}, {"status", w.Status != ""}}
 }
 
 // check checks the members of the sender ID that is the answer's data.
@@ -127,18 +147,4 @@ func (w *wireSenderID) check(cl *call) error {
 		ms[i].name = "data." + ms[i].name
 	}
 	return cl.need(ms...)
-}
-
-// validateText checks a required free-text field of at most maxLen characters.
-func validateText(field, v string, maxLen int) error {
-	if strings.TrimSpace(v) == "" {
-		return invalid(field, "a value is required")
-	}
-	if err := validateUTF8(field, v); err != nil {
-		return err
-	}
-	if utf8.RuneCountInString(v) > maxLen {
-		return invalid(field, "at most "+strconv.Itoa(maxLen)+" characters")
-	}
-	return nil
 }

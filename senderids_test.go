@@ -26,7 +26,8 @@ func TestSenderIDs(t *testing.T) {
 	assert.Equal(t, "Nigeria", sid.Country)
 	assert.Equal(t, "Order updates", sid.Usecase)
 	assert.Equal(t, "Acme Ltd", sid.Company)
-	assert.WithinDuration(t, srv.Now(), sid.CreatedAt, time.Minute)
+	require.NotNil(t, sid.CreatedAt)
+	assert.WithinDuration(t, srv.Now(), *sid.CreatedAt, time.Minute)
 
 	_, err = client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "acme", Usecase: "again", Company: "Acme Ltd"})
 	require.ErrorIs(t, err, sms.ErrConflict, "a duplicate pending title, ignoring case")

@@ -2,11 +2,9 @@ package sms
 
 import (
 	"context"
-	"crypto/rand"
 	"log/slog"
 	"net/http"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/seedsms/sms-go/internal/rules"
 )
@@ -38,11 +36,16 @@ type SendParams struct {
 	// Channel is ChannelGeneric (when empty) or ChannelDND.
 	Channel Channel
 	// Reference is your idempotency or business reference: 1 to 100 printable ASCII
-	// characters. A request repeated with the same Reference and the same parameters within
-	// 24 hours is answered from the first one, without sending or charging again. When empty,
-	// one is generated for the call, so that its own retries are safe; it is returned in
-	// Campaign.Reference. Set it yourself to be able to repeat a call that failed with
-	// ErrOutcomeUnknown.
+	// characters. When empty, one is generated for the call; it is returned in
+	// Campaign.Reference.
+	//
+	// Whether the server deduplicates references is an assumption: the service's pages
+	// never show it. The mock server does: a request repeated with the same Reference and
+	// the same parameters within 24 hours is answered from the first one, without sending
+	// or charging again. Only when the client is told so (WithReferenceDeduplication) is
+	// Send retried after an ambiguous failure; otherwise such a failure returns an error
+	// matching ErrOutcomeUnknown, and the same Reference lets you repeat the call safely
+	// once you know the server deduplicates it. Set it yourself to be able to do so.
 	Reference string
 }
 
@@ -51,18 +54,23 @@ type SendResult struct {
 	// Message is the server's acknowledgement, such as "SMS request accepted.".
 	Message string
 	// Campaign is the campaign the request created. Its SenderID, Channel and Reference are
-	// those of the request; CreatedAt is only known from Campaigns.List.
+	// those of the request; its CreatedAt is nil (only Campaigns.List shows it).
 	Campaign Campaign
-	// Replayed is true when the answer is that of an earlier request with the same Reference:
-	// nothing was sent or charged this time.
+	// Replayed is true when the answer is that of an earlier request with the same Reference
+	// (the Idempotent-Replayed header, which the mock server sends): nothing was sent or
+	// charged this time.
 	Replayed bool
+	// Response is the HTTP answer, with its request ID.
+	Response *Response
 }
 
 // Send sends Message to the numbers in To. The wallet is debited for every part of every
 // recipient before sending; when the provider refuses, the campaign is failed and refunded.
 //
-// Send is retried on connection errors, 429, 500, 502, 503 and 504: every attempt carries the
-// same Reference, so the server never sends or charges twice.
+// Send is retried on connection errors that wrote nothing and on 429. After an ambiguous
+// failure (a connection dropped after sending, a timeout, a 5xx) it is retried only with
+// WithReferenceDeduplication, every attempt carrying the same Reference; without it, it
+// returns an error matching ErrOutcomeUnknown.
 func (s *SMSService) Send(ctx context.Context, p *SendParams) (*SendResult, error) {
 	if p == nil {
 		return nil, invalid("SendParams", "parameters are required")
@@ -73,7 +81,7 @@ func (s *SMSService) Send(ctx context.Context, p *SendParams) (*SendResult, erro
 	}
 	ref := referenceFor(p.Reference)
 	cl := &call{
-		method: http.MethodPost, path: "/v1/sms/send", policy: retryIdempotent,
+		method: http.MethodPost, path: "/v1/sms/send", policy: retrySend, ref: ref,
 		body:  sendBody[string]{To: to, From: p.From, Message: p.Message, Channel: p.Channel, Reference: ref},
 		attrs: []slog.Attr{slog.Int("recipients", len(to)), slog.String("reference", ref)},
 	}
@@ -109,107 +117,4 @@ func validateSend(p *SendParams) ([]string, error) {
 		return nil, err
 	}
 	return to, validateReference(p.Reference)
-}
-
-func validateFrom(field, from string) error {
-	if from == "" {
-		return invalid(field, "a sender ID is required")
-	}
-	if !rules.ValidSenderID(from) {
-		return invalid(field, "a sender ID is 3 to 11 ASCII letters and digits")
-	}
-	return nil
-}
-
-func validateMessage(field, message string) error {
-	if message == "" {
-		return invalid(field, "a message is required")
-	}
-	if err := validateUTF8(field, message); err != nil {
-		return err
-	}
-	return validateParts(field, message)
-}
-
-// validateUTF8 refuses text that is not valid UTF-8: JSON would carry U+FFFD in place of
-// each invalid byte, so the server would get other text than was given.
-func validateUTF8(field, text string) error {
-	if !utf8.ValidString(text) {
-		return invalid(field, "the text is not valid UTF-8")
-	}
-	return nil
-}
-
-func validateParts(field, message string) error {
-	if parts, _ := rules.CountParts(message); parts > rules.MaxParts {
-		return invalid(field, "the message takes "+strconv.Itoa(parts)+" SMS parts; at most "+strconv.Itoa(rules.MaxParts)+" are allowed")
-	}
-	return nil
-}
-
-func validateChannel(ch Channel) error {
-	switch ch {
-	case "", ChannelGeneric, ChannelDND:
-		return nil
-	}
-	return invalid("Channel", "the channel is generic or dnd")
-}
-
-func validateReference(ref string) error {
-	if ref != "" && !rules.ValidReference(ref) {
-		return invalid("Reference", "a reference is 1 to "+strconv.Itoa(rules.MaxReferenceLen)+" printable ASCII characters")
-	}
-	return nil
-}
-
-// referenceFor returns ref, or a new random reference when ref is empty.
-func referenceFor(ref string) string {
-	if ref != "" {
-		return ref
-	}
-	return "sms-go-" + rand.Text()
-}
-
-// sendBody is the body of POST /v1/sms/send (To of numbers) and /v1/sms/campaigns (To of
-// numbers and {phone, name} objects).
-type sendBody[T any] struct {
-	To        []T     `json:"to"`
-	From      string  `json:"from"`
-	Message   string  `json:"message"`
-	Channel   Channel `json:"channel,omitempty"`
-	Reference string  `json:"reference"`
-}
-
-// wireSent is the 202 answer of both sends.
-type wireSent struct {
-	Message  string `json:"message"`
-	Campaign struct {
-		ID         string `json:"id"`
-		Status     Status `json:"status"`
-		MessageID  string `json:"message_id"` // null while the campaign has none
-		Recipients int    `json:"recipients"`
-		Amount     Amount `json:"amount"`
-		Currency   string `json:"currency"`
-		SMSParts   int    `json:"sms_parts"`
-	} `json:"campaign"`
-}
-
-// result builds the answer of a send, checking the members it needs.
-func (w *wireSent) result(cl *call, from string, ch Channel, ref string) (*SendResult, error) {
-	wc := w.Campaign
-	if err := cl.need(member{"campaign.id", wc.ID != ""}, member{"campaign.status", wc.Status != ""}); err != nil {
-		return nil, err
-	}
-	if ch == "" {
-		ch = ChannelGeneric
-	}
-	return &SendResult{
-		Message: w.Message,
-		Campaign: Campaign{
-			ID: wc.ID, Status: wc.Status, MessageID: wc.MessageID, Recipients: wc.Recipients,
-			Amount: wc.Amount, Currency: wc.Currency, Parts: wc.SMSParts,
-			SenderID: from, Channel: ch, Reference: ref,
-		},
-		Replayed: cl.header.Get("Idempotent-Replayed") == "true",
-	}, nil
 }

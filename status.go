@@ -1,7 +1,17 @@
 package sms
 
 // Status is the state of a campaign, of one recipient's delivery, of a campaign's delivery as
-// a whole, or of a sender ID. Each constant says where it occurs.
+// a whole, or of a sender ID. One type serves the four, as the API uses one set of words; the
+// values each can take:
+//
+//	Campaign.Status                 processing, sent, failed
+//	RecipientStatus.Status          sent, delivered, failed, dnd
+//	DeliveryStatus.Status           processing, sent, delivered, partially_delivered, failed
+//	SenderID.Status                 pending, active, blocked
+//
+// The service's pages show only sent (campaigns) and active (sender IDs); the other values
+// are this project's contract. A value a server sends that is none of these is kept as it is
+// (the provider's reports use words such as "Delivered" or "DND Active on Phone Number").
 type Status string
 
 // Campaign statuses: processing -> sent, or failed (refunded).

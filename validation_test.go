@@ -14,7 +14,8 @@ import (
 )
 
 // TestValidationBeforeAnyRequest checks every parameter that is refused locally: a
-// *ValidationError naming the field, matching ErrBadRequest, and no request sent.
+// *ValidationError naming the field, matching ErrInvalidParams (not ErrBadRequest), and no
+// request sent.
 func TestValidationBeforeAnyRequest(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -172,7 +173,6 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 			p.PinPlaceholder = strings.Repeat("#", 21)
 			p.MessageText = p.PinPlaceholder
 		}), "PinPlaceholder"},
-		{"otp: no message", otp(func(p *sms.SendOTPParams) { p.MessageText = "" }), "MessageText"},
 		{"otp: no placeholder", otp(func(p *sms.SendOTPParams) { p.MessageText = "Your code" }), "MessageText"},
 		{"otp: custom placeholder missing", otp(func(p *sms.SendOTPParams) { p.PinPlaceholder = "{pin}" }), "MessageText"},
 		{"otp: 11 parts with the pin", otp(func(p *sms.SendOTPParams) {
@@ -187,6 +187,42 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "x"})
 			return err
 		}, "Pin"},
+		{"verify: too short", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "x", Pin: "12"})
+			return err
+		}, "Pin"},
+		{"verify: too long", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "x", Pin: "123456789"})
+			return err
+		}, "Pin"},
+		{"verify: leading space", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "x", Pin: " 123456"})
+			return err
+		}, "Pin"},
+		{"verify: separator", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "x", Pin: "123-456"})
+			return err
+		}, "Pin"},
+		{"verify: not ASCII", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "x", Pin: "１２３４５６"})
+			return err
+		}, "Pin"},
+		{"verify: letters in a numeric pin", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "x", Pin: "12345A", PinType: sms.PinNumeric})
+			return err
+		}, "Pin"},
+		{"verify: length other than sent", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "x", Pin: "12345", PinLength: 6})
+			return err
+		}, "Pin"},
+		{"verify: pin type", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "x", Pin: "123456", PinType: "hex"})
+			return err
+		}, "PinType"},
+		{"verify: pin length", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "x", Pin: "123456", PinLength: 9})
+			return err
+		}, "PinLength"},
 
 		{"sender ID: nil params", func(c *sms.Client, _ *sms.DashboardClient) error {
 			_, err := c.SenderIDs.Request(ctx, nil)
@@ -232,7 +268,8 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 			require.True(t, errors.As(err, &ve), "want a *ValidationError, got %T: %v", err, err)
 			assert.Equal(t, tt.field, ve.Field)
 			assert.NotEmpty(t, ve.Reason)
-			assert.ErrorIs(t, err, sms.ErrBadRequest)
+			assert.ErrorIs(t, err, sms.ErrInvalidParams)
+			assert.NotErrorIs(t, err, sms.ErrBadRequest, "only a server's 400 is a bad request")
 			assert.Equal(t, "sms: invalid "+tt.field+": "+ve.Reason, err.Error())
 			assert.Equal(t, int32(0), ct.n.Load(), "no request was sent")
 		})

@@ -3,6 +3,12 @@ package sms_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -42,7 +48,7 @@ func TestWaitReturnsWhenDelivered(t *testing.T) {
 		require.NoError(t, err)
 		elapsed := time.Since(start)
 		assert.Equal(t, sms.StatusPartiallyDelivered, st.Status)
-		assert.Equal(t, sms.DeliveryCounts{Delivered: 140, Failed: 5, DND: 5}, st.Counts)
+		assert.Equal(t, &sms.DeliveryCounts{Delivered: 140, Failed: 5, DND: 5}, st.Counts)
 		assert.NotEmpty(t, st.MessageID)
 		assert.True(t, st.Final())
 		assert.GreaterOrEqual(t, elapsed, 100*time.Second)
@@ -72,7 +78,7 @@ func TestWaitFailedCampaignReturnsAtOnce(t *testing.T) {
 		assert.Equal(t, 1, statusPolls(srv, res.Campaign.ID))
 		assert.Equal(t, sms.StatusFailed, st.Status)
 		assert.Empty(t, st.MessageID)
-		assert.Equal(t, sms.DeliveryCounts{Failed: 3}, st.Counts)
+		assert.Equal(t, &sms.DeliveryCounts{Failed: 3}, st.Counts)
 		require.Len(t, st.Recipients, 3)
 		assert.Equal(t, sms.StatusFailed, st.Recipients[0].Status)
 	})
@@ -137,6 +143,8 @@ func TestWaitErrors(t *testing.T) {
 		{"no id", "", nil, "id"},
 		{"negative delay", "x", &sms.WaitParams{MinDelay: -1}, "WaitParams"},
 		{"max below min", "x", &sms.WaitParams{MinDelay: time.Minute, MaxDelay: time.Second}, "MaxDelay"},
+		{"negative longest Retry-After", "x", &sms.WaitParams{MaxRetryAfter: -time.Second}, "WaitParams"},
+		{"concurrency too high", "x", &sms.WaitParams{Concurrency: sms.MaxBulkConcurrency + 1}, "Concurrency"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := c.Campaigns.Wait(ctx, tt.id, tt.p)
@@ -190,4 +198,111 @@ func TestWaitBulkSumsTheJob(t *testing.T) {
 		assert.Equal(t, sms.DeliveryCounts{Delivered: 3500 - n - 30, DND: 30, Failed: n}, d.Counts)
 		assert.Equal(t, r.Recipients, d.Counts.Total())
 	})
+}
+
+// A Retry-After beyond MaxRetryAfter (68 years against the default 5 minutes, or a minute
+// against 10 seconds) ends the wait at once with the answer's *Error, its RetryAfter set,
+// and the last status read; one within it is waited for, even beyond MaxDelay.
+func TestWaitRetryAfterBeyondTheCap(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		retryAfter int // seconds
+		max        time.Duration
+		ends       bool
+	}{
+		{"decades against the default", math.MaxInt32, 0, true},
+		{"a minute against 10s", 60, 10 * time.Second, true},
+		{"a minute against the default", 60, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				srv := mockserver.New()
+				c := inProcessClient(t, srv, sms.WithMaxRetries(0))
+				ctx := context.Background()
+				res, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(2), From: "MOCKSMS", Message: "hi"})
+				require.NoError(t, err)
+				id := res.Campaign.ID
+				var provider sync.WaitGroup
+				defer provider.Wait()
+				provider.Go(func() {
+					time.Sleep(10 * time.Second)
+					if err := srv.AddFaults(mockserver.FaultRule{Method: "GET", Path: "/v1/sms/campaigns/*", Status: 429, RetryAfter: tt.retryAfter, Times: 1}); err != nil {
+						panic(err)
+					}
+					time.Sleep(30 * time.Second)
+					if err := srv.Deliver(id, nil); err != nil {
+						panic(err)
+					}
+				})
+				start := time.Now()
+				st, err := c.Campaigns.Wait(ctx, id, &sms.WaitParams{MinDelay: time.Second, MaxDelay: time.Second, MaxRetryAfter: tt.max})
+				if !tt.ends {
+					require.NoError(t, err)
+					assert.Equal(t, sms.StatusDelivered, st.Status)
+					assert.GreaterOrEqual(t, time.Since(start), 70*time.Second, "the Retry-After was waited for, beyond MaxDelay")
+					return
+				}
+				require.ErrorIs(t, err, sms.ErrRateLimited)
+				assert.Contains(t, err.Error(), "more than MaxRetryAfter")
+				assert.Equal(t, time.Duration(tt.retryAfter)*time.Second, asAPIError(t, err).RetryAfter)
+				assert.LessOrEqual(t, time.Since(start), 11*time.Second, "the first poll after the fault ends the wait")
+				require.NotNil(t, st, "the last status read")
+				assert.Equal(t, sms.StatusSent, st.Status)
+			})
+		})
+	}
+}
+
+// statusAPI answers every delivery status request with counts.
+type statusAPI struct{ counts string }
+
+func (s statusAPI) RoundTrip(req *http.Request) (*http.Response, error) {
+	id := strings.TrimSuffix(strings.TrimPrefix(req.URL.Path, "/v1/sms/campaigns/"), "/status")
+	body := fmt.Sprintf(`{"data":{"campaignId":%q,"messageId":"m-%s","status":"sent","counts":%s,"recipients":[]},"pagination":{"page":1,"limit":20,"total":2}}`,
+		id, id, s.counts)
+	return &http.Response{
+		StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(body)), Request: req,
+	}, nil
+}
+
+// A status that no campaign can have is an error, never a wait that cannot end: a negative
+// count would keep Final false forever, and counts whose sum overflows cannot be summed.
+func TestWaitRefusesMalformedCounts(t *testing.T) {
+	t.Parallel()
+	big := math.MaxInt/2 + 1
+	tests := []struct {
+		name   string
+		counts string
+		bulk   bool
+		want   string
+	}{
+		{"negative sent", `{"sent":-1,"delivered":3,"failed":0,"dnd":0}`, false, "counts.sent is -1"},
+		{"negative delivered", `{"sent":0,"delivered":-3,"failed":0,"dnd":0}`, false, "counts.delivered is -3"},
+		{"sums that overflow", fmt.Sprintf(`{"sent":0,"delivered":%d,"failed":0,"dnd":0}`, big), true, "take the sum past what an int holds"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				c, err := sms.NewClient("pk_test_abc123", "sk_test_def456", sms.WithBaseURL("http://127.0.0.1"),
+					sms.WithHTTPClient(&http.Client{Transport: statusAPI{tt.counts}}))
+				require.NoError(t, err)
+				ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+				defer cancel()
+				if tt.bulk {
+					r := &sms.BulkReport{JobID: "j", Batches: []sms.BulkBatch{{CampaignID: "a"}, {CampaignID: "b"}}}
+					_, err = c.Campaigns.WaitBulk(ctx, r, &sms.WaitParams{Concurrency: 1})
+				} else {
+					_, err = c.Campaigns.Wait(ctx, "a", nil)
+				}
+				require.Error(t, err)
+				assert.NotErrorIs(t, err, context.DeadlineExceeded, "refused at once, not waited on")
+				assert.Contains(t, err.Error(), tt.want)
+			})
+		})
+	}
 }

@@ -8,7 +8,20 @@
 //	 "testSecret": "sk_test_...", "senderId": "MOCKSMS", "inbox": "http://127.0.0.1:4010/"}
 //
 // Open the inbox URL in a browser while your app runs: every SMS the mock received, per phone
-// number, live, with the mock's test controls.
+// number, live, with the mock's test controls. Listening on all interfaces (-addr 0.0.0.0:4010,
+// as in a container), the line names 127.0.0.1, the address the mock answers on that machine.
+//
+// With -env it prints a line for a POSIX shell instead: export statements of the variables the
+// sms command reads, single-quoted:
+//
+//	export SMS_BASE_URL='http://127.0.0.1:4010' SMS_API_KEY='pk_live_...' SMS_API_SECRET='sk_live_...' SMS_DASHBOARD_TOKEN='<JWT>'
+//
+// Either way stdout is closed once the line is out, so that a shell's command substitution
+// returns while the mock serves on in the background:
+//
+//	eval "$(sms-mockserver -env & echo "SMS_MOCK_PID=$!")"
+//	sms balance
+//	kill "$SMS_MOCK_PID"
 //
 // It stops gracefully on SIGINT or SIGTERM.
 //
@@ -17,7 +30,7 @@
 //	sms-mockserver [-addr 127.0.0.1:4010] [-jwt-secret S] [-generic-price 3.20] [-dnd-price 4.50]
 //	               [-live-balance 10000.00] [-test-balance 10000.00] [-rate-limit N]
 //	               [-read-timeout 30s] [-allow-host name]... [-gc-headroom-mb 32]
-//	               [-message-limit 1000000] [-workspace-limit 10000] [-dnd-limit 1000000]
+//	               [-message-limit 1000000] [-workspace-limit 10000] [-dnd-limit 1000000] [-env]
 //
 // Prices are at most 10,000.00 NGN a part and balances at most 40,000,000,000,000,000.00 NGN.
 // A request body must arrive within -read-timeout. Requests must name a loopback host
@@ -40,6 +53,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -87,7 +101,7 @@ func (f *hostsFlag) Set(s string) error {
 }
 
 // run parses args, serves until ctx is done or a signal arrives, and prints the startup line
-// on stdout once the listener accepts connections.
+// on stdout once the listener accepts connections, then closes stdout if it is an io.Closer.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sms-mockserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -111,6 +125,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	messageLimit := fs.Int("message-limit", mockserver.DefaultMaxMessages, "recipients of campaigns and OTP messages kept; past it the oldest campaigns are forgotten")
 	workspaceLimit := fs.Int("workspace-limit", mockserver.DefaultMaxWorkspaces, "workspaces the mock holds at most, the default one included")
 	dndLimit := fs.Int("dnd-limit", mockserver.DefaultMaxDND, "numbers the Do-Not-Disturb register holds at most")
+	env := fs.Bool("env", false, "print the startup line as shell export statements of SMS_BASE_URL, SMS_API_KEY, SMS_API_SECRET and SMS_DASHBOARD_TOKEN instead of JSON")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -134,6 +149,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-%s must be at least 1", name)
 		}
 	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	host, allow := dialHost(ln.Addr())
+	if allow != "" {
+		hosts = append(hosts, allow)
+	}
 	opts := []mockserver.Option{
 		mockserver.WithPrices(generic.kobo, dnd.kobo),
 		mockserver.WithBalances(live.kobo, test.kobo),
@@ -151,25 +174,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		opts = append(opts, mockserver.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
 	}
 	srv := mockserver.New(opts...)
-
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
 	ws := srv.Default()
-	ws.URL = "http://" + ln.Addr().String()
-	line, err := json.Marshal(struct {
-		mockserver.Workspace
-		Inbox string `json:"inbox"` // the inbox page
-	}{ws, ws.URL + "/"})
+	ws.URL = "http://" + host
+	line, err := startupLine(ws, *env)
 	if err != nil {
 		return err
 	}
 	if _, err := fmt.Fprintf(stdout, "%s\n", line); err != nil {
 		return err
+	}
+	// Nothing else is ever written there: closing it ends a reader's input, so that
+	// $(sms-mockserver &) in a shell returns while the mock serves on.
+	if c, ok := stdout.(io.Closer); ok {
+		_ = c.Close()
 	}
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -185,4 +205,61 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return <-served
+}
+
+// dialHost returns the host:port a client on this machine dials to reach a listener on a,
+// and an IP address to allow as a request's Host besides the loopback ones, if any.
+//
+// A listener on all interfaces (0.0.0.0 or ::, shown as [::] by Go's dual-stack listener) is
+// reached at 127.0.0.1, which the mock answers; a request naming the unspecified address is
+// refused like any other non-loopback host. A listener on one non-loopback address was
+// asked for by name or number: that address is allowed, so that the URL printed works (an IP
+// address cannot be rebound by DNS; names still need -allow-host).
+func dialHost(a net.Addr) (hostport, allow string) {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok {
+		return a.String(), ""
+	}
+	switch ip := ta.IP; {
+	case ip.IsUnspecified():
+		return net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port)), ""
+	case !ip.IsLoopback():
+		return a.String(), ip.String()
+	}
+	return a.String(), ""
+}
+
+// startupLine is the line printed once the mock accepts connections: the default workspace
+// and its inbox URL as JSON, or with env the line of envLine.
+func startupLine(ws mockserver.Workspace, env bool) ([]byte, error) {
+	if env {
+		return envLine(ws), nil
+	}
+	return json.Marshal(struct {
+		mockserver.Workspace
+		Inbox string `json:"inbox"` // the inbox page
+	}{ws, ws.URL + "/"})
+}
+
+// envLine is the startup line of -env: export statements of the variables the sms command
+// reads, single-quoted for a POSIX shell. It leaves out the process ID: in a container it
+// means nothing to the shell that reads the line (the shell's $! does).
+func envLine(ws mockserver.Workspace) []byte {
+	var b strings.Builder
+	b.WriteString("export")
+	for _, kv := range [][2]string{
+		{"SMS_BASE_URL", ws.URL},
+		{"SMS_API_KEY", ws.LiveKey},
+		{"SMS_API_SECRET", ws.LiveSecret},
+		{"SMS_DASHBOARD_TOKEN", ws.DashboardToken},
+	} {
+		fmt.Fprintf(&b, " %s=%s", kv[0], shellQuote(kv[1]))
+	}
+	return []byte(b.String())
+}
+
+// shellQuote quotes s for a POSIX shell: in single quotes, each single quote of s ending the
+// quoted string, escaped with a backslash, and starting a new one.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -7,12 +7,17 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
 )
 
 func TestRunPrintsStartupLineAndServes(t *testing.T) {
@@ -45,6 +50,8 @@ func TestRunPrintsStartupLineAndServes(t *testing.T) {
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, string(body), `"balance":12.50`)
 
+	// Stdout ends with the line while the mock serves on, so that $(sms-mockserver &) returns.
+	assert.Empty(t, m.stdoutRest(t), "more than one line on stdout")
 	m.cancel()
 	select {
 	case err := <-m.done:
@@ -52,7 +59,6 @@ func TestRunPrintsStartupLineAndServes(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("run did not return after its context was cancelled")
 	}
-	assert.Empty(t, <-m.rest, "more than one line on stdout")
 }
 
 func TestRunRejectsBadFlags(t *testing.T) {
@@ -186,9 +192,22 @@ func TestRunStopsWithAnEventStreamOpen(t *testing.T) {
 // running is the binary's run function started by startRun.
 type running struct {
 	line   string        // the startup line
-	rest   <-chan string // what run printed after it, once run returned
+	rest   <-chan string // what run printed after it, once stdout was closed
 	cancel func()        // stops run, as SIGINT does
 	done   <-chan error  // run's result
+}
+
+// stdoutRest returns what run printed after the startup line, once run closed stdout, which
+// it does right after the line while it serves on.
+func (m running) stdoutRest(t *testing.T) string {
+	t.Helper()
+	select {
+	case rest := <-m.rest:
+		return rest
+	case <-time.After(10 * time.Second):
+		t.Fatal("stdout still open after the startup line")
+		return ""
+	}
 }
 
 // startRun starts run with args on a free loopback port and waits for its startup line.
@@ -211,4 +230,188 @@ func startRun(t *testing.T, args ...string) running {
 		rest <- string(b)
 	}()
 	return running{line: strings.TrimSuffix(line, "\n"), rest: rest, cancel: cancel, done: done}
+}
+
+// TestRunOnAllInterfacesPrintsAURLItAnswers: listening on all interfaces, as in a container,
+// the startup line names 127.0.0.1 (the mock refuses a Host naming 0.0.0.0 or ::), and the
+// URL and inbox it prints answer.
+func TestRunOnAllInterfacesPrintsAURLItAnswers(t *testing.T) {
+	t.Parallel()
+	for _, addr := range []string{"0.0.0.0:0", ":0"} {
+		m := startRun(t, "-addr", addr)
+		var ws struct{ URL, Inbox, LiveKey, LiveSecret string }
+		require.NoError(t, json.Unmarshal([]byte(m.line), &ws))
+		assert.True(t, strings.HasPrefix(ws.URL, "http://127.0.0.1:"), ws.URL)
+
+		resp, err := http.Get(ws.Inbox)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, "inbox of %s", addr)
+		assert.Equal(t, http.StatusOK, balanceStatus(t, ws.URL, ws.LiveKey, ws.LiveSecret), "API of %s", addr)
+		m.cancel()
+		require.NoError(t, <-m.done)
+	}
+}
+
+func TestDialHost(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ listen, host, allow string }{
+		{"0.0.0.0:4010", "127.0.0.1:4010", ""},
+		{"[::]:4010", "127.0.0.1:4010", ""},
+		{"127.0.0.1:4010", "127.0.0.1:4010", ""},
+		{"127.0.0.2:4010", "127.0.0.2:4010", ""},
+		{"[::1]:4010", "[::1]:4010", ""},
+		{"192.0.2.7:4010", "192.0.2.7:4010", "192.0.2.7"},
+		{"[2001:db8::7]:4010", "[2001:db8::7]:4010", "2001:db8::7"},
+	} {
+		a, err := net.ResolveTCPAddr("tcp", tt.listen)
+		require.NoError(t, err)
+		host, allow := dialHost(a)
+		assert.Equal(t, tt.host, host, tt.listen)
+		assert.Equal(t, tt.allow, allow, tt.listen)
+	}
+}
+
+// TestRunAllowsTheAddressItListensOn: listening on one non-loopback address, the URL printed
+// names it and the mock answers requests naming it.
+func TestRunAllowsTheAddressItListensOn(t *testing.T) {
+	t.Parallel()
+	ip := nonLoopbackIP(t)
+	m := startRun(t, "-addr", net.JoinHostPort(ip.String(), "0"))
+	var ws struct{ URL, LiveKey, LiveSecret string }
+	require.NoError(t, json.Unmarshal([]byte(m.line), &ws))
+	assert.True(t, strings.HasPrefix(ws.URL, "http://"+net.JoinHostPort(ip.String(), "")), ws.URL)
+	assert.Equal(t, http.StatusOK, balanceStatus(t, ws.URL, ws.LiveKey, ws.LiveSecret))
+	m.cancel()
+	require.NoError(t, <-m.done)
+}
+
+// nonLoopbackIP returns an IPv4 address of this machine that is not loopback.
+func nonLoopbackIP(t *testing.T) netip.Addr {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	require.NoError(t, err)
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil && p.Addr().Is4() && !p.Addr().IsLoopback() {
+			return p.Addr()
+		}
+	}
+	t.Skip("no non-loopback IPv4 address on this machine")
+	return netip.Addr{}
+}
+
+// TestRunEnv: -env prints one line of shell export statements instead of the JSON line; a
+// shell that evaluates it has credentials that work.
+func TestRunEnv(t *testing.T) {
+	t.Parallel()
+	sh, err := exec.LookPath("sh")
+	require.NoError(t, err, "a POSIX shell")
+	m := startRun(t, "-env")
+	assert.Empty(t, m.stdoutRest(t), "more than one line on stdout")
+	require.True(t, strings.HasPrefix(m.line, "export SMS_BASE_URL='http://127.0.0.1:"), m.line)
+
+	out, err := exec.Command(sh, "-c", `eval "$1" && printf '%s\n' "$SMS_BASE_URL" "$SMS_API_KEY" "$SMS_API_SECRET" "$SMS_DASHBOARD_TOKEN" && env | grep -c '^SMS_[A-Z_]*='`, "sh", m.line).Output()
+	require.NoError(t, err)
+	v := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	require.Len(t, v, 5, "%q", out)
+	url, key, secret, token, exported := v[0], v[1], v[2], v[3], v[4]
+	assert.True(t, strings.HasPrefix(key, "pk_live_"), key)
+	assert.True(t, strings.HasPrefix(secret, "sk_live_"))
+	assert.Equal(t, "4", exported, "the four variables of the sms command, and nothing else")
+	assert.Equal(t, http.StatusOK, balanceStatus(t, url, key, secret))
+
+	req, err := http.NewRequest(http.MethodGet, url+"/v1/keys", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "the dashboard token")
+
+	m.cancel()
+	require.NoError(t, <-m.done)
+}
+
+// TestShellQuote: whatever a value holds, the shell reads it back unchanged.
+func TestShellQuote(t *testing.T) {
+	t.Parallel()
+	sh, err := exec.LookPath("sh")
+	require.NoError(t, err, "a POSIX shell")
+	for _, v := range []string{"", "pk_live_abc", "it's", "''", `\'`, "$HOME `id` $(id)", "a b\tc", "x\ny", "; rm -rf /", `"q"`} {
+		out, err := exec.Command(sh, "-c", "v="+shellQuote(v)+"; printf '%s' \"$v\"").Output()
+		require.NoError(t, err, "%q", v)
+		assert.Equal(t, v, string(out), "%q quoted as %s", v, shellQuote(v))
+	}
+}
+
+// balanceStatus is the status of GET /v1/balance at url with a key and secret.
+func balanceStatus(t *testing.T, url, key, secret string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url+"/v1/balance", nil)
+	require.NoError(t, err)
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("X-API-Secret", secret)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestRunAcceptsPhonesAsPeopleWriteThem: the mock's API and filters, and the SDK, take numbers
+// with separators and a local number that lost its 0, and agree on their normalized form.
+func TestRunAcceptsPhonesAsPeopleWriteThem(t *testing.T) {
+	t.Parallel()
+	m := startRun(t)
+	var ws struct{ URL, LiveKey, LiveSecret, SenderID string }
+	require.NoError(t, json.Unmarshal([]byte(m.line), &ws))
+
+	// The wire, as any language sends it.
+	body := `{"to":["0803-123-4561","(0803) 1234562","+234 (0)803 123 4563","8031234564"],"from":"MOCKSMS","message":"raw"}`
+	req, err := http.NewRequest(http.MethodPost, ws.URL+"/v1/sms/send", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-API-Key", ws.LiveKey)
+	req.Header.Set("X-API-Secret", ws.LiveSecret)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	raw, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode, "%s", raw)
+	assert.Contains(t, string(raw), `"recipients":4`)
+
+	// The SDK.
+	client, err := sms.NewClient(ws.LiveKey, ws.LiveSecret, sms.WithBaseURL(ws.URL))
+	require.NoError(t, err)
+	_, err = client.SMS.Send(t.Context(), &sms.SendParams{To: []string{"0803.123.4565", "803 123 4566"}, From: ws.SenderID, Message: "sdk"})
+	require.NoError(t, err)
+
+	for to, text := range map[string]string{
+		"0803 123 4561": "raw", "+234-803-123-4562": "raw", "2348031234563": "raw", "8031234564": "raw",
+		"(0803) 123-4565": "sdk", "08031234566": "sdk",
+	} {
+		var msgs struct{ Data []struct{ To, Text string } }
+		require.Equal(t, http.StatusOK, getJSON(t.Context(), t, ws.URL+"/_mock/messages?to="+url.QueryEscape(to), "", &msgs))
+		require.Len(t, msgs.Data, 1, to)
+		assert.Equal(t, text, msgs.Data[0].Text, to)
+	}
+	m.cancel()
+	require.NoError(t, <-m.done)
+}
+
+// getJSON sends a GET with an optional Host header, decodes a 200's body into v if not nil,
+// and returns the status.
+func getJSON(ctx context.Context, t *testing.T, u, host string, v any) int {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	require.NoError(t, err)
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	if v != nil && resp.StatusCode == http.StatusOK {
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(v))
+	}
+	return resp.StatusCode
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
+	"iter"
 	"os"
 	"strconv"
 	"strings"
@@ -61,14 +62,10 @@ func BenchmarkBulk(b *testing.B) {
 		}
 	}
 	baseline := func() {
-		var readErr error
 		rep, err := c.Campaigns.SendBulk(ctx, &sms.BulkParams{
 			JobID: newJobID("sdk"), From: ws.SenderID, Message: "Hi {{name}}",
-			Recipients: csvRecipients(file, &readErr), BatchSize: 1000, Concurrency: 4,
+			Recipients: csvRecipients(file), BatchSize: 1000, Concurrency: 4,
 		})
-		if err == nil {
-			err = readErr
-		}
 		if err != nil || rep.Sent != benchRecipients {
 			b.Fatalf("sent %v: %v", rep, err)
 		}
@@ -117,31 +114,30 @@ func BenchmarkBulkPasses(b *testing.B) {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			var readErr error
 			rep, err := c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
-				JobID: "dry", From: "ACME", Message: "Hi {{name}}", Recipients: f.recipients(&readErr),
+				JobID: "dry", From: "ACME", Message: "Hi {{name}}", Recipients: f.recipients(),
 				BatchSize: 1000, DryRun: true,
 			})
-			if err != nil || readErr != nil || rep.Recipients != benchRecipients {
-				b.Fatalf("%v, %v", err, readErr)
+			if err != nil || rep.Recipients != benchRecipients {
+				b.Fatalf("%v, %v", rep, err)
 			}
 		}
 	})
 }
 
 // csvRecipients reads phone,name rows after a header, as a program without the command would.
-func csvRecipients(path string, errp *error) func(func(sms.Recipient) bool) {
-	return func(yield func(sms.Recipient) bool) {
+func csvRecipients(path string) iter.Seq2[sms.Recipient, error] {
+	return func(yield func(sms.Recipient, error) bool) {
 		f, err := os.Open(path)
 		if err != nil {
-			*errp = err
+			yield(sms.Recipient{}, err)
 			return
 		}
 		defer f.Close()
 		r := csv.NewReader(f)
 		r.ReuseRecord = true
 		if _, err := r.Read(); err != nil { // the header
-			*errp = err
+			yield(sms.Recipient{}, err)
 			return
 		}
 		for {
@@ -150,10 +146,10 @@ func csvRecipients(path string, errp *error) func(func(sms.Recipient) bool) {
 				return
 			}
 			if err != nil {
-				*errp = err
+				yield(sms.Recipient{}, err)
 				return
 			}
-			if !yield(sms.Recipient{Phone: rec[0], Name: rec[1]}) {
+			if !yield(sms.Recipient{Phone: rec[0], Name: rec[1]}, nil) {
 				return
 			}
 		}

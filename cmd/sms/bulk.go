@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"regexp"
@@ -29,9 +30,61 @@ type bulkOptions struct {
 	rate        float64
 	shard       string
 	dryRun      bool
+	price       string
 	report      string
 	wait        bool
 	poll        time.Duration
+	timeout     time.Duration
+}
+
+// Prices of one SMS part that the dry run's cost assumes when --price is not given. The API
+// has no price list: 3.20 NGN on the generic channel is what the service's documented sample
+// charges for one part; 4.50 NGN on dnd is the mock's default, as the service documents none.
+const (
+	defaultGenericPrice = 320 // kobo
+	defaultDNDPrice     = 450
+	maxPrice            = 1_000_000 // 10,000.00 NGN, the mock's highest
+)
+
+// Bounds of --rate: below one request every 100 s, a job would seem to hang.
+const minRate = 0.01
+
+// check checks the flags that need no request, before the file is read or anything is sent,
+// and returns the shard and the price of one part.
+func (o *bulkOptions) check() (sms.Shard, sms.Amount, error) {
+	var none sms.Amount
+	shard, err := parseShard(o.shard)
+	if err != nil {
+		return sms.Shard{}, none, err
+	}
+	if o.batchSize < 0 || o.batchSize > sms.MaxBulkBatchSize {
+		return shard, none, usagef("--batch-size %d: want 1 to %d", o.batchSize, sms.MaxBulkBatchSize)
+	}
+	if o.concurrency < 0 || o.concurrency > maxConcurrency {
+		return shard, none, usagef("--concurrency %d: want 1 to %d", o.concurrency, maxConcurrency)
+	}
+	if math.IsNaN(o.rate) || math.IsInf(o.rate, 0) || o.rate < 0 || o.rate > 0 && o.rate < minRate {
+		return shard, none, usagef("--rate %v: want requests per second, at least %v (0 for no limit)", o.rate, minRate)
+	}
+	if err := checkDuration("poll-interval", o.poll, minPoll, maxPoll); err != nil {
+		return shard, none, err
+	}
+	switch {
+	case o.timeout < 0:
+		return shard, none, usagef("--timeout %v: cannot be negative (0 waits as long as it takes)", o.timeout)
+	case o.timeout > 0 && !o.wait:
+		return shard, none, usagef("--timeout bounds the wait for delivery: give it with --wait")
+	}
+	price := sms.AmountFromKobo(defaultGenericPrice)
+	if sms.Channel(o.channel) == sms.ChannelDND {
+		price = sms.AmountFromKobo(defaultDNDPrice)
+	}
+	if o.price != "" {
+		if price, err = sms.ParseAmount(o.price); err != nil || price.Kobo() < 0 || price.Kobo() > maxPrice {
+			return shard, none, usagef("--price %q: want the price of one SMS part in NGN, such as 3.20, at most %s", o.price, sms.AmountFromKobo(maxPrice))
+		}
+	}
+	return shard, price, nil
 }
 
 func (a *app) bulkCmd() *cobra.Command {
@@ -45,9 +98,16 @@ recognised (columns named phone, msisdn, number, mobile, name, ...); --phone-col
 and --name-column pick others, by header name or 1-based number. {{name}} in the message is
 replaced by each recipient's name.
 
-The whole file is checked first, and rows that cannot be sent are listed by line number:
-they make the command fail (exit 2) unless --skip-invalid sends the others. Numbers are
-sent once per job, to their first row.
+The whole file is checked first. Rows that cannot be sent are counted, the first few shown
+by line number and all of them (up to 1,000) written to the --report file; they make the
+command fail (exit 2) unless --skip-invalid sends the others. A row longer than 64 KiB
+cannot be sent. Numbers are sent once per job, to their first row.
+
+--dry-run sends nothing: it shows the rows that cannot be sent, counts the batches,
+recipients and SMS parts, prices them at --price a part (the API has no price list: by
+default 3.20 NGN on generic, 4.50 on dnd), and reads the wallet's balance to say whether it
+can pay. Batches that an earlier run of the job sent are counted, although a rerun does not
+charge them again.
 
 The job is sent in batches, each a campaign whose reference is derived from --job-id and
 the batch's position. Running the same command again therefore never sends anything twice:
@@ -57,8 +117,10 @@ flight finish first), run the same command again to finish it; the command to ru
 printed. --shard i/n sends only batches k with k % n == i, so that n processes share a
 job.
 
-Progress is shown on stderr: a bar when it is a terminal, plain lines otherwise. The
-summary goes to stdout (JSON with --json); --report writes the full report to a file.`,
+Progress is shown on stderr: a bar when it is a terminal, plain lines otherwise, with the
+recipients replayed from an earlier run. --wait then follows the delivery (campaigns final,
+recipients delivered) until every campaign is final, or for --timeout. The summary goes to
+stdout (JSON with --json); --report writes the full report to a file.`,
 		Example: `  sms bulk --csv people.csv --from ACME --message 'Hi {{name}}' --job-id promo-2026-11
   sms bulk --csv people.csv --from ACME --message 'Hi {{name}}' --job-id promo-2026-11 --dry-run
   sms bulk --csv export.csv --phone-column msisdn --name-column first_name --from ACME \
@@ -79,13 +141,15 @@ summary goes to stdout (JSON with --json); --report writes the full report to a 
 	f.StringVar(&o.channel, "channel", "", "generic (default) or dnd")
 	f.BoolVar(&o.skipInvalid, "skip-invalid", false, "send the valid rows when some cannot be sent")
 	f.IntVar(&o.batchSize, "batch-size", 0, "recipients per campaign request, 1 to 10000 (default 10000)")
-	f.IntVar(&o.concurrency, "concurrency", 0, "batches sent at once (default 4)")
-	f.Float64Var(&o.rate, "rate", 0, "at most this many requests per second (default no limit)")
+	f.IntVar(&o.concurrency, "concurrency", 0, "batches sent at once, 1 to "+itoa(maxConcurrency)+" (default 4)")
+	f.Float64Var(&o.rate, "rate", 0, "at most this many requests per second, from 0.01 (default no limit)")
 	f.StringVar(&o.shard, "shard", "", "send only this shard's batches: i/n, 0 <= i < n")
-	f.BoolVar(&o.dryRun, "dry-run", false, "count batches, recipients and parts; send nothing")
+	f.BoolVar(&o.dryRun, "dry-run", false, "check the file, count and price the job, read the balance; send nothing")
+	f.StringVar(&o.price, "price", "", "with --dry-run, the price of one SMS part in NGN (default 3.20 generic, 4.50 dnd)")
 	f.StringVar(&o.report, "report", "", "write the job's report to this file, as JSON")
-	f.BoolVar(&o.wait, "wait", false, "after sending, wait for delivery and print the counts")
+	f.BoolVar(&o.wait, "wait", false, "after sending, wait for delivery, showing progress, and print the counts")
 	f.DurationVar(&o.poll, "poll-interval", sms.DefaultWaitMinDelay, "with --wait, the first wait between polls (backing off up to 30s)")
+	f.DurationVar(&o.timeout, "timeout", 0, "with --wait, stop waiting after this long (default never)")
 	completeValues(cmd, "channel", "generic", "dnd")
 	_ = cmd.MarkFlagFilename("csv", "csv")
 	_ = cmd.MarkFlagFilename("report", "json")
@@ -115,12 +179,9 @@ func parseShard(s string) (sms.Shard, error) {
 }
 
 func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
-	shard, err := parseShard(o.shard)
+	shard, price, err := o.check()
 	if err != nil {
 		return err
-	}
-	if o.poll <= 0 {
-		return usagef("--poll-interval must be positive")
 	}
 	// An interrupt (ctx) lets the batches in flight finish, then ends the job (jobCtx).
 	jobCtx, cancelJob := context.WithCancel(context.WithoutCancel(ctx))
@@ -137,16 +198,10 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	if err != nil {
 		return err
 	}
-	a.note("%s: %s; %d rows, %d that cannot be sent", o.file.path, o.file.cols, sum.Rows, sum.BadCount)
-	for i, b := range sum.Bad {
-		if i == 20 {
-			a.note("  ... and %d more (--report lists the first %d)", sum.BadCount-i, maxBadRows)
-			break
-		}
-		a.note("  line %d: %s", b.Line, b.Reason)
-	}
-	if sum.BadCount > 0 && !o.skipInvalid {
-		err := usagef("%d rows of %s cannot be sent: fix them, or use --skip-invalid to send the others", sum.BadCount, o.file.path)
+	a.note("%s: %s; %s, %d that cannot be sent", o.file.path, o.file.cols, plural(sum.Rows, "row", "rows"), sum.BadCount)
+	a.noteBadRows(sum, o)
+	if sum.BadCount > 0 && !o.skipInvalid && !o.dryRun {
+		err := usagef("%s of %s cannot be sent: fix them, or use --skip-invalid to send the others", plural(sum.BadCount, "row", "rows"), o.file.path)
 		if rerr := a.writeReport(bulkJSON{JobID: o.jobID, Rows: sum.Rows, BadRows: sum.BadCount, Currency: "NGN", BadList: sum.Bad}, o); rerr != nil {
 			a.note("sms: %v", rerr)
 		}
@@ -160,16 +215,12 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 		JobID: o.jobID, From: o.from, Message: o.file.message, Channel: sms.Channel(o.channel),
 		BatchSize: o.batchSize, Concurrency: o.concurrency, Rate: o.rate, Shard: shard,
 	}
-	var readErr error
-	params.Recipients = o.file.recipients(&readErr)
+	params.Recipients = o.file.recipients()
 
 	// A dry run first: it checks the parameters and counts this shard's batches, which
 	// sizes the progress bar.
 	params.DryRun = true
 	plan, err := c.Campaigns.SendBulk(jobCtx, &params)
-	if err == nil {
-		err = readErr
-	}
 	if err != nil {
 		return apiErr(ctx, err)
 	}
@@ -178,23 +229,25 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	if shard.Count > 1 {
 		which += fmt.Sprintf(", shard %d/%d", shard.Index, shard.Count)
 	}
-	a.note("%s: %d batches, %d recipients, %d SMS parts; %d duplicate numbers sent once", which, len(plan.Batches), plan.Recipients, plan.Parts, plan.Duplicates)
+	a.note("%s: %s, %s, %s; %s sent once", which, plural(len(plan.Batches), "batch", "batches"),
+		plural(plan.Recipients, "recipient", "recipients"), plural(plan.Parts, "SMS part", "SMS parts"),
+		plural(plan.Duplicates, "duplicate number", "duplicate numbers"))
 	if o.dryRun {
 		out.DryRun = true
-		return a.finishBulk(out, o, nil)
+		if sum.BadCount > 0 && !o.skipInvalid {
+			a.note("to send, fix the %s that cannot be sent, or add --skip-invalid", plural(sum.BadCount, "row", "rows"))
+		}
+		return a.finishBulk(out, o, a.priceDryRun(ctx, c, &out, price))
 	}
 
 	params.DryRun = false
-	prog := newProgress(a.stderr, plan.Recipients, len(plan.Batches))
+	prog := newProgress(a.console(), plan.Recipients, len(plan.Batches))
 	params.Progress = func(bp sms.BulkProgress) {
 		prog.update(bp)
 		d.settled()
 	}
 	rep, sendErr := c.Campaigns.SendBulk(jobCtx, &params)
 	prog.done()
-	if sendErr == nil && readErr != nil {
-		sendErr = &failure{fmt.Errorf("reading %s: %w", o.file.path, readErr)}
-	}
 	if rep == nil { // invalid parameters, caught by the dry run already
 		return apiErr(ctx, sendErr)
 	}
@@ -202,17 +255,78 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	if sendErr != nil {
 		return a.finishBulk(out, o, a.bulkStopped(ctx, rep, sendErr))
 	}
-	if o.wait && len(rep.CampaignIDs()) > 0 {
-		a.note("waiting for delivery of %d campaigns", len(rep.CampaignIDs()))
-		d, err := c.Campaigns.WaitBulk(ctx, rep, &sms.WaitParams{MinDelay: o.poll, MaxDelay: max(o.poll, sms.DefaultWaitMaxDelay)})
-		if d != nil {
-			out.Delivery = &deliverySumJSON{Campaigns: d.Campaigns, Failed: d.Failed, Counts: countsOut(d.Counts)}
+	if ids := rep.CampaignIDs(); o.wait && len(ids) > 0 {
+		a.note("waiting for the delivery of %s", plural(len(ids), "campaign", "campaigns"))
+		line := a.deliveryLine()
+		w := &deliveryWait{
+			c: c, min: o.poll, max: max(o.poll, sms.DefaultWaitMaxDelay), show: line.show,
+			params: &sms.CampaignStatusParams{Limit: 1}, // the counts are all it needs
+		}
+		_, d, err := w.run(ctx, o.timeout, ids)
+		line.end()
+		out.Delivery = &deliverySumJSON{Campaigns: d.Campaigns, Final: d.Final, Failed: d.Failed, Counts: countsOut(d.Counts)}
+		if errors.Is(err, errWaitTimeout) {
+			err = &failure{fmt.Errorf("the delivery of %d of %s was not final after %v",
+				d.Campaigns-d.Final, plural(d.Campaigns, "campaign", "campaigns"), o.timeout)}
 		}
 		if err != nil {
 			return a.finishBulk(out, o, apiErr(ctx, err))
 		}
 	}
 	return a.finishBulk(out, o, nil)
+}
+
+// badRowsShown is how many rows that cannot be sent are shown on stderr; the report lists
+// them all (up to maxBadRows), so that a rerun does not print them again in full.
+const badRowsShown = 3
+
+// lineWidth is the width that the lines about bad rows fit: a terminal of 80 columns.
+const lineWidth = 80
+
+// noteBadRows shows the first rows that cannot be sent, each on a line that fits lineWidth,
+// and where to find the others.
+func (a *app) noteBadRows(sum *csvSummary, o *bulkOptions) {
+	shown := min(len(sum.Bad), badRowsShown)
+	for _, b := range sum.Bad[:shown] {
+		a.note("%s", fit(printable("  line "+itoa(b.Line)+": "+b.Reason), lineWidth))
+	}
+	more := sum.BadCount - shown
+	switch {
+	case more == 0:
+	case o.report == "":
+		a.note("  and %d more: --report FILE lists them", more)
+	case sum.BadCount > len(sum.Bad):
+		a.note("  and %d more: %s lists the first %d", more, o.report, len(sum.Bad))
+	default:
+		a.note("  and %d more: %s lists them", more, o.report)
+	}
+}
+
+// priceDryRun prices a dry run at price a part, reads the balance, and tells whether it can pay.
+// A key without the balance scope cannot read it: that is said, and is no error.
+func (a *app) priceDryRun(ctx context.Context, c *sms.Client, out *bulkJSON, price sms.Amount) error {
+	if out.Parts > 0 && price.Kobo() > math.MaxInt64/int64(out.Parts) {
+		return usagef("the cost of %s at %s NGN is too large to count", plural(out.Parts, "SMS part", "SMS parts"), price)
+	}
+	cost := sms.AmountFromKobo(price.Kobo() * int64(out.Parts))
+	out.Price, out.Cost = &price, &cost
+	a.note("cost: %s at %s NGN (--price) = %s NGN", plural(out.Parts, "SMS part", "SMS parts"), price, cost)
+	b, err := c.Balance.Get(ctx)
+	switch {
+	case errors.Is(err, sms.ErrInsufficientScope):
+		a.note(`the balance cannot be read: the API key lacks the "balance" scope`)
+		return nil
+	case err != nil:
+		return apiErr(ctx, err)
+	}
+	enough := b.Balance.Kobo() >= cost.Kobo()
+	out.Balance, out.Enough = &b.Balance, &enough
+	if enough {
+		a.note("balance: %s %s, enough for this job", b.Balance, b.Currency)
+	} else {
+		a.note("balance: %s %s, not enough for this job: top up %s %s or more before sending", b.Balance, b.Currency, cost.Sub(b.Balance), b.Currency)
+	}
+	return nil
 }
 
 // bulkStopped explains why a job stopped before the end and how to finish it.
@@ -223,28 +337,38 @@ func (a *app) bulkStopped(ctx context.Context, rep *sms.BulkReport, err error) e
 			done++
 		}
 	}
-	cmdline, stripped := a.resumeCommand()
-	resume := "  " + cmdline
-	if stripped {
-		resume += "\n(the secret given as a flag is left out: set " + envAPISecret + " or add --api-secret-file)"
-	}
+	batches := plural(done, "batch", "batches")
 	switch {
 	case ctx.Err() != nil:
-		a.note("interrupted after %d batches (%d recipients sent or replayed, %s NGN charged), once the batches in flight were done.\nTo finish the job, run the same command again; it never sends anything twice:\n%s",
-			done, rep.Sent+rep.Replayed, rep.Amount, resume)
+		a.note("interrupted after %s (%s sent or replayed, %s NGN charged), once the batches in flight were done.\nTo finish the job, run the same command again; it never sends anything twice:",
+			batches, plural(rep.Sent+rep.Replayed, "recipient", "recipients"), rep.Amount)
+		a.noteResume()
 		return &interrupted{errors.New("interrupted")}
 	case errors.Is(err, sms.ErrUnauthorized), errors.Is(err, sms.ErrInsufficientScope):
-		a.note("the API key was refused after %d batches: fix the credentials, then run the same command again to send the rest:\n%s", done, resume)
+		a.note("the API key was refused after %s: fix the credentials, then run the same command again to send the rest:", batches)
+		a.noteResume()
 	case errors.Is(err, sms.ErrInsufficientBalance):
-		a.note("the wallet ran out after %d batches (%s NGN charged): top up, then run the same command again to send the rest:\n%s", done, rep.Amount, resume)
+		a.note("the wallet ran out after %s (%s NGN charged): top up, then run the same command again to send the rest:", batches, rep.Amount)
+		a.noteResume()
 	case errors.Is(err, sms.ErrConflict):
 		a.note("this job ID was used before with other recipients or another message: use a new --job-id for a new job")
 	case errors.Is(err, sms.ErrBulkIncomplete):
-		a.note("%d batches failed; run the same command again to retry only them:\n%s", len(rep.Failed()), resume)
+		a.note("%s failed; run the same command again to retry only them:", plural(len(rep.Failed()), "batch", "batches"))
+		a.noteResume()
 	default:
-		a.note("the job stopped after %d batches; run the same command again to finish it:\n%s", done, resume)
+		a.note("the job stopped after %s; run the same command again to finish it:", batches)
+		a.noteResume()
 	}
 	return apiErr(ctx, err)
+}
+
+// noteResume prints the command that resumes the job.
+func (a *app) noteResume() {
+	cmdline, stripped := a.resumeCommand()
+	a.note("  %s", cmdline)
+	if stripped {
+		a.note("(the secret given as a flag is left out: set %s or add --api-secret-file)", envAPISecret)
+	}
 }
 
 // resumeCommand is the command line that runs the job again, without any secret given as a
@@ -292,7 +416,11 @@ type bulkJSON struct {
 	Replayed   int              `json:"replayed"`
 	Amount     sms.Amount       `json:"amount"`
 	Currency   string           `json:"currency"`
-	Failed     int              `json:"failedBatches"` // after their retries; not those an interrupt held back
+	Failed     int              `json:"failedBatches"`           // after their retries; not those an interrupt held back
+	Price      *sms.Amount      `json:"price,omitempty"`         // dry run: of one SMS part
+	Cost       *sms.Amount      `json:"cost,omitempty"`          // dry run: Parts × Price
+	Balance    *sms.Amount      `json:"balance,omitempty"`       // dry run: when the key can read it
+	Enough     *bool            `json:"balanceEnough,omitempty"` // dry run: Balance >= Cost
 	Delivery   *deliverySumJSON `json:"delivery,omitempty"`
 	BatchList  []batchJSON      `json:"batchList,omitempty"` // only in --report
 	BadList    []badRow         `json:"badRowList,omitempty"`
@@ -312,6 +440,7 @@ type batchJSON struct {
 
 type deliverySumJSON struct {
 	Campaigns int        `json:"campaigns"`
+	Final     int        `json:"finalCampaigns"`
 	Failed    int        `json:"failedCampaigns"`
 	Counts    countsJSON `json:"counts"`
 }
@@ -346,7 +475,7 @@ func (a *app) writeReport(out bulkJSON, o *bulkOptions) error {
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err == nil {
-		err = os.WriteFile(o.report, append(b, '\n'), 0o644)
+		err = os.WriteFile(o.report, append(escapeJSON(b), '\n'), 0o644)
 	}
 	if err != nil {
 		return &failure{fmt.Errorf("writing the report: %w", err)}
@@ -369,8 +498,9 @@ func (a *app) finishBulk(out bulkJSON, o *bulkOptions, err error) error {
 	if a.jsonOut {
 		perr = writeJSON(a.stdout, summary)
 	} else if out.DryRun {
-		t := newTable(a.stdout, "JOB", "BATCHES", "RECIPIENTS", "PARTS", "DUPLICATES", "BAD ROWS")
-		t.row(out.JobID, itoa(out.Batches), itoa(out.Recipients), itoa(out.Parts), itoa(out.Duplicates), itoa(out.BadRows))
+		t := newTable(a.stdout, "JOB", "BATCHES", "RECIPIENTS", "PARTS", "DUPLICATES", "BAD ROWS", "COST", "BALANCE")
+		t.row(out.JobID, itoa(out.Batches), itoa(out.Recipients), itoa(out.Parts), itoa(out.Duplicates), itoa(out.BadRows),
+			ngn(out.Cost), ngn(out.Balance))
 		perr = t.flush()
 	} else {
 		t := newTable(a.stdout, "JOB", "COMPLETE", "BATCHES", "RECIPIENTS", "SENT", "REPLAYED", "FAILED BATCHES", "AMOUNT")
@@ -380,8 +510,8 @@ func (a *app) finishBulk(out bulkJSON, o *bulkOptions, err error) error {
 		if perr == nil && out.Delivery != nil {
 			d := out.Delivery
 			a.stdoutLine("")
-			t = newTable(a.stdout, "CAMPAIGNS", "FAILED CAMPAIGNS", "SENT", "DELIVERED", "FAILED", "DND")
-			t.row(itoa(d.Campaigns), itoa(d.Failed), itoa(d.Counts.Sent), itoa(d.Counts.Delivered), itoa(d.Counts.Failed), itoa(d.Counts.DND))
+			t = newTable(a.stdout, "CAMPAIGNS", "FINAL", "FAILED CAMPAIGNS", "SENT", "DELIVERED", "FAILED", "DND")
+			t.row(itoa(d.Campaigns), itoa(d.Final), itoa(d.Failed), itoa(d.Counts.Sent), itoa(d.Counts.Delivered), itoa(d.Counts.Failed), itoa(d.Counts.DND))
 			perr = t.flush()
 		}
 	}
@@ -392,3 +522,11 @@ func (a *app) finishBulk(out bulkJSON, o *bulkOptions, err error) error {
 }
 
 func (a *app) stdoutLine(s string) { fmt.Fprintln(a.stdout, s) }
+
+// ngn writes an amount in naira for a table, or "" when there is none.
+func ngn(a *sms.Amount) string {
+	if a == nil {
+		return ""
+	}
+	return a.String() + " NGN"
+}

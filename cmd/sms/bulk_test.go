@@ -5,13 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -82,7 +85,7 @@ func TestBulk(t *testing.T) {
 			run: func(t *testing.T, f *fixture, _ string, distinct int, base []string) {
 				r := runCLI(t, f.env, "", append(base, "--skip-invalid", "--dry-run")...)
 				require.Equal(t, 0, r.code, r.stderr)
-				assert.Regexp(t, fmt.Sprintf(`^JOB\s+BATCHES\s+RECIPIENTS\s+PARTS\s+DUPLICATES\s+BAD ROWS\njob-1\s+5\s+%d\s+%d\s+10\s+3\n$`, distinct, distinct), r.stdout)
+				assert.Regexp(t, fmt.Sprintf(`^JOB\s+BATCHES\s+RECIPIENTS\s+PARTS\s+DUPLICATES\s+BAD ROWS\s+COST\s+BALANCE\njob-1\s+5\s+%d\s+%d\s+10\s+3\s+726\.40 NGN\s+10000\.00 NGN\n$`, distinct, distinct), r.stdout)
 				assert.Zero(t, f.requests("/v1/sms/campaigns"))
 				assert.Equal(t, int64(mockserver.DefaultBalance), f.balance(t))
 			},
@@ -231,9 +234,11 @@ func TestBulk(t *testing.T) {
 					}
 					require.NoError(t, f.srv.Deliver(camp.ID, counts))
 				}
-				r = runCLI(t, f.env, "", append(base, "--skip-invalid", "--wait", "--poll-interval", "10ms")...)
+				r = runCLI(t, f.env, "", append(base, "--skip-invalid", "--wait", "--poll-interval", "100ms")...)
 				require.Equal(t, 0, r.code, r.stderr)
-				assert.Regexp(t, fmt.Sprintf(`(?m)^CAMPAIGNS\s+FAILED CAMPAIGNS\s+SENT\s+DELIVERED\s+FAILED\s+DND\n5\s+0\s+0\s+%d\s+2\s+0$`, distinct-2), r.stdout)
+				assert.Regexp(t, fmt.Sprintf(`(?m)^CAMPAIGNS\s+FINAL\s+FAILED CAMPAIGNS\s+SENT\s+DELIVERED\s+FAILED\s+DND\n5\s+5\s+0\s+0\s+%d\s+2\s+0$`, distinct-2), r.stdout)
+				assert.Contains(t, r.stderr, "waiting for the delivery of 5 campaigns\n")
+				assert.Contains(t, r.stderr, fmt.Sprintf("delivery: 5 of 5 campaigns final; %d of %d recipients delivered, 2 failed, 0 dnd, 0 awaiting a report\n", distinct-2, distinct))
 			},
 		},
 		{
@@ -260,7 +265,7 @@ func TestBulk(t *testing.T) {
 			run: func(t *testing.T, f *fixture, csv string, _ int, _ []string) {
 				r := runCLI(t, f.env, "", "bulk", "--csv", csv, "--from", "A!", "--message", "Hi", "--job-id", "j", "--skip-invalid")
 				require.Equal(t, 2, r.code)
-				assert.Contains(t, r.stderr, "sms: invalid From")
+				assert.Contains(t, r.stderr, "sms: invalid --from: a sender ID is")
 				assert.Zero(t, f.requests("/v1/sms/campaigns"))
 			},
 		},
@@ -309,29 +314,245 @@ func TestParseShard(t *testing.T) {
 	}
 }
 
+// The plain progress lines: replays are said, a batch is "1 batch", and the rate and ETA
+// appear only after 2 s and 2 batches sent, measured on the recipients sent (not replayed)
+// over the last 30 s.
 func TestProgressLine(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	tests := []struct {
+	type step struct {
 		after time.Duration
 		bp    sms.BulkProgress
 		want  string
+	}
+	kobo := sms.AmountFromKobo
+	tests := []struct {
+		name  string
+		steps []step
 	}{
-		{2 * time.Second, sms.BulkProgress{Batches: 1, Recipients: 1000, Sent: 1000, Amount: sms.AmountFromKobo(320_000)},
-			"batch 1/4: 1000/4000 recipients (25%), 500/s, charged 3200.00 NGN, ETA 6s"},
-		{4 * time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: sms.ErrServer}, Batches: 3, Failed: 1, Recipients: 3000, Sent: 1000, Replayed: 1000, Amount: sms.AmountFromKobo(320_000)},
-			"batch 3/4: 2000/4000 recipients (50%), 500/s, charged 3200.00 NGN, ETA 4s, 1000 replayed from an earlier run, 1 batches failed"},
-		{8 * time.Second, sms.BulkProgress{Batches: 4, Recipients: 4000, Sent: 4000, Amount: sms.AmountFromKobo(1_280_000)},
-			"batch 4/4: 4000/4000 recipients (100%), 500/s, charged 12800.00 NGN, ETA 0s"},
-		{3 * time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: fmt.Errorf("held: %w", context.Canceled)}, Batches: 2, Failed: 1, Recipients: 2000, Sent: 1500, Amount: sms.AmountFromKobo(480_000)},
-			"batch 2/4: 1500/4000 recipients (37%), 500/s, charged 4800.00 NGN, ETA 5s"},
+		{"no rate after the first batch, however fast", []step{
+			{130 * time.Millisecond, sms.BulkProgress{Batches: 1, Recipients: 1000, Sent: 1000, Amount: kobo(320_000)},
+				"batch 1/4: 1000/4000 recipients (25%), charged 3200.00 NGN"},
+			{2 * time.Second, sms.BulkProgress{Batches: 2, Recipients: 2000, Sent: 2000, Amount: kobo(640_000)},
+				"batch 2/4: 2000/4000 recipients (50%), charged 6400.00 NGN; 1000/s, ETA 2s"},
+			{4 * time.Second, sms.BulkProgress{Batches: 4, Recipients: 4000, Sent: 4000, Amount: kobo(1_280_000)},
+				"batch 4/4: 4000/4000 recipients (100%), charged 12800.00 NGN"},
+		}},
+		{"nor after 2 batches in less than 2 s", []step{
+			{100 * time.Millisecond, sms.BulkProgress{Batches: 1, Recipients: 1000, Sent: 1000}, "batch 1/4: 1000/4000 recipients (25%), charged 0.00 NGN"},
+			{200 * time.Millisecond, sms.BulkProgress{Batches: 2, Recipients: 2000, Sent: 2000}, "batch 2/4: 2000/4000 recipients (50%), charged 0.00 NGN"},
+		}},
+		{"replays are said, and do not count in the rate", []step{
+			{50 * time.Millisecond, sms.BulkProgress{Batch: sms.BulkBatch{Replayed: true}, Batches: 1, Recipients: 1000, Replayed: 1000},
+				"batch 1/4: 1000/4000 recipients (25%), charged 0.00 NGN, 1000 replayed from an earlier run"},
+			{100 * time.Millisecond, sms.BulkProgress{Batch: sms.BulkBatch{Replayed: true}, Batches: 2, Recipients: 2000, Replayed: 2000},
+				"batch 2/4: 2000/4000 recipients (50%), charged 0.00 NGN, 2000 replayed from an earlier run"},
+			{3 * time.Second, sms.BulkProgress{Batches: 3, Recipients: 3000, Sent: 1000, Replayed: 2000, Amount: kobo(320_000)},
+				"batch 3/4: 3000/4000 recipients (75%), charged 3200.00 NGN, 2000 replayed from an earlier run"},
+		}},
+		{"failed batches, one then two", []step{
+			{time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: sms.ErrServer}, Batches: 1, Failed: 1, Recipients: 1000},
+				"batch 1/4: 0/4000 recipients (0%), charged 0.00 NGN, 1 batch failed"},
+			{2 * time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: sms.ErrServer}, Batches: 2, Failed: 2, Recipients: 2000},
+				"batch 2/4: 0/4000 recipients (0%), charged 0.00 NGN, 2 batches failed"},
+		}},
+		{"a batch held back by an interrupt did not fail", []step{
+			{3 * time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: fmt.Errorf("held: %w", context.Canceled)}, Batches: 1, Failed: 1, Recipients: 1000},
+				"batch 1/4: 0/4000 recipients (0%), charged 0.00 NGN"},
+		}},
+		{"the rate is over the last 30 s", []step{
+			{10 * time.Second, sms.BulkProgress{Batches: 1, Recipients: 1000, Sent: 1000}, "batch 1/4: 1000/4000 recipients (25%), charged 0.00 NGN"},
+			{60 * time.Second, sms.BulkProgress{Batches: 2, Recipients: 2000, Sent: 2000}, "batch 2/4: 2000/4000 recipients (50%), charged 0.00 NGN; 20/s, ETA 1m40s"},
+			{62 * time.Second, sms.BulkProgress{Batches: 3, Recipients: 3000, Sent: 3000}, "batch 3/4: 3000/4000 recipients (75%), charged 0.00 NGN; 38/s, ETA 26s"},
+			// From 62 s to 95 s: 900 in 33 s (the run's average would be 41/s).
+			{95 * time.Second, sms.BulkProgress{Batches: 3, Recipients: 3900, Sent: 3900}, "batch 3/4: 3900/4000 recipients (97%), charged 0.00 NGN; 27/s, ETA 4s"},
+		}},
 	}
 	for _, tt := range tests {
-		var buf bytes.Buffer
-		p := newProgress(&buf, 4000, 4)
-		p.start = start
-		p.now = func() time.Time { return start.Add(tt.after) }
-		p.update(tt.bp)
-		assert.Equal(t, tt.want+"\n", buf.String())
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var buf bytes.Buffer
+			now := start
+			p := newProgress(&console{w: &buf}, 4000, 4)
+			p.start, p.samples[0].at = start, start
+			p.now = func() time.Time { return now }
+			for _, st := range tt.steps {
+				buf.Reset()
+				now = start.Add(st.after)
+				p.update(st.bp)
+				assert.Equal(t, st.want+"\n", buf.String())
+			}
+		})
 	}
+}
+
+// --dry-run prices the job at --price a part, reads the balance and says whether it pays,
+// and reports invalid rows without refusing them; it sends nothing.
+func TestBulkDryRun(t *testing.T) {
+	t.Parallel()
+	const distinct = 227 // "Hi {{name}}": one part each
+	tests := []struct {
+		name    string
+		args    []string
+		balance int64                                   // kobo; 0: the default
+		key     func(t *testing.T, f *fixture) []string // another key's environment, or nil
+		stdout  string                                  // regular expression
+		stderr  []string
+		json    map[string]any
+	}{
+		{
+			name:   "invalid rows are reported, not refused; the cost at 3.20 a part, and the balance pays",
+			stdout: `^JOB\s+BATCHES\s+RECIPIENTS\s+PARTS\s+DUPLICATES\s+BAD ROWS\s+COST\s+BALANCE\njob-1\s+5\s+227\s+227\s+10\s+3\s+726\.40 NGN\s+10000\.00 NGN\n$`,
+			stderr: []string{
+				"; 240 rows, 3 that cannot be sent\n",
+				"  line 3: invalid phone number \"120\": ",
+				"job job-1: 5 batches, 227 recipients, 227 SMS parts; 10 duplicate numbers sent once\n",
+				"to send, fix the 3 rows that cannot be sent, or add --skip-invalid\n",
+				"cost: 227 SMS parts at 3.20 NGN (--price) = 726.40 NGN\n",
+				"balance: 10000.00 NGN, enough for this job\n",
+			},
+		},
+		{
+			name:    "a balance that cannot pay says by how much",
+			args:    []string{"--price", "5"},
+			balance: 100_000,
+			stdout:  `(?m)^job-1\s+5\s+227\s+227\s+10\s+3\s+1135\.00 NGN\s+1000\.00 NGN$`,
+			stderr: []string{
+				"cost: 227 SMS parts at 5.00 NGN (--price) = 1135.00 NGN\n",
+				"balance: 1000.00 NGN, not enough for this job: top up 135.00 NGN or more before sending\n",
+			},
+		},
+		{
+			name:   "the dnd channel's default price",
+			args:   []string{"--channel", "dnd", "--skip-invalid"},
+			stdout: `(?m)^job-1\s+5\s+227\s+227\s+10\s+3\s+1021\.50 NGN\s+10000\.00 NGN$`,
+			stderr: []string{"cost: 227 SMS parts at 4.50 NGN (--price) = 1021.50 NGN\n"},
+		},
+		{
+			name: "a key without the balance scope cannot read it, and that is said",
+			key: func(t *testing.T, f *fixture) []string {
+				r := runCLI(t, f.env, "", "keys", "create", "--name", "sender", "--scopes", "sms,campaigns", "--test", "--json")
+				require.Equal(t, 0, r.code, r.stderr)
+				k := decodeJSON(t, r.stdout)
+				return []string{k["publicKey"].(string), k["secret"].(string)}
+			},
+			stdout: `(?m)^job-1\s+5\s+227\s+227\s+10\s+3\s+726\.40 NGN\s+-$`,
+			stderr: []string{"the balance cannot be read: the API key lacks the \"balance\" scope\n"},
+		},
+		{
+			name: "--json",
+			args: []string{"--json", "--price", "3.5"},
+			json: map[string]any{"dryRun": true, "recipients": 227.0, "parts": 227.0, "badRows": 3.0, "price": 3.5, "cost": 794.5, "balance": 10000.0, "balanceEnough": true, "complete": false},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			if tt.balance > 0 {
+				require.NoError(t, f.srv.SetBalance(f.ws.WorkspaceID, mockserver.Test, tt.balance))
+			}
+			env := f.env
+			if tt.key != nil {
+				kp := tt.key(t, f)
+				env = map[string]string{envBaseURL: f.env[envBaseURL], envAPIKey: kp[0], envAPISecret: kp[1]}
+			}
+			args := append([]string{"bulk", "--csv", peopleCSV(t, distinct, 10, 3), "--from", f.ws.SenderID, "--message", "Hi {{name}}",
+				"--job-id", "job-1", "--batch-size", "50", "--dry-run"}, tt.args...)
+			r := runCLI(t, env, "", args...)
+			require.Equal(t, 0, r.code, r.stderr)
+			if tt.stdout != "" {
+				assert.Regexp(t, tt.stdout, r.stdout)
+			}
+			for _, s := range tt.stderr {
+				assert.Contains(t, r.stderr, s)
+			}
+			if tt.json != nil {
+				m := decodeJSON(t, r.stdout)
+				for k, v := range tt.json {
+					assert.Equal(t, v, m[k], k)
+				}
+			}
+			assert.Zero(t, f.requests("/v1/sms/campaigns"), "nothing sent")
+		})
+	}
+}
+
+// The rows that cannot be sent are counted, and only the first few shown, each on a line
+// that fits 80 columns: a rerun does not print them all again. The report lists them all.
+func TestBulkBadRowLines(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	rows := []string{"phone,name"}
+	for i := range 50 {
+		rows = append(rows, fmt.Sprintf("%s%d,Person %d", strings.Repeat("9", 30), i, i), fmt.Sprintf("0803%07d,Person %d", i, i))
+	}
+	csv := writeFile(t, "people.csv", strings.Join(rows, "\n")+"\n")
+	report := filepath.Join(t.TempDir(), "report.json")
+	tests := []struct {
+		args []string
+		more string
+	}{
+		{nil, "  and 47 more: --report FILE lists them\n"},
+		{[]string{"--report", report}, "  and 47 more: " + report + " lists them\n"},
+	}
+	for _, tt := range tests {
+		args := append([]string{"bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi {{name}}", "--job-id", "j", "--skip-invalid"}, tt.args...)
+		r := runCLI(t, f.env, "", args...)
+		require.Equal(t, 0, r.code, r.stderr)
+		var shown []string
+		for _, line := range strings.Split(r.stderr, "\n") {
+			if strings.HasPrefix(line, "  line ") {
+				shown = append(shown, line)
+				assert.LessOrEqual(t, utf8.RuneCountInString(line), 80, "%q", line)
+			}
+		}
+		assert.Equal(t, []string{
+			`  line 2: invalid phone number "9999999999999999999999999999990": must be 8-15 …`,
+			`  line 4: invalid phone number "9999999999999999999999999999991": must be 8-15 …`,
+			`  line 6: invalid phone number "9999999999999999999999999999992": must be 8-15 …`,
+		}, shown)
+		assert.Contains(t, r.stderr, tt.more)
+	}
+	var rep bulkJSON
+	b, err := os.ReadFile(report)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rep))
+	assert.Len(t, rep.BadList, 50, "the report lists every one")
+	assert.Contains(t, rep.BadList[49].Reason, "must be 8-15 digits with an optional leading + and no leading 0, or a local Nigerian number (0 + 10 digits)", "in full")
+}
+
+// Numeric flags out of bounds are refused before the file is read or anything is sent.
+func TestBulkFlagBounds(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	csv := peopleCSV(t, 3, 0, 0)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--concurrency", strconv.Itoa(math.MaxInt)}, "sms: --concurrency 9223372036854775807: want 1 to 64\n"},
+		{[]string{"--concurrency", "1099511627776"}, "sms: --concurrency 1099511627776: want 1 to 64\n"},
+		{[]string{"--concurrency", "-1"}, "sms: --concurrency -1: want 1 to 64\n"},
+		{[]string{"--batch-size", "10001"}, "sms: --batch-size 10001: want 1 to 10000\n"},
+		{[]string{"--batch-size", "-5"}, "sms: --batch-size -5: want 1 to 10000\n"},
+		{[]string{"--rate", "NaN"}, "sms: --rate NaN: want requests per second, at least 0.01 (0 for no limit)\n"},
+		{[]string{"--rate", "+Inf"}, "sms: --rate +Inf: want requests per second, at least 0.01 (0 for no limit)\n"},
+		{[]string{"--rate", "-1"}, "sms: --rate -1: want requests per second, at least 0.01 (0 for no limit)\n"},
+		{[]string{"--rate", "1e-9"}, "sms: --rate 1e-09: want requests per second, at least 0.01 (0 for no limit)\n"},
+		{[]string{"--poll-interval", "1ns"}, "sms: --poll-interval 1ns: want 100ms to 1h0m0s\n"},
+		{[]string{"--wait", "--timeout", "-1s"}, "sms: --timeout -1s: cannot be negative (0 waits as long as it takes)\n"},
+		{[]string{"--timeout", "1m"}, "sms: --timeout bounds the wait for delivery: give it with --wait\n"},
+		{[]string{"--max-retries", "1000000"}, "sms: --max-retries 1000000: want 0 to 10\n"},
+		{[]string{"--price", "-1"}, "sms: --price \"-1\": want the price of one SMS part in NGN, such as 3.20, at most 10000.00\n"},
+		{[]string{"--price", "3.205"}, "sms: --price \"3.205\": want the price of one SMS part in NGN, such as 3.20, at most 10000.00\n"},
+		{[]string{"--shard", "1/99999999999999999999"}, "sms: --shard \"1/99999999999999999999\": want i/n with 0 <= i < n\n"},
+	}
+	for _, tt := range tests {
+		args := append([]string{"bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi", "--job-id", "j"}, tt.args...)
+		r := runCLI(t, f.env, "", args...)
+		assert.Equal(t, 2, r.code, "%q", tt.args)
+		assert.Equal(t, tt.want, r.stderr, "%q: before the file is read", tt.args)
+	}
+	assert.Empty(t, f.srv.Requests(), "nothing was sent")
 }

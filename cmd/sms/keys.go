@@ -50,7 +50,7 @@ func keyOut(k *sms.Key) keyJSON {
 }
 
 func keyState(k *sms.Key) string {
-	if !k.RevokedAt.IsZero() {
+	if k.RevokedAt != nil {
 		return "revoked"
 	}
 	return "active"

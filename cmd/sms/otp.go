@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -47,15 +48,19 @@ pins of the number. Prints the pin ID to verify with; the pin itself is never sh
 			}
 			if a.jsonOut {
 				return writeJSON(a.stdout, struct {
-					PinID     string     `json:"pinId"`
-					To        string     `json:"to"`
-					SMSStatus string     `json:"smsStatus"`
-					Amount    sms.Amount `json:"amount"`
-					Currency  string     `json:"currency"`
+					PinID     string      `json:"pinId"`
+					To        string      `json:"to"`
+					SMSStatus string      `json:"smsStatus"`
+					Amount    *sms.Amount `json:"amount,omitempty"`
+					Currency  string      `json:"currency,omitempty"`
 				}{otp.PinID, otp.To, otp.SMSStatus, otp.Amount, otp.Currency})
 			}
+			amount := "" // the server may not say what the SMS cost
+			if otp.Amount != nil {
+				amount = strings.TrimSpace(otp.Amount.String() + " " + otp.Currency)
+			}
 			t := newTable(a.stdout, "PIN ID", "TO", "STATUS", "AMOUNT")
-			t.row(otp.PinID, otp.To, otp.SMSStatus, otp.Amount.String()+" "+otp.Currency)
+			t.row(otp.PinID, otp.To, otp.SMSStatus, amount)
 			return t.flush()
 		},
 	}
@@ -110,7 +115,7 @@ an API error.`,
 					PinID             string `json:"pinId"`
 					Verified          bool   `json:"verified"`
 					MSISDN            string `json:"msisdn"`
-					AttemptsRemaining int    `json:"attemptsRemaining"`
+					AttemptsRemaining *int   `json:"attemptsRemaining,omitempty"`
 				}{v.PinID, v.Verified, v.MSISDN, v.AttemptsRemaining})
 			} else {
 				t := newTable(a.stdout, "PIN ID", "VERIFIED", "NUMBER")
@@ -121,7 +126,10 @@ an API error.`,
 				return err
 			}
 			if !v.Verified {
-				return &failure{errors.New("the pin did not match; " + itoa(v.AttemptsRemaining) + " attempts remaining")}
+				if v.AttemptsRemaining == nil { // the server did not say
+					return &failure{errors.New("the pin did not match")}
+				}
+				return &failure{errors.New("the pin did not match; " + plural(*v.AttemptsRemaining, "attempt", "attempts") + " remaining")}
 			}
 			return nil
 		},

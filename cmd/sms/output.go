@@ -12,19 +12,28 @@ import (
 	sms "github.com/seedsms/sms-go"
 )
 
-// writeJSON prints v as one JSON document.
+// writeJSON prints v as one JSON document, escaped for a terminal (see escapeJSON).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(escapeJSON(b), '\n'))
+	return err
 }
 
-// writeJSONLine prints v as one line of JSON, for lists.
+// writeJSONLine prints v as one line of JSON, for lists, escaped for a terminal.
 func writeJSONLine(w io.Writer, v any) error {
-	return json.NewEncoder(w).Encode(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(escapeJSON(b), '\n'))
+	return err
 }
 
-// table writes aligned columns for people.
+// table writes aligned columns for people. Every cell is escaped (see printable): cells hold
+// the server's text, and a tab or a line feed in one would break the columns too.
 type table struct{ tw *tabwriter.Writer }
 
 func newTable(w io.Writer, header ...string) *table {
@@ -37,6 +46,8 @@ func (t *table) row(cells ...string) {
 	for i, c := range cells {
 		if c == "" {
 			cells[i] = "-"
+		} else {
+			cells[i] = printable(c)
 		}
 	}
 	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
@@ -44,17 +55,18 @@ func (t *table) row(cells ...string) {
 
 func (t *table) flush() error { return t.tw.Flush() }
 
-// when formats a time for a table: RFC 3339 in UTC to the second, or "" when zero.
-func when(t time.Time) string {
-	if t.IsZero() {
+// when formats a time for a table: RFC 3339 in UTC to the second, or "" when the server did
+// not send it.
+func when(t *time.Time) string {
+	if t == nil || t.IsZero() {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339)
 }
 
-// optTime is a time for JSON: nil, left out, when zero.
-func optTime(t time.Time) *time.Time {
-	if t.IsZero() {
+// optTime is a time for JSON: nil, left out, when the server did not send it.
+func optTime(t *time.Time) *time.Time {
+	if t == nil || t.IsZero() {
 		return nil
 	}
 	u := t.UTC()
@@ -62,6 +74,14 @@ func optTime(t time.Time) *time.Time {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// optItoa formats a number the server may not have sent: "" when it did not.
+func optItoa(n *int) string {
+	if n == nil {
+		return ""
+	}
+	return itoa(*n)
+}
 
 // yesNo writes a boolean for people.
 func yesNo(b bool) string {
@@ -77,7 +97,7 @@ type campaignJSON struct {
 	Status     sms.Status  `json:"status"`
 	MessageID  string      `json:"messageId,omitempty"`
 	Recipients int         `json:"recipients"`
-	Parts      int         `json:"parts"`
+	Parts      *int        `json:"parts,omitempty"`
 	Amount     sms.Amount  `json:"amount"`
 	Currency   string      `json:"currency"`
 	SenderID   string      `json:"senderId"`
@@ -124,7 +144,7 @@ type deliveryJSON struct {
 	CampaignID string          `json:"campaignId"`
 	MessageID  string          `json:"messageId,omitempty"`
 	Status     sms.Status      `json:"status"`
-	Counts     countsJSON      `json:"counts"`
+	Counts     *countsJSON     `json:"counts,omitempty"`
 	Recipients []recipientJSON `json:"recipients"`
 	Pagination *paginationJSON `json:"pagination,omitempty"`
 }
@@ -132,7 +152,11 @@ type deliveryJSON struct {
 func deliveryOut(st *sms.DeliveryStatus, withPage bool) deliveryJSON {
 	out := deliveryJSON{
 		CampaignID: st.CampaignID, MessageID: st.MessageID, Status: st.Status,
-		Counts: countsOut(st.Counts), Recipients: make([]recipientJSON, len(st.Recipients)),
+		Recipients: make([]recipientJSON, len(st.Recipients)),
+	}
+	if st.Counts != nil {
+		c := countsOut(*st.Counts)
+		out.Counts = &c
 	}
 	for i, r := range st.Recipients {
 		out.Recipients[i] = recipientJSON{To: r.To, Status: r.Status, UpdatedAt: optTime(r.UpdatedAt)}
@@ -147,8 +171,11 @@ func deliveryOut(st *sms.DeliveryStatus, withPage bool) deliveryJSON {
 // A hint about further pages goes to hint (stderr).
 func printDelivery(w, hint io.Writer, st *sms.DeliveryStatus) error {
 	t := newTable(w, "CAMPAIGN", "STATUS", "SENT", "DELIVERED", "FAILED", "DND")
-	c := st.Counts
-	t.row(st.CampaignID, string(st.Status), itoa(c.Sent), itoa(c.Delivered), itoa(c.Failed), itoa(c.DND))
+	counts := make([]string, 4) // "-" when the server sent no counts
+	if c := st.Counts; c != nil {
+		counts = []string{itoa(c.Sent), itoa(c.Delivered), itoa(c.Failed), itoa(c.DND)}
+	}
+	t.row(append([]string{st.CampaignID, string(st.Status)}, counts...)...)
 	if err := t.flush(); err != nil {
 		return err
 	}

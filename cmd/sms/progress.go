@@ -4,34 +4,51 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 
 	sms "github.com/seedsms/sms-go"
+)
+
+// The rate and ETA of the plain progress lines are measured on the recipients this run sent
+// (a replay costs a round trip, not a send), over a moving window, and shown only once they
+// mean something: after the first batches a rate is noise (one batch of 10,000 done in
+// 0.13 s while three more are in flight reads "78,000/s, ETA 1s").
+const (
+	rateWindow     = 30 * time.Second // the rate is over the last 30 s of sending
+	rateMinTime    = 2 * time.Second  // no rate before 2 s
+	rateMinBatches = 2                // nor before 2 batches were sent
 )
 
 // progress shows a bulk job's progress on stderr: a bar when stderr is a terminal, one plain
 // line per finished batch otherwise. SendBulk calls update one call at a time.
 type progress struct {
-	w       io.Writer
+	con     *console
 	bar     *progressbar.ProgressBar // nil: plain lines
 	total   int                      // recipients of this shard
 	batches int
 	failed  int // batches that failed after their retries
+	sent    int // batches sent by this run
 	start   time.Time
+	samples []rateSample // of the last rateWindow, oldest first
 	now     func() time.Time
 }
 
-func newProgress(w io.Writer, total, batches int) *progress {
-	p := &progress{w: w, total: total, batches: batches, now: time.Now}
+// rateSample is how many recipients this run had sent at a time.
+type rateSample struct {
+	at   time.Time
+	sent int
+}
+
+func newProgress(con *console, total, batches int) *progress {
+	p := &progress{con: con, total: total, batches: batches, now: time.Now}
 	p.start = p.now()
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	p.samples = []rateSample{{at: p.start}}
+	if con.terminal() {
 		p.bar = progressbar.NewOptions(total,
-			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetWriter(con.w),
 			progressbar.OptionSetDescription("sending"),
 			progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(),
@@ -40,6 +57,10 @@ func newProgress(w io.Writer, total, batches int) *progress {
 			progressbar.OptionSetWidth(30),
 			progressbar.OptionThrottle(100*time.Millisecond),
 		)
+		con.locked(func() {
+			_ = p.bar.RenderBlank() // starts the bar's clock now, not at the first batch
+			con.clear = func() { _ = p.bar.Clear() }
+		})
 	}
 	return p
 }
@@ -47,50 +68,89 @@ func newProgress(w io.Writer, total, batches int) *progress {
 // update is BulkParams.Progress.
 func (p *progress) update(bp sms.BulkProgress) {
 	// A batch held back by an interrupt was not sent: it did not fail.
-	if err := bp.Batch.Err; err != nil && !errors.Is(err, context.Canceled) {
+	err := bp.Batch.Err
+	switch {
+	case err != nil && !errors.Is(err, context.Canceled):
 		p.failed++
+	case err == nil && !bp.Batch.Replayed:
+		p.sent++
 	}
+	p.sample(bp.Sent)
 	if p.bar != nil {
-		p.bar.Describe("charged " + bp.Amount.String() + " NGN")
-		_ = p.bar.Set(bp.Sent + bp.Replayed)
+		p.con.locked(func() {
+			p.bar.Describe(p.describe(bp))
+			_ = p.bar.Set(bp.Sent + bp.Replayed)
+		})
 		return
 	}
-	fmt.Fprintln(p.w, p.line(bp))
+	fmt.Fprintln(p.con, p.line(bp))
+}
+
+// describe is the bar's description: the amount charged, and the recipients replayed.
+func (p *progress) describe(bp sms.BulkProgress) string {
+	s := "charged " + bp.Amount.String() + " NGN"
+	if bp.Replayed > 0 {
+		s += ", " + itoa(bp.Replayed) + " replayed"
+	}
+	if p.failed > 0 {
+		s += ", " + plural(p.failed, "batch", "batches") + " failed"
+	}
+	return s
+}
+
+// sample records the recipients sent so far, keeping the samples of the last rateWindow and
+// the one before them.
+func (p *progress) sample(sent int) {
+	now := p.now()
+	p.samples = append(p.samples, rateSample{at: now, sent: sent})
+	for len(p.samples) > 2 && !p.samples[1].at.After(now.Add(-rateWindow)) {
+		p.samples = p.samples[1:]
+	}
+}
+
+// rate returns the recipients sent per second over the window, once it means something.
+func (p *progress) rate() (float64, bool) {
+	first, last := p.samples[0], p.samples[len(p.samples)-1]
+	d := last.at.Sub(first.at)
+	if p.sent < rateMinBatches || last.at.Sub(p.start) < rateMinTime || d <= 0 || last.sent <= first.sent {
+		return 0, false
+	}
+	return float64(last.sent-first.sent) / d.Seconds(), true
 }
 
 // line is the plain progress line after a batch.
 func (p *progress) line(bp sms.BulkProgress) string {
 	done := bp.Sent + bp.Replayed // recipients of the batches sent or replayed
-	elapsed := p.now().Sub(p.start)
-	rate := 0.0
-	if elapsed > 0 {
-		rate = float64(done) / elapsed.Seconds()
-	}
 	pct := 100
 	if p.total > 0 {
 		pct = done * 100 / p.total
 	}
-	eta := "-"
-	if rate > 0 && done < p.total {
-		eta = time.Duration(float64(p.total-done) / rate * float64(time.Second)).Round(time.Second).String()
-	} else if done >= p.total {
-		eta = "0s"
-	}
-	s := fmt.Sprintf("batch %d/%d: %d/%d recipients (%d%%), %.0f/s, charged %s NGN, ETA %s",
-		bp.Batches, p.batches, done, p.total, pct, rate, bp.Amount, eta)
+	var b strings.Builder
+	fmt.Fprintf(&b, "batch %d/%d: %d/%d recipients (%d%%), charged %s NGN",
+		bp.Batches, p.batches, done, p.total, pct, bp.Amount)
 	if bp.Replayed > 0 {
-		s += fmt.Sprintf(", %d replayed from an earlier run", bp.Replayed)
+		fmt.Fprintf(&b, ", %d replayed from an earlier run", bp.Replayed)
 	}
 	if p.failed > 0 {
-		s += fmt.Sprintf(", %d batches failed", p.failed)
+		fmt.Fprintf(&b, ", %s failed", plural(p.failed, "batch", "batches"))
 	}
-	return s
+	if done >= p.total {
+		return b.String()
+	}
+	if rate, ok := p.rate(); ok {
+		eta := time.Duration(float64(p.total-done) / rate * float64(time.Second)).Round(time.Second)
+		fmt.Fprintf(&b, "; %.0f/s, ETA %v", rate, max(eta, time.Second))
+	}
+	return b.String()
 }
 
 // done ends the bar where it stands, leaving it on screen.
 func (p *progress) done() {
 	if p.bar != nil {
-		_ = p.bar.Exit()
-		fmt.Fprintln(p.w)
+		p.con.locked(func() {
+			_ = p.bar.Exit()
+			fmt.Fprintln(p.con.w)
+			p.con.clear = nil
+		})
 	}
 }

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -31,6 +34,7 @@ type app struct {
 	stderr io.Writer
 	getenv func(string) string
 	args   []string // the command line, for the command that resumes a bulk job
+	con    *console // stderr for people: notes, retries, progress
 
 	baseURL       string
 	apiKey        string
@@ -110,24 +114,36 @@ func (a *app) execute(ctx context.Context) int {
 		return exitOK
 	}
 	code := exitCode(err)
-	fmt.Fprintln(a.stderr, errorLine(err))
+	fmt.Fprintln(a.console(), errorLine(cmd, err))
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		a.note("nothing answers at %s: is the server running, and is the base URL right?", a.setting(a.baseURL, envBaseURL))
+	}
 	// cobra's own errors (flags, arguments, commands) get a pointer to the help; ours say
 	// what to do.
 	var ue *usageError
 	if code == exitUsage && cmd != nil && !errors.As(err, &ue) {
-		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		fmt.Fprintf(a.console(), "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
 	return code
 }
 
-// errorLine is the one line printed for an error. The SDK's errors carry the status, code,
+// errorLine is the line printed for an error, in the words of cmd, the command that ran (see
+// inCommandWords), with control characters escaped. The SDK's errors carry the status, code,
 // message and request ID, and never a credential.
-func errorLine(err error) string {
-	msg := err.Error()
+func errorLine(cmd *cobra.Command, err error) string {
+	msg := printableText(inCommandWords(cmd, err))
 	if !strings.HasPrefix(msg, "sms: ") {
 		msg = "sms: " + msg
 	}
 	return msg
+}
+
+// console returns stderr as people read it, shared by notes, retry lines and progress.
+func (a *app) console() *console {
+	if a.con == nil {
+		a.con = &console{w: a.stderr}
+	}
+	return a.con
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -150,6 +166,7 @@ Exit status: 0 success, 1 an API or network error, 2 a usage or input error,
   sms balance
   sms send --to 08025671695 --from ACME --message 'Your order has shipped.'
   sms campaigns list --json | jq .status`,
+		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -165,7 +182,7 @@ Exit status: 0 success, 1 an API or network error, 2 a usage or input error,
 	pf.StringVar(&a.dashToken, "dashboard-token", "", "the dashboard JWT for the keys commands (default $"+envDashboard+"); visible in shell history: prefer the variable or --dashboard-token-file")
 	pf.StringVar(&a.dashTokenFile, "dashboard-token-file", "", "read the dashboard JWT from this file (- for stdin)")
 	pf.BoolVar(&a.jsonOut, "json", false, "print JSON for scripts: one document, or one object per line for lists")
-	pf.IntVar(&a.maxRetries, "max-retries", sms.DefaultMaxRetries, "retries of a failed request (0 turns them off)")
+	pf.IntVar(&a.maxRetries, "max-retries", sms.DefaultMaxRetries, "retries of a failed request, 0 to "+itoa(maxRetries)+" (0 turns them off); each is shown on stderr")
 	pf.BoolVar(&a.insecure, "insecure-http", false, "allow a plain http:// base URL to a host that is not loopback")
 
 	root.AddCommand(
@@ -176,10 +193,11 @@ Exit status: 0 success, 1 an API or network error, 2 a usage or input error,
 		a.senderIDsCmd(),
 		a.keysCmd(),
 		a.bulkCmd(),
+		a.doctorCmd(),
 	)
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
-	root.SetErr(a.stderr)
+	root.SetErr(a.console())
 	_ = root.MarkPersistentFlagFilename("api-secret-file")
 	_ = root.MarkPersistentFlagFilename("dashboard-token-file")
 	// cobra adds help and completion when it runs; added now, they get examples too.
@@ -219,7 +237,7 @@ func (a *app) warnSecretFlags(cmd *cobra.Command) {
 		{"dashboard-token", envDashboard},
 	} {
 		if f := cmd.Flags().Lookup(w.flag); f != nil && f.Changed {
-			fmt.Fprintf(a.stderr, "warning: --%s is visible in shell history and process lists; set %s or use --%s-file (- reads stdin) instead\n", w.flag, w.env, w.flag)
+			fmt.Fprintf(a.console(), "warning: --%s is visible in shell history and process lists; set %s or use --%s-file (- reads stdin) instead\n", w.flag, w.env, w.flag)
 		}
 	}
 }
@@ -261,15 +279,41 @@ func (a *app) secret(flagName, flagValue, file, env string) (string, error) {
 	return s, nil
 }
 
+// Bounds of numeric flags, checked before anything is read or sent. A value past them is a
+// mistake, and some would exhaust the machine (a concurrency of 1<<40 is that many workers).
+const (
+	maxRetries     = 10                     // --max-retries: with waits of up to 30 s, minutes of retrying
+	maxConcurrency = sms.MaxBulkConcurrency // bulk --concurrency: each worker holds a batch of up to 10,000
+)
+
+// checkInt refuses a value of flag outside lo to hi.
+func checkInt(flag string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return usagef("--%s %d: want %d to %d", flag, v, lo, hi)
+	}
+	return nil
+}
+
+// checkDuration refuses a duration of flag outside lo to hi.
+func checkDuration(flag string, d, lo, hi time.Duration) error {
+	if d < lo || d > hi {
+		return usagef("--%s %v: want %v to %v", flag, d, lo, hi)
+	}
+	return nil
+}
+
 func (a *app) options() ([]sms.Option, error) {
 	base := a.setting(a.baseURL, envBaseURL)
 	if base == "" {
 		return nil, usagef("no base URL: set %s or use --base-url", envBaseURL)
 	}
-	if a.maxRetries < 0 {
-		return nil, usagef("--max-retries cannot be negative")
+	if err := checkInt("max-retries", a.maxRetries, 0, maxRetries); err != nil {
+		return nil, err
 	}
-	opts := []sms.Option{sms.WithBaseURL(base), sms.WithMaxRetries(a.maxRetries), sms.WithUserAgent("sms-cli/" + sms.Version)}
+	opts := []sms.Option{
+		sms.WithBaseURL(base), sms.WithMaxRetries(a.maxRetries), sms.WithUserAgent("sms-cli/" + sms.Version),
+		sms.WithLogger(slog.New(&retryLog{con: a.console(), max: a.maxRetries})),
+	}
 	if a.insecure {
 		opts = append(opts, sms.WithInsecureHTTP())
 	}
@@ -323,9 +367,10 @@ func (a *app) dashboard() (*sms.DashboardClient, error) {
 	return c, nil
 }
 
-// note prints a line for people on stderr.
+// note prints a line for people on stderr. Its text arguments are escaped (see printable):
+// they may come from the server or the CSV file.
 func (a *app) note(format string, args ...any) {
-	fmt.Fprintf(a.stderr, format+"\n", args...)
+	fmt.Fprintf(a.console(), format+"\n", printableArgs(args)...)
 }
 
 // readSecret reads one line from stdin: typed without echo after a prompt on stderr when

@@ -95,13 +95,11 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return fail(exitFix, err)
 	}
 	defer f.Close()
-	recipients, readErr := readCSV(f)
-
 	report, err := client.Campaigns.SendBulk(ctx, &sms.BulkParams{
 		JobID:      getenv("BULK_JOB_ID"),
 		From:       getenv("BULK_FROM"),
 		Message:    getenv("BULK_MESSAGE"),
-		Recipients: recipients,
+		Recipients: readCSV(f),
 		Rate:       rate,
 		Shard:      sms.Shard{Index: index, Count: shards},
 		Progress: func(p sms.BulkProgress) {
@@ -109,9 +107,6 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 				p.Batch.Index, p.Batch.Recipients, p.Batch.Replayed, p.Batch.Err, p.Batches, p.Amount)
 		},
 	})
-	if err == nil && *readErr != nil {
-		err = fmt.Errorf("reading %s: %w", getenv("BULK_RECIPIENTS"), *readErr)
-	}
 	if report != nil {
 		s := summary{
 			JobID: report.JobID, Shard: index, Shards: shards, Batches: len(report.Batches),
@@ -130,18 +125,20 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	case err == nil:
 		return exitOK
 	case errors.Is(err, sms.ErrBulkIncomplete), errors.Is(err, sms.ErrOutcomeUnknown), errors.Is(err, sms.ErrServer),
-		errors.Is(err, context.Canceled), *readErr != nil:
+		errors.Is(err, context.Canceled), errors.Is(err, errRead):
 		return fail(exitRetry, err)
 	default: // 402, 401/403, 409 (input changed), invalid parameters
 		return fail(exitFix, err)
 	}
 }
 
-// readCSV streams phone,name rows. A read error ends the sequence and is left in *err: the
-// shard is then not complete, whatever SendBulk says of the rows it saw.
-func readCSV(r io.Reader) (iter.Seq[sms.Recipient], *error) {
-	var readErr error
-	seq := func(yield func(sms.Recipient) bool) {
+// errRead marks an error reading the recipients: the shard is then not complete, whatever
+// SendBulk says of the rows it saw.
+var errRead = errors.New("reading the recipients")
+
+// readCSV streams phone,name rows. A read error is yielded, which stops the job.
+func readCSV(r io.Reader) iter.Seq2[sms.Recipient, error] {
+	return func(yield func(sms.Recipient, error) bool) {
 		cr := csv.NewReader(r)
 		cr.FieldsPerRecord = -1
 		cr.ReuseRecord = true
@@ -151,7 +148,7 @@ func readCSV(r io.Reader) (iter.Seq[sms.Recipient], *error) {
 				return
 			}
 			if err != nil {
-				readErr = err
+				yield(sms.Recipient{}, fmt.Errorf("%w: %w", errRead, err))
 				return
 			}
 			if line == 1 && len(rec) > 0 && rec[0] == "phone" {
@@ -161,10 +158,9 @@ func readCSV(r io.Reader) (iter.Seq[sms.Recipient], *error) {
 			if len(rec) > 1 {
 				r.Name = rec[1]
 			}
-			if !yield(r) {
+			if !yield(r, nil) {
 				return
 			}
 		}
 	}
-	return seq, &readErr
 }

@@ -32,6 +32,14 @@ func main() {
 
 func step(format string, args ...any) { fmt.Printf("\n== "+format+"\n", args...) }
 
+// orUnknown prints a member that a server may not send: "?" when it did not.
+func orUnknown[T any](v *T) string {
+	if v == nil {
+		return "?"
+	}
+	return fmt.Sprint(*v)
+}
+
 func run(ctx context.Context) error {
 	srv := mockserver.New(mockserver.WithAddr("127.0.0.1:0"))
 	if err := srv.Start(); err != nil {
@@ -90,7 +98,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	c := sent.Campaign
-	fmt.Printf("campaign %s: %s, %d recipient, %d part, cost %s %s\n", c.ID, c.Status, c.Recipients, c.Parts, c.Amount, c.Currency)
+	fmt.Printf("campaign %s: %s, %d recipient, %s part, cost %s %s\n", c.ID, c.Status, c.Recipients, orUnknown(c.Parts), c.Amount, c.Currency)
 	again, err := client.SMS.Send(ctx, &sms.SendParams{
 		To: []string{"08025671695"}, From: "ACME", Message: "Your order #1042 has shipped.", Reference: "order-1042-shipped",
 	})
@@ -107,7 +115,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("pin %s sent to %s, cost %s %s\n", otp.PinID, otp.To, otp.Amount, otp.Currency)
+	fmt.Printf("pin %s sent to %s, cost %s %s\n", otp.PinID, otp.To, orUnknown(otp.Amount), otp.Currency)
 	_, pin, err := srv.LatestOTP("08025671695") // what the phone received
 	if err != nil {
 		return err
@@ -150,8 +158,9 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("status %s: %d delivered, %d failed, %d sent, %d dnd\n",
-		st.Status, st.Counts.Delivered, st.Counts.Failed, st.Counts.Sent, st.Counts.DND)
+	if c := st.Counts; c != nil { // a server may not send counts
+		fmt.Printf("status %s: %d delivered, %d failed, %d sent, %d dnd\n", st.Status, c.Delivered, c.Failed, c.Sent, c.DND)
+	}
 	for r, err := range client.Campaigns.Recipients(ctx, camp.Campaign.ID, nil) {
 		if err != nil {
 			return err
@@ -232,16 +241,16 @@ func run(ctx context.Context) error {
 }
 
 // customers yields n numbered customers, the first 20 of them twice, and one malformed number.
-func customers(n int) iter.Seq[sms.Recipient] {
-	return func(yield func(sms.Recipient) bool) {
+func customers(n int) iter.Seq2[sms.Recipient, error] {
+	return func(yield func(sms.Recipient, error) bool) {
 		for i := range n {
-			if !yield(sms.Recipient{Phone: fmt.Sprintf("0803%07d", i), Name: fmt.Sprintf("Customer %d", i)}) {
+			if !yield(sms.Recipient{Phone: fmt.Sprintf("0803%07d", i), Name: fmt.Sprintf("Customer %d", i)}, nil) {
 				return
 			}
-			if i < 20 && !yield(sms.Recipient{Phone: fmt.Sprintf("+234803%07d", i)}) {
+			if i < 20 && !yield(sms.Recipient{Phone: fmt.Sprintf("+234803%07d", i)}, nil) {
 				return
 			}
 		}
-		yield(sms.Recipient{Phone: "12-34"})
+		yield(sms.Recipient{Phone: "12-34"}, nil)
 	}
 }

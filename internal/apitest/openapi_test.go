@@ -33,6 +33,10 @@ func newRequest(method, target string) *http.Request {
 	return httptest.NewRequest(method, "http://api.example.test"+target, nil)
 }
 
+// contentJSON is the header of a response that carries no X-Request-Id, as the service's
+// documented samples show none.
+func contentJSON() http.Header { return http.Header{"Content-Type": {"application/json"}} }
+
 func jsonHeader(extra ...string) http.Header {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
@@ -149,6 +153,46 @@ func TestDocumentLoadsAndValidates(t *testing.T) {
 	assert.Equal(t, len(ops), found)
 	require.Len(t, doc.Security, 1)
 	assert.Len(t, doc.Security[0], 2, "X-API-Key and X-API-Secret are required together")
+}
+
+// TestDocumentLinks checks that the links stateful tools follow (create -> status, send OTP ->
+// verify, create key -> revoke) name operations that exist and read members the answers have.
+func TestDocumentLinks(t *testing.T) {
+	t.Parallel()
+	doc := NewValidator(t).Document()
+	ops := map[string]bool{}
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			ops[op.OperationID] = true
+		}
+	}
+	want := map[string]string{ // link name -> the operation it leads to
+		"GetCampaignStatus": "getCampaignStatus", "VerifyOtp": "verifyOtp", "RevokeKey": "revokeKey",
+	}
+	found := map[string]bool{}
+	check := func(where string, links openapi3.Links) {
+		for name, l := range links {
+			require.NotNil(t, l.Value, "%s: link %s", where, name)
+			assert.True(t, ops[l.Value.OperationID], "%s: link %s names unknown operation %q", where, name, l.Value.OperationID)
+			if op, ok := want[name]; ok {
+				assert.Equal(t, op, l.Value.OperationID, "%s: link %s", where, name)
+				found[name] = true
+			}
+		}
+	}
+	for name, r := range doc.Components.Responses {
+		check("response "+name, r.Value.Links)
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for status, r := range op.Responses.Map() {
+				check(method+" "+path+" "+status, r.Value.Links)
+			}
+		}
+	}
+	for name := range want {
+		assert.True(t, found[name], "link %s is missing", name)
+	}
 }
 
 func TestMockDocumentLoadsAndValidates(t *testing.T) {
@@ -292,6 +336,23 @@ func TestValidResponses(t *testing.T) {
 	t.Parallel()
 	v := NewValidator(t)
 	cases := []responseCase{
+		// The service's own samples, verbatim (LIVE-DOCS: sms-send, otp-send, otp-verify,
+		// sender-ids, balance, errors), with no X-Request-Id header: the document must accept
+		// what the live service documents.
+		{"live send sample", "POST", "/v1/sms/send", 202, contentJSON(),
+			`{"message":"SMS request accepted.","campaign":{"id":"667000000000000000000001","status":"sent","message_id":"3017600245086449408013699","recipients":1,"amount":3.2,"currency":"NGN","sms_parts":1},"requestId":"req-123"}`},
+		{"live otp send sample", "POST", "/v1/otp/send", 200, contentJSON(),
+			`{"data":{"smsStatus":"Message Sent","phone_number":"2348025671695","pinId":"c8dcd048-5e7f-4347-8c89-4470c3af0b","status":"200"}}`},
+		{"live otp verify sample", "POST", "/v1/otp/verify", 200, contentJSON(),
+			`{"data":{"pinId":"c8dcd048-5e7f-4347-8c89-4470c3af0b","verified":true,"msisdn":"2348025671695"}}`},
+		{"live sender ids sample", "GET", "/v1/sender-ids", 200, contentJSON(),
+			`{"data":[{"title":"ACME","status":"active","country":"Nigeria"}],"count":1}`},
+		{"provider sender id timestamp", "GET", "/v1/sender-ids", 200, contentJSON(),
+			`{"data":[{"title":"ACME","status":"active","country":"Nigeria","createdAt":"2025-05-12 10:20:27"}],"count":1}`},
+		{"live balance sample", "GET", "/v1/balance", 200, contentJSON(),
+			`{"data":{"balance":15000,"cashback":0,"currency":"NGN"},"requestId":"req-123"}`},
+		{"live error sample", "POST", "/v1/sms/send", 402, contentJSON(),
+			`{"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-123"}`},
 		{"create key", "POST", "/v1/keys", 201, jsonHeader(),
 			`{"data":` + keyWithSecretJSON + `,"requestId":"` + reqID + `"}`},
 		{"list keys", "GET", "/v1/keys", 200, jsonHeader(),
@@ -431,8 +492,6 @@ func TestInvalidResponses(t *testing.T) {
 		{"unknown error code", "GET", "/v1/balance", 401, jsonHeader(), errorBody("no_such_code")},
 		{"unknown scope", "GET", "/v1/balance", 403, jsonHeader(),
 			`{"error":{"code":"insufficient_scope","message":"No.","scope":"admin"},"requestId":"` + reqID + `"}`},
-		{"missing X-Request-Id", "GET", "/v1/balance", 401, http.Header{"Content-Type": {"application/json"}},
-			errorBody("unauthorized")},
 		{"429 without Retry-After", "POST", "/v1/sms/send", 429, jsonHeader(), errorBody("rate_limited")},
 		{"405 without Allow", "POST", "/v1/balance", 405, jsonHeader(), errorBody("method_not_allowed")},
 		{"money as string", "GET", "/v1/balance", 200, jsonHeader(),
@@ -461,6 +520,16 @@ func TestInvalidResponses(t *testing.T) {
 			`{"data":` + keyJSON + `,"requestId":"` + reqID + `"}`},
 		{"bad timestamp", "GET", "/v1/sender-ids", 200, jsonHeader(),
 			`{"data":[` + strings.Replace(senderIDJSON, "2026-11-21T10:00:00Z", "21/11/2026", 1) + `],"count":1,"requestId":"` + reqID + `"}`},
+		{"otp without pinId", "POST", "/v1/otp/send", 200, contentJSON(),
+			`{"data":{"smsStatus":"Message Sent","phone_number":"2348025671695","status":"200"}}`},
+		{"verify without verified", "POST", "/v1/otp/verify", 200, contentJSON(),
+			`{"data":{"pinId":"c8dcd048-5e7f-4347-8c89-4470c3af0b","msisdn":"2348025671695"}}`},
+		{"sender id without title", "GET", "/v1/sender-ids", 200, contentJSON(),
+			`{"data":[{"status":"active","country":"Nigeria"}],"count":1}`},
+		{"sender id timestamp in another format", "GET", "/v1/sender-ids", 200, contentJSON(),
+			`{"data":[{"title":"ACME","status":"active","country":"Nigeria","createdAt":"12/05/2025 10:20"}],"count":1}`},
+		{"balance without requestId", "GET", "/v1/balance", 200, contentJSON(),
+			`{"data":{"balance":15000,"cashback":0,"currency":"NGN"}}`},
 		{"otp status as number", "POST", "/v1/otp/send", 200, jsonHeader(),
 			`{"data":{"smsStatus":"Message Sent","phone_number":"2348025671695","pinId":"` + pinID +
 				`","status":200,"amount":3.20,"currency":"NGN"},"requestId":"` + reqID + `"}`},

@@ -302,6 +302,81 @@ func (e ScopeName) Valid() bool {
 	}
 }
 
+// Defines values for ScopesInput0Sms.
+const (
+	ScopesInput0SmsTrue ScopesInput0Sms = true
+)
+
+// Valid indicates whether the value is a known member of the ScopesInput0Sms enum.
+func (e ScopesInput0Sms) Valid() bool {
+	switch e {
+	case ScopesInput0SmsTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScopesInput1Otp.
+const (
+	ScopesInput1OtpTrue ScopesInput1Otp = true
+)
+
+// Valid indicates whether the value is a known member of the ScopesInput1Otp enum.
+func (e ScopesInput1Otp) Valid() bool {
+	switch e {
+	case ScopesInput1OtpTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScopesInput2Campaigns.
+const (
+	ScopesInput2CampaignsTrue ScopesInput2Campaigns = true
+)
+
+// Valid indicates whether the value is a known member of the ScopesInput2Campaigns enum.
+func (e ScopesInput2Campaigns) Valid() bool {
+	switch e {
+	case ScopesInput2CampaignsTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScopesInput3SenderIds.
+const (
+	ScopesInput3SenderIdsTrue ScopesInput3SenderIds = true
+)
+
+// Valid indicates whether the value is a known member of the ScopesInput3SenderIds enum.
+func (e ScopesInput3SenderIds) Valid() bool {
+	switch e {
+	case ScopesInput3SenderIdsTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScopesInput4Balance.
+const (
+	ScopesInput4BalanceTrue ScopesInput4Balance = true
+)
+
+// Valid indicates whether the value is a known member of the ScopesInput4Balance enum.
+func (e ScopesInput4Balance) Valid() bool {
+	switch e {
+	case ScopesInput4BalanceTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SenderIdStatus.
 const (
 	Active  SenderIdStatus = "active"
@@ -336,8 +411,10 @@ type AcceptedCampaign struct {
 	// Example: 65a1b2c3d4e5f60718293a4b
 	Id ObjectId `json:"id"`
 
-	// MessageId The provider message id; `null` while the campaign has none (`processing`, `failed`).
-	MessageId *string `json:"message_id"`
+	// MessageId The provider message id, 25 digits in the service's samples (`3017600245086449408013699`); `null` while the campaign has none (`processing`, `failed`). Opaque to clients.
+	//
+	// Example: 3017600245086449408013699
+	MessageId *MessageId `json:"message_id"`
 
 	// Recipients Distinct normalized numbers.
 	Recipients int `json:"recipients"`
@@ -382,9 +459,11 @@ type CampaignListItem struct {
 	CreatedAt Timestamp `json:"createdAt"`
 	Currency  Currency  `json:"currency"`
 
-	// MessageId `null` while the campaign has no provider message id.
-	MessageId      *string `json:"messageId"`
-	RecipientCount int     `json:"recipientCount"`
+	// MessageId The provider message id, 25 digits in the service's samples (`3017600245086449408013699`); `null` while the campaign has none (`processing`, `failed`). Opaque to clients.
+	//
+	// Example: 3017600245086449408013699
+	MessageId      *MessageId `json:"messageId"`
+	RecipientCount int        `json:"recipientCount"`
 
 	// Reference The request's `reference`; `null` when none was given.
 	Reference *string `json:"reference"`
@@ -409,7 +488,7 @@ type CampaignRecipient struct {
 type CampaignRecipient1 struct {
 	Name *string `json:"name,omitempty"`
 
-	// Phone An international number with or without `+` (8-15 digits, the first not 0), or a local Nigerian number (`0` + 10 digits).
+	// Phone An international number with or without `+` (8-15 digits, the first not 0), or a local Nigerian number (`0` + 10 digits, or the 10 digits without the 0 when they start with 70, 80, 81, 90 or 91). Spaces, dashes, dots and parentheses may separate the digits, as people write numbers (`+234 803 123 4567`, `0803-123-4567`, `(0803) 1234567`); a trunk `0` after `234` is dropped. The service documents only that local numbers are normalized to `234` form; the separators are this project's reading of real input.
 	//
 	// Example: 08025671695
 	Phone PhoneInput `json:"phone"`
@@ -478,8 +557,10 @@ type DeliveryStatus struct {
 		Sent      int `json:"sent"`
 	} `json:"counts"`
 
-	// MessageId The provider message id; `null` while the campaign has none (`processing`, `failed`).
-	MessageId *string `json:"messageId"`
+	// MessageId The provider message id, 25 digits in the service's samples (`3017600245086449408013699`); `null` while the campaign has none (`processing`, `failed`). Opaque to clients.
+	//
+	// Example: 3017600245086449408013699
+	MessageId *MessageId `json:"messageId"`
 
 	// Recipients One page of recipients, in request order.
 	Recipients []struct {
@@ -506,7 +587,7 @@ type DeliveryStatusStatus string
 
 // Error The body of every error response.
 //
-// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req_65a1b2c3d4e5f60718293a4b"}
+// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-65a1b2c3d4e5f60718293a4b"}
 type Error struct {
 	Error struct {
 		Code ErrorCode `json:"code"`
@@ -519,9 +600,9 @@ type Error struct {
 		Scope   *ScopeName `json:"scope,omitempty"`
 	} `json:"error"`
 
-	// RequestId The request's id, `req_` + 24 lowercase hex characters.
+	// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 	//
-	// Example: req_65a1b2c3d4e5f60718293a4b
+	// Example: req-65a1b2c3d4e5f60718293a4b
 	RequestId RequestId `json:"requestId"`
 }
 
@@ -602,6 +683,11 @@ type KeyWithSecretPrefix string
 // split; any other text is UCS-2, counted in UTF-16 code units, 70 / 67.
 type Message = string
 
+// MessageId The provider message id, 25 digits in the service's samples (`3017600245086449408013699`); `null` while the campaign has none (`processing`, `failed`). Opaque to clients.
+//
+// Example: 3017600245086449408013699
+type MessageId = string
+
 // Money Naira with at most two decimals (kobo are the smallest unit), always written with exactly two (`3.20`, `10000.00`). Read it exactly (for example into integer kobo from the decimal text), or at least as a 64-bit float rounded to two decimals: a 32-bit float cannot hold every amount (1234551.89 would read as 1234551.875).
 //
 // Example: 6.4
@@ -632,7 +718,7 @@ type OtpSendRequest struct {
 	// PinType `alphanumeric` pins use `A-Z` and `0-9`.
 	PinType *OtpSendRequestPinType `json:"pin_type,omitempty"`
 
-	// To An international number with or without `+` (8-15 digits, the first not 0), or a local Nigerian number (`0` + 10 digits).
+	// To An international number with or without `+` (8-15 digits, the first not 0), or a local Nigerian number (`0` + 10 digits, or the 10 digits without the 0 when they start with 70, 80, 81, 90 or 91). Spaces, dashes, dots and parentheses may separate the digits, as people write numbers (`+234 803 123 4567`, `0803-123-4567`, `(0803) 1234567`); a trunk `0` after `234` is dropped. The service documents only that local numbers are normalized to `234` form; the separators are this project's reading of real input.
 	//
 	// Example: 08025671695
 	To PhoneInput `json:"to"`
@@ -641,22 +727,22 @@ type OtpSendRequest struct {
 // OtpSendRequestPinType `alphanumeric` pins use `A-Z` and `0-9`.
 type OtpSendRequestPinType string
 
-// OtpSent defines model for OtpSent.
+// OtpSent The send response's `data`. `amount` and `currency` are not in the service's sample; the mock sends them.
 type OtpSent struct {
 	// Amount Naira with at most two decimals (kobo are the smallest unit), always written with exactly two (`3.20`, `10000.00`). Read it exactly (for example into integer kobo from the decimal text), or at least as a 64-bit float rounded to two decimals: a 32-bit float cannot hold every amount (1234551.89 would read as 1234551.875).
 	//
 	// Example: 6.4
-	Amount   Money    `json:"amount"`
-	Currency Currency `json:"currency"`
+	Amount   *Money    `json:"amount,omitempty"`
+	Currency *Currency `json:"currency,omitempty"`
 
 	// PhoneNumber A normalized phone number, international, digits only.
 	//
 	// Example: 2348025671695
 	PhoneNumber Phone `json:"phone_number"`
 
-	// PinId An OTP pin id, a version 4 UUID in lowercase.
+	// PinId An OTP pin id, an opaque string shaped like a UUID (the service's sample `c8dcd048-5e7f-4347-8c89-4470c3af0b` is not a valid one).
 	//
-	// Example: 9f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b
+	// Example: c8dcd048-5e7f-4347-8c89-4470c3af0b
 	PinId PinId `json:"pinId"`
 
 	// SmsStatus Example: Message Sent
@@ -667,19 +753,19 @@ type OtpSent struct {
 // OtpSentStatus defines model for OtpSent.Status.
 type OtpSentStatus string
 
-// OtpVerification defines model for OtpVerification.
+// OtpVerification The verify response's `data`. `attemptsRemaining` is not in the service's sample; the mock sends it.
 type OtpVerification struct {
 	// AttemptsRemaining Wrong pins still allowed before the pin is locked.
-	AttemptsRemaining int `json:"attemptsRemaining"`
+	AttemptsRemaining *int `json:"attemptsRemaining,omitempty"`
 
 	// Msisdn A normalized phone number, international, digits only.
 	//
 	// Example: 2348025671695
 	Msisdn Phone `json:"msisdn"`
 
-	// PinId An OTP pin id, a version 4 UUID in lowercase.
+	// PinId An OTP pin id, an opaque string shaped like a UUID (the service's sample `c8dcd048-5e7f-4347-8c89-4470c3af0b` is not a valid one).
 	//
-	// Example: 9f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b
+	// Example: c8dcd048-5e7f-4347-8c89-4470c3af0b
 	PinId    PinId `json:"pinId"`
 	Verified bool  `json:"verified"`
 }
@@ -707,14 +793,14 @@ type Pagination struct {
 // Example: 2348025671695
 type Phone = string
 
-// PhoneInput An international number with or without `+` (8-15 digits, the first not 0), or a local Nigerian number (`0` + 10 digits).
+// PhoneInput An international number with or without `+` (8-15 digits, the first not 0), or a local Nigerian number (`0` + 10 digits, or the 10 digits without the 0 when they start with 70, 80, 81, 90 or 91). Spaces, dashes, dots and parentheses may separate the digits, as people write numbers (`+234 803 123 4567`, `0803-123-4567`, `(0803) 1234567`); a trunk `0` after `234` is dropped. The service documents only that local numbers are normalized to `234` form; the separators are this project's reading of real input.
 //
 // Example: 08025671695
 type PhoneInput = string
 
-// PinId An OTP pin id, a version 4 UUID in lowercase.
+// PinId An OTP pin id, an opaque string shaped like a UUID (the service's sample `c8dcd048-5e7f-4347-8c89-4470c3af0b` is not a valid one).
 //
-// Example: 9f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b
+// Example: c8dcd048-5e7f-4347-8c89-4470c3af0b
 type PinId = string
 
 // RecipientStatus `sent` (no report yet) becomes `delivered`, `failed` or `dnd` (blocked by the Do-Not-Disturb register on the `generic` channel).
@@ -725,9 +811,9 @@ type RecipientStatus string
 // Example: order-1042
 type Reference = string
 
-// RequestId The request's id, `req_` + 24 lowercase hex characters.
+// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 //
-// Example: req_65a1b2c3d4e5f60718293a4b
+// Example: req-65a1b2c3d4e5f60718293a4b
 type RequestId = string
 
 // ScopeName defines model for ScopeName.
@@ -763,28 +849,43 @@ type ScopesInput struct {
 
 // ScopesInput0 defines model for ScopesInput.0.
 type ScopesInput0 struct {
-	Sms interface{} `json:"sms"`
+	Sms ScopesInput0Sms `json:"sms"`
 }
+
+// ScopesInput0Sms defines model for ScopesInput.0.Sms.
+type ScopesInput0Sms bool
 
 // ScopesInput1 defines model for ScopesInput.1.
 type ScopesInput1 struct {
-	Otp interface{} `json:"otp"`
+	Otp ScopesInput1Otp `json:"otp"`
 }
+
+// ScopesInput1Otp defines model for ScopesInput.1.Otp.
+type ScopesInput1Otp bool
 
 // ScopesInput2 defines model for ScopesInput.2.
 type ScopesInput2 struct {
-	Campaigns interface{} `json:"campaigns"`
+	Campaigns ScopesInput2Campaigns `json:"campaigns"`
 }
+
+// ScopesInput2Campaigns defines model for ScopesInput.2.Campaigns.
+type ScopesInput2Campaigns bool
 
 // ScopesInput3 defines model for ScopesInput.3.
 type ScopesInput3 struct {
-	SenderIds interface{} `json:"sender_ids"`
+	SenderIds ScopesInput3SenderIds `json:"sender_ids"`
 }
+
+// ScopesInput3SenderIds defines model for ScopesInput.3.SenderIds.
+type ScopesInput3SenderIds bool
 
 // ScopesInput4 defines model for ScopesInput.4.
 type ScopesInput4 struct {
-	Balance interface{} `json:"balance"`
+	Balance ScopesInput4Balance `json:"balance"`
 }
+
+// ScopesInput4Balance defines model for ScopesInput.4.Balance.
+type ScopesInput4Balance bool
 
 // SendRequest Example: {"channel":"generic","from":"MOCKSMS","message":"Your order has shipped.","reference":"order-1042","to":["2348025671695","08031234567"]}
 type SendRequest struct {
@@ -825,29 +926,29 @@ type SendResponse struct {
 	// Message Example: SMS request accepted.
 	Message string `json:"message"`
 
-	// RequestId The request's id, `req_` + 24 lowercase hex characters.
+	// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 	//
-	// Example: req_65a1b2c3d4e5f60718293a4b
+	// Example: req-65a1b2c3d4e5f60718293a4b
 	RequestId RequestId `json:"requestId"`
 }
 
-// SenderId defines model for SenderId.
+// SenderId A sender ID. The service's sample lists only `title`, `status` and `country`; the mock sends every member.
 type SenderId struct {
 	// UnderscoreId An identifier, 24 lowercase hex characters, increasing in creation order.
 	//
 	// Example: 65a1b2c3d4e5f60718293a4b
-	UnderscoreId ObjectId `json:"_id"`
-	Company      string   `json:"company"`
+	UnderscoreId *ObjectId `json:"_id,omitempty"`
+	Company      *string   `json:"company,omitempty"`
 
 	// Country The workspace's country.
 	//
 	// Example: Nigeria
 	Country string `json:"country"`
 
-	// CreatedAt RFC 3339, UTC.
+	// CreatedAt When the sender ID was requested, UTC, as RFC 3339 (`2026-11-21T10:00:00Z`, what the mock sends) or as the provider's `YYYY-MM-DD HH:MM:SS` (`2025-05-12 10:20:27`).
 	//
 	// Example: 2026-11-21T10:00:00Z
-	CreatedAt Timestamp `json:"createdAt"`
+	CreatedAt *SenderIdTimestamp `json:"createdAt,omitempty"`
 
 	// Status `pending` becomes `active` or `blocked`. Only `active` sender IDs can send.
 	Status SenderIdStatus `json:"status"`
@@ -856,7 +957,7 @@ type SenderId struct {
 	//
 	// Example: MOCKSMS
 	Title   SenderIdTitle `json:"title"`
-	Usecase string        `json:"usecase"`
+	Usecase *string       `json:"usecase,omitempty"`
 }
 
 // SenderIdRequest Example: {"company":"My Brand Ltd","sender_id":"MYBRAND","usecase":"Order notifications for our shop."}
@@ -875,6 +976,11 @@ type SenderIdRequest struct {
 
 // SenderIdStatus `pending` becomes `active` or `blocked`. Only `active` sender IDs can send.
 type SenderIdStatus string
+
+// SenderIdTimestamp When the sender ID was requested, UTC, as RFC 3339 (`2026-11-21T10:00:00Z`, what the mock sends) or as the provider's `YYYY-MM-DD HH:MM:SS` (`2025-05-12 10:20:27`).
+//
+// Example: 2026-11-21T10:00:00Z
+type SenderIdTimestamp = string
 
 // SenderIdTitle A sender ID, 3 to 11 ASCII letters and digits.
 //
@@ -906,72 +1012,72 @@ type Accepted = SendResponse
 
 // BadGateway The body of every error response.
 //
-// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req_65a1b2c3d4e5f60718293a4b"}
+// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-65a1b2c3d4e5f60718293a4b"}
 type BadGateway = Error
 
 // BadRequest The body of every error response.
 //
-// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req_65a1b2c3d4e5f60718293a4b"}
+// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-65a1b2c3d4e5f60718293a4b"}
 type BadRequest = Error
 
 // Conflict The body of every error response.
 //
-// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req_65a1b2c3d4e5f60718293a4b"}
+// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-65a1b2c3d4e5f60718293a4b"}
 type Conflict = Error
 
 // Forbidden The body of every error response.
 //
-// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req_65a1b2c3d4e5f60718293a4b"}
+// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-65a1b2c3d4e5f60718293a4b"}
 type Forbidden = Error
 
 // InsufficientBalance The body of every error response.
 //
-// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req_65a1b2c3d4e5f60718293a4b"}
+// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-65a1b2c3d4e5f60718293a4b"}
 type InsufficientBalance = Error
 
 // MethodNotAllowed The body of every error response.
 //
-// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req_65a1b2c3d4e5f60718293a4b"}
+// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-65a1b2c3d4e5f60718293a4b"}
 type MethodNotAllowed = Error
 
 // NotFound The body of every error response.
 //
-// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req_65a1b2c3d4e5f60718293a4b"}
+// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-65a1b2c3d4e5f60718293a4b"}
 type NotFound = Error
 
 // PayloadTooLarge The body of every error response.
 //
-// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req_65a1b2c3d4e5f60718293a4b"}
+// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-65a1b2c3d4e5f60718293a4b"}
 type PayloadTooLarge = Error
 
 // RateLimited The body of every error response.
 //
-// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req_65a1b2c3d4e5f60718293a4b"}
+// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-65a1b2c3d4e5f60718293a4b"}
 type RateLimited = Error
 
 // ServerError The body of every error response.
 //
-// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req_65a1b2c3d4e5f60718293a4b"}
+// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-65a1b2c3d4e5f60718293a4b"}
 type ServerError = Error
 
 // ServiceUnavailable The body of every error response.
 //
-// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req_65a1b2c3d4e5f60718293a4b"}
+// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-65a1b2c3d4e5f60718293a4b"}
 type ServiceUnavailable = Error
 
 // Unauthorized The body of every error response.
 //
-// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req_65a1b2c3d4e5f60718293a4b"}
+// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-65a1b2c3d4e5f60718293a4b"}
 type Unauthorized = Error
 
 // UnexpectedError The body of every error response.
 //
-// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req_65a1b2c3d4e5f60718293a4b"}
+// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-65a1b2c3d4e5f60718293a4b"}
 type UnexpectedError = Error
 
 // UnsupportedMediaType The body of every error response.
 //
-// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req_65a1b2c3d4e5f60718293a4b"}
+// Example: {"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-65a1b2c3d4e5f60718293a4b"}
 type UnsupportedMediaType = Error
 
 // ListSenderIdsParams defines parameters for ListSenderIds.
@@ -2838,23 +2944,23 @@ type GetBalanceResponse200Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // GetBalanceResponse401Headers the declared response headers of an HTTP 401 response for GetBalance
 type GetBalanceResponse401Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // GetBalanceResponse403Headers the declared response headers of an HTTP 403 response for GetBalance
 type GetBalanceResponse403Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // GetBalanceResponse405Headers the declared response headers of an HTTP 405 response for GetBalance
 type GetBalanceResponse405Headers struct {
 	Allow      string
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // GetBalanceResponse429Headers the declared response headers of an HTTP 429 response for GetBalance
@@ -2863,28 +2969,28 @@ type GetBalanceResponse429Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // GetBalanceResponse500Headers the declared response headers of an HTTP 500 response for GetBalance
 type GetBalanceResponse500Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // GetBalanceResponse502Headers the declared response headers of an HTTP 502 response for GetBalance
 type GetBalanceResponse502Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // GetBalanceResponse503Headers the declared response headers of an HTTP 503 response for GetBalance
 type GetBalanceResponse503Headers struct {
 	RetryAfter *int
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // GetBalanceResponseDefaultHeaders the declared response headers of an HTTP default response for GetBalance
 type GetBalanceResponseDefaultHeaders struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 type GetBalanceResponse struct {
@@ -2894,9 +3000,9 @@ type GetBalanceResponse struct {
 	JSON200 *struct {
 		Data Balance `json:"data"`
 
-		// RequestId The request's id, `req_` + 24 lowercase hex characters.
+		// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 		//
-		// Example: req_65a1b2c3d4e5f60718293a4b
+		// Example: req-65a1b2c3d4e5f60718293a4b
 		RequestId RequestId `json:"requestId"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -2939,9 +3045,9 @@ type GetBalanceResponse struct {
 func (r GetBalanceResponse) GetJSON200() *struct {
 	Data Balance `json:"data"`
 
-	// RequestId The request's id, `req_` + 24 lowercase hex characters.
+	// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 	//
-	// Example: req_65a1b2c3d4e5f60718293a4b
+	// Example: req-65a1b2c3d4e5f60718293a4b
 	RequestId RequestId `json:"requestId"`
 } {
 	return r.JSON200
@@ -3018,39 +3124,39 @@ func (r GetBalanceResponse) ContentType() string {
 
 // ListKeysResponse200Headers the declared response headers of an HTTP 200 response for ListKeys
 type ListKeysResponse200Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListKeysResponse401Headers the declared response headers of an HTTP 401 response for ListKeys
 type ListKeysResponse401Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListKeysResponse405Headers the declared response headers of an HTTP 405 response for ListKeys
 type ListKeysResponse405Headers struct {
 	Allow      string
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListKeysResponse500Headers the declared response headers of an HTTP 500 response for ListKeys
 type ListKeysResponse500Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListKeysResponse502Headers the declared response headers of an HTTP 502 response for ListKeys
 type ListKeysResponse502Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListKeysResponse503Headers the declared response headers of an HTTP 503 response for ListKeys
 type ListKeysResponse503Headers struct {
 	RetryAfter *int
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListKeysResponseDefaultHeaders the declared response headers of an HTTP default response for ListKeys
 type ListKeysResponseDefaultHeaders struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 type ListKeysResponse struct {
@@ -3062,10 +3168,10 @@ type ListKeysResponse struct {
 		Count int   `json:"count"`
 		Data  []Key `json:"data"`
 
-		// RequestId The request's id, `req_` + 24 lowercase hex characters.
+		// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 		//
-		// Example: req_65a1b2c3d4e5f60718293a4b
-		RequestId RequestId `json:"requestId"`
+		// Example: req-65a1b2c3d4e5f60718293a4b
+		RequestId *RequestId `json:"requestId,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
@@ -3101,10 +3207,10 @@ func (r ListKeysResponse) GetJSON200() *struct {
 	Count int   `json:"count"`
 	Data  []Key `json:"data"`
 
-	// RequestId The request's id, `req_` + 24 lowercase hex characters.
+	// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 	//
-	// Example: req_65a1b2c3d4e5f60718293a4b
-	RequestId RequestId `json:"requestId"`
+	// Example: req-65a1b2c3d4e5f60718293a4b
+	RequestId *RequestId `json:"requestId,omitempty"`
 } {
 	return r.JSON200
 }
@@ -3170,54 +3276,54 @@ func (r ListKeysResponse) ContentType() string {
 
 // CreateKeyResponse201Headers the declared response headers of an HTTP 201 response for CreateKey
 type CreateKeyResponse201Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateKeyResponse400Headers the declared response headers of an HTTP 400 response for CreateKey
 type CreateKeyResponse400Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateKeyResponse401Headers the declared response headers of an HTTP 401 response for CreateKey
 type CreateKeyResponse401Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateKeyResponse405Headers the declared response headers of an HTTP 405 response for CreateKey
 type CreateKeyResponse405Headers struct {
 	Allow      string
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateKeyResponse413Headers the declared response headers of an HTTP 413 response for CreateKey
 type CreateKeyResponse413Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateKeyResponse415Headers the declared response headers of an HTTP 415 response for CreateKey
 type CreateKeyResponse415Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateKeyResponse500Headers the declared response headers of an HTTP 500 response for CreateKey
 type CreateKeyResponse500Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateKeyResponse502Headers the declared response headers of an HTTP 502 response for CreateKey
 type CreateKeyResponse502Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateKeyResponse503Headers the declared response headers of an HTTP 503 response for CreateKey
 type CreateKeyResponse503Headers struct {
 	RetryAfter *int
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateKeyResponseDefaultHeaders the declared response headers of an HTTP default response for CreateKey
 type CreateKeyResponseDefaultHeaders struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 type CreateKeyResponse struct {
@@ -3228,10 +3334,10 @@ type CreateKeyResponse struct {
 		// Data A key with its secret, shown only when it is created.
 		Data KeyWithSecret `json:"data"`
 
-		// RequestId The request's id, `req_` + 24 lowercase hex characters.
+		// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 		//
-		// Example: req_65a1b2c3d4e5f60718293a4b
-		RequestId RequestId `json:"requestId"`
+		// Example: req-65a1b2c3d4e5f60718293a4b
+		RequestId *RequestId `json:"requestId,omitempty"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
@@ -3278,10 +3384,10 @@ func (r CreateKeyResponse) GetJSON201() *struct {
 	// Data A key with its secret, shown only when it is created.
 	Data KeyWithSecret `json:"data"`
 
-	// RequestId The request's id, `req_` + 24 lowercase hex characters.
+	// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 	//
-	// Example: req_65a1b2c3d4e5f60718293a4b
-	RequestId RequestId `json:"requestId"`
+	// Example: req-65a1b2c3d4e5f60718293a4b
+	RequestId *RequestId `json:"requestId,omitempty"`
 } {
 	return r.JSON201
 }
@@ -3362,44 +3468,44 @@ func (r CreateKeyResponse) ContentType() string {
 
 // RevokeKeyResponse200Headers the declared response headers of an HTTP 200 response for RevokeKey
 type RevokeKeyResponse200Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RevokeKeyResponse401Headers the declared response headers of an HTTP 401 response for RevokeKey
 type RevokeKeyResponse401Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RevokeKeyResponse404Headers the declared response headers of an HTTP 404 response for RevokeKey
 type RevokeKeyResponse404Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RevokeKeyResponse405Headers the declared response headers of an HTTP 405 response for RevokeKey
 type RevokeKeyResponse405Headers struct {
 	Allow      string
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RevokeKeyResponse500Headers the declared response headers of an HTTP 500 response for RevokeKey
 type RevokeKeyResponse500Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RevokeKeyResponse502Headers the declared response headers of an HTTP 502 response for RevokeKey
 type RevokeKeyResponse502Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RevokeKeyResponse503Headers the declared response headers of an HTTP 503 response for RevokeKey
 type RevokeKeyResponse503Headers struct {
 	RetryAfter *int
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RevokeKeyResponseDefaultHeaders the declared response headers of an HTTP default response for RevokeKey
 type RevokeKeyResponseDefaultHeaders struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 type RevokeKeyResponse struct {
@@ -3409,10 +3515,10 @@ type RevokeKeyResponse struct {
 	JSON200 *struct {
 		Data Key `json:"data"`
 
-		// RequestId The request's id, `req_` + 24 lowercase hex characters.
+		// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 		//
-		// Example: req_65a1b2c3d4e5f60718293a4b
-		RequestId RequestId `json:"requestId"`
+		// Example: req-65a1b2c3d4e5f60718293a4b
+		RequestId *RequestId `json:"requestId,omitempty"`
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
@@ -3450,10 +3556,10 @@ type RevokeKeyResponse struct {
 func (r RevokeKeyResponse) GetJSON200() *struct {
 	Data Key `json:"data"`
 
-	// RequestId The request's id, `req_` + 24 lowercase hex characters.
+	// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 	//
-	// Example: req_65a1b2c3d4e5f60718293a4b
-	RequestId RequestId `json:"requestId"`
+	// Example: req-65a1b2c3d4e5f60718293a4b
+	RequestId *RequestId `json:"requestId,omitempty"`
 } {
 	return r.JSON200
 }
@@ -3527,43 +3633,43 @@ type SendOtpResponse200Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // SendOtpResponse400Headers the declared response headers of an HTTP 400 response for SendOtp
 type SendOtpResponse400Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendOtpResponse401Headers the declared response headers of an HTTP 401 response for SendOtp
 type SendOtpResponse401Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendOtpResponse402Headers the declared response headers of an HTTP 402 response for SendOtp
 type SendOtpResponse402Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendOtpResponse403Headers the declared response headers of an HTTP 403 response for SendOtp
 type SendOtpResponse403Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendOtpResponse405Headers the declared response headers of an HTTP 405 response for SendOtp
 type SendOtpResponse405Headers struct {
 	Allow      string
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendOtpResponse413Headers the declared response headers of an HTTP 413 response for SendOtp
 type SendOtpResponse413Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendOtpResponse415Headers the declared response headers of an HTTP 415 response for SendOtp
 type SendOtpResponse415Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendOtpResponse429Headers the declared response headers of an HTTP 429 response for SendOtp
@@ -3572,28 +3678,28 @@ type SendOtpResponse429Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // SendOtpResponse500Headers the declared response headers of an HTTP 500 response for SendOtp
 type SendOtpResponse500Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendOtpResponse502Headers the declared response headers of an HTTP 502 response for SendOtp
 type SendOtpResponse502Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendOtpResponse503Headers the declared response headers of an HTTP 503 response for SendOtp
 type SendOtpResponse503Headers struct {
 	RetryAfter *int
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendOtpResponseDefaultHeaders the declared response headers of an HTTP default response for SendOtp
 type SendOtpResponseDefaultHeaders struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 type SendOtpResponse struct {
@@ -3601,12 +3707,13 @@ type SendOtpResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
+		// Data The send response's `data`. `amount` and `currency` are not in the service's sample; the mock sends them.
 		Data OtpSent `json:"data"`
 
-		// RequestId The request's id, `req_` + 24 lowercase hex characters.
+		// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 		//
-		// Example: req_65a1b2c3d4e5f60718293a4b
-		RequestId RequestId `json:"requestId"`
+		// Example: req-65a1b2c3d4e5f60718293a4b
+		RequestId *RequestId `json:"requestId,omitempty"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
@@ -3662,12 +3769,13 @@ type SendOtpResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r SendOtpResponse) GetJSON200() *struct {
+	// Data The send response's `data`. `amount` and `currency` are not in the service's sample; the mock sends them.
 	Data OtpSent `json:"data"`
 
-	// RequestId The request's id, `req_` + 24 lowercase hex characters.
+	// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 	//
-	// Example: req_65a1b2c3d4e5f60718293a4b
-	RequestId RequestId `json:"requestId"`
+	// Example: req-65a1b2c3d4e5f60718293a4b
+	RequestId *RequestId `json:"requestId,omitempty"`
 } {
 	return r.JSON200
 }
@@ -3766,43 +3874,43 @@ type VerifyOtpResponse200Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // VerifyOtpResponse400Headers the declared response headers of an HTTP 400 response for VerifyOtp
 type VerifyOtpResponse400Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // VerifyOtpResponse401Headers the declared response headers of an HTTP 401 response for VerifyOtp
 type VerifyOtpResponse401Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // VerifyOtpResponse403Headers the declared response headers of an HTTP 403 response for VerifyOtp
 type VerifyOtpResponse403Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // VerifyOtpResponse404Headers the declared response headers of an HTTP 404 response for VerifyOtp
 type VerifyOtpResponse404Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // VerifyOtpResponse405Headers the declared response headers of an HTTP 405 response for VerifyOtp
 type VerifyOtpResponse405Headers struct {
 	Allow      string
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // VerifyOtpResponse413Headers the declared response headers of an HTTP 413 response for VerifyOtp
 type VerifyOtpResponse413Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // VerifyOtpResponse415Headers the declared response headers of an HTTP 415 response for VerifyOtp
 type VerifyOtpResponse415Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // VerifyOtpResponse429Headers the declared response headers of an HTTP 429 response for VerifyOtp
@@ -3811,28 +3919,28 @@ type VerifyOtpResponse429Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // VerifyOtpResponse500Headers the declared response headers of an HTTP 500 response for VerifyOtp
 type VerifyOtpResponse500Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // VerifyOtpResponse502Headers the declared response headers of an HTTP 502 response for VerifyOtp
 type VerifyOtpResponse502Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // VerifyOtpResponse503Headers the declared response headers of an HTTP 503 response for VerifyOtp
 type VerifyOtpResponse503Headers struct {
 	RetryAfter *int
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // VerifyOtpResponseDefaultHeaders the declared response headers of an HTTP default response for VerifyOtp
 type VerifyOtpResponseDefaultHeaders struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 type VerifyOtpResponse struct {
@@ -3840,12 +3948,13 @@ type VerifyOtpResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
+		// Data The verify response's `data`. `attemptsRemaining` is not in the service's sample; the mock sends it.
 		Data OtpVerification `json:"data"`
 
-		// RequestId The request's id, `req_` + 24 lowercase hex characters.
+		// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 		//
-		// Example: req_65a1b2c3d4e5f60718293a4b
-		RequestId RequestId `json:"requestId"`
+		// Example: req-65a1b2c3d4e5f60718293a4b
+		RequestId *RequestId `json:"requestId,omitempty"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
@@ -3901,12 +4010,13 @@ type VerifyOtpResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r VerifyOtpResponse) GetJSON200() *struct {
+	// Data The verify response's `data`. `attemptsRemaining` is not in the service's sample; the mock sends it.
 	Data OtpVerification `json:"data"`
 
-	// RequestId The request's id, `req_` + 24 lowercase hex characters.
+	// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 	//
-	// Example: req_65a1b2c3d4e5f60718293a4b
-	RequestId RequestId `json:"requestId"`
+	// Example: req-65a1b2c3d4e5f60718293a4b
+	RequestId *RequestId `json:"requestId,omitempty"`
 } {
 	return r.JSON200
 }
@@ -4005,28 +4115,28 @@ type ListSenderIdsResponse200Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // ListSenderIdsResponse400Headers the declared response headers of an HTTP 400 response for ListSenderIds
 type ListSenderIdsResponse400Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListSenderIdsResponse401Headers the declared response headers of an HTTP 401 response for ListSenderIds
 type ListSenderIdsResponse401Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListSenderIdsResponse403Headers the declared response headers of an HTTP 403 response for ListSenderIds
 type ListSenderIdsResponse403Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListSenderIdsResponse405Headers the declared response headers of an HTTP 405 response for ListSenderIds
 type ListSenderIdsResponse405Headers struct {
 	Allow      string
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListSenderIdsResponse429Headers the declared response headers of an HTTP 429 response for ListSenderIds
@@ -4035,28 +4145,28 @@ type ListSenderIdsResponse429Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // ListSenderIdsResponse500Headers the declared response headers of an HTTP 500 response for ListSenderIds
 type ListSenderIdsResponse500Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListSenderIdsResponse502Headers the declared response headers of an HTTP 502 response for ListSenderIds
 type ListSenderIdsResponse502Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListSenderIdsResponse503Headers the declared response headers of an HTTP 503 response for ListSenderIds
 type ListSenderIdsResponse503Headers struct {
 	RetryAfter *int
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListSenderIdsResponseDefaultHeaders the declared response headers of an HTTP default response for ListSenderIds
 type ListSenderIdsResponseDefaultHeaders struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 type ListSenderIdsResponse struct {
@@ -4068,10 +4178,10 @@ type ListSenderIdsResponse struct {
 		Count int        `json:"count"`
 		Data  []SenderId `json:"data"`
 
-		// RequestId The request's id, `req_` + 24 lowercase hex characters.
+		// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 		//
-		// Example: req_65a1b2c3d4e5f60718293a4b
-		RequestId RequestId `json:"requestId"`
+		// Example: req-65a1b2c3d4e5f60718293a4b
+		RequestId *RequestId `json:"requestId,omitempty"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
@@ -4119,10 +4229,10 @@ func (r ListSenderIdsResponse) GetJSON200() *struct {
 	Count int        `json:"count"`
 	Data  []SenderId `json:"data"`
 
-	// RequestId The request's id, `req_` + 24 lowercase hex characters.
+	// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 	//
-	// Example: req_65a1b2c3d4e5f60718293a4b
-	RequestId RequestId `json:"requestId"`
+	// Example: req-65a1b2c3d4e5f60718293a4b
+	RequestId *RequestId `json:"requestId,omitempty"`
 } {
 	return r.JSON200
 }
@@ -4206,43 +4316,43 @@ type RequestSenderIdResponse201Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // RequestSenderIdResponse400Headers the declared response headers of an HTTP 400 response for RequestSenderId
 type RequestSenderIdResponse400Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RequestSenderIdResponse401Headers the declared response headers of an HTTP 401 response for RequestSenderId
 type RequestSenderIdResponse401Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RequestSenderIdResponse403Headers the declared response headers of an HTTP 403 response for RequestSenderId
 type RequestSenderIdResponse403Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RequestSenderIdResponse405Headers the declared response headers of an HTTP 405 response for RequestSenderId
 type RequestSenderIdResponse405Headers struct {
 	Allow      string
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RequestSenderIdResponse409Headers the declared response headers of an HTTP 409 response for RequestSenderId
 type RequestSenderIdResponse409Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RequestSenderIdResponse413Headers the declared response headers of an HTTP 413 response for RequestSenderId
 type RequestSenderIdResponse413Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RequestSenderIdResponse415Headers the declared response headers of an HTTP 415 response for RequestSenderId
 type RequestSenderIdResponse415Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RequestSenderIdResponse429Headers the declared response headers of an HTTP 429 response for RequestSenderId
@@ -4251,28 +4361,28 @@ type RequestSenderIdResponse429Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // RequestSenderIdResponse500Headers the declared response headers of an HTTP 500 response for RequestSenderId
 type RequestSenderIdResponse500Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RequestSenderIdResponse502Headers the declared response headers of an HTTP 502 response for RequestSenderId
 type RequestSenderIdResponse502Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RequestSenderIdResponse503Headers the declared response headers of an HTTP 503 response for RequestSenderId
 type RequestSenderIdResponse503Headers struct {
 	RetryAfter *int
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // RequestSenderIdResponseDefaultHeaders the declared response headers of an HTTP default response for RequestSenderId
 type RequestSenderIdResponseDefaultHeaders struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 type RequestSenderIdResponse struct {
@@ -4280,15 +4390,16 @@ type RequestSenderIdResponse struct {
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *struct {
+		// Data A sender ID. The service's sample lists only `title`, `status` and `country`; the mock sends every member.
 		Data SenderId `json:"data"`
 
 		// Message Example: Sender ID request submitted.
 		Message string `json:"message"`
 
-		// RequestId The request's id, `req_` + 24 lowercase hex characters.
+		// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 		//
-		// Example: req_65a1b2c3d4e5f60718293a4b
-		RequestId RequestId `json:"requestId"`
+		// Example: req-65a1b2c3d4e5f60718293a4b
+		RequestId *RequestId `json:"requestId,omitempty"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
@@ -4344,15 +4455,16 @@ type RequestSenderIdResponse struct {
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
 func (r RequestSenderIdResponse) GetJSON201() *struct {
+	// Data A sender ID. The service's sample lists only `title`, `status` and `country`; the mock sends every member.
 	Data SenderId `json:"data"`
 
 	// Message Example: Sender ID request submitted.
 	Message string `json:"message"`
 
-	// RequestId The request's id, `req_` + 24 lowercase hex characters.
+	// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 	//
-	// Example: req_65a1b2c3d4e5f60718293a4b
-	RequestId RequestId `json:"requestId"`
+	// Example: req-65a1b2c3d4e5f60718293a4b
+	RequestId *RequestId `json:"requestId,omitempty"`
 } {
 	return r.JSON201
 }
@@ -4451,28 +4563,28 @@ type ListCampaignsResponse200Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // ListCampaignsResponse400Headers the declared response headers of an HTTP 400 response for ListCampaigns
 type ListCampaignsResponse400Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListCampaignsResponse401Headers the declared response headers of an HTTP 401 response for ListCampaigns
 type ListCampaignsResponse401Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListCampaignsResponse403Headers the declared response headers of an HTTP 403 response for ListCampaigns
 type ListCampaignsResponse403Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListCampaignsResponse405Headers the declared response headers of an HTTP 405 response for ListCampaigns
 type ListCampaignsResponse405Headers struct {
 	Allow      string
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListCampaignsResponse429Headers the declared response headers of an HTTP 429 response for ListCampaigns
@@ -4481,28 +4593,28 @@ type ListCampaignsResponse429Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // ListCampaignsResponse500Headers the declared response headers of an HTTP 500 response for ListCampaigns
 type ListCampaignsResponse500Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListCampaignsResponse502Headers the declared response headers of an HTTP 502 response for ListCampaigns
 type ListCampaignsResponse502Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListCampaignsResponse503Headers the declared response headers of an HTTP 503 response for ListCampaigns
 type ListCampaignsResponse503Headers struct {
 	RetryAfter *int
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // ListCampaignsResponseDefaultHeaders the declared response headers of an HTTP default response for ListCampaigns
 type ListCampaignsResponseDefaultHeaders struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 type ListCampaignsResponse struct {
@@ -4513,10 +4625,10 @@ type ListCampaignsResponse struct {
 		Data       []CampaignListItem `json:"data"`
 		Pagination Pagination         `json:"pagination"`
 
-		// RequestId The request's id, `req_` + 24 lowercase hex characters.
+		// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 		//
-		// Example: req_65a1b2c3d4e5f60718293a4b
-		RequestId RequestId `json:"requestId"`
+		// Example: req-65a1b2c3d4e5f60718293a4b
+		RequestId *RequestId `json:"requestId,omitempty"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
@@ -4563,10 +4675,10 @@ func (r ListCampaignsResponse) GetJSON200() *struct {
 	Data       []CampaignListItem `json:"data"`
 	Pagination Pagination         `json:"pagination"`
 
-	// RequestId The request's id, `req_` + 24 lowercase hex characters.
+	// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 	//
-	// Example: req_65a1b2c3d4e5f60718293a4b
-	RequestId RequestId `json:"requestId"`
+	// Example: req-65a1b2c3d4e5f60718293a4b
+	RequestId *RequestId `json:"requestId,omitempty"`
 } {
 	return r.JSON200
 }
@@ -4651,48 +4763,48 @@ type CreateCampaignResponse202Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // CreateCampaignResponse400Headers the declared response headers of an HTTP 400 response for CreateCampaign
 type CreateCampaignResponse400Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateCampaignResponse401Headers the declared response headers of an HTTP 401 response for CreateCampaign
 type CreateCampaignResponse401Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateCampaignResponse402Headers the declared response headers of an HTTP 402 response for CreateCampaign
 type CreateCampaignResponse402Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateCampaignResponse403Headers the declared response headers of an HTTP 403 response for CreateCampaign
 type CreateCampaignResponse403Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateCampaignResponse405Headers the declared response headers of an HTTP 405 response for CreateCampaign
 type CreateCampaignResponse405Headers struct {
 	Allow      string
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateCampaignResponse409Headers the declared response headers of an HTTP 409 response for CreateCampaign
 type CreateCampaignResponse409Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateCampaignResponse413Headers the declared response headers of an HTTP 413 response for CreateCampaign
 type CreateCampaignResponse413Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateCampaignResponse415Headers the declared response headers of an HTTP 415 response for CreateCampaign
 type CreateCampaignResponse415Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateCampaignResponse429Headers the declared response headers of an HTTP 429 response for CreateCampaign
@@ -4701,28 +4813,28 @@ type CreateCampaignResponse429Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // CreateCampaignResponse500Headers the declared response headers of an HTTP 500 response for CreateCampaign
 type CreateCampaignResponse500Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateCampaignResponse502Headers the declared response headers of an HTTP 502 response for CreateCampaign
 type CreateCampaignResponse502Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateCampaignResponse503Headers the declared response headers of an HTTP 503 response for CreateCampaign
 type CreateCampaignResponse503Headers struct {
 	RetryAfter *int
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // CreateCampaignResponseDefaultHeaders the declared response headers of an HTTP default response for CreateCampaign
 type CreateCampaignResponseDefaultHeaders struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 type CreateCampaignResponse struct {
@@ -4890,38 +5002,38 @@ type GetCampaignStatusResponse200Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // GetCampaignStatusResponse400Headers the declared response headers of an HTTP 400 response for GetCampaignStatus
 type GetCampaignStatusResponse400Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // GetCampaignStatusResponse401Headers the declared response headers of an HTTP 401 response for GetCampaignStatus
 type GetCampaignStatusResponse401Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // GetCampaignStatusResponse403Headers the declared response headers of an HTTP 403 response for GetCampaignStatus
 type GetCampaignStatusResponse403Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // GetCampaignStatusResponse404Headers the declared response headers of an HTTP 404 response for GetCampaignStatus
 type GetCampaignStatusResponse404Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // GetCampaignStatusResponse405Headers the declared response headers of an HTTP 405 response for GetCampaignStatus
 type GetCampaignStatusResponse405Headers struct {
 	Allow      string
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // GetCampaignStatusResponse409Headers the declared response headers of an HTTP 409 response for GetCampaignStatus
 type GetCampaignStatusResponse409Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // GetCampaignStatusResponse429Headers the declared response headers of an HTTP 429 response for GetCampaignStatus
@@ -4930,28 +5042,28 @@ type GetCampaignStatusResponse429Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // GetCampaignStatusResponse500Headers the declared response headers of an HTTP 500 response for GetCampaignStatus
 type GetCampaignStatusResponse500Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // GetCampaignStatusResponse502Headers the declared response headers of an HTTP 502 response for GetCampaignStatus
 type GetCampaignStatusResponse502Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // GetCampaignStatusResponse503Headers the declared response headers of an HTTP 503 response for GetCampaignStatus
 type GetCampaignStatusResponse503Headers struct {
 	RetryAfter *int
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // GetCampaignStatusResponseDefaultHeaders the declared response headers of an HTTP default response for GetCampaignStatus
 type GetCampaignStatusResponseDefaultHeaders struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 type GetCampaignStatusResponse struct {
@@ -4962,10 +5074,10 @@ type GetCampaignStatusResponse struct {
 		Data       DeliveryStatus `json:"data"`
 		Pagination Pagination     `json:"pagination"`
 
-		// RequestId The request's id, `req_` + 24 lowercase hex characters.
+		// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 		//
-		// Example: req_65a1b2c3d4e5f60718293a4b
-		RequestId RequestId `json:"requestId"`
+		// Example: req-65a1b2c3d4e5f60718293a4b
+		RequestId *RequestId `json:"requestId,omitempty"`
 	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
@@ -5020,10 +5132,10 @@ func (r GetCampaignStatusResponse) GetJSON200() *struct {
 	Data       DeliveryStatus `json:"data"`
 	Pagination Pagination     `json:"pagination"`
 
-	// RequestId The request's id, `req_` + 24 lowercase hex characters.
+	// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 	//
-	// Example: req_65a1b2c3d4e5f60718293a4b
-	RequestId RequestId `json:"requestId"`
+	// Example: req-65a1b2c3d4e5f60718293a4b
+	RequestId *RequestId `json:"requestId,omitempty"`
 } {
 	return r.JSON200
 }
@@ -5118,48 +5230,48 @@ type SendSmsResponse202Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // SendSmsResponse400Headers the declared response headers of an HTTP 400 response for SendSms
 type SendSmsResponse400Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendSmsResponse401Headers the declared response headers of an HTTP 401 response for SendSms
 type SendSmsResponse401Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendSmsResponse402Headers the declared response headers of an HTTP 402 response for SendSms
 type SendSmsResponse402Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendSmsResponse403Headers the declared response headers of an HTTP 403 response for SendSms
 type SendSmsResponse403Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendSmsResponse405Headers the declared response headers of an HTTP 405 response for SendSms
 type SendSmsResponse405Headers struct {
 	Allow      string
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendSmsResponse409Headers the declared response headers of an HTTP 409 response for SendSms
 type SendSmsResponse409Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendSmsResponse413Headers the declared response headers of an HTTP 413 response for SendSms
 type SendSmsResponse413Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendSmsResponse415Headers the declared response headers of an HTTP 415 response for SendSms
 type SendSmsResponse415Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendSmsResponse429Headers the declared response headers of an HTTP 429 response for SendSms
@@ -5168,28 +5280,28 @@ type SendSmsResponse429Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
-	XRequestId          RequestId
+	XRequestId          *RequestId
 }
 
 // SendSmsResponse500Headers the declared response headers of an HTTP 500 response for SendSms
 type SendSmsResponse500Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendSmsResponse502Headers the declared response headers of an HTTP 502 response for SendSms
 type SendSmsResponse502Headers struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendSmsResponse503Headers the declared response headers of an HTTP 503 response for SendSms
 type SendSmsResponse503Headers struct {
 	RetryAfter *int
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 // SendSmsResponseDefaultHeaders the declared response headers of an HTTP default response for SendSms
 type SendSmsResponseDefaultHeaders struct {
-	XRequestId RequestId
+	XRequestId *RequestId
 }
 
 type SendSmsResponse struct {
@@ -5700,9 +5812,9 @@ func ParseGetBalanceResponse(rsp *http.Response) (*GetBalanceResponse, error) {
 		var dest struct {
 			Data Balance `json:"data"`
 
-			// RequestId The request's id, `req_` + 24 lowercase hex characters.
+			// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 			//
-			// Example: req_65a1b2c3d4e5f60718293a4b
+			// Example: req-65a1b2c3d4e5f60718293a4b
 			RequestId RequestId `json:"requestId"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5794,30 +5906,30 @@ func ParseGetBalanceResponse(rsp *http.Response) (*GetBalanceResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetBalanceResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers GetBalanceResponse403Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 405:
@@ -5831,10 +5943,10 @@ func ParseGetBalanceResponse(rsp *http.Response) (*GetBalanceResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 429:
@@ -5869,30 +5981,30 @@ func ParseGetBalanceResponse(rsp *http.Response) (*GetBalanceResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetBalanceResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 502:
 		var headers GetBalanceResponse502Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
@@ -5906,20 +6018,20 @@ func ParseGetBalanceResponse(rsp *http.Response) (*GetBalanceResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
 	case true:
 		var headers GetBalanceResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.HeadersDefault = &headers
 	}
@@ -5947,10 +6059,10 @@ func ParseListKeysResponse(rsp *http.Response) (*ListKeysResponse, error) {
 			Count int   `json:"count"`
 			Data  []Key `json:"data"`
 
-			// RequestId The request's id, `req_` + 24 lowercase hex characters.
+			// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 			//
-			// Example: req_65a1b2c3d4e5f60718293a4b
-			RequestId RequestId `json:"requestId"`
+			// Example: req-65a1b2c3d4e5f60718293a4b
+			RequestId *RequestId `json:"requestId,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -6006,20 +6118,20 @@ func ParseListKeysResponse(rsp *http.Response) (*ListKeysResponse, error) {
 		var headers ListKeysResponse200Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListKeysResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 405:
@@ -6033,30 +6145,30 @@ func ParseListKeysResponse(rsp *http.Response) (*ListKeysResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListKeysResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 502:
 		var headers ListKeysResponse502Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
@@ -6070,20 +6182,20 @@ func ParseListKeysResponse(rsp *http.Response) (*ListKeysResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
 	case true:
 		var headers ListKeysResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.HeadersDefault = &headers
 	}
@@ -6110,10 +6222,10 @@ func ParseCreateKeyResponse(rsp *http.Response) (*CreateKeyResponse, error) {
 			// Data A key with its secret, shown only when it is created.
 			Data KeyWithSecret `json:"data"`
 
-			// RequestId The request's id, `req_` + 24 lowercase hex characters.
+			// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 			//
-			// Example: req_65a1b2c3d4e5f60718293a4b
-			RequestId RequestId `json:"requestId"`
+			// Example: req-65a1b2c3d4e5f60718293a4b
+			RequestId *RequestId `json:"requestId,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -6190,30 +6302,30 @@ func ParseCreateKeyResponse(rsp *http.Response) (*CreateKeyResponse, error) {
 		var headers CreateKeyResponse201Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers201 = &headers
 	case rsp.StatusCode == 400:
 		var headers CreateKeyResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateKeyResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 405:
@@ -6227,50 +6339,50 @@ func ParseCreateKeyResponse(rsp *http.Response) (*CreateKeyResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreateKeyResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateKeyResponse415Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers415 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateKeyResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 502:
 		var headers CreateKeyResponse502Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
@@ -6284,20 +6396,20 @@ func ParseCreateKeyResponse(rsp *http.Response) (*CreateKeyResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
 	case true:
 		var headers CreateKeyResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.HeadersDefault = &headers
 	}
@@ -6323,10 +6435,10 @@ func ParseRevokeKeyResponse(rsp *http.Response) (*RevokeKeyResponse, error) {
 		var dest struct {
 			Data Key `json:"data"`
 
-			// RequestId The request's id, `req_` + 24 lowercase hex characters.
+			// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 			//
-			// Example: req_65a1b2c3d4e5f60718293a4b
-			RequestId RequestId `json:"requestId"`
+			// Example: req-65a1b2c3d4e5f60718293a4b
+			RequestId *RequestId `json:"requestId,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -6389,30 +6501,30 @@ func ParseRevokeKeyResponse(rsp *http.Response) (*RevokeKeyResponse, error) {
 		var headers RevokeKeyResponse200Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 401:
 		var headers RevokeKeyResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 404:
 		var headers RevokeKeyResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 405:
@@ -6426,30 +6538,30 @@ func ParseRevokeKeyResponse(rsp *http.Response) (*RevokeKeyResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 500:
 		var headers RevokeKeyResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 502:
 		var headers RevokeKeyResponse502Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
@@ -6463,20 +6575,20 @@ func ParseRevokeKeyResponse(rsp *http.Response) (*RevokeKeyResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
 	case true:
 		var headers RevokeKeyResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.HeadersDefault = &headers
 	}
@@ -6500,12 +6612,13 @@ func ParseSendOtpResponse(rsp *http.Response) (*SendOtpResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
+			// Data The send response's `data`. `amount` and `currency` are not in the service's sample; the mock sends them.
 			Data OtpSent `json:"data"`
 
-			// RequestId The request's id, `req_` + 24 lowercase hex characters.
+			// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 			//
-			// Example: req_65a1b2c3d4e5f60718293a4b
-			RequestId RequestId `json:"requestId"`
+			// Example: req-65a1b2c3d4e5f60718293a4b
+			RequestId *RequestId `json:"requestId,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -6624,50 +6737,50 @@ func ParseSendOtpResponse(rsp *http.Response) (*SendOtpResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers SendOtpResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers SendOtpResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 402:
 		var headers SendOtpResponse402Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers402 = &headers
 	case rsp.StatusCode == 403:
 		var headers SendOtpResponse403Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 405:
@@ -6681,30 +6794,30 @@ func ParseSendOtpResponse(rsp *http.Response) (*SendOtpResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 413:
 		var headers SendOtpResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers SendOtpResponse415Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
@@ -6739,30 +6852,30 @@ func ParseSendOtpResponse(rsp *http.Response) (*SendOtpResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers SendOtpResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 502:
 		var headers SendOtpResponse502Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
@@ -6776,20 +6889,20 @@ func ParseSendOtpResponse(rsp *http.Response) (*SendOtpResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
 	case true:
 		var headers SendOtpResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.HeadersDefault = &headers
 	}
@@ -6813,12 +6926,13 @@ func ParseVerifyOtpResponse(rsp *http.Response) (*VerifyOtpResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
+			// Data The verify response's `data`. `attemptsRemaining` is not in the service's sample; the mock sends it.
 			Data OtpVerification `json:"data"`
 
-			// RequestId The request's id, `req_` + 24 lowercase hex characters.
+			// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 			//
-			// Example: req_65a1b2c3d4e5f60718293a4b
-			RequestId RequestId `json:"requestId"`
+			// Example: req-65a1b2c3d4e5f60718293a4b
+			RequestId *RequestId `json:"requestId,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -6937,50 +7051,50 @@ func ParseVerifyOtpResponse(rsp *http.Response) (*VerifyOtpResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers VerifyOtpResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers VerifyOtpResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers VerifyOtpResponse403Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers VerifyOtpResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 405:
@@ -6994,30 +7108,30 @@ func ParseVerifyOtpResponse(rsp *http.Response) (*VerifyOtpResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 413:
 		var headers VerifyOtpResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers VerifyOtpResponse415Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
@@ -7052,30 +7166,30 @@ func ParseVerifyOtpResponse(rsp *http.Response) (*VerifyOtpResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers VerifyOtpResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 502:
 		var headers VerifyOtpResponse502Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
@@ -7089,20 +7203,20 @@ func ParseVerifyOtpResponse(rsp *http.Response) (*VerifyOtpResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
 	case true:
 		var headers VerifyOtpResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.HeadersDefault = &headers
 	}
@@ -7130,10 +7244,10 @@ func ParseListSenderIdsResponse(rsp *http.Response) (*ListSenderIdsResponse, err
 			Count int        `json:"count"`
 			Data  []SenderId `json:"data"`
 
-			// RequestId The request's id, `req_` + 24 lowercase hex characters.
+			// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 			//
-			// Example: req_65a1b2c3d4e5f60718293a4b
-			RequestId RequestId `json:"requestId"`
+			// Example: req-65a1b2c3d4e5f60718293a4b
+			RequestId *RequestId `json:"requestId,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -7231,40 +7345,40 @@ func ParseListSenderIdsResponse(rsp *http.Response) (*ListSenderIdsResponse, err
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListSenderIdsResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListSenderIdsResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers ListSenderIdsResponse403Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 405:
@@ -7278,10 +7392,10 @@ func ParseListSenderIdsResponse(rsp *http.Response) (*ListSenderIdsResponse, err
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 429:
@@ -7316,30 +7430,30 @@ func ParseListSenderIdsResponse(rsp *http.Response) (*ListSenderIdsResponse, err
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListSenderIdsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 502:
 		var headers ListSenderIdsResponse502Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
@@ -7353,20 +7467,20 @@ func ParseListSenderIdsResponse(rsp *http.Response) (*ListSenderIdsResponse, err
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
 	case true:
 		var headers ListSenderIdsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.HeadersDefault = &headers
 	}
@@ -7390,15 +7504,16 @@ func ParseRequestSenderIdResponse(rsp *http.Response) (*RequestSenderIdResponse,
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
 		var dest struct {
+			// Data A sender ID. The service's sample lists only `title`, `status` and `country`; the mock sends every member.
 			Data SenderId `json:"data"`
 
 			// Message Example: Sender ID request submitted.
 			Message string `json:"message"`
 
-			// RequestId The request's id, `req_` + 24 lowercase hex characters.
+			// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 			//
-			// Example: req_65a1b2c3d4e5f60718293a4b
-			RequestId RequestId `json:"requestId"`
+			// Example: req-65a1b2c3d4e5f60718293a4b
+			RequestId *RequestId `json:"requestId,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -7517,40 +7632,40 @@ func ParseRequestSenderIdResponse(rsp *http.Response) (*RequestSenderIdResponse,
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers201 = &headers
 	case rsp.StatusCode == 400:
 		var headers RequestSenderIdResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers RequestSenderIdResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers RequestSenderIdResponse403Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 405:
@@ -7564,40 +7679,40 @@ func ParseRequestSenderIdResponse(rsp *http.Response) (*RequestSenderIdResponse,
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 409:
 		var headers RequestSenderIdResponse409Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers RequestSenderIdResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers RequestSenderIdResponse415Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
@@ -7632,30 +7747,30 @@ func ParseRequestSenderIdResponse(rsp *http.Response) (*RequestSenderIdResponse,
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers RequestSenderIdResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 502:
 		var headers RequestSenderIdResponse502Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
@@ -7669,20 +7784,20 @@ func ParseRequestSenderIdResponse(rsp *http.Response) (*RequestSenderIdResponse,
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
 	case true:
 		var headers RequestSenderIdResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.HeadersDefault = &headers
 	}
@@ -7709,10 +7824,10 @@ func ParseListCampaignsResponse(rsp *http.Response) (*ListCampaignsResponse, err
 			Data       []CampaignListItem `json:"data"`
 			Pagination Pagination         `json:"pagination"`
 
-			// RequestId The request's id, `req_` + 24 lowercase hex characters.
+			// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 			//
-			// Example: req_65a1b2c3d4e5f60718293a4b
-			RequestId RequestId `json:"requestId"`
+			// Example: req-65a1b2c3d4e5f60718293a4b
+			RequestId *RequestId `json:"requestId,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -7810,40 +7925,40 @@ func ParseListCampaignsResponse(rsp *http.Response) (*ListCampaignsResponse, err
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListCampaignsResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListCampaignsResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers ListCampaignsResponse403Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 405:
@@ -7857,10 +7972,10 @@ func ParseListCampaignsResponse(rsp *http.Response) (*ListCampaignsResponse, err
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 429:
@@ -7895,30 +8010,30 @@ func ParseListCampaignsResponse(rsp *http.Response) (*ListCampaignsResponse, err
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListCampaignsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 502:
 		var headers ListCampaignsResponse502Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
@@ -7932,20 +8047,20 @@ func ParseListCampaignsResponse(rsp *http.Response) (*ListCampaignsResponse, err
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
 	case true:
 		var headers ListCampaignsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.HeadersDefault = &headers
 	}
@@ -8100,50 +8215,50 @@ func ParseCreateCampaignResponse(rsp *http.Response) (*CreateCampaignResponse, e
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers CreateCampaignResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateCampaignResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 402:
 		var headers CreateCampaignResponse402Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers402 = &headers
 	case rsp.StatusCode == 403:
 		var headers CreateCampaignResponse403Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 405:
@@ -8157,40 +8272,40 @@ func ParseCreateCampaignResponse(rsp *http.Response) (*CreateCampaignResponse, e
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateCampaignResponse409Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreateCampaignResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateCampaignResponse415Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
@@ -8225,30 +8340,30 @@ func ParseCreateCampaignResponse(rsp *http.Response) (*CreateCampaignResponse, e
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateCampaignResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 502:
 		var headers CreateCampaignResponse502Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
@@ -8262,20 +8377,20 @@ func ParseCreateCampaignResponse(rsp *http.Response) (*CreateCampaignResponse, e
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
 	case true:
 		var headers CreateCampaignResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.HeadersDefault = &headers
 	}
@@ -8302,10 +8417,10 @@ func ParseGetCampaignStatusResponse(rsp *http.Response) (*GetCampaignStatusRespo
 			Data       DeliveryStatus `json:"data"`
 			Pagination Pagination     `json:"pagination"`
 
-			// RequestId The request's id, `req_` + 24 lowercase hex characters.
+			// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
 			//
-			// Example: req_65a1b2c3d4e5f60718293a4b
-			RequestId RequestId `json:"requestId"`
+			// Example: req-65a1b2c3d4e5f60718293a4b
+			RequestId *RequestId `json:"requestId,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -8417,50 +8532,50 @@ func ParseGetCampaignStatusResponse(rsp *http.Response) (*GetCampaignStatusRespo
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetCampaignStatusResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetCampaignStatusResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers GetCampaignStatusResponse403Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetCampaignStatusResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 405:
@@ -8474,20 +8589,20 @@ func ParseGetCampaignStatusResponse(rsp *http.Response) (*GetCampaignStatusRespo
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 409:
 		var headers GetCampaignStatusResponse409Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
@@ -8522,30 +8637,30 @@ func ParseGetCampaignStatusResponse(rsp *http.Response) (*GetCampaignStatusRespo
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetCampaignStatusResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 502:
 		var headers GetCampaignStatusResponse502Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
@@ -8559,20 +8674,20 @@ func ParseGetCampaignStatusResponse(rsp *http.Response) (*GetCampaignStatusRespo
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
 	case true:
 		var headers GetCampaignStatusResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.HeadersDefault = &headers
 	}
@@ -8727,50 +8842,50 @@ func ParseSendSmsResponse(rsp *http.Response) (*SendSmsResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers SendSmsResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers SendSmsResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 402:
 		var headers SendSmsResponse402Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers402 = &headers
 	case rsp.StatusCode == 403:
 		var headers SendSmsResponse403Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 405:
@@ -8784,40 +8899,40 @@ func ParseSendSmsResponse(rsp *http.Response) (*SendSmsResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers405 = &headers
 	case rsp.StatusCode == 409:
 		var headers SendSmsResponse409Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers SendSmsResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers SendSmsResponse415Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
@@ -8852,30 +8967,30 @@ func ParseSendSmsResponse(rsp *http.Response) (*SendSmsResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers SendSmsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 502:
 		var headers SendSmsResponse502Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
@@ -8889,20 +9004,20 @@ func ParseSendSmsResponse(rsp *http.Response) (*SendSmsResponse, error) {
 		}
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.Headers503 = &headers
 	case true:
 		var headers SendSmsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value RequestId
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRequestId = value
+			headers.XRequestId = &value
 		}
 		response.HeadersDefault = &headers
 	}

@@ -138,29 +138,73 @@ func FuzzCountParts(f *testing.F) {
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // refPhone is the contract's phone grammar: international with an optional "+" (8 to 15
-// digits, the first not 0), or local Nigerian (0 and 10 digits).
+// digits, the first not 0), or local Nigerian (0 and 10 digits); written with spaces, dashes,
+// dots and parentheses anywhere, the "+" before the first digit; a trunk 0 after 234 dropped;
+// 10 digits starting 70, 80, 81, 90 or 91 without "+" a Nigerian number without its 0, and
+// refused with one; refused when it starts with 00 or ends in ".0" or ".00".
 var (
-	refInternational = regexp.MustCompile(`^\+?[1-9][0-9]{7,14}$`)
+	refWritten       = regexp.MustCompile(`^[ ().-]*(\+[ ().-]*)?[0-9][0-9 ().-]*$`)
+	refInternational = regexp.MustCompile(`^[1-9][0-9]{7,14}$`)
 	refLocal         = regexp.MustCompile(`^0[0-9]{10}$`)
+	refNoZero        = regexp.MustCompile(`^(70|80|81|90|91)[0-9]{8}$`)
+	refTrunk         = regexp.MustCompile(`^2340([1-9][0-9]{4,10})$`)
+	refFloat         = regexp.MustCompile(`\.0{1,2}$`)
 )
+
+// refNormalizePhone is what NormalizePhone must answer for s: the number, or "" when it is
+// refused.
+func refNormalizePhone(s string) string {
+	if !refWritten.MatchString(s) {
+		return ""
+	}
+	plus := strings.Contains(s, "+")
+	digits := strings.Map(func(r rune) rune {
+		if '0' <= r && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
+	var want string
+	switch {
+	case refLocal.MatchString(digits):
+		if !plus && digits[1] != '0' {
+			want = "234" + digits[1:]
+		}
+	case refNoZero.MatchString(digits):
+		if !plus {
+			want = "234" + digits
+		}
+	case refTrunk.MatchString(digits):
+		want = "234" + refTrunk.FindStringSubmatch(digits)[1]
+	case refInternational.MatchString(digits):
+		want = digits
+	}
+	if want != "" && refFloatEnding(s) {
+		return ""
+	}
+	return want
+}
+
+// refFloatEnding reports whether s, its trailing separators left out, ends in a dot and one or
+// two zeros that follow it directly.
+func refFloatEnding(s string) bool {
+	return refFloat.MatchString(strings.TrimRight(s, " ()-."))
+}
 
 func FuzzNormalizePhone(f *testing.F) {
 	for _, s := range []string{
 		"2348025671695", "+2348025671695", "08025671695", "+08025671695", "0802567169", "12345678",
 		"1234567", "123456789012345", "1234567890123456", "", "+", "++2348025671695", "234 802 567 1695",
 		"234802567169a", "0234802567169", "٢٣٤٨٠٢٥٦٧١٦٩٥", "+0", "00000000000", "+12345678", "2348025671695\n",
+		"+234 803 123 4567", "0803-123-4567", "(0803) 1234567", "0803.123.4567", "8031234567", "+8031234567",
+		"+234 (0)803 123 4567", "234008031234567", "8031234567.0", "8031234567.00", "+33 6.12.34.56.00",
+		"8031234567.000", "8031234567.0.", "- ( ) .", "(+234) 803", "0803\u00a01234567",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got, err := NormalizePhone(s)
-		var want string
-		switch {
-		case refLocal.MatchString(s):
-			want = "234" + s[1:]
-		case refInternational.MatchString(s):
-			want = strings.TrimPrefix(s, "+")
-		}
+		want := refNormalizePhone(s)
 		if want == "" {
 			if err == nil {
 				t.Fatalf("NormalizePhone(%q) = %q; the contract rejects it", s, got)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // ErrMoney is returned by ParseNaira for a number that is not naira with at most two decimals.
@@ -30,7 +31,15 @@ func FormatNaira(kobo int64) string {
 // It accepts an optional minus sign, digits, and at most two decimals ("3", "3.2", "3.20");
 // trailing zeros past the second decimal ("3.200") and an exponent of zero-free form ("1e2") are
 // accepted when the value is still whole kobo. Anything else is ErrMoney.
-func ParseNaira(s string) (int64, error) {
+func ParseNaira(s string) (int64, error) { return parseNaira(s, false) }
+
+// ParseNairaRounded reads a JSON number of naira as ParseNaira does, except that a value
+// finer than a kobo ("3.205") is rounded to the nearest kobo, half away from zero: "3.205"
+// is 321 kobo, "3.2049" 320, "-3.205" -321. It reads what a server answered, where refusing
+// the whole answer for a sub-kobo digit would hide what the server did.
+func ParseNairaRounded(s string) (int64, error) { return parseNaira(s, true) }
+
+func parseNaira(s string, round bool) (int64, error) {
 	neg := false
 	if len(s) > 0 && s[0] == '-' {
 		neg, s = true, s[1:]
@@ -63,15 +72,19 @@ func ParseNaira(s string) (int64, error) {
 	// The value is int(intPart frac) * 10^(exp - len(frac)) naira; we want kobo: shift by 2.
 	mant := intPart + frac
 	shift := exp - len(frac) + 2
-	for shift < 0 {
-		if mant[len(mant)-1] != '0' {
+	up := false // rounding: the first digit dropped is 5 or more
+	if shift < 0 {
+		keep := len(mant) + shift // digits of whole kobo
+		dropped := mant[max(keep, 0):]
+		if !round && strings.Trim(dropped, "0") != "" {
 			return 0, ErrMoney
 		}
-		mant = mant[:len(mant)-1]
-		shift++
+		if keep >= 0 {
+			up = round && dropped[0] >= '5'
+		}
+		mant, shift = mant[:max(keep, 0)], 0
 		if mant == "" {
 			mant = "0"
-			shift = 0
 		}
 	}
 	v, err := strconv.ParseUint(mant, 10, 63)
@@ -83,6 +96,12 @@ func ParseNaira(s string) (int64, error) {
 			return 0, ErrMoney
 		}
 		v *= 10
+	}
+	if up {
+		if v == math.MaxInt64 {
+			return 0, ErrMoney
+		}
+		v++
 	}
 	if neg {
 		return -int64(v), nil

@@ -1,6 +1,9 @@
 package rules
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // Encoding is the character set a message is sent in.
 type Encoding int
@@ -20,7 +23,7 @@ func (e Encoding) String() string {
 	case UCS2:
 		return "UCS-2"
 	}
-	return "unknown"
+	return "Encoding(" + strconv.Itoa(int(e)) + ")"
 }
 
 // gsmBasic is the GSM 03.38 basic character set; gsmExtension the characters sent with an escape

@@ -1,38 +1,145 @@
 package rules
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // ErrPhone is returned by NormalizePhone for a number that is neither international nor local
-// Nigerian.
+// Nigerian. Every error of NormalizePhone matches it with errors.Is; some say more.
 var ErrPhone = errors.New("phone number must be 8-15 digits with an optional leading + and no leading 0, or a local Nigerian number (0 + 10 digits)")
+
+// phoneError is an error of NormalizePhone that says more than ErrPhone, and matches it.
+type phoneError string
+
+func (e phoneError) Error() string        { return string(e) }
+func (e phoneError) Is(target error) bool { return target == ErrPhone }
+
+var (
+	errPhoneFloat = phoneError("phone number ends in .0 or .00, as a spreadsheet writes a number it stored with decimals (8031234567.0): export the column as text, or separate the last digits with a space")
+	errPhone00    = phoneError("phone number starts with 00, the prefix for calls abroad: write it with + and the country code instead (+44 20 7946 0958)")
+	errPhoneNoCC  = phoneError("no country has international numbers of 10 digits starting with 70, 80, 81, 90 or 91: write a Nigerian number as 0 + 10 digits or +234 + 10 digits")
+)
+
+// maxPhoneDigits is the longest international number (E.164).
+const maxPhoneDigits = 15
 
 // NormalizePhone returns number in its normalized form: digits only, international. It accepts
 // international numbers with or without a leading "+" (8 to 15 digits, the first not 0) and
 // local Nigerian numbers ("0" followed by 10 digits), which become "234" + the 10 digits.
+//
+// Numbers are accepted as people write them: spaces, dashes, dots and parentheses may stand
+// anywhere around the digits ("+234 803 123 4567", "0803-123-4567", "(0803) 1234567",
+// "0803.123.4567"), and the "+" before the first digit. Two Nigerian habits are read as such:
+//
+//   - A trunk "0" after the country code, as in "+234 (0)803 123 4567", is dropped.
+//   - 10 digits starting with 70, 80, 81, 90 or 91 without "+" ("8031234567", a local number
+//     whose 0 a spreadsheet removed) are a Nigerian mobile number, "234" + the 10 digits. No
+//     country's international numbers have that shape: those of 7 (Russia, Kazakhstan), 81
+//     (Japan), 90 (Turkey) and 91 (India) have 11 or 12 digits, and 80x country codes are
+//     unassigned or make 11 digits, while every Nigerian mobile number starts so. With a "+"
+//     the same digits are refused, for the same reason. Other 10-digit numbers, such as
+//     Seoul's 82 2 123 4567 or the Maldives' 960 777 1234, stay international.
+//
+// Refused with an error that says why: a number starting with 00 (the prefix for calls
+// abroad; no Nigerian number has another 0 after its trunk 0), and one ending in ".0" or ".00"
+// ("8031234567.0", as a spreadsheet writes a number it stored with decimals), rather than
+// read with those zeros.
 func NormalizePhone(number string) (string, error) {
-	s := number
-	plus := len(s) > 0 && s[0] == '+'
-	if plus {
-		s = s[1:]
+	s, plus := strings.CutPrefix(number, "+")
+	if len(s) <= maxPhoneDigits && allDigits(s) {
+		return normalizeDigits(number, s, plus, false) // the common case, without a copy
 	}
-	if len(s) == 0 || len(s) > 15 {
+	return normalizeWritten(number)
+}
+
+// normalizeWritten is NormalizePhone for a number with separators, or an invalid one.
+func normalizeWritten(number string) (string, error) {
+	var (
+		buf      [maxPhoneDigits]byte
+		n        int  // digits in buf
+		plus     bool // a "+" came before the first digit
+		pending  byte // the last separator since the last digit, 0 if none
+		groupSep byte // the separator before the last group of digits, 0 if none
+		group    int  // digits in the last group
+	)
+	for i := 0; i < len(number); i++ {
+		switch c := number[i]; {
+		case '0' <= c && c <= '9':
+			if n == len(buf) {
+				return "", ErrPhone
+			}
+			if pending != 0 {
+				groupSep, group, pending = pending, 0, 0
+			}
+			buf[n] = c
+			n++
+			group++
+		case c == ' ' || c == '-' || c == '.' || c == '(' || c == ')':
+			pending = c
+		case c == '+' && n == 0 && !plus:
+			plus = true
+		default:
+			return "", ErrPhone
+		}
+	}
+	d := buf[:n]
+	norm, err := normalizeDigits(number, d, plus, true)
+	if err == nil && groupSep == '.' && (group == 1 || group == 2 && d[n-2] == '0') && d[n-1] == '0' {
+		return "", errPhoneFloat // an otherwise valid number: say why it is not
+	}
+	return norm, err
+}
+
+// normalizeDigits is NormalizePhone for the digits d of number (at most maxPhoneDigits),
+// which had a "+" before them or not, and separators or not.
+func normalizeDigits[D string | []byte](number string, d D, plus, sep bool) (string, error) {
+	n := len(d)
+	switch {
+	case n == 0:
 		return "", ErrPhone
+	case d[0] == '0':
+		switch {
+		case n > 1 && d[1] == '0':
+			return "", errPhone00
+		case plus || n != 11:
+			return "", ErrPhone
+		}
+		return "234" + string(d[1:]), nil
+	case n == 10 && nigerianMobile(string(d[:2])):
+		if plus {
+			return "", errPhoneNoCC
+		}
+		return "234" + string(d), nil
+	case n >= 9 && string(d[:4]) == "2340" && d[4] != '0':
+		return "234" + string(d[4:]), nil
+	case n < 8:
+		return "", ErrPhone
+	case !sep && !plus:
+		return number, nil
+	case !sep:
+		return number[1:], nil
 	}
+	return string(d), nil
+}
+
+func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
-			return "", ErrPhone
+			return false
 		}
 	}
-	if s[0] == '0' {
-		if plus || len(s) != 11 {
-			return "", ErrPhone
-		}
-		return "234" + s[1:], nil
+	return true
+}
+
+// nigerianMobile reports whether the first two of 10 digits start a Nigerian mobile number
+// without its 0.
+func nigerianMobile(prefix string) bool {
+	switch prefix {
+	case "70", "80", "81", "90", "91":
+		return true
 	}
-	if len(s) < 8 {
-		return "", ErrPhone
-	}
-	return s, nil
+	return false
 }
 
 // MaskPhone hides the middle of a phone number for logs: "2348025671695" becomes

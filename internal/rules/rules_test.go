@@ -52,34 +52,104 @@ func TestNormalizePhone(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in, want string
-		ok       bool
+		err      error // nil when valid; ErrPhone, or an error that matches it and says more
 	}{
-		{"2348025671695", "2348025671695", true},
-		{"+2348025671695", "2348025671695", true},
-		{"08025671695", "2348025671695", true},
-		{"+08025671695", "", false},
-		{"0802567169", "", false},
-		{"12345678", "12345678", true},
-		{"1234567", "", false},
-		{"123456789012345", "123456789012345", true},
-		{"1234567890123456", "", false},
-		{"", "", false},
-		{"+", "", false},
-		{"234 802 567 1695", "", false},
-		{"234802567169a", "", false},
-		{"0234802567169", "", false},
+		// The contract's forms.
+		{"2348025671695", "2348025671695", nil},
+		{"+2348025671695", "2348025671695", nil},
+		{"08025671695", "2348025671695", nil},
+		{"12345678", "12345678", nil},
+		{"123456789012345", "123456789012345", nil},
+		{"+08025671695", "", ErrPhone},
+		{"0802567169", "", ErrPhone},
+		{"1234567", "", ErrPhone},
+		{"1234567890123456", "", ErrPhone},
+		{"", "", ErrPhone},
+		{"+", "", ErrPhone},
+		{"234802567169a", "", ErrPhone},
+		{"0234802567169", "", ErrPhone},
+		{"00100000000", "", errPhone00}, // once 2340100000000, which is not a number
+		{"00 44 20 7946 0958", "", errPhone00},
+		{"+00 44 20 7946 0958", "", errPhone00},
+		{"00000000000", "", errPhone00},
+
+		// As people write them: spaces, dashes, dots and parentheses separate digits.
+		{"+234 803 123 4567", "2348031234567", nil},
+		{"234 802 567 1695", "2348025671695", nil},
+		{"0803-123-4567", "2348031234567", nil},
+		{"(0803) 1234567", "2348031234567", nil},
+		{"0803.123.4567", "2348031234567", nil},
+		{" 08031234567 ", "2348031234567", nil},
+		{"(+234) 803-123-4567", "2348031234567", nil},
+		{"+1 (415) 555-0100", "14155550100", nil},
+		{"+44 20 7946 0958", "442079460958", nil},
+		{"+33 6.12.34.56.78", "33612345678", nil},
+		{"06.12.34.56.00", "", ErrPhone}, // a French local number: no country code
+		{"0803 123 456", "", ErrPhone},
+		{"+234 803 123 4567 8", "23480312345678", nil}, // 8-15 digits: the contract does not check a country's lengths
+		{"- ( ) .", "", ErrPhone},
+		{"0803_123_4567", "", ErrPhone},
+		{"0803/123/4567", "", ErrPhone},
+		{"0803\t1234567", "", ErrPhone},
+		{"0805\n1234567", "", ErrPhone},
+		{"0803\u00a01234567", "", ErrPhone},
+		{"+ 234 803 123 4567", "2348031234567", nil},
+		{"234+8031234567", "", ErrPhone},
+		{"++2348031234567", "", ErrPhone},
+		{"2348031234567+", "", ErrPhone},
+		{"+234 803 123 4567 890 12", "", ErrPhone}, // 16 digits
+
+		// The trunk 0 after Nigeria's country code.
+		{"+234 (0)803 123 4567", "2348031234567", nil},
+		{"23408031234567", "2348031234567", nil},
+		{"+234 (0)1 234 5678", "23412345678", nil},  // a Lagos line
+		{"234008031234567", "234008031234567", nil}, // not a trunk 0: read as it is, as before
+
+		// A local number whose 0 a spreadsheet removed.
+		{"8031234567", "2348031234567", nil},
+		{"7031234567", "2347031234567", nil},
+		{"8101234567", "2348101234567", nil},
+		{"9031234567", "2349031234567", nil},
+		{"9131234567", "2349131234567", nil},
+		{"803 123 4567", "2348031234567", nil},
+		{"+8031234567", "", errPhoneNoCC},
+		{"+91 312 345 67", "", errPhoneNoCC},
+		{"8212345678", "8212345678", nil},  // Seoul, 82 2 123 4567
+		{"9607771234", "9607771234", nil},  // the Maldives, 960 777 1234
+		{"+9613123456", "9613123456", nil}, // Lebanon, 961 3 123 456
+		{"803123456", "803123456", nil},    // 9 digits: international, as before
+		{"80312345678", "80312345678", nil},
+
+		// A spreadsheet's float.
+		{"8031234567.0", "", errPhoneFloat},
+		{"2348031234567.0 ", "", errPhoneFloat},
+		{"8031234567.00", "", errPhoneFloat},
+		{"+234 803 123 4567.", "2348031234567", nil},
+		{"+44.20.7946.0958", "442079460958", nil},
+		{"+33 6.12.34.56.01", "33612345601", nil},
+		{"+33 6.12.34.56.00", "", errPhoneFloat}, // write it with spaces
+		{"0803.123.456.7", "2348031234567", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			t.Parallel()
 			got, err := NormalizePhone(tt.in)
-			if !tt.ok {
+			if tt.err != nil {
 				require.ErrorIs(t, err, ErrPhone)
+				assert.Equal(t, tt.err.Error(), err.Error())
+				assert.Empty(t, got)
 				return
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
+	}
+}
+
+// TestNormalizePhoneAllocs: a number written as the API shows it is returned without a copy.
+func TestNormalizePhoneAllocs(t *testing.T) {
+	for _, in := range []string{"2348025671695", "+2348025671695"} {
+		assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = NormalizePhone(in) }), in)
 	}
 }
 
@@ -135,6 +205,54 @@ func TestNaira(t *testing.T) {
 	assert.Equal(t, "-0.05", FormatNaira(-5))
 }
 
+// ParseNairaRounded reads what ParseNaira reads, the same, and rounds a value finer than a
+// kobo half away from zero instead of refusing it.
+func TestParseNairaRounded(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		kobo int64
+		ok   bool
+	}{
+		{"15000", 1_500_000, true},
+		{"3.2", 320, true},
+		{"3.20", 320, true},
+		{"3.200", 320, true},
+		{"3.205", 321, true},
+		{"3.2049", 320, true},
+		{"3.2050", 321, true},
+		{"3.2099", 321, true},
+		{"-3.205", -321, true},
+		{"-3.2049", -320, true},
+		{"0.005", 1, true},
+		{"0.0049", 0, true},
+		{"9e-3", 1, true},
+		{"9e-4", 0, true},
+		{"1e-5", 0, true},
+		{"0.995", 100, true},
+		{"1.5E1", 1500, true},
+		{"3.", 0, false},
+		{"abc", 0, false},
+		{"", 0, false},
+		{"99999999999999999999", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
+			got, err := ParseNairaRounded(tt.in)
+			if !tt.ok {
+				require.ErrorIs(t, err, ErrMoney)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.kobo, got)
+			if exact, err := ParseNaira(tt.in); err == nil {
+				assert.Equal(t, exact, got, "a value of whole kobo is read the same by both")
+			}
+		})
+	}
+}
+
 func TestValidators(t *testing.T) {
 	t.Parallel()
 	assert.True(t, ValidSenderID("MOCKSMS"))
@@ -149,4 +267,17 @@ func TestValidators(t *testing.T) {
 	assert.False(t, ValidReference("naïve"))
 	assert.True(t, ValidScope("sender_ids"))
 	assert.False(t, ValidScope("admin"))
+}
+
+// BenchmarkNormalizePhone: the mock normalizes every recipient of a campaign (10,000 per
+// request), the SDK every number it sends.
+func BenchmarkNormalizePhone(b *testing.B) {
+	for _, in := range []string{"2348025671695", "08025671695", "+234 802 567 1695"} {
+		b.Run(in, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = NormalizePhone(in)
+			}
+		})
+	}
 }

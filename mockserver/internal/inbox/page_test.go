@@ -26,8 +26,9 @@ func TestPageAndAssetsAreServed(t *testing.T) {
 		{"/", "text/html; charset=utf-8", 200, []string{
 			`<option value="` + srv.Default().WorkspaceID + `" selected>`, `<option value="` + other.WorkspaceID + `">`,
 			`src="/_mock/inbox/app.js"`, `id="conversations"`,
+			`<p id="no-conversations" class="empty">Loading…</p>`, // until the script has read the list
 		}},
-		{"/_mock/inbox/app.js", "text/javascript; charset=utf-8", 200, []string{"new EventSource('/_mock/events')"}},
+		{"/_mock/inbox/app.js", "text/javascript; charset=utf-8", 200, []string{"new EventSource(url)", "'/_mock/events'"}},
 		{"/_mock/inbox/app.css", "text/css; charset=utf-8", 200, []string{"@media (max-width: 700px)"}},
 		{"/_mock/inbox/icon.svg", "image/svg+xml", 200, []string{"<svg"}},
 		{"/_mock/inbox/index.html", "application/json", 404, []string{`"not_found"`}},

@@ -1,39 +1,192 @@
 // The inbox page of the mock server. Everything it shows comes from the /_mock/ routes and
-// everything it does calls them with JSON, from this origin; /_mock/events tells it when to
-// read again. No framework, no build step: text is always set with textContent.
+// everything it does calls them with JSON, from this origin; /_mock/events tells it what
+// changed. No framework, no build step: text is always set with textContent.
 'use strict';
 
 const $ = (sel) => document.querySelector(sel);
 
+const PAGE = 100; // the most one page of a /_mock/ list holds
+
+function readSeen() {
+  try {
+    return JSON.parse(localStorage.getItem('sms-inbox-seen') || '{}') || {};
+  } catch (err) {
+    return {};
+  }
+}
+
 const state = {
   workspace: $('#workspace').value,
   mode: '',
+  kind: '', // '', 'sms' or 'otp'
   tab: 'inbox',
   selected: '', // the phone number whose conversation is open
-  conversations: [],
-  seen: JSON.parse(localStorage.getItem('sms-inbox-seen') || '{}'), // messages seen per number
+  seen: readSeen(), // messages seen per number
 };
 
-// api calls a /_mock/ route and returns its JSON, or throws the contract's error message.
-async function api(method, path, body) {
+// --- JSON, with exact amounts ---------------------------------------------------------------
+
+// Amounts are JSON numbers of naira, and a wallet may hold more digits than a float keeps
+// (12345678901234567.89 would read as 12345678901234568): they are taken from the response's
+// text as strings, never through a float. JSON.parse gives a reviver each value's source text
+// in current browsers; elsewhere the amounts are quoted in the text before it is parsed (an
+// unescaped `"cost":` cannot occur inside a JSON string, so only members are quoted).
+const MONEY = ['cost', 'amount', 'balance', 'liveBalance', 'testBalance'];
+const moneyKeys = new Set(MONEY);
+const quotedMoney = new RegExp('"(' + MONEY.join('|') + ')"(\\s*:\\s*)(-?\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?)', 'g');
+
+const hasSource = (() => {
+  let ok = false;
+  try {
+    JSON.parse('[1.10]', (key, value, ctx) => {
+      if (key === '0') ok = Boolean(ctx) && ctx.source === '1.10';
+      return value;
+    });
+  } catch (err) {
+    ok = false;
+  }
+  return ok;
+})();
+
+function parseWithSource(text) {
+  return JSON.parse(text, (key, value, ctx) => (moneyKeys.has(key) && typeof value === 'number' ? ctx.source : value));
+}
+
+function parseQuoted(text) {
+  return JSON.parse(text.replace(quotedMoney, '"$1"$2"$3"'));
+}
+
+const parseJSON = hasSource ? parseWithSource : parseQuoted;
+
+// Num is a JSON number kept as written, for showing a request's body as it came.
+class Num {
+  constructor(source) { this.source = source; }
+}
+
+function parseVerbatim(text) {
+  if (!hasSource) return JSON.parse(text);
+  return JSON.parse(text, (key, value, ctx) => (typeof value === 'number' ? new Num(ctx.source) : value));
+}
+
+// pretty indents a value parsed by parseVerbatim, its numbers as they were written and its
+// lists of plain values on one line.
+function pretty(v, indent) {
+  const pad = indent || '';
+  const inner = pad + '  ';
+  if (v instanceof Num) return v.source;
+  if (Array.isArray(v)) {
+    if (!v.length) return '[]';
+    if (v.every((x) => x === null || typeof x !== 'object' || x instanceof Num)) {
+      return '[' + v.map((x) => pretty(x)).join(', ') + ']'; // numbers, a list of recipients: one line
+    }
+    return '[\n' + v.map((x) => inner + pretty(x, inner)).join(',\n') + '\n' + pad + ']';
+  }
+  if (v !== null && typeof v === 'object') {
+    const keys = Object.keys(v);
+    if (!keys.length) return '{}';
+    return '{\n' + keys.map((k) => inner + JSON.stringify(k) + ': ' + pretty(v[k], inner)).join(',\n') + '\n' + pad + '}';
+  }
+  return JSON.stringify(v);
+}
+
+// naira formats an amount given as its decimal text ("12345678901234567.89"), exactly: the
+// digits are grouped as text.
+function naira(amount) {
+  const s = String(amount === undefined || amount === null ? '' : amount).trim();
+  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(s);
+  if (!m) return s ? '₦' + s : '';
+  const whole = m[2].replace(/^0+(?=\d)/, '').replace(/\B(?=(\d{3})+$)/g, ',');
+  let frac = m[3] || '';
+  while (frac.length < 2) frac += '0';
+  return m[1] + '₦' + whole + '.' + frac;
+}
+
+// --- the routes -----------------------------------------------------------------------------
+
+// ApiError is a failed call: the contract's error message, the HTTP status (0: no answer),
+// the error code and the member it names.
+class ApiError extends Error {
+  constructor(message, status, code, field) {
+    super(message);
+    this.status = status;
+    this.code = code || '';
+    this.field = field || '';
+  }
+}
+
+// missing reports whether err says the server has no such route (an older mock).
+const missing = (err) => err instanceof ApiError && (err.status === 404 || err.status === 405);
+
+async function fetchText(method, path, body) {
   const init = { method, headers: { Accept: 'application/json' } };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = typeof body === 'string' ? body : JSON.stringify(body);
   }
-  const res = await fetch(path, init);
-  const json = await res.json().catch(() => ({}));
-  if (!res.ok) {
-    throw new Error((json.error && json.error.message) || res.status + ' ' + res.statusText);
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch (err) {
+    throw new ApiError('the mock server does not answer (' + err.message + ')', 0);
   }
-  return json;
+  const text = await res.text();
+  if (!res.ok) {
+    let e = {};
+    try {
+      e = JSON.parse(text).error || {};
+    } catch (err) {
+      e = {};
+    }
+    throw new ApiError(e.message || res.status + ' ' + res.statusText, res.status, e.code, e.field);
+  }
+  return text;
 }
 
-function notice(err) {
-  const el = $('#notice');
-  el.textContent = err ? String(err.message || err) : '';
-  el.hidden = !err;
+// api calls a /_mock/ route and returns its JSON, amounts as strings, or throws an ApiError.
+async function api(method, path, body) {
+  return parseJSON(await fetchText(method, path, body));
 }
+
+// query adds the workspace and mode to extra; members undefined or '' are left out.
+function query(extra) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(extra || {})) {
+    if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  }
+  if (state.workspace && !q.has('workspaceId')) q.set('workspaceId', state.workspace);
+  if (state.mode && !q.has('mode')) q.set('mode', state.mode);
+  return q.toString();
+}
+
+// --- notices --------------------------------------------------------------------------------
+
+// notify shows text until it is dismissed, or until a notice with the same key replaces or
+// clears it. kind is 'error' or 'info'.
+function notify(text, opts) {
+  const o = opts || {};
+  const box = $('#notices');
+  if (o.key) unnotify(o.key);
+  const last = box.lastElementChild;
+  if (last && !o.key && last.dataset.text === text) return; // the same error again: shown once
+  const close = el('button', { type: 'button', className: 'dismiss', title: 'Dismiss' }, '×');
+  close.setAttribute('aria-label', 'Dismiss');
+  const item = el('p', { className: 'notice ' + (o.kind || 'error') }, el('span', { className: 'text' }, text), close);
+  item.dataset.text = text;
+  if (o.key) item.dataset.key = o.key;
+  close.addEventListener('click', () => item.remove());
+  box.append(item);
+  while (box.children.length > 5) box.firstElementChild.remove();
+}
+
+function unnotify(key) {
+  for (const n of document.querySelectorAll('#notices .notice')) {
+    if (n.dataset.key === key) n.remove();
+  }
+}
+
+const errText = (err) => String((err && err.message) || err);
+
+// --- elements -------------------------------------------------------------------------------
 
 // el builds an element: el('td', {className: 'x'}, 'text', child, ...).
 function el(tag, props, ...children) {
@@ -46,25 +199,36 @@ function el(tag, props, ...children) {
 }
 
 const badge = (text, cls) => el('span', { className: 'badge ' + (cls || text) }, text);
-const when = (iso) => new Date(iso).toLocaleString();
+const when = (iso) => (iso ? new Date(iso).toLocaleString() : '');
 const shortTime = (iso) => {
   const d = new Date(iso);
   return d.toDateString() === new Date().toDateString() ? d.toLocaleTimeString() : d.toLocaleDateString();
 };
-const naira = (n) => '₦' + Number(n).toFixed(2);
+const plural = (n, word) => n.toLocaleString('en') + ' ' + word + (n === 1 ? '' : 's');
 
-function query(extra) {
-  const q = new URLSearchParams(extra);
-  if (state.workspace) q.set('workspaceId', state.workspace);
-  if (state.mode) q.set('mode', state.mode);
-  return q.toString();
+// job is the bulk job of a campaign: its reference before the last ":" when a batch number
+// follows (SendBulk's references are JobID:index).
+function job(reference) {
+  const m = /^(.+):(\d+)$/.exec(reference || '');
+  return m ? m[1] : '';
 }
 
-const seenKey = (to) => state.workspace + '|' + state.mode + '|' + to;
-
-function markSeen(to, count) {
-  state.seen[seenKey(to)] = count;
-  localStorage.setItem('sms-inbox-seen', JSON.stringify(state.seen));
+// collapsible shows a long text (more than 12 lines or 800 characters) as its first lines and
+// a button to show all of it.
+function collapsible(text) {
+  const all = text.split('\n');
+  if (all.length <= 12 && text.length <= 800) return el('pre', {}, text);
+  let head = all.slice(0, 8).join('\n');
+  if (head.length > 600) head = head.slice(0, 600);
+  const pre = el('pre', {}, head + ' …');
+  const more = el('button', { type: 'button', className: 'show-all' },
+    'show all (' + plural(all.length, 'line') + ', ' + plural(text.length, 'character') + ')');
+  more.addEventListener('click', () => {
+    const open = more.classList.toggle('open');
+    pre.textContent = open ? text : head + ' …';
+    more.textContent = open ? 'show less' : 'show all (' + plural(all.length, 'line') + ', ' + plural(text.length, 'character') + ')';
+  });
+  return el('div', { className: 'collapsible' }, pre, more);
 }
 
 // labelCells gives each cell its column's name, which a phone-sized window shows beside it.
@@ -75,113 +239,655 @@ function labelCells(tbody) {
   }
 }
 
-// --- inbox ----------------------------------------------------------------------------------
+// copyText puts text on the clipboard: the Clipboard API, or a selected text area where it is
+// refused.
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch (err) {
+    const area = el('textarea', { value: text, readOnly: true });
+    area.style.position = 'fixed';
+    area.style.opacity = '0';
+    document.body.append(area);
+    area.select();
+    let ok = false;
+    try {
+      ok = document.execCommand('copy');
+    } catch (e) {
+      ok = false;
+    }
+    area.remove();
+    return ok;
+  }
+}
 
-async function loadConversations() {
-  const r = await api('GET', '/_mock/conversations?' + query({ limit: 100 }));
-  state.conversations = r.data;
+// --- inbox: the conversations ---------------------------------------------------------------
+
+const seenKey = (to) => state.workspace + '|' + state.mode + '|' + to;
+
+function markSeen(to, count) {
+  state.seen[seenKey(to)] = count;
+  const keys = Object.keys(state.seen);
+  if (keys.length > 5000) delete state.seen[keys[0]]; // bounded: the oldest number goes
+  try {
+    localStorage.setItem('sms-inbox-seen', JSON.stringify(state.seen));
+  } catch (err) {
+    // storage full or refused: unread counts are only for this visit
+  }
+}
+
+// The conversations as loaded, and kept up to date from the events without reading them all
+// again.
+const inbox = {
+  list: [], // {to, count (null: not known yet), latest}, the newest first
+  total: 0, // conversations the server has for the query
+  page: 0, // pages loaded
+  complete: false, // every conversation of the query is in list
+  params: {}, // the filters they were read with
+  raw: '', // the search as typed
+  hint: '',
+  applied: new Set(), // ids of messages counted since the last read
+  loaded: false,
+};
+
+// The open conversation.
+const thread = { to: '', messages: [], total: 0, complete: true };
+
+// reread spaces whole reads of the list that events ask for: at least a second apart and ten
+// times as long as the last one took, so that a large store is not read over and over.
+const reread = { timer: 0, lastEnd: 0, cost: 0 };
+
+// search reads the search box: a number in any form (separators dropped, the rest sent as
+// typed for the server to normalise) or a text.
+function search() {
+  const raw = $('#search').value.trim();
+  const params = { kind: state.kind };
+  if (/^\(?\+?\(?[0-9][0-9 ().-]*$/.test(raw)) {
+    params.to = raw.replace(/[\s().-]/g, '');
+  } else if (raw) {
+    params.contains = raw;
+  }
+  return { raw, params };
+}
+
+const filtered = () => Boolean(inbox.raw || state.kind);
+
+// loadConversations reads the first page of conversations again, or the next one (more).
+async function loadConversations(opts) {
+  const o = opts || {};
+  const more = o.more && inbox.loaded;
+  const s = more ? { raw: inbox.raw, params: inbox.params } : search();
+  const page = more ? inbox.page + 1 : 1;
+  const start = performance.now();
+  let params = s.params;
+  let hint = more ? inbox.hint : '';
+  let r;
+  try {
+    r = await api('GET', '/_mock/conversations?' + query({ ...params, page, limit: PAGE }));
+  } catch (err) {
+    if (!(err.status === 400 && err.field === 'to' && params.to)) throw err;
+    // Not a whole number: look for it in the texts.
+    params = { kind: params.kind, contains: s.raw };
+    hint = '“' + s.raw + '” is not a whole phone number: conversations whose texts contain it are shown. ' +
+      'Type the whole number (08025671695, +234 802 567 1695, 2348025671695) to find its conversation.';
+    r = await api('GET', '/_mock/conversations?' + query({ ...params, page, limit: PAGE }));
+  }
+  if (!more) {
+    inbox.list = [];
+    inbox.applied.clear();
+  }
+  const listed = new Set(inbox.list.map((c) => c.to));
+  for (const c of r.data) {
+    if (!listed.has(c.to)) inbox.list.push(c); // a page that moved under new messages overlaps the last
+  }
+  Object.assign(inbox, {
+    total: r.pagination.total, page, complete: page * PAGE >= r.pagination.total,
+    params, raw: s.raw, hint, loaded: true,
+  });
+  if (!more && !s.raw && !state.kind) {
+    reread.cost = performance.now() - start;
+    reread.lastEnd = performance.now();
+  }
   renderConversations();
-  if (state.selected) await loadThread();
+  if (o.thread && state.selected) await loadThread();
+  else if (!more && thread.to) renderThread('follow'); // the messages the search matches
+}
+
+function scheduleReread() {
+  if (reread.timer) return;
+  const now = performance.now();
+  const due = Math.max(reread.lastEnd + Math.max(1000, 10 * reread.cost), now + 250);
+  reread.timer = setTimeout(() => {
+    reread.timer = 0;
+    later(() => (state.tab === 'inbox' ? loadConversations({ thread: true }) : null));
+  }, due - now);
 }
 
 function renderConversations() {
-  const q = $('#search').value.trim().toLowerCase();
-  const digits = /^[+0-9 ()-]+$/.test(q) ? q.replace(/[^0-9]/g, '') : ''; // a number: any form
   const list = $('#conversations');
   list.replaceChildren();
-  let shown = 0;
-  for (const c of state.conversations) {
-    const text = c.latest.text.toLowerCase();
-    if (q && !(digits && c.to.includes(digits.replace(/^0/, ''))) && !text.includes(q)) continue;
-    shown++;
-    const unread = c.to === state.selected ? 0 : Math.max(0, c.count - (state.seen[seenKey(c.to)] || 0));
+  const matching = Boolean(inbox.params.contains);
+  for (const c of inbox.list) {
+    let unread = 0;
+    if (!filtered() && c.to !== state.selected && c.count !== null) {
+      unread = Math.max(0, c.count - (state.seen[seenKey(c.to)] || 0));
+    }
+    const side = matching && c.count !== null ? el('span', { className: 'matches' }, c.count.toLocaleString('en') + (c.count === 1 ? ' match' : ' matches'))
+      : unread ? el('span', { className: 'unread', title: unread + ' unread' }, unread) : el('span');
     const li = el('li', { className: c.to === state.selected ? 'on' : '' },
       el('span', { className: 'to' }, '+' + c.to),
       el('span', { className: 'when' }, shortTime(c.latest.createdAt)),
       el('span', { className: 'snippet' }, c.latest.from + ': ' + c.latest.text),
-      unread ? el('span', { className: 'unread', title: unread + ' unread' }, unread) : el('span'));
+      side);
     li.dataset.to = c.to;
     li.addEventListener('click', () => select(c.to));
     list.append(li);
   }
-  $('#no-conversations').hidden = shown > 0;
+  const empty = $('#no-conversations');
+  empty.hidden = inbox.list.length > 0;
+  if (!inbox.list.length) {
+    if (filtered()) {
+      const what = inbox.raw ? '“' + inbox.raw + '”' + (state.kind ? ' among the ' + state.kind.toUpperCase() + ' messages' : '')
+        : 'the ' + state.kind.toUpperCase() + ' filter';
+      empty.textContent = 'No conversation matches ' + what + '.';
+      empty.className = 'empty no-match';
+    } else {
+      empty.textContent = 'No messages yet. Send one with your app or the SDK; it shows up here at once.';
+      empty.className = 'empty no-messages';
+    }
+  }
+  const hint = $('#search-hint');
+  hint.textContent = inbox.hint;
+  hint.hidden = !inbox.hint;
+  const more = $('#more-conversations');
+  more.hidden = inbox.complete;
+  more.textContent = 'Load more (' + inbox.list.length.toLocaleString('en') + ' of ' + inbox.total.toLocaleString('en') + ')';
 }
 
 async function select(to) {
   state.selected = to;
   $('#tab-inbox').classList.add('reading');
+  thread.to = '';
+  thread.messages = [];
   renderConversations();
-  await loadThread();
+  await later(() => loadThread());
 }
 
-async function loadThread() {
+// --- inbox: the open conversation -----------------------------------------------------------
+
+// loadThread reads the open conversation's newest page again, or the next older one (more).
+// Read again, the newest page replaces what it overlaps and the older pages read stay.
+async function loadThread(more) {
   const to = state.selected;
-  const r = await api('GET', '/_mock/messages?' + query({ to, limit: 100 }));
+  if (!to) return;
+  const same = thread.to === to;
+  // New messages push the older ones down the pages: a page may overlap the last, never skip.
+  const page = more && same ? Math.floor(thread.messages.length / PAGE) + 1 : 1;
+  const r = await api('GET', '/_mock/messages?' + query({ to, kind: state.kind, page, limit: PAGE }));
   if (to !== state.selected) return;
-  $('#thread-title').textContent = '+' + to + ' · ' + r.pagination.total + ' message' + (r.pagination.total === 1 ? '' : 's');
-  const list = $('#messages');
-  list.replaceChildren();
-  for (const m of r.data.slice().reverse()) list.append(renderMessage(m));
-  list.scrollTop = list.scrollHeight;
-  markSeen(to, r.pagination.total);
+  if (page === 1) {
+    const oldest = r.data.length ? thread.messages.findIndex((m) => m.id === r.data[r.data.length - 1].id) : -1;
+    thread.messages = same && oldest >= 0 ? r.data.concat(thread.messages.slice(oldest + 1)) : r.data;
+  } else {
+    const have = new Set(thread.messages.map((m) => m.id));
+    for (const m of r.data) {
+      if (!have.has(m.id)) thread.messages.push(m);
+    }
+  }
+  Object.assign(thread, { to, total: r.pagination.total, complete: thread.messages.length >= r.pagination.total });
+  renderThread(page > 1 ? 'keep' : same ? 'follow' : 'newest');
+  if (!state.kind) markSeen(to, thread.total);
 }
 
-function renderMessage(m) {
+// pinStates says, for each OTP of the open conversation, whether its pin can still be
+// verified. The server's pinStatus wins; without it a pin not verified is replaced once a
+// newer one went to the same number from the same workspace and mode (the mock voids it).
+function pinStates(messages) {
+  const out = new Map();
+  const newer = new Set();
+  for (const m of messages) { // the newest first
+    if (m.kind !== 'otp') continue;
+    const scope = m.workspaceId + '|' + m.mode;
+    let s = m.pinStatus || (m.verified ? 'verified' : m.replaced ? 'replaced' : m.expired ? 'expired' : 'pending');
+    if (s === 'pending' && !m.pinStatus && newer.has(scope)) s = 'replaced';
+    newer.add(scope);
+    out.set(m.id, s);
+  }
+  return out;
+}
+
+const pinBadges = {
+  pending: ['not verified', 'pending', 'The pin can still be verified.'],
+  verified: ['verified', 'verified', 'The pin was verified.'],
+  replaced: ['replaced', 'replaced', 'A newer pin went to this number: this one can no longer be verified.'],
+  expired: ['expired', 'expired', 'The pin expired before it was verified.'],
+  locked: ['locked', 'expired', 'Too many wrong attempts: this pin is locked.'],
+};
+
+function pinBadge(s) {
+  const [text, cls, title] = pinBadges[s] || [s, 'pending', ''];
+  const b = badge(text, cls + ' pin-state');
+  b.title = title;
+  return b;
+}
+
+// scroll: 'newest' scrolls to the newest message, 'keep' keeps the view where it was (older
+// messages were added above), 'follow' follows new messages when the view is at the bottom.
+function renderThread(scroll) {
+  const list = $('#messages');
+  const fromBottom = list.scrollHeight - list.scrollTop;
+  const atBottom = fromBottom - list.clientHeight < 40;
+  $('#thread-title').textContent = '+' + thread.to + ' · ' + plural(thread.total, state.kind ? state.kind.toUpperCase() + ' message' : 'message');
+  list.replaceChildren();
+  if (!thread.complete) {
+    const older = el('button', { type: 'button', id: 'older-messages', className: 'more' },
+      'Load older messages (' + (thread.total - thread.messages.length).toLocaleString('en') + ' more)');
+    older.addEventListener('click', () => later(() => loadThread(true)));
+    list.append(el('li', { className: 'older' }, older));
+  }
+  const pins = pinStates(thread.messages);
+  const needle = (inbox.params.contains || '').toLowerCase();
+  let newestMatch = null;
+  for (const m of thread.messages.slice().reverse()) {
+    const li = renderMessage(m, pins.get(m.id));
+    if (needle && m.text.toLowerCase().includes(needle)) {
+      li.classList.add('match');
+      newestMatch = li;
+    }
+    list.append(li);
+  }
+  if (scroll === 'keep') {
+    list.scrollTop = list.scrollHeight - fromBottom;
+  } else if (scroll === 'newest' && newestMatch) {
+    newestMatch.scrollIntoView({ block: 'center' });
+  } else if (scroll === 'newest' || atBottom) {
+    list.scrollTop = list.scrollHeight;
+  }
+}
+
+function renderMessage(m, pin) {
+  const details = el('button', { type: 'button', className: 'details-button', title: 'Campaign, request and status history' }, 'Details');
+  details.addEventListener('click', () => openDetails(m));
   const meta = el('div', { className: 'meta' },
     badge(m.status),
     el('span', {}, m.parts + ' part' + (m.parts === 1 ? '' : 's') + ' · ' + m.encoding),
     el('span', {}, m.channel),
-    el('span', { title: 'cost' }, naira(m.cost)),
+    el('span', { title: 'cost', className: 'cost' }, naira(m.cost)),
     el('span', { title: 'mode' }, m.mode),
-    el('time', { dateTime: m.createdAt, title: 'updated ' + when(m.updatedAt) }, when(m.createdAt)));
+    el('time', { dateTime: m.createdAt, title: 'updated ' + when(m.updatedAt) }, when(m.createdAt)),
+    details);
   const li = el('li', { className: 'msg ' + m.kind },
     el('div', { className: 'from' }, m.from + (m.kind === 'otp' ? ' · OTP' : '')),
     el('div', { className: 'text' }, m.text));
   if (m.kind === 'otp') {
-    li.append(el('div', {}, 'PIN ', el('span', { className: 'pin' }, m.pin), ' ',
-      m.verified ? badge('verified') : badge('not verified', 'pending')));
+    const copy = el('button', { type: 'button', className: 'copy', title: 'Copy the pin' }, 'Copy');
+    copy.addEventListener('click', async () => {
+      if (await copyText(m.pin)) {
+        copy.textContent = 'Copied';
+        setTimeout(() => { copy.textContent = 'Copy'; }, 1500);
+      } else {
+        notify('The browser refused to copy the pin: select it and copy it by hand.');
+      }
+    });
+    li.append(el('div', { className: 'otp' }, 'PIN ', el('span', { className: 'pin' }, m.pin), ' ', copy, ' ', pinBadge(pin || 'pending')));
   }
   li.append(meta);
   li.dataset.id = m.id;
   return li;
 }
 
+// --- inbox: a message's details -------------------------------------------------------------
+
+const details = { id: '' };
+
+function dl(rows) {
+  const list = el('dl', {});
+  for (const [k, v] of rows) {
+    if (v === undefined || v === null || v === '') continue;
+    list.append(el('dt', {}, k), el('dd', {}, v));
+  }
+  return list;
+}
+
+const section = (title, cls, ...body) => el('section', { className: cls }, el('h3', {}, title), ...body);
+const unavailable = (text) => el('p', { className: 'hint unavailable' }, text);
+
+// findCampaign looks for a message's campaign in its workspace's campaign list, the newest
+// first, until the campaigns are older than the message (ten pages at most).
+async function findCampaign(m) {
+  for (let page = 1; page <= 10; page++) {
+    const r = await api('GET', '/_mock/workspaces/' + encodeURIComponent(m.workspaceId) + '/campaigns?' +
+      new URLSearchParams({ mode: m.mode, page, limit: PAGE }));
+    const c = r.data.find((x) => x._id === m.campaignId);
+    if (c) return c;
+    if (r.data.length < PAGE || Date.parse(r.data[r.data.length - 1].createdAt) < Date.parse(m.createdAt)) return null;
+  }
+  return null;
+}
+
+async function openDetails(m) {
+  details.id = m.id;
+  const dialog = $('#details');
+  const body = $('#details-body');
+  $('#details-title').textContent = (m.kind === 'otp' ? 'OTP' : 'SMS') + ' to +' + m.to;
+  body.replaceChildren(el('p', { className: 'hint' }, 'Loading…'));
+  if (!dialog.open) dialog.showModal();
+
+  // GET /_mock/messages/{id}: the message with its campaign, request and history. A server
+  // without the route answers 404, and what the lists give is shown instead.
+  let d = null;
+  let problem = '';
+  try {
+    const r = await api('GET', '/_mock/messages/' + encodeURIComponent(m.id));
+    d = r.data || r;
+  } catch (err) {
+    if (!missing(err)) problem = errText(err);
+  }
+  if (details.id !== m.id) return;
+  const msg = d && d.id ? d : m;
+  const parts = [];
+  parts.push(section('Message', 'message', dl([
+    ['ID', el('code', {}, msg.id)], ['From', msg.from], ['Text', el('span', { className: 'text' }, msg.text)],
+    ['Status', badge(msg.status)], ['Channel', msg.channel], ['Parts', msg.parts + ' · ' + msg.encoding],
+    ['Cost', naira(msg.cost)], ['Mode', msg.mode], ['Workspace', el('code', {}, msg.workspaceId)],
+    ['Sent', when(msg.createdAt)], ['Updated', when(msg.updatedAt)],
+  ])));
+
+  if (msg.kind === 'otp') {
+    const pin = pinStates(thread.messages.some((x) => x.id === msg.id) ? thread.messages : [msg]).get(msg.id);
+    parts.push(section('Pin', 'pin-details', dl([
+      ['Pin ID', el('code', {}, msg.pinId)], ['State', pinBadge(msg.pinStatus || pin || 'pending')],
+      ['Expires', d && d.expiresAt ? when(d.expiresAt) : msg.expiresAt ? when(msg.expiresAt) : ''],
+    ])));
+  } else {
+    let c = d && d.campaign;
+    let note = '';
+    if (!c && msg.campaignId) {
+      try {
+        c = await findCampaign(msg);
+        if (!c) note = 'The campaign is not among the newest 1,000 of its workspace, or was forgotten.';
+      } catch (err) {
+        note = 'The campaign could not be read: ' + errText(err);
+      }
+      if (details.id !== m.id) return;
+    }
+    parts.push(section('Campaign', 'campaign', c ? dl([
+      ['ID', el('code', {}, c._id)], ['Reference', c.reference ? el('code', { className: 'reference' }, c.reference) : 'none'],
+      ['Job', job(c.reference) ? el('code', { className: 'job' }, job(c.reference)) : ''],
+      ['Sender', c.senderId], ['Recipients', Number(c.recipientCount).toLocaleString('en')],
+      ['Status', badge(c.status, c.status === 'sent' ? 'sent-campaign' : c.status)],
+      ['Delivery', c.delivery ? badge(c.delivery) : ''],
+      ['Counts', c.counts ? [c.counts.sent, c.counts.delivered, c.counts.failed, c.counts.dnd].join(' / ') + ' sent / delivered / failed / dnd' : ''],
+      ['Amount', naira(c.amount)], ['Created', when(c.createdAt)],
+    ]) : el('p', { className: 'hint' }, note || 'No campaign.')));
+  }
+
+  const rq = d && d.request;
+  if (rq) {
+    let bodyText = '';
+    if (rq.body !== undefined && rq.body !== null) bodyText = typeof rq.body === 'string' ? rq.body : pretty(rq.body);
+    parts.push(section('Request', 'request', dl([
+      ['Request', el('code', {}, (rq.method || '') + ' ' + (rq.path || ''))], ['Request ID', el('code', {}, rq.requestId)],
+      ['Status', rq.status], ['Time', when(rq.time)], ['Body', bodyText ? collapsible(bodyText) : ''],
+    ])));
+  } else {
+    parts.push(section('Request', 'request', unavailable(d
+      ? 'The request that made this message is no longer in the request log.'
+      : 'Not available: this mock server does not say which request made a message (GET /_mock/messages/{id}).')));
+  }
+
+  const history = d && Array.isArray(d.history) ? d.history : null;
+  if (history) {
+    parts.push(section('Status history', 'history', el('ol', { className: 'history' },
+      ...history.map((h) => el('li', {}, badge(h.status), ' ', when(h.at || h.time))))));
+  } else {
+    const known = [el('li', {}, badge('sent'), ' ', when(msg.createdAt))];
+    if (msg.status !== 'sent') known.push(el('li', {}, badge(msg.status), ' ', when(msg.updatedAt)));
+    parts.push(section('Status history', 'history', el('ol', { className: 'history' }, ...known),
+      unavailable('From the message\'s sent and last-changed times: this mock server reports no history of its own.')));
+  }
+  if (problem) parts.unshift(el('p', { className: 'notice error' }, 'Details: ' + problem));
+  body.replaceChildren(...parts);
+}
+
+$('#details-close').addEventListener('click', () => $('#details').close());
+$('#details').addEventListener('close', () => { details.id = ''; });
+
+// --- inbox: what the events change ----------------------------------------------------------
+
+// Events are applied one at a time, in order, between the reads of the lists: a read never
+// overtakes an event, and an event never lands in the middle of a read.
+let chain = Promise.resolve();
+let backlog = 0;
+
+function enqueue(task) {
+  backlog++;
+  const run = chain.then(task).finally(() => { backlog--; });
+  chain = run.catch((err) => notify(errText(err), { key: 'load' }));
+  return run;
+}
+
+// later queues a task whose error the queue shows.
+const later = (task) => enqueue(task).catch(() => {});
+
+const inView = (ev) => ev.workspaceId === state.workspace && (!state.mode || ev.mode === state.mode);
+
+// applyNew puts new messages (the newest first) at the top of the list and in the open
+// conversation, counting each once.
+async function applyNew(messages) {
+  const unknown = [];
+  let toThread = false;
+  for (const m of messages.slice().reverse()) {
+    if (inbox.applied.has(m.id)) continue;
+    if (inbox.applied.size > 10000) inbox.applied.clear();
+    inbox.applied.add(m.id);
+    const i = inbox.list.findIndex((c) => c.to === m.to);
+    let c;
+    if (i >= 0) {
+      c = inbox.list.splice(i, 1)[0];
+      if (c.count !== null) c.count++;
+    } else if (inbox.complete) {
+      c = { to: m.to, count: 1 }; // every conversation is listed: this one is new
+      inbox.total++;
+    } else {
+      c = { to: m.to, count: null }; // new, or beyond the pages read: counted below
+      unknown.push(c);
+    }
+    c.latest = m;
+    inbox.list.unshift(c);
+    if (m.to === state.selected && thread.to === m.to && !thread.messages.some((x) => x.id === m.id)) {
+      thread.messages.unshift(m);
+      thread.total++;
+      toThread = true;
+    }
+  }
+  renderConversations();
+  if (toThread) {
+    renderThread('follow');
+    if (!state.kind) markSeen(thread.to, thread.total);
+  }
+  if (unknown.length > 5) {
+    scheduleReread();
+    return;
+  }
+  for (const c of unknown) {
+    // One number's conversation: the server checks each message's number, without grouping
+    // the whole store as a read of the list does.
+    const r = await api('GET', '/_mock/conversations?' + query({ to: c.to, kind: state.kind, limit: 1 }));
+    const got = r.data[0];
+    if (got && c.count === null) {
+      c.count = got.count;
+      if (got.count === 1) inbox.total++;
+    }
+  }
+  if (unknown.length) renderConversations();
+}
+
+async function applyCampaign(ev) {
+  if (!inView(ev) || (state.kind && state.kind !== 'sms')) return;
+  if (inbox.raw || !inbox.loaded || ev.count > PAGE || backlog > 20) {
+    scheduleReread(); // a search, or more than a page of new conversations: read again, later
+    return;
+  }
+  const r = await api('GET', '/_mock/messages?' + query({ campaignId: ev.campaignId, mode: ev.mode, limit: PAGE }));
+  await applyNew(r.data);
+}
+
+async function applyOTP(ev) {
+  if (!inView(ev) || (state.kind && state.kind !== 'otp')) return;
+  if (inbox.raw || !inbox.loaded || backlog > 20) {
+    scheduleReread();
+    return;
+  }
+  const r = await api('GET', '/_mock/messages?' + query({ kind: 'otp', to: ev.to, mode: ev.mode, limit: 5 }));
+  const m = r.data.find((x) => x.id === ev.messageId);
+  if (m) await applyNew([m]);
+  else scheduleReread();
+}
+
+// applyStatus reads again the open conversation's messages of a campaign whose recipients
+// moved.
+async function applyStatus(ev) {
+  if (ev.workspaceId && ev.workspaceId !== state.workspace) return;
+  const to = state.selected;
+  if (!to || !thread.messages.some((m) => m.campaignId === ev.campaignId)) return;
+  const r = await api('GET', '/_mock/messages?' + query({ campaignId: ev.campaignId, to, kind: state.kind, limit: PAGE }));
+  if (to !== state.selected) return;
+  const fresh = new Map(r.data.map((m) => [m.id, m]));
+  thread.messages = thread.messages.map((m) => fresh.get(m.id) || m);
+  renderThread('follow');
+}
+
+function applyVerified(ev) {
+  let changed = false;
+  for (const m of thread.messages) {
+    if (m.pinId === ev.pinId && !m.verified) {
+      m.verified = true;
+      if (m.pinStatus) m.pinStatus = 'verified';
+      changed = true;
+    }
+  }
+  if (changed) renderThread('follow');
+}
+
+function inboxEvent(type, ev) {
+  switch (type) {
+    case 'messages.created':
+      if (ev.kind !== 'otp') later(() => applyCampaign(ev)); // an OTP's otp.sent names its message
+      break;
+    case 'otp.sent':
+      later(() => applyOTP(ev));
+      break;
+    case 'messages.status':
+    case 'campaign.settled':
+      later(() => applyStatus(ev));
+      break;
+    case 'otp.verified':
+      applyVerified(ev);
+      break;
+    case 'clock.advanced':
+      if (thread.messages.some((m) => m.kind === 'otp' && m.pinStatus === 'pending')) later(() => loadThread());
+      break;
+    case 'messages.cleared':
+    case 'resync':
+    case 'reset':
+      later(() => loadConversations({ thread: true }));
+      break;
+    default:
+  }
+}
+
 // --- campaigns ------------------------------------------------------------------------------
+
+// A campaign's text, by id: the campaign list does not give it, so it is read once per
+// campaign from its newest message.
+const campaignTexts = new Map();
+
+async function fillTexts(ids) {
+  const todo = ids.filter((id) => !campaignTexts.has(id));
+  if (campaignTexts.size + todo.length > 5000) campaignTexts.clear();
+  for (const id of todo) campaignTexts.set(id, undefined); // being read: not asked for again
+  const worker = async () => {
+    for (let id = todo.shift(); id; id = todo.shift()) {
+      let text = '';
+      try {
+        const r = await api('GET', '/_mock/messages?' + new URLSearchParams({ campaignId: id, limit: 1 }));
+        text = r.data.length ? r.data[0].text : '';
+      } catch (err) {
+        text = '';
+      }
+      campaignTexts.set(id, text);
+      const cell = document.querySelector('#campaigns tr[data-id="' + id + '"] td.text');
+      if (cell) cell.replaceChildren(campaignText(text));
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+}
+
+function campaignText(text) {
+  if (text === undefined) return el('span', { className: 'hint' }, '…');
+  if (text === '') return el('span', { className: 'hint', title: 'The messages were cleared or forgotten' }, '—');
+  return el('span', { className: 'snippet', title: text }, text);
+}
 
 async function loadCampaigns() {
   const modes = state.mode ? [state.mode] : ['live', 'test'];
   const lists = await Promise.all(modes.map((m) =>
-    api('GET', '/_mock/workspaces/' + state.workspace + '/campaigns?mode=' + m + '&limit=100')));
+    api('GET', '/_mock/workspaces/' + state.workspace + '/campaigns?mode=' + m + '&limit=' + PAGE)));
   const all = lists.flatMap((r) => r.data).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  const total = lists.reduce((n, r) => n + r.pagination.total, 0);
+  $('#campaigns-note').textContent = total > all.length ? 'The newest ' + all.length + ' of ' + total.toLocaleString('en') + ' campaigns.' : '';
   const body = $('#campaigns');
   body.replaceChildren();
   for (const c of all) {
     const n = c.counts;
     const idle = c.status !== 'sent' || n.sent === 0;
     const fail = el('input', { type: 'number', min: 1, max: n.sent, value: 1, disabled: idle, title: 'how many to fail' });
-    const move = (counts) => act(() => api('POST', '/_mock/campaigns/' + c._id + '/deliver', counts));
+    const move = (counts, label) => act(label, () => api('POST', '/_mock/campaigns/' + c._id + '/deliver', counts));
+    const text = c.text !== undefined ? c.text : campaignTexts.get(c._id);
     const row = el('tr', {},
       el('td', {}, el('code', {}, c._id)),
+      el('td', { className: 'reference' }, c.reference ? el('code', {}, c.reference) : ''),
+      el('td', { className: 'job' }, job(c.reference)),
+      el('td', { className: 'text' }, campaignText(text)),
       el('td', {}, c.mode),
       el('td', {}, c.senderId),
-      el('td', {}, c.recipientCount),
+      el('td', {}, Number(c.recipientCount).toLocaleString('en')),
       el('td', { className: 'status' }, badge(c.status, c.status === 'sent' ? 'sent-campaign' : c.status)),
       el('td', { className: 'delivery' }, badge(c.status === 'sent' ? c.delivery : '-', c.delivery)),
       el('td', {}, [n.sent, n.delivered, n.failed, n.dnd].join(' / ')),
-      el('td', {}, naira(c.amount)),
+      el('td', { className: 'money-cell' }, naira(c.amount)),
       el('td', {}, when(c.createdAt)),
       el('td', { className: 'actions' },
-        el('button', { type: 'button', className: 'deliver', disabled: idle, onclick: () => move({}) }, 'Deliver all'), ' ',
+        el('button', { type: 'button', className: 'deliver', disabled: idle, onclick: () => move({}, 'Deliver') }, 'Deliver'), ' ',
         fail,
-        el('button', { type: 'button', className: 'fail', disabled: idle, onclick: () => move({ failed: Number(fail.value) }) }, 'Fail'), ' ',
-        el('button', { type: 'button', className: 'dnd', disabled: idle, onclick: () => move({ dnd: n.sent }) }, 'Mark DND')));
+        el('button', { type: 'button', className: 'fail', disabled: idle, onclick: () => move({ failed: Number(fail.value) }, 'Fail') }, 'Fail'), ' ',
+        el('button', { type: 'button', className: 'dnd', disabled: idle, onclick: () => move({ dnd: n.sent }, 'Mark DND') }, 'Mark DND')));
     row.dataset.id = c._id;
     body.append(row);
   }
-  if (!all.length) body.append(el('tr', {}, el('td', { colSpan: 10, className: 'empty' }, 'No campaigns in this workspace yet.')));
+  if (!all.length) body.append(el('tr', {}, el('td', { colSpan: 13, className: 'empty' }, 'No campaigns in this workspace yet.')));
   labelCells(body);
+  fillTexts(all.filter((c) => c.text === undefined).map((c) => c._id));
   // A processing campaign is sent a second after it was accepted: look again then.
   if (all.some((c) => c.status === 'processing')) setTimeout(refreshSoon, 1000);
+}
+
+// deliverAll settles every campaign still sent: POST /_mock/deliver.
+async function deliverAll() {
+  let r;
+  try {
+    r = await api('POST', '/_mock/deliver', {});
+  } catch (err) {
+    if (!missing(err)) throw err;
+    notify('Deliver all is not available: this mock server has no POST /_mock/deliver. Deliver each campaign with its own button.',
+      { kind: 'info', key: 'deliver-all' });
+    return;
+  }
+  unnotify('deliver-all');
+  const n = r.campaigns !== undefined ? r.campaigns : r.settled;
+  $('#campaigns-note').textContent = typeof n === 'number' ? 'Settled ' + plural(n, 'campaign') + '.' : 'Every campaign still sent was settled.';
 }
 
 // --- sender IDs -----------------------------------------------------------------------------
@@ -192,7 +898,7 @@ async function loadSenders() {
   body.replaceChildren();
   for (const s of r.data) {
     const pending = s.status === 'pending';
-    const move = (to) => act(() => api('POST', '/_mock/sender-ids/' + s._id + '/' + to, {}));
+    const move = (to, label) => act(label, () => api('POST', '/_mock/sender-ids/' + s._id + '/' + to, {}));
     const row = el('tr', {},
       el('td', {}, s.title),
       el('td', { className: 'status' }, badge(s.status)),
@@ -200,8 +906,8 @@ async function loadSenders() {
       el('td', {}, s.usecase),
       el('td', {}, when(s.createdAt)),
       el('td', { className: 'actions' },
-        el('button', { type: 'button', className: 'approve', disabled: !pending, onclick: () => move('approve') }, 'Approve'), ' ',
-        el('button', { type: 'button', className: 'block danger', disabled: !pending, onclick: () => move('block') }, 'Block')));
+        el('button', { type: 'button', className: 'approve', disabled: !pending, onclick: () => move('approve', 'Approve') }, 'Approve'), ' ',
+        el('button', { type: 'button', className: 'block danger', disabled: !pending, onclick: () => move('block', 'Block') }, 'Block')));
     row.dataset.title = s.title;
     body.append(row);
   }
@@ -233,16 +939,20 @@ async function loadFaults() {
 }
 
 async function loadRequests() {
-  const r = await api('GET', '/_mock/requests');
+  const r = parseVerbatim(await fetchText('GET', '/_mock/requests'));
   const body = $('#requests');
   body.replaceChildren();
   for (const q of r.data.slice(-200).reverse()) {
+    let text = '';
+    if (q.body !== undefined) text = typeof q.body === 'string' ? q.body : pretty(q.body);
+    const status = q.status instanceof Num ? q.status.source : q.status;
     body.append(el('tr', {},
       el('td', {}, when(q.time)), el('td', {}, q.method),
-      el('td', {}, q.path + (q.query ? '?' + q.query : '')), el('td', {}, q.status),
+      el('td', {}, q.path + (q.query ? '?' + q.query : '')), el('td', {}, status),
       el('td', {}, el('code', {}, q.requestId)),
-      el('td', {}, q.body === undefined ? '' : el('pre', {}, JSON.stringify(q.body)))));
+      el('td', { className: 'body' }, text ? collapsible(text) : '')));
   }
+  if (!r.data.length) body.append(el('tr', {}, el('td', { colSpan: 6, className: 'empty' }, 'No /v1 requests yet.')));
   labelCells(body);
 }
 
@@ -260,6 +970,7 @@ async function loadWorkspaces() {
   }
   if (!r.data.some((w) => w.workspaceId === state.workspace)) {
     state.workspace = (r.data.find((w) => w.default) || r.data[0] || {}).workspaceId || '';
+    clearThread();
   }
   sel.value = state.workspace;
 }
@@ -267,27 +978,28 @@ async function loadWorkspaces() {
 // --- wiring ---------------------------------------------------------------------------------
 
 const loaders = {
-  inbox: loadConversations, campaigns: loadCampaigns, senders: loadSenders, wallets: loadWallets,
+  inbox: () => enqueue(() => loadConversations({ thread: true })),
+  campaigns: loadCampaigns, senders: loadSenders, wallets: loadWallets,
   faults: loadFaults, requests: loadRequests, clock: loadClock,
 };
 
-// refresh reloads what the open tab shows.
+// refresh reads what the open tab shows. A failure shows until the next read succeeds; the
+// errors of the controls (act) stay until they are dismissed.
 async function refresh() {
   try {
     await loaders[state.tab]();
-    notice(null);
+    unnotify('load');
   } catch (err) {
-    notice(err);
+    notify(errText(err), { key: 'load' });
   }
 }
 
-// act runs a control and shows what it changed (the event stream refreshes too).
-async function act(fn) {
+// act runs a control, shows its error until it is dismissed, and reads the tab again.
+async function act(label, fn) {
   try {
     await fn();
-    notice(null);
   } catch (err) {
-    notice(err);
+    notify(label + ': ' + errText(err));
   }
   await refresh();
 }
@@ -295,7 +1007,16 @@ async function act(fn) {
 let pending = 0;
 function refreshSoon() {
   clearTimeout(pending);
-  pending = setTimeout(refresh, 50);
+  pending = setTimeout(refresh, 150);
+}
+
+function clearThread() {
+  state.selected = '';
+  thread.to = '';
+  thread.messages = [];
+  $('#messages').replaceChildren();
+  $('#thread-title').textContent = 'Pick a number';
+  $('#tab-inbox').classList.remove('reading');
 }
 
 function showTab(tab) {
@@ -311,16 +1032,23 @@ $('#tabs').addEventListener('click', (ev) => {
 });
 $('#workspace').addEventListener('change', (ev) => {
   state.workspace = ev.target.value;
-  state.selected = '';
-  $('#messages').replaceChildren();
-  $('#thread-title').textContent = 'Pick a number';
+  clearThread();
   refresh();
 });
 $('#mode').addEventListener('change', (ev) => {
   state.mode = ev.target.value;
   refresh();
 });
-$('#search').addEventListener('input', renderConversations);
+$('#kind').addEventListener('change', (ev) => {
+  state.kind = ev.target.value;
+  refresh();
+});
+let typing = 0;
+$('#search').addEventListener('input', () => {
+  clearTimeout(typing);
+  typing = setTimeout(() => later(() => loadConversations()), 250);
+});
+$('#more-conversations').addEventListener('click', () => later(() => loadConversations({ more: true })));
 $('#back').addEventListener('click', () => {
   state.selected = '';
   $('#tab-inbox').classList.remove('reading');
@@ -328,25 +1056,25 @@ $('#back').addEventListener('click', () => {
 });
 $('#clear-messages').addEventListener('click', () => {
   if (confirm('Forget every message? Campaigns and wallets stay.')) {
-    state.selected = '';
-    $('#messages').replaceChildren();
-    act(() => api('DELETE', '/_mock/messages'));
+    clearThread();
+    act('Clear messages', () => api('DELETE', '/_mock/messages'));
   }
 });
 $('#reset').addEventListener('click', () => {
   if (confirm('Reset the mock? Every workspace, campaign, message and fault is forgotten.')) {
-    act(async () => {
+    act('Reset', async () => {
       await api('POST', '/_mock/reset', {});
       await loadWorkspaces();
     });
   }
 });
+$('#deliver-all').addEventListener('click', () => act('Deliver all', deliverAll));
 $('#wallets').addEventListener('submit', (ev) => {
   ev.preventDefault();
   const form = ev.target;
-  act(async () => {
+  act('Set the balance', async () => {
     for (const mode of ['live', 'test']) {
-      const v = form.elements[mode].value.trim();
+      const v = form.elements[mode].value.trim().replace(/,/g, '');
       if (!v) continue;
       if (!/^[0-9]+(\.[0-9]{1,2})?$/.test(v)) throw new Error(mode + ': a balance is naira with at most 2 decimals');
       // Sent as written: a JSON number with the exact decimals, never through a float.
@@ -366,25 +1094,98 @@ $('#fault-form').addEventListener('submit', (ev) => {
   if (f.latency.value.trim()) rule.latency = f.latency.value.trim();
   if (f.drop.checked) rule.drop = true;
   if (f.providerFailure.checked) rule.providerFailure = true;
-  act(() => api('POST', '/_mock/faults', { rules: [rule] }));
+  act('Add the fault', () => api('POST', '/_mock/faults', { rules: [rule] }));
 });
-$('#clear-faults').addEventListener('click', () => act(() => api('DELETE', '/_mock/faults')));
+$('#clear-faults').addEventListener('click', () => act('Clear the faults', () => api('DELETE', '/_mock/faults')));
 $('#clock-form').addEventListener('submit', (ev) => {
   ev.preventDefault();
-  act(() => api('POST', '/_mock/clock', { advance: ev.target.elements.advance.value.trim() }));
+  act('Advance the clock', () => api('POST', '/_mock/clock', { advance: ev.target.elements.advance.value.trim() }));
 });
 
-// Live updates: any change refreshes the open tab; the browser resumes with Last-Event-ID.
-const events = new EventSource('/_mock/events');
-events.onopen = () => { $('#live').textContent = 'live'; $('#live').classList.add('on'); };
-events.onerror = () => { $('#live').textContent = 'reconnecting'; $('#live').classList.remove('on'); };
-for (const type of ['messages.created', 'messages.status', 'messages.cleared', 'campaign.settled',
-  'otp.sent', 'otp.verified', 'wallet.changed', 'senderid.changed', 'faults.changed',
-  'clock.advanced', 'resync']) {
-  events.addEventListener(type, refreshSoon);
+// --- the event stream -----------------------------------------------------------------------
+
+// The page follows GET /_mock/events. The browser reconnects by itself when an open stream
+// drops, but not when the server refuses one (a 429 once 64 streams are open, a 403, a 5xx):
+// then the page opens a new stream after a pause that doubles on each refusal, from one
+// second to thirty, with jitter so that many pages do not come back at once. It resumes after
+// the last event it got (lastEventId), so nothing is missed while the ring still holds it; a
+// resync event says when it did not.
+const stream = { source: null, last: '', attempt: 0, timer: 0 };
+const RETRY_FIRST = 1000;
+const RETRY_MAX = 30000;
+
+const EVENT_TYPES = ['messages.created', 'messages.status', 'messages.cleared', 'campaign.settled', 'otp.sent',
+  'otp.verified', 'wallet.changed', 'senderid.changed', 'faults.changed', 'clock.advanced', 'workspace.created',
+  'reset', 'resync'];
+
+// The tabs other than the inbox read again after these events.
+const tabEvents = {
+  campaigns: ['messages.created', 'messages.status', 'messages.cleared', 'campaign.settled', 'clock.advanced', 'reset', 'resync'],
+  senders: ['senderid.changed', 'reset', 'resync'],
+  wallets: ['wallet.changed', 'reset', 'resync'],
+  faults: ['faults.changed', 'reset', 'resync'],
+  requests: EVENT_TYPES,
+  clock: ['clock.advanced', 'reset', 'resync'],
+};
+
+function showStream(text, cls, title) {
+  const s = $('#stream');
+  s.textContent = text;
+  s.className = 'stream ' + cls;
+  s.title = (title ? title + ' ' : '') + 'Updates from the mock server (GET /_mock/events); nothing to do with the API\'s live mode.';
 }
-for (const type of ['workspace.created', 'reset']) {
-  events.addEventListener(type, () => loadWorkspaces().then(refreshSoon, notice));
+
+function connect() {
+  clearTimeout(stream.timer);
+  const url = '/_mock/events' + (stream.last ? '?lastEventId=' + encodeURIComponent(stream.last) : '');
+  const source = new EventSource(url);
+  stream.source = source;
+  showStream(stream.attempt ? 'reconnecting…' : 'connecting…', 'wait');
+  source.onopen = () => {
+    stream.attempt = 0;
+    showStream('connected', 'on');
+  };
+  source.onerror = () => {
+    if (source.readyState === EventSource.CLOSED) {
+      source.close();
+      retry();
+    } else {
+      showStream('reconnecting…', 'wait', 'The stream dropped; the browser reconnects.');
+    }
+  };
+  for (const type of EVENT_TYPES) {
+    source.addEventListener(type, (ev) => {
+      if (ev.lastEventId) stream.last = ev.lastEventId;
+      handle(type, ev.data);
+    });
+  }
+}
+
+function retry() {
+  const cap = Math.min(RETRY_MAX, RETRY_FIRST * 2 ** Math.min(stream.attempt, 10));
+  const wait = Math.round(cap / 2 + Math.random() * cap / 2);
+  stream.attempt++;
+  stream.timer = setTimeout(connect, wait);
+  showStream('reconnecting in ' + Math.ceil(wait / 1000) + ' s', 'retry',
+    'The server refused the stream (it holds at most 64 at once) or cannot be reached: try ' + stream.attempt + '.');
+}
+
+function handle(type, data) {
+  let ev = {};
+  try {
+    ev = parseJSON(data || '{}');
+  } catch (err) {
+    ev = {};
+  }
+  if (type === 'workspace.created' || type === 'reset') {
+    loadWorkspaces().catch((err) => notify(errText(err), { key: 'load' }));
+  }
+  if (state.tab === 'inbox') {
+    inboxEvent(type, ev);
+  } else if ((tabEvents[state.tab] || []).includes(type)) {
+    refreshSoon();
+  }
 }
 
 refresh();
+connect();

@@ -59,18 +59,33 @@ func FuzzJSONLenBoundsEncodingJSON(f *testing.F) {
 	})
 }
 
-// The body of a batch is what recipientSize and bodyOverhead add up to, at most.
+// The body of a batch is what recipientSize and bodyOverhead add up to, exactly, with the
+// longest reference, whatever the JobID: one of characters that JSON escapes (<, >, & as
+// \u003c and so on, " and \ with a backslash) counts as its escaped form, so that a hostile
+// JobID cannot take a body past 1 MiB.
 func TestBatchSizeEstimateBoundsTheBody(t *testing.T) {
 	t.Parallel()
-	for _, ch := range []Channel{"", ChannelDND} {
-		j := &bulkJob{p: &BulkParams{JobID: "job-42", From: "MOCKSMS", Message: "Hi {{name}} <3", Channel: ch}}
+	hostile := strings.Repeat(`<>&"\`, MaxJobIDLen/5)
+	require.True(t, len(hostile) <= MaxJobIDLen)
+	for _, tt := range []struct {
+		jobID string
+		ch    Channel
+	}{
+		{"job-42", ""},
+		{"job-42", ChannelDND},
+		{hostile, ""},
+		{strings.Repeat("<", MaxJobIDLen), ChannelGeneric},
+	} {
+		p := &BulkParams{JobID: tt.jobID, From: "MOCKSMS", Message: "Hi {{name}} <3", Channel: tt.ch}
+		require.NoError(t, checkBulk(&BulkParams{JobID: p.JobID, From: p.From, Message: p.Message, Channel: p.Channel, Recipients: RecipientsFrom(nil)}))
 		to := []wireRecipient{{Phone: "2348030000001"}, {Phone: "2348030000002", Name: "Ada \"A\" <Obi>"}, {Phone: "2348030000003", Name: "é"}}
-		want := j.bodyOverhead() + len(to) - 1
+		want := bodyOverhead(p) + len(to) - 1
 		for _, r := range to {
 			want += recipientSize(r.Phone, r.Name)
 		}
-		b, err := json.Marshal(sendBody[wireRecipient]{To: to, From: j.p.From, Message: j.p.Message, Channel: ch, Reference: j.reference(123456789)})
+		ref := p.JobID + ":" + strings.Repeat("9", maxBatchDigits)
+		b, err := json.Marshal(sendBody[any]{To: campaignTo(to), From: p.From, Message: p.Message, Channel: tt.ch, Reference: ref})
 		require.NoError(t, err)
-		assert.Equal(t, want, len(b), "channel %q: exact with the longest reference", ch)
+		assert.Equal(t, want, len(b), "JobID %q, channel %q: exact with the longest reference", tt.jobID, tt.ch)
 	}
 }

@@ -1,0 +1,418 @@
+package sms
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// bulkJob is one run of SendBulk. SendBulk's goroutine reads the input (see bulkReader) and
+// hands this shard's batches to the workers, which send them and record their outcomes in
+// the report.
+type bulkJob struct {
+	s        *CampaignsService
+	p        *BulkParams
+	workers  int
+	maxPause time.Duration
+	limiter  *rate.Limiter
+	pause    atomic.Int64 // unix nanoseconds before which no worker starts a request
+	pool     *batchPool
+
+	halt     chan struct{} // closed when the job stops early
+	haltOnce sync.Once
+	haltErr  error
+
+	mu     sync.Mutex // guards report and prog, which the workers' records fill
+	report BulkReport
+	prog   BulkProgress
+	// progress is held while p.Progress runs, so that its calls come one at a time and in
+	// the order of the records. It is taken before mu is released: Progress runs without
+	// mu, and a record made meanwhile waits only for its own turn to call it.
+	progress sync.Mutex
+}
+
+// bulkBatch is a batch on its way from the reader to a worker.
+type bulkBatch struct {
+	index int
+	to    []wireRecipient
+	parts int // the largest parts of a recipient's message
+	total int // parts over its recipients
+}
+
+func newBulkJob(s *CampaignsService, p *BulkParams) *bulkJob {
+	j := &bulkJob{
+		s: s, p: p,
+		workers:  cmp.Or(p.Concurrency, DefaultBulkConcurrency),
+		maxPause: cmp.Or(p.MaxRetryAfter, DefaultMaxRetryAfter),
+		limiter:  rate.NewLimiter(rate.Inf, 1),
+		halt:     make(chan struct{}),
+		report:   BulkReport{JobID: p.JobID},
+	}
+	if p.Rate > 0 {
+		j.limiter = rate.NewLimiter(rate.Limit(p.Rate), 1)
+	}
+	j.pool = newBatchPool(j.workers+1, cmp.Or(p.BatchSize, MaxBulkBatchSize))
+	return j
+}
+
+func (j *bulkJob) reference(index int) string { return j.p.JobID + ":" + strconv.Itoa(index) }
+
+// stop ends the job early with err; the first error wins.
+func (j *bulkJob) stop(err error) {
+	j.haltOnce.Do(func() {
+		j.haltErr = err
+		close(j.halt)
+	})
+}
+
+func (j *bulkJob) halted() bool {
+	select {
+	case <-j.halt:
+		return true
+	default:
+		return false
+	}
+}
+
+// stopCtx stops the job with ctx's error, or err that wraps it.
+func (j *bulkJob) stopCtx(err error) {
+	j.stop(fmt.Errorf("sms: bulk job %q: %w", j.p.JobID, err))
+}
+
+// errInputPanicked stops the job when its input panics; the panic, not this error, reaches
+// the caller.
+var errInputPanicked = errors.New("sms: the input of the bulk job panicked")
+
+func (j *bulkJob) run(ctx context.Context) (*BulkReport, error) {
+	work := make(chan *bulkBatch)
+	var wg sync.WaitGroup
+	if !j.p.DryRun {
+		for range j.workers {
+			wg.Go(func() {
+				for b := range work {
+					j.send(ctx, b)
+				}
+			})
+		}
+	}
+	rd := newBulkReader(j.p, j.pool)
+	read := j.feed(ctx, rd, work, &wg)
+	wg.Wait()
+
+	// The workers are done: the report is this goroutine's alone.
+	r := &j.report
+	r.Duplicates, r.Invalid, r.InvalidRecipients = rd.duplicates, rd.invalid, rd.invalidList
+	slices.SortFunc(r.Batches, func(a, b BulkBatch) int { return a.Index - b.Index })
+	failed := r.Failed()
+	r.Complete = read && !j.p.DryRun && !j.halted() && len(failed) == 0
+	switch {
+	case j.halted():
+		return r, j.haltErr
+	case len(failed) > 0:
+		return r, fmt.Errorf("%w: %d of %d batches of job %q failed; run the job again to retry them: batch %d: %w",
+			ErrBulkIncomplete, len(failed), len(r.Batches), j.p.JobID, failed[0].Index, failed[0].Err)
+	}
+	return r, nil
+}
+
+// feed reads the input into work, then closes it. It reports whether it read the whole
+// input. Should the input panic (or end its goroutine with runtime.Goexit), the job is
+// stopped and the workers finish the batches under way before the panic goes on: no worker
+// outlives SendBulk, and Progress is never called after it returned.
+func (j *bulkJob) feed(ctx context.Context, rd *bulkReader, work chan<- *bulkBatch, wg *sync.WaitGroup) bool {
+	returned := false
+	defer func() {
+		close(work)
+		if !returned {
+			j.stop(errInputPanicked)
+			wg.Wait()
+		}
+	}()
+	read := j.read(ctx, rd, work)
+	returned = true
+	return read
+}
+
+// read streams the input through rd, handing this shard's batches to the workers (or, in a
+// dry run, recording them). It reports whether it read the whole input.
+func (j *bulkJob) read(ctx context.Context, rd *bulkReader, work chan<- *bulkBatch) bool {
+	for r, err := range j.p.Recipients {
+		if err != nil {
+			j.stop(fmt.Errorf("sms: bulk job %q: reading the input at position %d: %w", j.p.JobID, rd.pos, err))
+			return false
+		}
+		if rd.pos%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				j.stopCtx(err)
+				return false
+			}
+			if j.halted() {
+				return false
+			}
+		}
+		b, err := rd.add(r)
+		if b != nil && !j.emit(ctx, b, work) {
+			return false
+		}
+		if err != nil {
+			j.stop(fmt.Errorf("sms: bulk job %q: %w", j.p.JobID, err))
+			return false
+		}
+	}
+	if b := rd.flush(); b != nil {
+		return j.emit(ctx, b, work)
+	}
+	return true
+}
+
+// emit hands a batch to the workers or, in a dry run, records it. It reports whether the job
+// goes on.
+func (j *bulkJob) emit(ctx context.Context, b *bulkBatch, work chan<- *bulkBatch) bool {
+	if j.p.DryRun {
+		j.record(BulkBatch{Index: b.index, Reference: j.reference(b.index), Recipients: len(b.to), Parts: b.parts}, b.total)
+		j.pool.put(b.to)
+		return true
+	}
+	select {
+	case work <- b:
+		return true
+	case <-j.halt:
+	case <-ctx.Done():
+		j.stopCtx(ctx.Err())
+	}
+	j.pool.put(b.to)
+	return false
+}
+
+// send sends one batch, after the rate limit and any 429 pause, and records the outcome.
+func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
+	defer j.pool.put(b.to)
+	if err := j.wait(ctx); err != nil {
+		if ctx.Err() != nil {
+			j.stopCtx(ctx.Err())
+		}
+		return
+	}
+	ref := j.reference(b.index)
+	cl := &call{
+		method: http.MethodPost, path: "/v1/sms/campaigns", policy: retrySend, ref: ref,
+		body:    sendBody[any]{To: campaignTo(b.to), From: j.p.From, Message: j.p.Message, Channel: j.p.Channel, Reference: ref},
+		attrs:   []slog.Attr{slog.Int("recipients", len(b.to)), slog.String("reference", ref)},
+		observe: j.observe,
+	}
+	var out wireSent
+	err := j.s.c.do(ctx, cl, &out)
+	// A 429 whose Retry-After is longer than the client waits by itself comes back at once; it
+	// has paused every worker (observe). The batch waits the pause out and goes again under
+	// the same reference, a bounded number of times.
+	for tries := 1; err != nil && errors.Is(err, ErrRateLimited) && tries < maxRateLimitedTries; tries++ {
+		if j.wait(ctx) != nil {
+			break
+		}
+		out = wireSent{}
+		err = j.s.c.do(ctx, cl, &out)
+	}
+	res := BulkBatch{Index: b.index, Reference: ref, Recipients: len(b.to), Parts: b.parts}
+	var sent *SendResult
+	if err == nil {
+		// A 2xx that lacks what the report relies on, or contradicts the batch: recorded,
+		// and retried by a rerun.
+		if sent, err = out.result(cl, j.p.From, j.p.Channel, ref); err == nil {
+			err = checkAnswer(cl, sent, len(b.to))
+		}
+	}
+	if err != nil {
+		res.Err = err
+		j.stopOn(ctx, b.index, ref, err)
+		j.record(res, b.total)
+		return
+	}
+	// A replay after an attempt of this call that may have been processed (a dropped
+	// connection) is that attempt's answer: it was charged by this run.
+	replayed := sent.Replayed && !cl.maybeDone
+	res.CampaignID, res.Status, res.Amount, res.Replayed = sent.Campaign.ID, sent.Campaign.Status, sent.Campaign.Amount, replayed
+	res.Parts = cmp.Or(val(sent.Campaign.Parts), b.parts)
+	j.record(res, b.total)
+}
+
+// stopOn stops the job when the error of batch index means that what follows cannot succeed.
+func (j *bulkJob) stopOn(ctx context.Context, index int, ref string, err error) {
+	switch {
+	case errors.Is(err, ErrConflict):
+		j.stop(fmt.Errorf("sms: bulk job %q: batch %d (reference %q) was sent before with other recipients or another message: "+
+			"the input, the message or the batch size changed since an earlier run of this job; run it with the same ones, or use a new JobID: %w",
+			j.p.JobID, index, ref, err))
+	case errors.Is(err, ErrInsufficientBalance), errors.Is(err, ErrUnauthorized), errors.Is(err, ErrInsufficientScope):
+		j.stop(fmt.Errorf("sms: bulk job %q stopped at batch %d: %w", j.p.JobID, index, err))
+	case ctx.Err() != nil:
+		j.stopCtx(err)
+	}
+}
+
+// checkAnswer refuses a 2xx answer that contradicts the batch of n distinct recipients it
+// answers: a campaign of another number of recipients (0, which an answer without the
+// member gives, is let through), or of a negative amount.
+func checkAnswer(cl *call, sent *SendResult, n int) error {
+	c := &sent.Campaign
+	switch {
+	case c.Recipients != 0 && c.Recipients != n:
+		return fmt.Errorf("sms: %s: the %d answer counts %d recipients in campaign %q, but the batch sent %d distinct ones",
+			cl.op(), cl.status, c.Recipients, c.ID, n)
+	case c.Amount.Kobo() < 0:
+		return fmt.Errorf("sms: %s: the %d answer gives campaign %q a negative amount, %s", cl.op(), cl.status, c.ID, c.Amount)
+	}
+	return nil
+}
+
+// wait waits for the rate limiter and for any pause a 429 asked for. It returns ctx's error
+// when ctx ends first, or errHalted when the job stops.
+func (j *bulkJob) wait(ctx context.Context) error {
+	for {
+		if j.halted() {
+			return errHalted
+		}
+		res := j.limiter.Reserve()
+		d := max(res.Delay(), time.Until(time.Unix(0, j.pause.Load())))
+		if d <= 0 {
+			return nil
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			res.Cancel()
+			return ctx.Err()
+		case <-j.halt:
+			t.Stop()
+			res.Cancel()
+			return errHalted
+		}
+		if time.Now().UnixNano() >= j.pause.Load() {
+			return nil
+		}
+		res.Cancel() // paused meanwhile: take a new place once the pause is over
+	}
+}
+
+var errHalted = errors.New("sms: bulk job stopped")
+
+// maxRateLimitedTries bounds how often one batch is sent again after a 429 that outlasted the
+// client's own retries.
+const maxRateLimitedTries = 5
+
+// observe sees every attempt: a 429 pauses every worker for its Retry-After, or stops the job
+// when it asks for more than maxPause.
+func (j *bulkJob) observe(cl *call) {
+	if cl.status != http.StatusTooManyRequests {
+		return
+	}
+	now := time.Now()
+	d, ok := retryAfter(cl.header, now)
+	if !ok {
+		d = time.Second // the server did not say: a short pause, whatever maxPause
+	} else if d > j.maxPause {
+		j.stop(fmt.Errorf("sms: bulk job %q stopped: the server asked to wait %v, more than MaxRetryAfter (%v); run the job again after that: %w",
+			j.p.JobID, d, j.maxPause, apiError(cl.status, cl.header, cl.data)))
+		return
+	}
+	until := now.Add(d).UnixNano()
+	for {
+		old := j.pause.Load()
+		if old >= until || j.pause.CompareAndSwap(old, until) {
+			return
+		}
+	}
+}
+
+// record adds a finished batch, of parts SMS parts over its recipients, to the report and
+// reports progress.
+func (j *bulkJob) record(b BulkBatch, parts int) {
+	j.mu.Lock()
+	r, pg := &j.report, &j.prog
+	if b.Err == nil && !j.p.DryRun {
+		total, ok := addAmounts(r.JobAmount, b.Amount)
+		if !ok {
+			b = BulkBatch{Index: b.Index, Reference: b.Reference, Recipients: b.Recipients, Parts: b.Parts,
+				Err: fmt.Errorf("sms: bulk job %q: the amount of batch %d, %s, takes the job's total past what an Amount holds", j.p.JobID, b.Index, b.Amount)}
+		}
+		r.JobAmount = total
+	}
+	r.Batches = append(r.Batches, b)
+	r.Recipients += b.Recipients
+	r.Parts += parts
+	pg.Batches++
+	pg.Recipients += b.Recipients
+	switch {
+	case b.Err != nil:
+		pg.Failed++
+	case j.p.DryRun:
+	case b.Replayed:
+		r.Replayed += b.Recipients
+		r.ReplayedAmount = r.ReplayedAmount.Add(b.Amount)
+	default:
+		r.Sent += b.Recipients
+		r.Amount = r.Amount.Add(b.Amount)
+	}
+	pg.Batch, pg.Sent, pg.Replayed, pg.Amount, pg.ReplayedAmount = b, r.Sent, r.Replayed, r.Amount, r.ReplayedAmount
+	if j.p.Progress == nil {
+		j.mu.Unlock()
+		return
+	}
+	snapshot := *pg
+	j.progress.Lock()
+	j.mu.Unlock()
+	defer j.progress.Unlock()
+	j.p.Progress(snapshot)
+}
+
+// addAmounts returns a + b of two amounts that are not negative, and whether the sum fits.
+func addAmounts(a, b Amount) (Amount, bool) {
+	if b.Kobo() > math.MaxInt64-a.Kobo() {
+		return a, false
+	}
+	return a.Add(b), true
+}
+
+// batchPool recycles the buffers of batches between the workers and the reader.
+type batchPool struct {
+	free chan []wireRecipient
+	size int // recipients per batch, at most
+}
+
+func newBatchPool(n, size int) *batchPool {
+	return &batchPool{free: make(chan []wireRecipient, n), size: size}
+}
+
+// get returns an empty buffer, reusing one a worker released.
+func (p *batchPool) get() []wireRecipient {
+	select {
+	case b := <-p.free:
+		return b[:0]
+	default:
+		return make([]wireRecipient, 0, min(p.size, 1024))
+	}
+}
+
+// put releases a buffer; nil is ignored.
+func (p *batchPool) put(b []wireRecipient) {
+	if b == nil {
+		return
+	}
+	clear(b) // drop the strings
+	select {
+	case p.free <- b:
+	default:
+	}
+}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedsms/sms-go/mockserver"
+)
+
+// TestPhonesAsPeopleWriteThem: send and bulk take numbers with spaces, dashes, dots and
+// parentheses, and a local number that lost its 0, and the phones get them normalized; a
+// spreadsheet's float is a row reported invalid, with the reason.
+func TestPhonesAsPeopleWriteThem(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+
+	r := runCLI(t, f.env, "", "send", "--to", "0803-123-4561", "--to", "(0803) 1234562", "--to", "+234 803 123 4563",
+		"--to", "8031234564", "--to", "0803.123.4565", "--from", f.ws.SenderID, "--message", "Hi")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	for _, to := range []string{"2348031234561", "2348031234562", "2348031234563", "2348031234564", "2348031234565"} {
+		assert.Len(t, f.srv.Messages(mockserver.Filter{To: to, Contains: "Hi"}), 1, to)
+	}
+
+	csv := writeFile(t, "people.csv",
+		"phone,name\n+234 (0)805 111 2221,Ada\n805-111-2222,Bola\n8051112223,Chi\n8051112224.0,Dayo\n")
+	r = runCLI(t, f.env, "", "bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hello {{name}}", "--job-id", "people", "--skip-invalid")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "line 5")
+	assert.Contains(t, r.stderr, "ends in .0 or .00")
+	for to, name := range map[string]string{"2348051112221": "Ada", "2348051112222": "Bola", "2348051112223": "Chi"} {
+		msgs := f.srv.Messages(mockserver.Filter{To: to})
+		require.Len(t, msgs, 1, to)
+		assert.Equal(t, "Hello "+name, msgs[0].Text)
+	}
+	assert.Empty(t, f.srv.Messages(mockserver.Filter{To: "80511122240"}))
+}

@@ -1,0 +1,782 @@
+// Package doctor checks a deployment of the SMS API, read-only: it tells whether a base URL and
+// a key pair work with this SDK, before any money is at stake.
+//
+// Run checks, in this order of report lines:
+//
+//   - the credentials: the key pair is accepted (a 401 stops the checks that need it);
+//   - each scope of the key: sms, otp, campaigns, sender_ids, balance;
+//   - every read endpoint, read with the SDK (package sms): the balance, the active sender IDs,
+//     the campaign list, the delivery status of the first listed campaign (when there is one),
+//     and, given a dashboard token, the API key list.
+//
+// For each request a check reports whether it was answered (status and latency), whether the
+// answer decodes as JSON and with the SDK, which members the SDK expected and did not get, and
+// which members it got and does not know (objects are compared member by member, arrays by
+// their first item).
+//
+// # Nothing is sent, nothing is charged
+//
+// Run sends GET requests, and for the scopes that no GET shows (sms and otp, and campaigns,
+// whose list the service does not document) one POST each of an empty JSON object, {}, to the
+// endpoint that needs the scope: POST /v1/sms/send, /v1/otp/send and /v1/sms/campaigns. Such a
+// body lacks every required member, so no server can act on it. The check relies on the order
+// in which the mock admits a request: credentials (401), then scope (403 insufficient_scope),
+// then the body (400). So a 403 insufficient_scope means the scope is missing and a 400 that
+// it is granted. The service's pages list those statuses without saying in which order it
+// checks: a server that validated the body before the scope would answer 400 whatever the
+// scope, and Run would report a missing scope as granted, which is why the report calls that
+// result inferred. Any other answer is reported as "could not tell" (a warning; a failure for
+// a scope in Config.RequireScopes), except that a 2xx, a server that accepted an empty request
+// instead of refusing it, is a failure. Requests are never retried.
+//
+// # Levels
+//
+// Each check is OK, Warn (it works, but deserves a look: members missing or unknown, a scope
+// the key lacks, an endpoint this project assumes and the server does not have), Fail (the
+// SDK cannot work with the deployment: no answer, credentials refused, an answer the SDK
+// cannot read, a server error, a documented endpoint missing), or Skip (not checked, and why).
+// Report.Failed reports whether any check failed; warnings alone are not a failure.
+//
+// The report holds no secret: not the API secret, not the dashboard token, not the answers'
+// bodies. Text that comes from the server (error messages, member names, request IDs) is made
+// printable and bounded.
+package doctor
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	sms "github.com/seedsms/sms-go"
+)
+
+// DefaultTimeout bounds each request of Run when Config.Timeout is 0.
+const DefaultTimeout = 10 * time.Second
+
+// userAgent names Run's requests in the server's logs.
+const userAgent = "sms-go-doctor/" + sms.Version
+
+// Config is the deployment Run checks, and how.
+type Config struct {
+	// BaseURL is the API's base URL, such as "https://api.example.com". It is required.
+	BaseURL string
+	// APIKey (pk_live_... or pk_test_...) and APISecret are the key pair to check. Both are
+	// required.
+	APIKey    string
+	APISecret string
+	// DashboardToken is a dashboard user's JWT. When set, GET /v1/keys is checked with it;
+	// when empty, that check is skipped.
+	DashboardToken string
+	// HTTPClient sends the requests (nil: a client of Run's own, whose connections are closed
+	// when Run returns). It is copied; the copy's transport records each answer, and the copy
+	// never follows a redirect, so that credentials never go to another host.
+	HTTPClient *http.Client
+	// Timeout bounds each request (0: DefaultTimeout).
+	Timeout time.Duration
+	// InsecureHTTP allows a plain http:// base URL to a host that is not loopback, as
+	// sms.WithInsecureHTTP does.
+	InsecureHTTP bool
+	// RequireScopes are the scopes the key must have: one that is missing, or that could not
+	// be confirmed, fails its check instead of warning.
+	RequireScopes sms.Scopes
+}
+
+// String describes the configuration without the secret and the token.
+func (c Config) String() string {
+	return fmt.Sprintf("doctor.Config{BaseURL: %q, APIKey: %q, APISecret: %s, DashboardToken: %s, Timeout: %v, RequireScopes: %v}",
+		c.BaseURL, c.APIKey, redact(c.APISecret), redact(c.DashboardToken), c.Timeout, []sms.Scope(c.RequireScopes))
+}
+
+// GoString describes the configuration without the secret and the token.
+func (c Config) GoString() string { return c.String() }
+
+// Format prints the configuration without the secret and the token, whatever the verb.
+func (c Config) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
+
+// LogValue logs the configuration without the secret and the token.
+func (c Config) LogValue() slog.Value { return slog.StringValue(c.String()) }
+
+func redact(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return "[REDACTED]"
+}
+
+// Level is the outcome of a check.
+type Level string
+
+// The levels of a check, from best to worst; Skip is a check that was not made.
+const (
+	OK   Level = "ok"   // works as the SDK expects
+	Warn Level = "warn" // works, but deserves a look
+	Fail Level = "fail" // the SDK cannot work with it
+	Skip Level = "skip" // not checked; the detail says why
+)
+
+// The names of the checks, as in Check.Name. The scopes' checks are named by ScopeCheck.
+const (
+	CheckCredentials    = "credentials"
+	CheckBalance        = "balance"
+	CheckSenderIDs      = "sender_ids"
+	CheckCampaigns      = "campaigns"
+	CheckCampaignStatus = "campaign_status"
+	CheckKeys           = "keys"
+)
+
+// ScopeCheck returns the name of the check of scope s, such as "scope.sms".
+func ScopeCheck(s sms.Scope) string { return "scope." + string(s) }
+
+// Check is one line of a report.
+type Check struct {
+	// Name says what is checked: CheckCredentials, ScopeCheck(scope), CheckBalance...
+	Name  string `json:"name"`
+	Level Level  `json:"level"`
+	// Detail explains the level in one line for people.
+	Detail string `json:"detail"`
+	// Endpoint is the request the check rests on, such as "GET /v1/balance".
+	Endpoint string `json:"endpoint"`
+	// Documented reports whether the service's own pages document the endpoint; the others
+	// are this project's assumptions, and missing them is a warning, not a failure.
+	Documented bool `json:"documented"`
+	// Status is the answer's HTTP status; 0 when no request was made or no answer came.
+	Status int `json:"status,omitempty"`
+	// Latency is the time from sending the request to the end of the answer (the time waited
+	// when no answer came).
+	Latency time.Duration `json:"-"`
+	// RequestID is the server's ID of the request (X-Request-Id, else the body's requestId).
+	RequestID string `json:"requestId,omitempty"`
+	// Decode is how a read's successful answer decoded; nil for other checks and answers.
+	Decode *Decode `json:"decode,omitempty"`
+}
+
+// MarshalJSON writes the check with its latency in milliseconds, as "latencyMs".
+func (c Check) MarshalJSON() ([]byte, error) {
+	type plain Check
+	return json.Marshal(struct {
+		plain
+		LatencyMS float64 `json:"latencyMs"`
+	}{plain(c), math.Round(float64(c.Latency)/1e3) / 1e3})
+}
+
+// Decode is how a successful answer decoded.
+type Decode struct {
+	// JSON reports whether the body is a JSON object.
+	JSON bool `json:"json"`
+	// SDK reports whether the SDK read the answer; SDKError says why not.
+	SDK      bool   `json:"sdk"`
+	SDKError string `json:"sdkError,omitempty"`
+	// Missing are the members the SDK expected and did not get, Unknown the members it got
+	// and does not know, as paths such as "data[0]._id" (arrays are compared by their first
+	// item).
+	Missing []string `json:"missing,omitempty"`
+	Unknown []string `json:"unknown,omitempty"`
+}
+
+// Report is the outcome of Run: one check per line, in a fixed order.
+type Report struct {
+	BaseURL string  `json:"baseUrl"`
+	Mode    string  `json:"mode"` // the key's: "live" or "test"
+	Checks  []Check `json:"checks"`
+}
+
+// Failed reports whether any check failed.
+func (r *Report) Failed() bool { return r.Count(Fail) > 0 }
+
+// Count returns the number of checks at level l.
+func (r *Report) Count(l Level) int {
+	n := 0
+	for _, c := range r.Checks {
+		if c.Level == l {
+			n++
+		}
+	}
+	return n
+}
+
+// Find returns the check named name.
+func (r *Report) Find(name string) (Check, bool) {
+	i := slices.IndexFunc(r.Checks, func(c Check) bool { return c.Name == name })
+	if i < 0 {
+		return Check{}, false
+	}
+	return r.Checks[i], true
+}
+
+// MarshalJSON writes the report with "passed" (no check failed) and the count of each level.
+func (r Report) MarshalJSON() ([]byte, error) {
+	type plain Report
+	return json.Marshal(struct {
+		plain
+		Passed bool          `json:"passed"`
+		Counts map[Level]int `json:"counts"`
+	}{plain(r), !r.Failed(), map[Level]int{OK: r.Count(OK), Warn: r.Count(Warn), Fail: r.Count(Fail), Skip: r.Count(Skip)}})
+}
+
+// Run checks the deployment that cfg names and returns the report. It returns an error, and no
+// report, only when cfg cannot be used (a missing or malformed base URL, key pair or token, an
+// unknown scope in RequireScopes) or when ctx ends; whatever the server answers is in the
+// report.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	d, err := newDoctor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer d.close()
+	return d.run(ctx)
+}
+
+// doctor is one run.
+type doctor struct {
+	cfg     Config
+	base    string // without a trailing slash
+	mode    string
+	timeout time.Duration
+	hc      *http.Client // records every answer, never follows redirects
+	own     bool         // hc is Run's own: close its connections at the end
+	client  *sms.Client
+	dash    *sms.DashboardClient // nil without a token
+}
+
+func newDoctor(cfg Config) (*doctor, error) {
+	if strings.TrimSpace(cfg.BaseURL) == "" {
+		return nil, errors.New("doctor: no base URL")
+	}
+	if cfg.Timeout < 0 {
+		return nil, errors.New("doctor: the timeout cannot be negative")
+	}
+	for _, s := range cfg.RequireScopes {
+		if !sms.AllScopes().Has(s) {
+			return nil, fmt.Errorf("doctor: unknown scope %q; scopes are sms, otp, campaigns, sender_ids and balance", printable(string(s)))
+		}
+	}
+	d := &doctor{cfg: cfg, base: strings.TrimRight(cfg.BaseURL, "/"), timeout: cmp.Or(cfg.Timeout, DefaultTimeout), mode: "live"}
+	if strings.HasPrefix(cfg.APIKey, "pk_test_") {
+		d.mode = "test"
+	}
+	var hc http.Client
+	if cfg.HTTPClient != nil {
+		hc = *cfg.HTTPClient
+	} else {
+		hc, d.own = http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}, true
+	}
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	hc.Transport = recorder{base: base}
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	d.hc = &hc
+	opts := []sms.Option{sms.WithBaseURL(cfg.BaseURL), sms.WithHTTPClient(d.hc), sms.WithMaxRetries(0), sms.WithUserAgent(userAgent)}
+	if cfg.InsecureHTTP {
+		opts = append(opts, sms.WithInsecureHTTP())
+	}
+	var err error
+	if d.client, err = sms.NewClient(cfg.APIKey, cfg.APISecret, opts...); err != nil {
+		d.close()
+		return nil, err
+	}
+	if cfg.DashboardToken != "" {
+		if d.dash, err = sms.NewDashboardClient(cfg.DashboardToken, opts...); err != nil {
+			d.close()
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+func (d *doctor) close() {
+	if d.own {
+		d.hc.CloseIdleConnections()
+	}
+}
+
+// answer is one request of a run and what came of it.
+type answer struct {
+	endpoint   string // "GET /v1/balance"
+	documented bool   // the service's pages document the endpoint
+	probe      bool   // an empty POST that checks a scope
+	ex         *exchange
+	sdkErr     error // a read's error from the SDK; nil when it read the answer
+	// From the answer's body and headers, printable.
+	code, message, requestID string
+	// What the SDK read, for people, and a reason to warn about it.
+	read, concern string
+}
+
+// The read endpoints.
+const (
+	getBalance        = "GET /v1/balance"
+	getSenderIDs      = "GET /v1/sender-ids?status=active"
+	getCampaigns      = "GET /v1/sms/campaigns"
+	getCampaignStatus = "GET /v1/sms/campaigns/{id}/status"
+	getKeys           = "GET /v1/keys"
+)
+
+// probes are the empty POSTs that check the scopes no documented GET shows.
+var probes = []struct {
+	scope sms.Scope
+	path  string
+}{
+	{sms.ScopeSMS, "/v1/sms/send"},
+	{sms.ScopeOTP, "/v1/otp/send"},
+	{sms.ScopeCampaigns, "/v1/sms/campaigns"},
+}
+
+// Reasons a check was not made.
+const (
+	noAnswer = "not checked: the server did not answer"
+	refused  = "not checked: the credentials were refused"
+)
+
+// answers is what the requests of a run gave; nil for a request not made.
+type answers struct {
+	balance, senderIDs, campaigns, status, keys *answer
+	probes                                      map[sms.Scope]*answer
+	stop                                        string // why the key's requests stopped after the first
+}
+
+func (d *doctor) run(ctx context.Context) (*Report, error) {
+	as, err := d.ask(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("doctor: %w", err)
+	}
+	return d.report(as), nil
+}
+
+// ask sends the requests of a run. The first, the balance, tells whether the server answers
+// and takes the key: if not, the key's other requests are not sent. It returns an error only
+// when ctx ends.
+func (d *doctor) ask(ctx context.Context) (*answers, error) {
+	as := &answers{probes: map[sms.Scope]*answer{}}
+	as.balance = d.read(ctx, getBalance, true, func(ctx context.Context, a *answer) error {
+		b, err := d.client.Balance.Get(ctx)
+		if err == nil {
+			a.read = b.Balance.String() + " " + printable(b.Currency)
+		}
+		return err
+	})
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case as.balance.ex.status == 0:
+		as.stop = noAnswer
+	case as.balance.ex.status == http.StatusUnauthorized:
+		as.stop = refused
+	}
+	if as.stop == "" {
+		as.senderIDs = d.read(ctx, getSenderIDs, true, func(ctx context.Context, a *answer) error {
+			list, err := d.client.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.StatusActive})
+			if err == nil {
+				a.read = plural(len(list), "active sender ID", "active sender IDs")
+				if len(list) == 0 {
+					a.concern = "no active sender ID: nothing can be sent until one is approved"
+				}
+			}
+			return err
+		})
+		var first string
+		as.campaigns = d.read(ctx, getCampaigns, false, func(ctx context.Context, a *answer) error {
+			page, err := d.client.Campaigns.List(ctx, nil)
+			if err == nil {
+				a.read = plural(len(page.Campaigns), "campaign", "campaigns") + " on the first page"
+				if len(page.Campaigns) > 0 {
+					first = page.Campaigns[0].ID
+				}
+			}
+			return err
+		})
+		if first == "" && as.campaigns.ex.status/100 == 2 {
+			first = firstListed(as.campaigns.ex.body) // the SDK could not read the list
+		}
+		if first != "" {
+			as.status = d.read(ctx, getCampaignStatus, false, func(ctx context.Context, a *answer) error {
+				st, err := d.client.Campaigns.Status(ctx, first, nil)
+				if err == nil {
+					a.read = "campaign " + printable(first) + ": " + printable(string(st.Status))
+				}
+				return err
+			})
+		}
+		for _, p := range probes {
+			as.probes[p.scope] = d.probe(ctx, p.path)
+		}
+	}
+	if d.dash != nil && as.stop != noAnswer {
+		as.keys = d.read(ctx, getKeys, false, func(ctx context.Context, a *answer) error {
+			list, err := d.dash.Keys.List(ctx)
+			if err == nil {
+				a.read = plural(len(list), "key", "keys")
+			}
+			return err
+		})
+	}
+	return as, ctx.Err()
+}
+
+// report turns the answers into the checks.
+func (d *doctor) report(as *answers) *Report {
+	r := &Report{BaseURL: d.base, Mode: d.mode}
+	add := func(c Check) { r.Checks = append(r.Checks, c) }
+	add(d.credentials(as.balance, as.senderIDs, as.campaigns, as.status, as.probes[sms.ScopeSMS], as.probes[sms.ScopeOTP], as.probes[sms.ScopeCampaigns]))
+	for _, p := range probes {
+		add(d.scope(p.scope, "POST "+p.path, as.probes[p.scope], as.stop))
+	}
+	add(d.scope(sms.ScopeSenderIDs, getSenderIDs, as.senderIDs, as.stop))
+	add(d.scope(sms.ScopeBalance, getBalance, as.balance, as.stop))
+
+	add(d.readCheck(CheckBalance, getBalance, true, sms.ScopeBalance, as.balance, as.stop, balanceMembers))
+	add(d.readCheck(CheckSenderIDs, getSenderIDs, true, sms.ScopeSenderIDs, as.senderIDs, as.stop, senderIDsMembers))
+	add(d.readCheck(CheckCampaigns, getCampaigns, false, sms.ScopeCampaigns, as.campaigns, as.stop, campaignsMembers))
+	why := as.stop
+	switch {
+	case why != "" || as.status != nil:
+	case as.campaigns.scopeMissing():
+		why = "not checked: the key lacks the campaigns scope"
+	case as.campaigns.ex.status/100 != 2:
+		why = "not checked: the campaign list could not be read"
+	default:
+		why = "not checked: no campaign listed"
+	}
+	add(d.readCheck(CheckCampaignStatus, getCampaignStatus, false, sms.ScopeCampaigns, as.status, why, campaignStatusMembers))
+	why = noAnswer
+	if d.dash == nil {
+		why = "not checked: no dashboard token given"
+	}
+	add(d.readCheck(CheckKeys, getKeys, false, "", as.keys, why, keysMembers))
+	return r
+}
+
+// read sends one read with the SDK (fn, which may describe what it read in a) and records it.
+func (d *doctor) read(ctx context.Context, endpoint string, documented bool, fn func(context.Context, *answer) error) *answer {
+	a := &answer{endpoint: endpoint, documented: documented}
+	a.ex, a.sdkErr = record(ctx, d.timeout, func(ctx context.Context) error { return fn(ctx, a) })
+	a.parse()
+	return a
+}
+
+// probe sends an empty JSON object to path, which needs a scope, and records the answer.
+func (d *doctor) probe(ctx context.Context, path string) *answer {
+	a := &answer{endpoint: "POST " + path, documented: true, probe: true}
+	a.ex, _ = record(ctx, d.timeout, func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.base+path, strings.NewReader("{}"))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("X-API-Key", d.cfg.APIKey)
+		req.Header.Set("X-API-Secret", d.cfg.APISecret)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json")
+		req.Header.Set("User-Agent", userAgent)
+		resp, err := d.hc.Do(req)
+		if err != nil {
+			return err
+		}
+		return resp.Body.Close() // read already, by the recorder
+	})
+	a.parse()
+	return a
+}
+
+// parse reads the request ID and, on an error, the API's code and message.
+func (a *answer) parse() {
+	ex := a.ex
+	if ex.status == 0 {
+		return
+	}
+	var body struct {
+		Error *struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+		RequestID string `json:"requestId"`
+	}
+	_ = json.Unmarshal(ex.body, &body) // anything else is looked at by its check
+	a.requestID = printable(ex.header.Get("X-Request-Id"))
+	if a.requestID == "" {
+		a.requestID = printable(body.RequestID)
+	}
+	if ex.status/100 == 2 {
+		return
+	}
+	if body.Error != nil {
+		a.code, a.message = printable(body.Error.Code), printable(body.Error.Message)
+	}
+	if a.code == "" {
+		a.code = strings.ToLower(strings.ReplaceAll(http.StatusText(ex.status), " ", "_"))
+	}
+}
+
+// scopeMissing reports whether the answer is the API's 403 for a scope the key lacks.
+func (a *answer) scopeMissing() bool {
+	return a.ex.status == http.StatusForbidden && a.code == "insufficient_scope"
+}
+
+// errorText is an error answer in a few words: "not_found: No route for GET /v1/x.".
+func (a *answer) errorText() string {
+	if a.message == "" {
+		return a.code
+	}
+	return a.code + ": " + a.message
+}
+
+// noAnswerText says why no answer came.
+func (d *doctor) noAnswerText(a *answer) string {
+	if errors.Is(a.ex.err, context.DeadlineExceeded) {
+		return "no answer within " + d.timeout.String()
+	}
+	return "no answer: " + printable(a.ex.err.Error())
+}
+
+// trouble is the level and detail of an answer that is not a success, for the check that
+// made the request. scope is the scope the endpoint needs.
+func (d *doctor) trouble(a *answer, scope sms.Scope) (Level, string) {
+	s := a.ex.status
+	switch {
+	case s == 0:
+		return Fail, d.noAnswerText(a)
+	case s == http.StatusUnauthorized:
+		return Fail, "refused: " + a.errorText()
+	case a.scopeMissing() && scope != "":
+		return Skip, "not checked: the key lacks the " + string(scope) + " scope"
+	case s/100 == 3:
+		return Fail, fmt.Sprintf("redirected to %q, which is not followed: is the base URL right?", printable(a.ex.header.Get("Location")))
+	case s == http.StatusNotFound || s == http.StatusMethodNotAllowed || s == http.StatusNotImplemented:
+		if !a.documented {
+			return Warn, "not available here (" + a.errorText() + "): the service does not document this endpoint; this project assumes it"
+		}
+		return Fail, a.errorText() + ": the service documents this endpoint; is the base URL right?"
+	case s == http.StatusTooManyRequests:
+		return Warn, "rate limited, not checked: " + a.errorText()
+	case s >= 500:
+		return Fail, "server error: " + a.errorText()
+	}
+	return Fail, "unexpected answer: " + a.errorText()
+}
+
+// broken reports whether an answer's status says that the endpoint itself does not work: no
+// answer, a redirect, no such endpoint or method, a server error.
+func broken(status int) bool {
+	switch {
+	case status == 0, status/100 == 3, status >= 500:
+		return true
+	}
+	return status == http.StatusNotFound || status == http.StatusMethodNotAllowed
+}
+
+// check starts the check of answer a (nil: no request was made).
+func check(name, endpoint string, documented bool, a *answer) Check {
+	c := Check{Name: name, Endpoint: endpoint, Documented: documented}
+	if a != nil {
+		c.Endpoint, c.Documented = a.endpoint, a.documented
+		c.Status, c.Latency, c.RequestID = a.ex.status, a.ex.latency, a.requestID
+	}
+	return c
+}
+
+// credentials is the check of the key pair: the first answer that proves something decides.
+func (d *doctor) credentials(answers ...*answer) Check {
+	kind := "a " + d.mode + " key (" + d.mode + " wallet and data)"
+	var first *answer
+	for _, a := range answers {
+		if a == nil {
+			continue
+		}
+		if first == nil {
+			first = a
+		}
+		s := a.ex.status
+		switch {
+		case s == http.StatusUnauthorized:
+			c := check(CheckCredentials, a.endpoint, a.documented, a)
+			c.Level, c.Detail = Fail, "refused: "+a.errorText()
+			return c
+		case s/100 == 2 || a.scopeMissing() || a.probe && s == http.StatusBadRequest:
+			c := check(CheckCredentials, a.endpoint, a.documented, a)
+			c.Level, c.Detail = OK, "accepted: "+kind
+			return c
+		}
+	}
+	c := check(CheckCredentials, getBalance, true, first)
+	c.Level = Fail
+	if first != nil && first.ex.status == 0 {
+		c.Detail = d.noAnswerText(first)
+	} else {
+		c.Detail = "not confirmed: no answer proved them (see the other checks)"
+	}
+	return c
+}
+
+// scope is the check of scope s from the answer of the request that needs it.
+func (d *doctor) scope(s sms.Scope, endpoint string, a *answer, stop string) Check {
+	c := check(ScopeCheck(s), endpoint, true, a)
+	required := d.cfg.RequireScopes.Has(s)
+	switch {
+	case a == nil:
+		c.Level, c.Detail = Skip, stop
+		return c
+	case a.ex.status == http.StatusUnauthorized:
+		c.Level, c.Detail = Skip, refused
+		return c
+	case a.scopeMissing():
+		c.Level, c.Detail = Warn, "missing: the key lacks the "+string(s)+" scope"
+	case !a.probe && a.ex.status/100 == 2:
+		c.Level, c.Detail = OK, "granted"
+	case !a.probe:
+		c.Level, c.Detail = Warn, "could not tell: "+a.endpoint+" was not answered with a success (see its check)"
+	case a.ex.status == http.StatusBadRequest:
+		c.Level, c.Detail = OK, "granted (inferred: the server checked the scope, then refused the empty body with 400)"
+	case a.ex.status/100 == 2:
+		c.Level, c.Detail = Fail, fmt.Sprintf("the server accepted an empty request (%d) instead of refusing it: check what it did", a.ex.status)
+	case broken(a.ex.status):
+		c.Level, c.Detail = d.trouble(a, s)
+	default:
+		c.Level, c.Detail = Warn, "could not tell: answered "+a.errorText()+"; this check expects 403 insufficient_scope or 400"
+	}
+	if required && c.Level != OK {
+		c.Level, c.Detail = Fail, "required: "+c.Detail
+	}
+	return c
+}
+
+// readCheck is the check of a read endpoint, which needs scope (none: the dashboard token's
+// endpoint), from its answer a; stop says why a is nil.
+func (d *doctor) readCheck(name, endpoint string, documented bool, scope sms.Scope, a *answer, stop string, m *members) Check {
+	c := check(name, endpoint, documented, a)
+	switch {
+	case a == nil:
+		c.Level, c.Detail = Skip, stop
+		return c
+	case scope != "" && a.ex.status == http.StatusUnauthorized: // the credentials' check fails
+		c.Level, c.Detail = Skip, refused
+		return c
+	case a.ex.status/100 != 2:
+		c.Level, c.Detail = d.trouble(a, scope)
+		return c
+	case a.ex.err != nil: // an answer too large to read
+		c.Level, c.Detail = Fail, printable(a.ex.err.Error())
+		return c
+	}
+	dec := &Decode{SDK: a.sdkErr == nil}
+	c.Decode = dec
+	var v any
+	jsonErr := json.Unmarshal(a.ex.body, &v)
+	obj, isObject := v.(map[string]any)
+	dec.JSON = jsonErr == nil && isObject
+	if dec.JSON {
+		dec.Missing, dec.Unknown = m.compare(obj)
+		for i, u := range dec.Unknown {
+			dec.Unknown[i] = printable(u)
+		}
+	}
+	if !dec.SDK {
+		dec.SDKError = sdkText(a.sdkErr)
+	}
+	var parts []string
+	switch {
+	case jsonErr != nil:
+		c.Level = Fail
+		parts = append(parts, "not JSON: "+printable(jsonErr.Error()))
+	case !isObject:
+		c.Level = Fail
+		parts = append(parts, "not a JSON object")
+	case !dec.SDK:
+		c.Level = Fail
+		parts = append(parts, "the SDK cannot read it: "+dec.SDKError)
+	case len(dec.Missing) > 0 || len(dec.Unknown) > 0 || a.concern != "":
+		c.Level = Warn
+	default:
+		c.Level = OK
+	}
+	if a.read != "" {
+		parts = append(parts, a.read)
+	}
+	if a.concern != "" {
+		parts = append(parts, a.concern)
+	}
+	if len(dec.Missing) > 0 {
+		parts = append(parts, "missing "+list(dec.Missing))
+	}
+	if len(dec.Unknown) > 0 {
+		parts = append(parts, "unknown "+list(dec.Unknown))
+	}
+	c.Detail = strings.Join(parts, "; ")
+	return c
+}
+
+// sdkText is the SDK's error without the "sms: GET /v1/...: " it starts with.
+func sdkText(err error) string {
+	s := strings.TrimPrefix(err.Error(), "sms: ")
+	if _, rest, ok := strings.Cut(s, ": "); ok && strings.HasPrefix(s, "GET /") {
+		s = rest
+	}
+	return printable(s)
+}
+
+// list writes at most 10 names, and how many more there are.
+func list(names []string) string {
+	const shown = 10
+	if len(names) <= shown {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:shown], ", ") + ", and " + strconv.Itoa(len(names)-shown) + " more"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// firstListed returns the _id of the first item of a list's data, or "".
+func firstListed(body []byte) string {
+	var v struct {
+		Data []struct {
+			ID string `json:"_id"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(body, &v) != nil || len(v.Data) == 0 {
+		return ""
+	}
+	return v.Data[0].ID
+}
+
+// maxText bounds, in bytes, each piece of server text in a report.
+const maxText = 200
+
+// printable returns server text fit for a terminal: valid UTF-8, every character that
+// strconv.IsPrint refuses (newlines, escape sequences) escaped as in a Go string, and cut at
+// maxText bytes with an ellipsis.
+func printable(s string) string {
+	if len(s) <= maxText && utf8.ValidString(s) && strings.IndexFunc(s, notPrint) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		piece := string(r)
+		if notPrint(r) {
+			q := strconv.QuoteRune(r)
+			piece = q[1 : len(q)-1]
+		}
+		if b.Len()+len(piece) > maxText {
+			b.WriteString("…")
+			break
+		}
+		b.WriteString(piece)
+	}
+	return b.String()
+}
+
+func notPrint(r rune) bool { return !strconv.IsPrint(r) }

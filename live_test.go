@@ -1,0 +1,324 @@
+package sms_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+)
+
+// liveAnswer is an in-memory server that answers every request with one status and body, as
+// the live service's pages show them: no header but Content-Type (no X-Request-Id, no
+// rate-limit headers). It keeps the request it was given.
+type liveAnswer struct {
+	status int
+	body   []byte
+
+	mu     sync.Mutex
+	method string
+	path   string
+	sent   string
+}
+
+func (a *liveAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		body, _ = io.ReadAll(req.Body)
+		_ = req.Body.Close()
+	}
+	a.mu.Lock()
+	a.method, a.path, a.sent = req.Method, req.URL.RequestURI(), string(body)
+	a.mu.Unlock()
+	return &http.Response{
+		StatusCode: a.status, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(string(a.body))), Request: req,
+	}, nil
+}
+
+// liveClient returns a client whose every request the answer a gets.
+func liveClient(t *testing.T, a *liveAnswer) *sms.Client {
+	t.Helper()
+	c, err := sms.NewClient("pk_live_abc", "sk_live_def", sms.WithBaseURL("https://api.example.com"),
+		sms.WithHTTPClient(&http.Client{Transport: a}), sms.WithMaxRetries(0))
+	require.NoError(t, err)
+	return c
+}
+
+// fixture reads a sample of testdata/live.
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "live", name))
+	require.NoError(t, err)
+	return b
+}
+
+// Every sample answer of the live service's pages decodes, member by member, to what it says;
+// what a sample does not show is nil or empty, never a zero that could be taken for an answer.
+func TestLiveSamplesDecode(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		file   string
+		status int
+		method string
+		path   string
+		// call makes the request and returns its result with its Response set aside, and the
+		// Response.
+		call func(t *testing.T, c *sms.Client) (any, *sms.Response, error)
+		want any
+		// requestID is the Response's: the body's requestId, as no header carries one.
+		requestID string
+	}{
+		{
+			file: "sms-send-202.json", status: 202, method: "POST", path: "/v1/sms/send",
+			call: func(t *testing.T, c *sms.Client) (any, *sms.Response, error) {
+				res, err := c.SMS.Send(ctx, &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: "Hi", Reference: "order-1"})
+				if err != nil {
+					return nil, nil, err
+				}
+				resp := res.Response
+				res.Response = nil
+				return *res, resp, nil
+			},
+			want: sms.SendResult{
+				Message: "SMS request accepted.",
+				Campaign: sms.Campaign{
+					ID: "667000000000000000000001", Status: sms.StatusSent, MessageID: "3017600245086449408013699",
+					Recipients: 1, Amount: sms.AmountFromKobo(320), Currency: "NGN", Parts: ptr(1),
+					SenderID: "ACME", Channel: sms.ChannelGeneric, Reference: "order-1", CreatedAt: nil,
+				},
+				Replayed: false,
+			},
+			requestID: "req-123",
+		},
+		{
+			file: "sms-send-202.json", status: 202, method: "POST", path: "/v1/sms/campaigns",
+			call: func(t *testing.T, c *sms.Client) (any, *sms.Response, error) {
+				res, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: []sms.Recipient{{Phone: "08025671695"}}, From: "ACME", Message: "Hi", Channel: sms.ChannelDND, Reference: "spring"})
+				if err != nil {
+					return nil, nil, err
+				}
+				resp := res.Response
+				res.Response = nil
+				return res.Campaign, resp, nil
+			},
+			want: sms.Campaign{
+				ID: "667000000000000000000001", Status: sms.StatusSent, MessageID: "3017600245086449408013699",
+				Recipients: 1, Amount: sms.AmountFromKobo(320), Currency: "NGN", Parts: ptr(1),
+				SenderID: "ACME", Channel: sms.ChannelDND, Reference: "spring",
+			},
+			requestID: "req-123",
+		},
+		{
+			file: "otp-send.json", status: 200, method: "POST", path: "/v1/otp/send",
+			call: func(t *testing.T, c *sms.Client) (any, *sms.Response, error) {
+				otp, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME"})
+				if err != nil {
+					return nil, nil, err
+				}
+				resp := otp.Response
+				otp.Response = nil
+				return *otp, resp, nil
+			},
+			want: sms.OTP{
+				PinID: "c8dcd048-5e7f-4347-8c89-4470c3af0b", To: "2348025671695", SMSStatus: "Message Sent",
+				Amount: nil, Currency: "", // the page does not say what the SMS cost
+			},
+			requestID: "", // the OTP samples carry no requestId
+		},
+		{
+			file: "otp-verify.json", status: 200, method: "POST", path: "/v1/otp/verify",
+			call: func(t *testing.T, c *sms.Client) (any, *sms.Response, error) {
+				v, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "c8dcd048-5e7f-4347-8c89-4470c3af0b", Pin: "195558"})
+				if err != nil {
+					return nil, nil, err
+				}
+				assert.Equal(t, sms.PinVerified, sms.PinStateOf(v, err))
+				resp := v.Response
+				v.Response = nil
+				return *v, resp, nil
+			},
+			want: sms.Verification{
+				PinID: "c8dcd048-5e7f-4347-8c89-4470c3af0b", Verified: true, MSISDN: "2348025671695",
+				AttemptsRemaining: nil, // the page does not show it
+			},
+		},
+		{
+			file: "sender-ids-active.json", status: 200, method: "GET", path: "/v1/sender-ids?status=active",
+			call: func(t *testing.T, c *sms.Client) (any, *sms.Response, error) {
+				ids, err := c.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.StatusActive})
+				if err != nil {
+					return nil, nil, err
+				}
+				require.Len(t, ids, 1)
+				resp := ids[0].Response
+				ids[0].Response = nil
+				return ids, resp, nil
+			},
+			want: []sms.SenderID{{
+				ID: "", Title: "ACME", Status: sms.StatusActive, Country: "Nigeria", Usecase: "", Company: "", CreatedAt: nil,
+			}},
+		},
+		{
+			file: "sender-ids-provider-createdat.json", status: 200, method: "GET", path: "/v1/sender-ids",
+			call: func(t *testing.T, c *sms.Client) (any, *sms.Response, error) {
+				ids, err := c.SenderIDs.List(ctx, nil)
+				if err != nil {
+					return nil, nil, err
+				}
+				require.Len(t, ids, 1)
+				resp := ids[0].Response
+				ids[0].Response = nil
+				return ids, resp, nil
+			},
+			want: []sms.SenderID{{
+				Title: "ACME", Status: sms.StatusActive, Country: "Nigeria",
+				CreatedAt: ptr(time.Date(2025, 5, 12, 10, 20, 27, 0, time.UTC)), // no zone: read as UTC
+			}},
+		},
+		{
+			file: "balance.json", status: 200, method: "GET", path: "/v1/balance",
+			call: func(t *testing.T, c *sms.Client) (any, *sms.Response, error) {
+				b, err := c.Balance.Get(ctx)
+				if err != nil {
+					return nil, nil, err
+				}
+				resp := b.Response
+				b.Response = nil
+				return *b, resp, nil
+			},
+			want:      sms.Balance{Balance: sms.AmountFromKobo(1_500_000), Cashback: sms.AmountFromKobo(0), Currency: "NGN"},
+			requestID: "req-123",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file+" "+tt.path, func(t *testing.T) {
+			t.Parallel()
+			a := &liveAnswer{status: tt.status, body: fixture(t, tt.file)}
+			got, resp, err := tt.call(t, liveClient(t, a))
+			require.NoError(t, err, "the live sample decodes")
+			assert.Equal(t, tt.want, got)
+			require.NotNil(t, resp, "every result carries its Response")
+			assert.Equal(t, tt.status, resp.StatusCode)
+			assert.Equal(t, tt.requestID, resp.RequestID)
+			assert.Nil(t, resp.RateLimit, "the live pages show no rate-limit headers")
+			assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			assert.Equal(t, tt.method, a.method)
+			assert.Equal(t, tt.path, a.path)
+		})
+	}
+}
+
+// The live error sample is a typed error with every member of the body.
+func TestLiveErrorSample(t *testing.T) {
+	t.Parallel()
+	a := &liveAnswer{status: 402, body: fixture(t, "error-insufficient-balance.json")}
+	_, err := liveClient(t, a).SMS.Send(context.Background(), &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: "Hi"})
+	require.ErrorIs(t, err, sms.ErrInsufficientBalance)
+	var e *sms.Error
+	require.True(t, errors.As(err, &e))
+	assert.Equal(t, &sms.Error{StatusCode: 402, Code: "insufficient_balance", Message: "Insufficient wallet balance.", RequestID: "req-123"}, e)
+	assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "a 402 sent and charged nothing")
+	assert.Equal(t, "sms: 402 insufficient_balance: Insufficient wallet balance. [request req-123]", err.Error())
+}
+
+// The live samples are kept verbatim: they are what the pages show, not what the tests need.
+func TestLiveSamplesAreVerbatim(t *testing.T) {
+	t.Parallel()
+	verbatim := map[string]string{
+		"sms-send-202.json":               `{"message":"SMS request accepted.","campaign":{"id":"667000000000000000000001","status":"sent","message_id":"3017600245086449408013699","recipients":1,"amount":3.2,"currency":"NGN","sms_parts":1},"requestId":"req-123"}`,
+		"otp-send.json":                   `{"data":{"smsStatus":"Message Sent","phone_number":"2348025671695","pinId":"c8dcd048-5e7f-4347-8c89-4470c3af0b","status":"200"}}`,
+		"otp-verify.json":                 `{"data":{"pinId":"c8dcd048-5e7f-4347-8c89-4470c3af0b","verified":true,"msisdn":"2348025671695"}}`,
+		"sender-ids-active.json":          `{"data":[{"title":"ACME","status":"active","country":"Nigeria"}],"count":1}`,
+		"balance.json":                    `{"data":{"balance":15000,"cashback":0,"currency":"NGN"},"requestId":"req-123"}`,
+		"error-insufficient-balance.json": `{"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."},"requestId":"req-123"}`,
+	}
+	for name, want := range verbatim {
+		assert.Equal(t, want, strings.TrimSuffix(string(fixture(t, name)), "\n"), name)
+	}
+}
+
+// A delivery status, which the service's pages do not show, needs only its status: the rest
+// is read when present, and absent counts are nil rather than zeros.
+func TestDeliveryStatusMinimal(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		body  string
+		final bool
+	}{
+		{`{"data":{"status":"delivered"}}`, true},
+		{`{"data":{"status":"partially_delivered"}}`, true},
+		{`{"data":{"status":"failed"}}`, true},
+		{`{"data":{"status":"sent"}}`, false},
+		{`{"data":{"status":"processing"}}`, false},
+		{`{"data":{"status":"Message Sent"}}`, false}, // a provider's word: kept, not final without counts
+	}
+	for _, tt := range tests {
+		a := &liveAnswer{status: 200, body: []byte(tt.body)}
+		st, err := liveClient(t, a).Campaigns.Status(ctx, "c1", nil)
+		require.NoError(t, err, tt.body)
+		assert.Equal(t, "c1", st.CampaignID, "the id asked for, when the answer does not repeat it")
+		assert.Nil(t, st.Counts, tt.body)
+		assert.Empty(t, st.Recipients)
+		assert.Equal(t, sms.Pagination{}, st.Pagination, "no pagination sent")
+		assert.Equal(t, tt.final, st.Final(), tt.body)
+	}
+	// With counts, they decide, as before.
+	st := &sms.DeliveryStatus{Status: sms.StatusSent, Counts: &sms.DeliveryCounts{Delivered: 2}}
+	assert.True(t, st.Final())
+	st = &sms.DeliveryStatus{Status: sms.StatusDelivered, Counts: &sms.DeliveryCounts{Sent: 1}}
+	assert.False(t, st.Final())
+}
+
+// The recipients of a delivery status without pagination are walked when they fit one page;
+// a full page without pagination cannot be walked further and is an error, not a silent end.
+func TestRecipientsWithoutPagination(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	body := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString(`{"data":{"status":"sent","recipients":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`{"to":"23480256716` + string(rune('0'+i/10)) + string(rune('0'+i%10)) + `","status":"sent"}`)
+		}
+		b.WriteString(`]}}`)
+		return []byte(b.String())
+	}
+	n := 0
+	for r, err := range liveClient(t, &liveAnswer{status: 200, body: body(3)}).Campaigns.Recipients(ctx, "c1", &sms.CampaignStatusParams{Limit: 5}) {
+		require.NoError(t, err)
+		assert.Nil(t, r.UpdatedAt)
+		n++
+	}
+	assert.Equal(t, 3, n)
+
+	var last error
+	n = 0
+	for _, err := range liveClient(t, &liveAnswer{status: 200, body: body(5)}).Campaigns.Recipients(ctx, "c1", &sms.CampaignStatusParams{Limit: 5}) {
+		if err != nil {
+			last = err
+			continue
+		}
+		n++
+	}
+	require.Error(t, last)
+	assert.Contains(t, last.Error(), "without pagination")
+	assert.Zero(t, n, "nothing yielded from a page that cannot be placed")
+}

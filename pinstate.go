@@ -1,0 +1,154 @@
+package sms
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+)
+
+// PinState is the state of an OTP pin as the answer to OTPService.Verify shows it, for a
+// handler to branch on without reading the server's English. PinStateOf gives it.
+//
+// The service documents no error codes for pins: only bad_request (400), not_found (404) and
+// rate_limited (429, "too many requests or OTP attempts"). The SDK classifies from the status,
+// and for a 400 from the message, relying on these answers (the mock server's, which follow
+// this project's contract):
+//
+//	200 {"verified": true}                              PinVerified ("True" too)
+//	200 {"verified": false}                             PinWrong    ("False" too)
+//	200 {"verified": "Expired"}                         PinExpired  (the provider's answer)
+//	400 "This pin has expired."                         PinExpired   (any message containing "expired")
+//	400 "This pin was replaced by a newer one."         PinReplaced  ("replaced", "voided" or "newer")
+//	400 "This pin was already verified."                PinAlreadyVerified ("already verified", "already used")
+//	400 with field "pin"                                PinMalformed
+//	400 otherwise                                       PinUnusable
+//	404 "Pin not found."                                PinNotFound  (any 404)
+//	429 "Too many wrong attempts; this pin is locked."  PinLocked    (any 429 but the key's request limit)
+//
+// A 429 whose message does not speak of attempts, a lock or a pin, and either says "rate
+// limit" or "too many requests" or comes with X-RateLimit-Remaining: 0, is the key's request
+// limit (the mock's "Rate limit exceeded; try again later."), not the pin's: PinStateUnknown;
+// so is a 429 without an error body, whose message is then the status text, "Too Many
+// Requests".
+// A pin the SDK refused before any request (a *ValidationError of Pin) is PinMalformed.
+type PinState string
+
+// The pin states.
+const (
+	// PinStateUnknown: the answer says nothing about the pin (a network error, a 5xx, a 401,
+	// the key's request limit, an outcome unknown). Trying again later may help.
+	PinStateUnknown PinState = ""
+	// PinVerified: the pin matched; it is now used up.
+	PinVerified PinState = "verified"
+	// PinWrong: the pin did not match; Verification.AttemptsRemaining says how many more
+	// tries are allowed, when the server says.
+	PinWrong PinState = "wrong"
+	// PinMalformed: the pin cannot be valid (too short, not letters and digits, not of the
+	// type or length given): ask the user to type it again. When the SDK found it, no
+	// attempt was used up.
+	PinMalformed PinState = "malformed"
+	// PinExpired: the pin's time to live ran out: send a new one.
+	PinExpired PinState = "expired"
+	// PinReplaced: a newer pin sent to the same number voided this one: ask for the newest.
+	PinReplaced PinState = "replaced"
+	// PinAlreadyVerified: the pin was verified before; a pin is single-use.
+	PinAlreadyVerified PinState = "already_verified"
+	// PinUnusable: the server refused to verify the pin (400) in words the SDK does not
+	// know; by the contract it is expired, replaced or already verified: send a new one.
+	PinUnusable PinState = "unusable"
+	// PinLocked: too many wrong pins; the pin is locked until it expires (Error.RetryAfter):
+	// send a new one.
+	PinLocked PinState = "locked"
+	// PinNotFound: no pin has this ID (or the server forgot it).
+	PinNotFound PinState = "not_found"
+)
+
+// PinStateOf classifies the outcome of OTPService.Verify: pass it Verify's two results. It
+// returns PinStateUnknown for the results of any other call.
+//
+//	v, err := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: id, Pin: typed, PinLength: 6})
+//	switch sms.PinStateOf(v, err) {
+//	case sms.PinVerified: // log in
+//	case sms.PinWrong, sms.PinMalformed: // "wrong code, try again"
+//	case sms.PinExpired, sms.PinReplaced, sms.PinAlreadyVerified, sms.PinUnusable, sms.PinLocked, sms.PinNotFound: // "send a new code"
+//	default: // "try again later"; log err
+//	}
+func PinStateOf(v *Verification, err error) PinState {
+	if err == nil {
+		switch {
+		case v == nil:
+			return PinStateUnknown
+		case v.Verified:
+			return PinVerified
+		case v.expired:
+			return PinExpired
+		}
+		return PinWrong
+	}
+	var pe *pinError
+	if errors.As(err, &pe) {
+		return pe.state
+	}
+	return PinStateUnknown
+}
+
+// pinError is an error of Verify that says what state the pin is in. It is the error it
+// wraps in every other respect.
+type pinError struct {
+	state PinState
+	err   error
+}
+
+func (e *pinError) Error() string { return e.err.Error() }
+
+func (e *pinError) Unwrap() error { return e.err }
+
+// classifyVerifyError wraps the error of a Verify request, whose last answer had header h, in
+// a *pinError when it says what state the pin is in (see PinState), and returns it as it is
+// otherwise.
+func classifyVerifyError(err error, h http.Header) error {
+	if state := verifyErrorState(err, h); state != PinStateUnknown {
+		return &pinError{state: state, err: err}
+	}
+	return err
+}
+
+func verifyErrorState(err error, h http.Header) PinState {
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		if ve.Field == "Pin" {
+			return PinMalformed
+		}
+		return PinStateUnknown
+	}
+	var e *Error
+	if !errors.As(err, &e) || errors.Is(err, ErrOutcomeUnknown) {
+		return PinStateUnknown
+	}
+	msg := strings.ToLower(e.Message)
+	switch e.StatusCode {
+	case http.StatusNotFound:
+		return PinNotFound
+	case http.StatusTooManyRequests:
+		aboutPin := strings.Contains(msg, "attempt") || strings.Contains(msg, "lock") || strings.Contains(msg, "pin")
+		quota := strings.Contains(msg, "rate limit") || strings.Contains(msg, "too many requests") ||
+			header(h, "X-Ratelimit-Remaining") == "0"
+		if quota && !aboutPin {
+			return PinStateUnknown // the key's request limit
+		}
+		return PinLocked
+	case http.StatusBadRequest:
+		switch {
+		case strings.Contains(msg, "expired"):
+			return PinExpired
+		case strings.Contains(msg, "replaced"), strings.Contains(msg, "voided"), strings.Contains(msg, "newer"):
+			return PinReplaced
+		case strings.Contains(msg, "already verified"), strings.Contains(msg, "already been verified"), strings.Contains(msg, "already used"):
+			return PinAlreadyVerified
+		case e.Field == "pin":
+			return PinMalformed
+		}
+		return PinUnusable
+	}
+	return PinStateUnknown
+}

@@ -1,0 +1,43 @@
+package sms
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedsms/sms-go/internal/rules"
+)
+
+// The exported limits are written as numbers, so that go doc shows them, and equal the rules
+// the SDK and the mock server share.
+func TestExportedLimitsAreTheRules(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, rules.MaxParts, MaxParts)
+	assert.Equal(t, rules.MaxCampaignRecipients, MaxBulkBatchSize)
+	assert.Equal(t, rules.MaxReferenceLen-10, MaxJobIDLen, "room for \":\" and a batch index of up to 9 digits")
+
+	fset := token.NewFileSet()
+	for file, names := range map[string][]string{"rules.go": {"MaxParts"}, "bulk.go": {"MaxBulkBatchSize", "MaxJobIDLen"}} {
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		require.NoError(t, err)
+		literal := map[string]bool{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if vs, ok := n.(*ast.ValueSpec); ok {
+				for i, name := range vs.Names {
+					if i < len(vs.Values) {
+						_, lit := vs.Values[i].(*ast.BasicLit)
+						literal[name.Name] = lit
+					}
+				}
+			}
+			return true
+		})
+		for _, name := range names {
+			assert.True(t, literal[name], "%s in %s is a number literal, which go doc shows", name, file)
+		}
+	}
+}
