@@ -101,11 +101,6 @@ func bulkParams(jobID string, in bulkInput, batch int) *sms.BulkParams {
 	return &sms.BulkParams{JobID: jobID, From: "MOCKSMS", Message: bulkMessage, Recipients: in.seq(), BatchSize: batch}
 }
 
-func fund(t *testing.T, srv *mockserver.Server, kobo int64) {
-	t.Helper()
-	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, kobo))
-}
-
 func sumBatches(r *sms.BulkReport) (recipients int, amount sms.Amount) {
 	for _, b := range r.Batches {
 		recipients += b.Recipients
@@ -122,7 +117,10 @@ func TestSendBulkExactlyOnceThroughFaults(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv, sms.WithRetryWait(100*time.Millisecond, 2*time.Second), sms.WithReferenceDeduplication())
+		// Its 300 exchanges go unchecked against the OpenAPI document, which would take three
+		// times as long; the smaller bulk tests check theirs.
+		c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: srv.Transport()}),
+			sms.WithRetryWait(100*time.Millisecond, 2*time.Second), sms.WithReferenceDeduplication())
 		fund(t, srv, 100_000_000)
 		srv.AddFaults(
 			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 3},
@@ -211,7 +209,7 @@ func TestSendBulkOutOfMoneyThenTopUp(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				srv := mockserver.New()
-				c := inProcessClient(t, srv)
+				c := newClient(t, srv)
 				const start = 1_000_000 // enough for 3 batches of 1,000 at 3.20
 				fund(t, srv, start)
 				in := bulkInput{n: 6_000, dups: 40, bad: 2}
@@ -267,7 +265,7 @@ func TestSendBulkShards(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv)
+		c := newClient(t, srv)
 		fund(t, srv, 100_000_000)
 		in := bulkInput{n: 2_050, dups: 60, bad: 3}
 		ctx := context.Background()
@@ -335,7 +333,7 @@ func TestSendBulkInputChangedIsConflict(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := mockserver.New()
-			c := inProcessClient(t, srv)
+			c := newClient(t, srv)
 			ctx := context.Background()
 			_, err := c.Campaigns.SendBulk(ctx, bulkParams("job-7", bulkInput{n: 250}, 100))
 			require.NoError(t, err)
@@ -354,7 +352,7 @@ func TestSendBulkFailedBatchIsRetriedByRerun(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv, sms.WithReferenceDeduplication())
+		c := newClient(t, srv, sms.WithReferenceDeduplication())
 		ctx := context.Background()
 		// The first batch fails on every attempt: 1 + DefaultMaxRetries.
 		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 500, Times: 1 + sms.DefaultMaxRetries})
@@ -385,7 +383,7 @@ func TestSendBulk429PausesEveryWorker(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv, sms.WithRetryWait(10*time.Millisecond, 30*time.Second))
+		c := newClient(t, srv, sms.WithRetryWait(10*time.Millisecond, 30*time.Second))
 		srv.AddFaults(
 			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 429, RetryAfter: 5, Times: 1},
 			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Latency: 100 * time.Millisecond},
@@ -424,7 +422,7 @@ func TestSendBulkRate(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv)
+		c := newClient(t, srv)
 		p := bulkParams("slow", bulkInput{n: 1000}, 100)
 		p.Rate, p.Concurrency = 2, 4
 		start := time.Now()
@@ -492,9 +490,7 @@ func TestSendBulkCutsBatchesUnderOneMiB(t *testing.T) {
 			t.Parallel()
 			srv := mockserver.New()
 			rec := &recorder{base: srv.Transport()}
-			ws := srv.Default()
-			c, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL("http://127.0.0.1"), sms.WithHTTPClient(&http.Client{Transport: rec}))
-			require.NoError(t, err)
+			c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: rec}))
 			fund(t, srv, 100_000_000)
 			names := []string{strings.Repeat("<&>", 33), strings.Repeat("é\"", 50), strings.Repeat("\u2028", 100)}
 			seq := func(yield func(sms.Recipient, error) bool) {
@@ -591,7 +587,7 @@ func TestSendBulkContextCancelStops(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv)
+		c := newClient(t, srv)
 		ctx, cancel := context.WithTimeout(context.Background(), 2200*time.Millisecond)
 		defer cancel()
 		p := bulkParams("cancelled", bulkInput{n: 1000}, 100)
@@ -619,7 +615,7 @@ func TestSendBulkStopsOnRefusedCredentials(t *testing.T) {
 		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
 			t.Parallel()
 			srv := mockserver.New()
-			c := inProcessClient(t, srv)
+			c := newClient(t, srv)
 			srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: tt.status, Times: 1})
 			p := bulkParams("refused", bulkInput{n: 500}, 100)
 			p.Concurrency = 1
@@ -653,7 +649,7 @@ func TestSendBulkInvalidUTF8(t *testing.T) {
 	assert.Zero(t, ct.n.Load(), "nothing sent")
 
 	srv := mockserver.New()
-	c := inProcessClient(t, srv)
+	c := newClient(t, srv)
 	people := []sms.Recipient{
 		{Phone: "08030000001", Name: "Ada"},
 		{Phone: "08030000002", Name: "Jos\xe9"}, // Latin-1
@@ -691,7 +687,7 @@ func TestSendBulkEmptyMessageWithoutName(t *testing.T) {
 		t.Run(tt.message, func(t *testing.T) {
 			t.Parallel()
 			srv := mockserver.New()
-			c := inProcessClient(t, srv)
+			c := newClient(t, srv)
 			r, err := c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
 				JobID: "unnamed", From: "MOCKSMS", Message: tt.message, Recipients: sms.RecipientsFrom(people),
 			})
@@ -711,7 +707,7 @@ func TestSendBulkInputError(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv)
+		c := newClient(t, srv)
 		fund(t, srv, 100_000_000)
 		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Latency: time.Second})
 		errDisk := errors.New("disk on fire")
@@ -763,9 +759,7 @@ func TestSendBulkReportsTheWholeCostAfterAnInterruptedRun(t *testing.T) {
 		// The third request is committed by the server, then the run is interrupted before
 		// its answer arrives.
 		cut := &interruptAt{base: srv.Transport(), n: 3, cancel: cancel}
-		ws := srv.Default()
-		c, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL("http://127.0.0.1"), sms.WithHTTPClient(&http.Client{Transport: cut}))
-		require.NoError(t, err)
+		c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: cut}))
 		in := bulkInput{n: 500}
 		p := bulkParams("interrupted", in, 100)
 		p.Concurrency = 1
@@ -834,7 +828,7 @@ func TestSendBulkRetryAfterBeyondTheCapStopsTheJob(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				srv := mockserver.New()
-				c := inProcessClient(t, srv)
+				c := newClient(t, srv)
 				srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 429, RetryAfter: tt.retryAfter, Times: 1})
 				p := bulkParams("limited", bulkInput{n: 500}, 100)
 				p.Concurrency, p.MaxRetryAfter = 1, tt.max
@@ -912,9 +906,7 @@ func TestSendBulkRefusesAnswersThatContradictTheBatch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := sms.NewClient("pk_test_abc123", "sk_test_def456", sms.WithBaseURL("http://127.0.0.1"),
-				sms.WithHTTPClient(&http.Client{Transport: hostileAPI{tt.answer}}))
-			require.NoError(t, err)
+			c := newClientFor(t, hostileAPI{tt.answer})
 			p := bulkParams("hostile", bulkInput{n: 200}, 100)
 			p.Concurrency = 1
 			r, err := c.Campaigns.SendBulk(context.Background(), p)
@@ -945,7 +937,7 @@ func TestSendBulkInputPanics(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv)
+		c := newClient(t, srv)
 		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Latency: time.Second})
 		in := bulkInput{n: 1000}
 		panicking := func(yield func(sms.Recipient, error) bool) {

@@ -29,19 +29,10 @@ func sendN(t *testing.T, srv *mockserver.Server, client *sms.Client, n int) []st
 	return ids
 }
 
-// numbers returns n distinct Nigerian numbers.
-func numbers(n int) []sms.Recipient {
-	out := make([]sms.Recipient, n)
-	for i := range out {
-		out[i] = sms.Recipient{Phone: fmt.Sprintf("0803%07d", i)}
-	}
-	return out
-}
-
 func TestCampaignsCreate(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	before := balance(t, srv)
 
 	res, err := client.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
@@ -77,7 +68,7 @@ func TestCampaignsCreate(t *testing.T) {
 func TestCampaignsCreateLargeIsProcessing(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 
 	res, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(150), From: srv.Default().SenderID, Message: "hi"})
@@ -105,7 +96,7 @@ func TestCampaignsCreateLargeIsProcessing(t *testing.T) {
 func TestCampaignsList(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 	ids := sendN(t, srv, client, 5)
 
@@ -146,8 +137,7 @@ func TestCampaignsList(t *testing.T) {
 
 	// Live data is separate from test data.
 	ws := srv.Default()
-	live, err := sms.NewClient(ws.LiveKey, ws.LiveSecret, clientOpts(t, srv)...)
-	require.NoError(t, err)
+	live := newClientOf(t, srv, ws.LiveKey, ws.LiveSecret)
 	page, err = live.Campaigns.List(ctx, nil)
 	require.NoError(t, err)
 	assert.Empty(t, page.Campaigns)
@@ -157,7 +147,7 @@ func TestCampaignsList(t *testing.T) {
 func TestCampaignsAll(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 	ids := sendN(t, srv, client, 7)
 	list := func() int { return requestsTo(srv, "GET", "/v1/sms/campaigns") }
@@ -228,7 +218,7 @@ func TestCampaignsAll(t *testing.T) {
 func TestCampaignsStatusAndRecipients(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 	dnd := "2348039999999"
 	require.NoError(t, srv.AddDND(dnd))
@@ -277,7 +267,7 @@ func TestCampaignsStatusAndRecipients(t *testing.T) {
 func TestCampaignsRecipientsManyPages(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 	res, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(250), From: srv.Default().SenderID, Message: "hi"})
 	require.NoError(t, err)
@@ -297,7 +287,7 @@ func TestCampaignsRecipientsManyPages(t *testing.T) {
 func TestCampaignsScope(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := scopedClient(t, srv, sms.ScopeSMS)
+	client := newScopedClient(t, srv, sms.ScopeSMS)
 	ctx := context.Background()
 	calls := map[string]func() error{
 		"Create": func() error {
@@ -329,7 +319,7 @@ func TestCampaignsScope(t *testing.T) {
 func TestCampaignsCreateErrors(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 	p := &sms.CreateCampaignParams{To: numbers(3), From: srv.Default().SenderID, Message: "hi", Reference: "c-1"}
 

@@ -178,11 +178,11 @@ func TestRequestHeaders(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
 	ctx := context.Background()
-	_, err := testClient(t, srv).Balance.Get(ctx)
+	_, err := newClient(t, srv).Balance.Get(ctx)
 	require.NoError(t, err)
-	_, err = testClient(t, srv, sms.WithUserAgent("shop/2.0")).SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "MOCKSMS", Message: "hi"})
+	_, err = newClient(t, srv, sms.WithUserAgent("shop/2.0")).SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "MOCKSMS", Message: "hi"})
 	require.NoError(t, err)
-	_, err = dashboardClient(t, srv).Keys.List(ctx)
+	_, err = newDashboardClient(t, srv).Keys.List(ctx)
 	require.NoError(t, err)
 
 	reqs := srv.Requests()
@@ -217,9 +217,8 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 	}))
 	t.Cleanup(redirect.Close)
 
-	c, err := sms.NewClient(testKey, testSecret, sms.WithBaseURL(redirect.URL), sms.WithHTTPClient(&http.Client{}))
-	require.NoError(t, err)
-	_, err = c.Balance.Get(context.Background())
+	c := newClientFor(t, redirect.Client().Transport, sms.WithBaseURL(redirect.URL))
+	_, err := c.Balance.Get(context.Background())
 	e := asAPIError(t, err)
 	assert.Equal(t, http.StatusTemporaryRedirect, e.StatusCode)
 	assert.Equal(t, int32(0), leaked.Load(), "the secret never reached the other host")
@@ -230,13 +229,13 @@ func TestNothingPrintsSecrets(t *testing.T) {
 	srv := mockserver.NewTest(t)
 	ws := srv.Default()
 	ctx := context.Background()
-	client := testClient(t, srv)
-	dash := dashboardClient(t, srv)
+	client := newClient(t, srv)
+	dash := newDashboardClient(t, srv)
 
 	key, err := dash.Keys.Create(ctx, &sms.CreateKeyParams{Name: "printed", Scopes: sms.Scopes{sms.ScopeSMS}})
 	require.NoError(t, err)
 	require.NotEmpty(t, key.Secret)
-	_, apiErr := scopedClient(t, srv, sms.ScopeSMS).Balance.Get(ctx)
+	_, apiErr := newScopedClient(t, srv, sms.ScopeSMS).Balance.Get(ctx)
 	require.Error(t, apiErr)
 	_, badErr := sms.NewClient(ws.TestKey, ws.TestSecret+"!")
 	require.Error(t, badErr)
@@ -270,11 +269,11 @@ func TestLoggerNeverLogsSecrets(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
 	var logs syncBuffer
-	client := testClient(t, srv, sms.WithLogger(debugLogger(&logs)), sms.WithReferenceDeduplication())
+	client := newClient(t, srv, sms.WithLogger(debugLogger(&logs)), sms.WithReferenceDeduplication())
 	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Status: 503, Times: 1})
 	_, err := client.SMS.Send(context.Background(), &sms.SendParams{To: []string{"2348025671695"}, From: "MOCKSMS", Message: "secret text"})
 	require.NoError(t, err)
-	_, err = dashboardClient(t, srv, sms.WithLogger(debugLogger(&logs))).Keys.List(context.Background())
+	_, err = newDashboardClient(t, srv, sms.WithLogger(debugLogger(&logs))).Keys.List(context.Background())
 	require.NoError(t, err)
 
 	out := logs.String()
@@ -292,7 +291,7 @@ func TestLoggerNeverLogsSecrets(t *testing.T) {
 func TestClientIsSafeForConcurrentUse(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	var wg sync.WaitGroup
 	errs := make(chan error, 20)
 	for i := range 20 {

@@ -107,7 +107,7 @@ func TestEveryMethodErrorForms(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
 			srv := mockserver.NewTest(t)
-			e := env{client: testClient(t, srv, sms.WithMaxRetries(0)), dash: dashboardClient(t, srv, sms.WithMaxRetries(0))}
+			e := env{client: newClient(t, srv, sms.WithMaxRetries(0)), dash: newDashboardClient(t, srv, sms.WithMaxRetries(0))}
 			for _, st := range statuses {
 				srv.AddFaults(mockserver.FaultRule{Method: m.method, Path: m.path, Status: st.status, Times: 1})
 				err := m.call(e)

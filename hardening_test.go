@@ -108,15 +108,7 @@ var hardeningCalls = []struct {
 // clients returns a Client and a DashboardClient of s, with short retry waits.
 func (s *badRecordServer) clients(t *testing.T) (*sms.Client, *sms.DashboardClient) {
 	t.Helper()
-	opts := []sms.Option{
-		sms.WithBaseURL(s.url), sms.WithHTTPClient(s.client),
-		sms.WithRetryWait(time.Millisecond, 2*time.Millisecond),
-	}
-	c, err := sms.NewClient("pk_test_abc", "sk_test_def", opts...)
-	require.NoError(t, err)
-	d, err := sms.NewDashboardClient("aGVhZA.Ym9keQ.c2ln", opts...)
-	require.NoError(t, err)
-	return c, d
+	return newClientsFor(t, s.client.Transport, sms.WithBaseURL(s.url), sms.WithRetryWait(time.Millisecond, 2*time.Millisecond))
 }
 
 // A malformed TLS record after the request was written leaves the outcome unknown: the calls
@@ -178,7 +170,7 @@ func TestHardening_RetryAfterBeyondMaxWait(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := &script{steps: []step{tt.step, balanceOK}}
 				start := time.Now()
-				err := tt.call(scriptedClient(t, s)) // default waits: at most 30 s
+				err := tt.call(newClientFor(t, s)) // default waits: at most 30 s
 				require.ErrorIs(t, err, tt.target)
 				assert.Zero(t, time.Since(start), "no wait")
 				n, _ := s.attempts()
@@ -233,7 +225,7 @@ func TestHardening_ContextEndsDuringRetryWait(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := &script{steps: []step{tt.step, balanceOK}}
 				// The sends are retried after a 503 or a reset only when the server deduplicates.
-				c := scriptedClient(t, s, sms.WithRetryWait(20*time.Second, 30*time.Second), sms.WithReferenceDeduplication())
+				c := newClientFor(t, s, sms.WithRetryWait(20*time.Second, 30*time.Second), sms.WithReferenceDeduplication())
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
 				if tt.cancel {
@@ -273,9 +265,7 @@ func (p *pageIgnorer) RoundTrip(req *http.Request) (*http.Response, error) {
 func TestHardening_AllStopsWhenServerIgnoresPage(t *testing.T) {
 	t.Parallel()
 	p := &pageIgnorer{}
-	c, err := sms.NewClient("pk_test_abc", "sk_test_def", sms.WithBaseURL("http://127.0.0.1:4010"),
-		sms.WithHTTPClient(&http.Client{Transport: p}))
-	require.NoError(t, err)
+	c := newClientFor(t, p)
 	var ids []string
 	var walkErr error
 	for camp, err := range c.Campaigns.All(context.Background(), &sms.ListCampaignsParams{Limit: 2}) {
@@ -314,10 +304,8 @@ func TestHardening_ErrorStringIsPrintable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := sms.NewClient("pk_test_abc", "sk_test_def", sms.WithBaseURL("http://127.0.0.1"), sms.WithMaxRetries(0),
-				sms.WithHTTPClient(&http.Client{Transport: fixedAnswer{status: tt.status, body: []byte(tt.body)}}))
-			require.NoError(t, err)
-			_, err = c.Balance.Get(context.Background())
+			c := newClientFor(t, &answer{status: tt.status, body: []byte(tt.body)}, sms.WithMaxRetries(0))
+			_, err := c.Balance.Get(context.Background())
 			require.Error(t, err)
 			e := asAPIError(t, err)
 			assert.Equal(t, tt.message, e.Message, "the field keeps the text")
@@ -334,8 +322,7 @@ func TestHardening_VerifyPinNotInJSON(t *testing.T) {
 	srv := mockserver.New()
 	rec := &recorder{base: srv.Transport()}
 	ws := srv.Default()
-	c, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL("http://127.0.0.1"), sms.WithHTTPClient(&http.Client{Transport: rec}))
-	require.NoError(t, err)
+	c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: rec}))
 	otp, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: ws.SenderID, MessageText: "< 1234 >"})
 	require.NoError(t, err)
 	_, pin, err := srv.LatestOTP("08025671695")
@@ -479,13 +466,7 @@ func TestHardening_SuccessBodyMissingMembers(t *testing.T) {
 		}, []string{"", "data._id", "data.revokedAt"}, []string{"data.createdAt", "data.publicKey"}},
 	}
 	clients := func(t *testing.T, status int, body []byte) (*sms.Client, *sms.DashboardClient) {
-		opts := []sms.Option{sms.WithBaseURL("http://127.0.0.1"), sms.WithMaxRetries(0),
-			sms.WithHTTPClient(&http.Client{Transport: fixedAnswer{status: status, body: body}})}
-		c, err := sms.NewClient("pk_test_abc", "sk_test_def", opts...)
-		require.NoError(t, err)
-		d, err := sms.NewDashboardClient("aGVhZA.Ym9keQ.c2ln", opts...)
-		require.NoError(t, err)
-		return c, d
+		return newClientsFor(t, &answer{status: status, body: body}, sms.WithMaxRetries(0))
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -584,9 +565,9 @@ func TestHardening_InvalidUTF8IsValidationError(t *testing.T) {
 	}
 }
 
-// idleCounter answers like fixedAnswer and counts CloseIdleConnections calls.
+// idleCounter answers like answer and counts CloseIdleConnections calls.
 type idleCounter struct {
-	fixedAnswer
+	answer
 	closed atomic.Int32
 }
 
@@ -596,13 +577,9 @@ func TestHardening_CloseIdleConnections(t *testing.T) {
 	t.Parallel()
 	t.Run("given transport", func(t *testing.T) {
 		t.Parallel()
-		tr := &idleCounter{fixedAnswer: fixedAnswer{status: 200, body: []byte(`{"data":[],"count":0,"requestId":"r"}`)}}
-		opts := []sms.Option{sms.WithBaseURL("http://127.0.0.1"), sms.WithHTTPClient(&http.Client{Transport: tr})}
-		c, err := sms.NewClient("pk_test_abc", "sk_test_def", opts...)
-		require.NoError(t, err)
-		d, err := sms.NewDashboardClient("aGVhZA.Ym9keQ.c2ln", opts...)
-		require.NoError(t, err)
-		_, err = c.SenderIDs.List(context.Background(), nil)
+		tr := &idleCounter{answer: answer{status: 200, body: []byte(`{"data":[],"count":0,"requestId":"r"}`)}}
+		c, d := newClientsFor(t, tr)
+		_, err := c.SenderIDs.List(context.Background(), nil)
 		require.NoError(t, err)
 		require.Zero(t, tr.closed.Load())
 		c.CloseIdleConnections()

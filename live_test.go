@@ -3,12 +3,7 @@ package sms_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,51 +12,6 @@ import (
 
 	sms "github.com/seedsms/sms-go"
 )
-
-// liveAnswer is an in-memory server that answers every request with one status and body, as
-// the live service's pages show them: no header but Content-Type (no X-Request-Id, no
-// rate-limit headers). It keeps the request it was given.
-type liveAnswer struct {
-	status int
-	body   []byte
-
-	mu     sync.Mutex
-	method string
-	path   string
-	sent   string
-}
-
-func (a *liveAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
-	var body []byte
-	if req.Body != nil {
-		body, _ = io.ReadAll(req.Body)
-		_ = req.Body.Close()
-	}
-	a.mu.Lock()
-	a.method, a.path, a.sent = req.Method, req.URL.RequestURI(), string(body)
-	a.mu.Unlock()
-	return &http.Response{
-		StatusCode: a.status, Header: http.Header{"Content-Type": {"application/json"}},
-		Body: io.NopCloser(strings.NewReader(string(a.body))), Request: req,
-	}, nil
-}
-
-// liveClient returns a client whose every request the answer a gets.
-func liveClient(t *testing.T, a *liveAnswer) *sms.Client {
-	t.Helper()
-	c, err := sms.NewClient("pk_live_abc", "sk_live_def", sms.WithBaseURL("https://api.example.com"),
-		sms.WithHTTPClient(&http.Client{Transport: a}), sms.WithMaxRetries(0))
-	require.NoError(t, err)
-	return c
-}
-
-// fixture reads a sample of testdata/live.
-func fixture(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "live", name))
-	require.NoError(t, err)
-	return b
-}
 
 // Every sample answer of the live service's pages decodes, member by member, to what it says;
 // what a sample does not show is nil or empty, never a zero that could be taken for an answer.
@@ -205,8 +155,8 @@ func TestLiveSamplesDecode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file+" "+tt.path, func(t *testing.T) {
 			t.Parallel()
-			a := &liveAnswer{status: tt.status, body: fixture(t, tt.file)}
-			got, resp, err := tt.call(t, liveClient(t, a))
+			a := &answer{status: tt.status, body: fixture(t, tt.file)}
+			got, resp, err := tt.call(t, newClientFor(t, a, sms.WithMaxRetries(0)))
 			require.NoError(t, err, "the live sample decodes")
 			assert.Equal(t, tt.want, got)
 			require.NotNil(t, resp, "every result carries its Response")
@@ -214,10 +164,9 @@ func TestLiveSamplesDecode(t *testing.T) {
 			assert.Equal(t, tt.requestID, resp.RequestID)
 			assert.Nil(t, resp.RateLimit, "the live pages show no rate-limit headers")
 			assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
-			a.mu.Lock()
-			defer a.mu.Unlock()
-			assert.Equal(t, tt.method, a.method)
-			assert.Equal(t, tt.path, a.path)
+			method, path, _ := a.request()
+			assert.Equal(t, tt.method, method)
+			assert.Equal(t, tt.path, path)
 		})
 	}
 }
@@ -225,8 +174,8 @@ func TestLiveSamplesDecode(t *testing.T) {
 // The live error sample is a typed error with every member of the body.
 func TestLiveErrorSample(t *testing.T) {
 	t.Parallel()
-	a := &liveAnswer{status: 402, body: fixture(t, "error-insufficient-balance.json")}
-	_, err := liveClient(t, a).SMS.Send(context.Background(), &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: "Hi"})
+	a := &answer{status: 402, body: fixture(t, "error-insufficient-balance.json")}
+	_, err := newClientFor(t, a, sms.WithMaxRetries(0)).SMS.Send(context.Background(), &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: "Hi"})
 	require.ErrorIs(t, err, sms.ErrInsufficientBalance)
 	var e *sms.Error
 	require.True(t, errors.As(err, &e))
@@ -268,8 +217,8 @@ func TestDeliveryStatusMinimal(t *testing.T) {
 		{`{"data":{"status":"Message Sent"}}`, false}, // a provider's word: kept, not final without counts
 	}
 	for _, tt := range tests {
-		a := &liveAnswer{status: 200, body: []byte(tt.body)}
-		st, err := liveClient(t, a).Campaigns.Status(ctx, "c1", nil)
+		a := &answer{status: 200, body: []byte(tt.body)}
+		st, err := newClientFor(t, a, sms.WithMaxRetries(0)).Campaigns.Status(ctx, "c1", nil)
 		require.NoError(t, err, tt.body)
 		assert.Equal(t, "c1", st.CampaignID, "the id asked for, when the answer does not repeat it")
 		assert.Nil(t, st.Counts, tt.body)
@@ -302,7 +251,7 @@ func TestRecipientsWithoutPagination(t *testing.T) {
 		return []byte(b.String())
 	}
 	n := 0
-	for r, err := range liveClient(t, &liveAnswer{status: 200, body: body(3)}).Campaigns.Recipients(ctx, "c1", &sms.CampaignStatusParams{Limit: 5}) {
+	for r, err := range newClientFor(t, &answer{status: 200, body: body(3)}, sms.WithMaxRetries(0)).Campaigns.Recipients(ctx, "c1", &sms.CampaignStatusParams{Limit: 5}) {
 		require.NoError(t, err)
 		assert.Nil(t, r.UpdatedAt)
 		n++
@@ -311,7 +260,7 @@ func TestRecipientsWithoutPagination(t *testing.T) {
 
 	var last error
 	n = 0
-	for _, err := range liveClient(t, &liveAnswer{status: 200, body: body(5)}).Campaigns.Recipients(ctx, "c1", &sms.CampaignStatusParams{Limit: 5}) {
+	for _, err := range newClientFor(t, &answer{status: 200, body: body(5)}, sms.WithMaxRetries(0)).Campaigns.Recipients(ctx, "c1", &sms.CampaignStatusParams{Limit: 5}) {
 		if err != nil {
 			last = err
 			continue

@@ -17,19 +17,10 @@ import (
 	"github.com/seedsms/sms-go/mockserver"
 )
 
-func sendOTP(t *testing.T, srv *mockserver.Server, client *sms.Client, to string) *sms.OTP {
-	t.Helper()
-	otp, err := client.OTP.Send(context.Background(), &sms.SendOTPParams{
-		To: to, From: srv.Default().SenderID, MessageText: "Your code is < 1234 >",
-	})
-	require.NoError(t, err)
-	return otp
-}
-
 func TestOTPSendAndVerify(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 	before := balance(t, srv)
 
@@ -73,7 +64,7 @@ func TestOTPSendAndVerify(t *testing.T) {
 func TestOTPSendSettings(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 	_, err := client.OTP.Send(ctx, &sms.SendOTPParams{
 		To: "2348025671695", From: srv.Default().SenderID, PinType: sms.PinAlphanumeric, PinLength: 8,
@@ -96,7 +87,7 @@ func TestOTPSendSettings(t *testing.T) {
 func TestOTPLockedAfterFiveWrongPins(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv, sms.WithMaxRetries(0))
+	client := newClient(t, srv, sms.WithMaxRetries(0))
 	otp := sendOTP(t, srv, client, "2348025671695")
 	for want := 4; want >= 0; want-- {
 		v, err := client.OTP.Verify(context.Background(), &sms.VerifyOTPParams{PinID: otp.PinID, Pin: "nope"})
@@ -113,7 +104,7 @@ func TestOTPLockedAfterFiveWrongPins(t *testing.T) {
 func TestOTPSendLimitPerNumber(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv, sms.WithMaxRetries(0))
+	client := newClient(t, srv, sms.WithMaxRetries(0))
 	for range 5 {
 		sendOTP(t, srv, client, "2348025671695")
 	}
@@ -146,9 +137,7 @@ func TestOTPRetryPolicy(t *testing.T) {
 			// In a bubble: the 429's Retry-After of 1 s takes no wall time.
 			synctest.Test(t, func(t *testing.T) {
 				srv := mockserver.New()
-				ws := srv.Default()
-				client, err := sms.NewClient(ws.TestKey, ws.TestSecret, inProcessOpts(t, srv)...)
-				require.NoError(t, err)
+				client := newClient(t, srv)
 				pinID := "00000000-0000-4000-8000-000000000000"
 				if tt.path == "/v1/otp/verify" {
 					pinID = sendOTP(t, srv, client, "2348025671695").PinID
@@ -156,6 +145,7 @@ func TestOTPRetryPolicy(t *testing.T) {
 				tt.fault.Method, tt.fault.Path = "POST", tt.path
 				srv.AddFaults(tt.fault)
 
+				var err error
 				if tt.path == "/v1/otp/send" {
 					_, err = client.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
 				} else {
@@ -181,7 +171,7 @@ func TestOTPLogsMaskedNumber(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
 	var logs syncBuffer
-	client := testClient(t, srv, sms.WithLogger(debugLogger(&logs)))
+	client := newClient(t, srv, sms.WithLogger(debugLogger(&logs)))
 	otp := sendOTP(t, srv, client, "2348025671695")
 	_, pin, err := srv.LatestOTP("2348025671695")
 	require.NoError(t, err)

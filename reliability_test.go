@@ -20,20 +20,6 @@ import (
 // references, so the proofs of retried sends tell the client so (WithReferenceDeduplication);
 // without it, sends are not retried after an ambiguous failure.
 
-// inProcessClient returns a client of the default workspace's test key that reaches srv
-// through its in-process transport: no sockets, so it runs inside a synctest bubble, where
-// backoff waits take no wall time.
-func inProcessClient(t *testing.T, srv *mockserver.Server, opts ...sms.Option) *sms.Client {
-	t.Helper()
-	ws := srv.Default()
-	c, err := sms.NewClient(ws.TestKey, ws.TestSecret, append([]sms.Option{
-		sms.WithBaseURL("http://127.0.0.1"),
-		sms.WithHTTPClient(&http.Client{Transport: srv.Transport()}),
-	}, opts...)...)
-	require.NoError(t, err)
-	return c
-}
-
 // transports are the two ways the proofs reach the mock: real loopback sockets, where a drop
 // closes a TCP connection, and the in-process transport.
 var transports = []string{"in-process", "loopback"}
@@ -43,24 +29,17 @@ func mockOver(t *testing.T, transport string, opts ...sms.Option) (*mockserver.S
 	t.Helper()
 	if transport == "loopback" {
 		srv := mockserver.NewTest(t)
-		return srv, testClient(t, srv, opts...)
+		return srv, newClient(t, srv, opts...)
 	}
 	srv := mockserver.New()
-	return srv, inProcessClient(t, srv, append([]sms.Option{sms.WithRetryWait(time.Millisecond, 5*time.Millisecond)}, opts...)...)
-}
-
-func campaignTotal(t *testing.T, c *sms.Client) int {
-	t.Helper()
-	page, err := c.Campaigns.List(context.Background(), &sms.ListCampaignsParams{Limit: 1})
-	require.NoError(t, err)
-	return page.Total
+	return srv, newClient(t, srv, append([]sms.Option{sms.WithRetryWait(time.Millisecond, 5*time.Millisecond)}, opts...)...)
 }
 
 func TestProofServerErrorsThenSuccessSendOnce(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv, sms.WithReferenceDeduplication())
+		c := newClient(t, srv, sms.WithReferenceDeduplication())
 		before := balance(t, srv)
 		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Status: 503, Times: 2})
 
@@ -106,7 +85,7 @@ func TestProofDroppedAfterCommitReplays(t *testing.T) {
 func TestProofCampaignDroppedAfterCommitReplays(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.New()
-	c := inProcessClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond), sms.WithReferenceDeduplication())
+	c := newClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond), sms.WithReferenceDeduplication())
 	before := balance(t, srv)
 	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 2})
 
@@ -158,7 +137,7 @@ func TestProofSendRetriedOnlyWhenUnprocessedByDefault(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv)
+		c := newClient(t, srv)
 		srv.AddFaults(
 			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 429, RetryAfter: 1, Times: 1},
 			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 502, Times: 1},
@@ -177,7 +156,7 @@ func TestProofRetryAfterIsHonoured(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv, sms.WithRetryWait(100*time.Millisecond, 30*time.Second))
+		c := newClient(t, srv, sms.WithRetryWait(100*time.Millisecond, 30*time.Second))
 		srv.AddFaults(mockserver.FaultRule{Method: "GET", Path: "/v1/balance", Status: 429, RetryAfter: 2, Times: 1})
 
 		start := time.Now()
@@ -194,7 +173,7 @@ func TestProofRetryAfterBeyondMaxWaitReturnsAtOnce(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv, sms.WithRetryWait(100*time.Millisecond, 5*time.Second))
+		c := newClient(t, srv, sms.WithRetryWait(100*time.Millisecond, 5*time.Second))
 		srv.AddFaults(mockserver.FaultRule{Method: "GET", Path: "/v1/balance", Status: 429, RetryAfter: 3600, Times: 1})
 
 		start := time.Now()
@@ -210,7 +189,7 @@ func TestProofFinalFailureIsTheAPIError(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv, sms.WithMaxRetries(2), sms.WithReferenceDeduplication())
+		c := newClient(t, srv, sms.WithMaxRetries(2), sms.WithReferenceDeduplication())
 		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Status: 503})
 		before := balance(t, srv)
 
@@ -233,7 +212,7 @@ func TestProofCancelEndsTheWait(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv, sms.WithRetryWait(time.Minute, time.Minute))
+		c := newClient(t, srv, sms.WithRetryWait(time.Minute, time.Minute))
 		srv.AddFaults(mockserver.FaultRule{Method: "GET", Path: "/v1/balance", Status: 503})
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(3*time.Second, cancel)
@@ -274,7 +253,7 @@ func TestProofOTPRetriedOn429Only(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv)
+		c := newClient(t, srv)
 		srv.AddFaults(
 			mockserver.FaultRule{Method: "POST", Path: "/v1/otp/send", Status: 429, RetryAfter: 1, Times: 1},
 			mockserver.FaultRule{Method: "POST", Path: "/v1/otp/send", Status: 503, Times: 1},
@@ -292,7 +271,7 @@ func TestProofOTPRetriedOn429Only(t *testing.T) {
 func TestProofConcurrentDuplicatesSendOnce(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	c := testClient(t, srv)
+	c := newClient(t, srv)
 	before := balance(t, srv)
 	const n = 16
 	ids := make(chan string, n)

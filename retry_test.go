@@ -3,12 +3,9 @@ package sms_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"testing/synctest"
@@ -19,107 +16,6 @@ import (
 
 	sms "github.com/seedsms/sms-go"
 )
-
-// step is what a scripted attempt answers: a response, or a transport error.
-type step struct {
-	status int
-	header http.Header
-	body   string
-	err    error
-	cut    error // the body fails with this error after its text
-}
-
-// script is an in-memory RoundTripper that answers attempts from its steps (the last one
-// repeats) and records when each attempt came and what it carried. It opens no socket, so it
-// works inside a synctest bubble.
-type script struct {
-	mu     sync.Mutex
-	steps  []step
-	times  []time.Time
-	bodies []string
-}
-
-func (s *script) RoundTrip(req *http.Request) (*http.Response, error) {
-	var body []byte
-	if req.Body != nil {
-		body, _ = io.ReadAll(req.Body)
-		_ = req.Body.Close()
-	}
-	s.mu.Lock()
-	n := len(s.times)
-	s.times = append(s.times, time.Now())
-	s.bodies = append(s.bodies, string(body))
-	st := s.steps[min(n, len(s.steps)-1)]
-	s.mu.Unlock()
-	if st.err != nil {
-		return nil, st.err
-	}
-	h := st.header.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
-	if h.Get("X-Request-Id") == "" {
-		h.Set("X-Request-Id", fmt.Sprintf("req_%d", n+1))
-	}
-	var rc io.Reader = strings.NewReader(st.body)
-	if st.cut != nil {
-		rc = io.MultiReader(rc, errReader{st.cut})
-	}
-	return &http.Response{StatusCode: st.status, Header: h, Body: io.NopCloser(rc), Request: req}, nil
-}
-
-type errReader struct{ err error }
-
-func (r errReader) Read([]byte) (int, error) { return 0, r.err }
-
-// attempts returns the number of attempts and the waits between them.
-func (s *script) attempts() (int, []time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var waits []time.Duration
-	for i := 1; i < len(s.times); i++ {
-		waits = append(waits, s.times[i].Sub(s.times[i-1]))
-	}
-	return len(s.times), waits
-}
-
-func scriptedClient(t *testing.T, s *script, opts ...sms.Option) *sms.Client {
-	t.Helper()
-	opts = append([]sms.Option{sms.WithBaseURL("http://127.0.0.1:4010"), sms.WithHTTPClient(&http.Client{Transport: s})}, opts...)
-	c, err := sms.NewClient("pk_test_abc", "sk_test_def", opts...)
-	require.NoError(t, err)
-	return c
-}
-
-func apiErrorStep(status int, code string, header http.Header) step {
-	return step{status: status, header: header, body: `{"error":{"code":"` + code + `","message":"m"},"requestId":"req_body"}`}
-}
-
-var (
-	balanceOK = step{status: 200, body: `{"data":{"balance":10000.00,"cashback":0.00,"currency":"NGN"},"requestId":"req_ok"}`}
-	sentOK    = step{status: 202, body: `{"message":"SMS request accepted.","campaign":{"id":"c1","status":"sent","message_id":"msg_1","recipients":1,"amount":3.20,"currency":"NGN","sms_parts":1},"requestId":"req_ok"}`}
-	otpOK     = step{status: 200, body: `{"data":{"smsStatus":"Message Sent","phone_number":"2348025671695","pinId":"p1","status":"200","amount":3.20,"currency":"NGN"},"requestId":"req_ok"}`}
-	refused   = &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
-	dropped   = &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
-)
-
-func retryAfter(v string) http.Header { return http.Header{"Retry-After": {v}} }
-
-func getBalance(c *sms.Client) error {
-	_, err := c.Balance.Get(context.Background())
-	return err
-}
-
-// sendSMS sends with a client that, by default, does not assume reference deduplication.
-func sendSMS(c *sms.Client) error {
-	_, err := c.SMS.Send(context.Background(), &sms.SendParams{To: []string{"2348025671695"}, From: "ACME", Message: "hi"})
-	return err
-}
-
-func sendOTPOffline(c *sms.Client) error {
-	_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "ACME", MessageText: "< 1234 >"})
-	return err
-}
 
 func TestRetryAfterIsHonoured(t *testing.T) {
 	t.Parallel()
@@ -141,7 +37,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				s := &script{steps: []step{apiErrorStep(tt.status, "x", tt.header()), balanceOK}}
-				c := scriptedClient(t, s, sms.WithRetryWait(time.Second, 10*time.Second))
+				c := newClientFor(t, s, sms.WithRetryWait(time.Second, 10*time.Second))
 				start := time.Now()
 				require.NoError(t, getBalance(c))
 				n, waits := s.attempts()
@@ -157,7 +53,7 @@ func TestBackoffIsExponentialWithJitter(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := &script{steps: []step{apiErrorStep(503, "server_error", nil), apiErrorStep(503, "server_error", nil), apiErrorStep(503, "server_error", nil), balanceOK}}
-		c := scriptedClient(t, s, sms.WithRetryWait(time.Second, 3*time.Second))
+		c := newClientFor(t, s, sms.WithRetryWait(time.Second, 3*time.Second))
 		require.NoError(t, getBalance(c))
 		n, waits := s.attempts()
 		require.Equal(t, 4, n)
@@ -173,7 +69,7 @@ func TestRetryDefaults(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := &script{steps: []step{apiErrorStep(503, "server_error", nil)}}
-		c := scriptedClient(t, s)
+		c := newClientFor(t, s)
 		start := time.Now()
 		err := getBalance(c)
 		n, _ := s.attempts()
@@ -195,7 +91,7 @@ func TestFinalErrorIsTheLastResponse(t *testing.T) {
 			apiErrorStep(503, "server_error", nil), apiErrorStep(502, "server_error", nil),
 			apiErrorStep(500, "server_error", nil), {status: 429, header: retryAfter("1"), body: `{"error":{"code":"rate_limited","message":"slow down"}}`},
 		}}
-		c := scriptedClient(t, s)
+		c := newClientFor(t, s)
 		err := getBalance(c)
 		require.ErrorIs(t, err, sms.ErrRateLimited)
 		e := asAPIError(t, err)
@@ -210,7 +106,7 @@ func TestMaxRetriesZero(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := &script{steps: []step{apiErrorStep(503, "server_error", nil), balanceOK}}
-		require.ErrorIs(t, getBalance(scriptedClient(t, s, sms.WithMaxRetries(0))), sms.ErrServer)
+		require.ErrorIs(t, getBalance(newClientFor(t, s, sms.WithMaxRetries(0))), sms.ErrServer)
 		n, _ := s.attempts()
 		assert.Equal(t, 1, n)
 	})
@@ -220,7 +116,7 @@ func TestCancelDuringWait(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := &script{steps: []step{apiErrorStep(429, "rate_limited", retryAfter("60")), balanceOK}}
-		c := scriptedClient(t, s, sms.WithRetryWait(time.Second, 2*time.Minute))
+		c := newClientFor(t, s, sms.WithRetryWait(time.Second, 2*time.Minute))
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(5*time.Second, cancel)
 		start := time.Now()
@@ -236,7 +132,7 @@ func TestDeadlineDuringWait(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := &script{steps: []step{apiErrorStep(503, "server_error", retryAfter("30")), sentOK}}
-		c := scriptedClient(t, s, sms.WithRetryWait(time.Second, time.Minute), sms.WithReferenceDeduplication())
+		c := newClientFor(t, s, sms.WithRetryWait(time.Second, time.Minute), sms.WithReferenceDeduplication())
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		start := time.Now()
@@ -316,7 +212,7 @@ func TestRetryPolicyByCall(t *testing.T) {
 				if tt.dedup {
 					opts = append(opts, sms.WithReferenceDeduplication())
 				}
-				err := tt.call(scriptedClient(t, s, opts...))
+				err := tt.call(newClientFor(t, s, opts...))
 				n, _ := s.attempts()
 				assert.Equal(t, tt.attempts, n, "attempts")
 				if tt.target == nil {
@@ -331,17 +227,11 @@ func TestRetryPolicyByCall(t *testing.T) {
 	}
 }
 
-type timeoutErr struct{}
-
-func (timeoutErr) Error() string   { return "i/o timeout" }
-func (timeoutErr) Timeout() bool   { return true }
-func (timeoutErr) Temporary() bool { return true }
-
 func TestSendRetriesCarryOneReference(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := &script{steps: []step{{err: dropped}, apiErrorStep(503, "server_error", nil), sentOK}}
-		res, err := scriptedClient(t, s, sms.WithReferenceDeduplication()).Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
+		res, err := newClientFor(t, s, sms.WithReferenceDeduplication()).Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
 			To: []sms.Recipient{{Phone: "2348025671695"}}, From: "ACME", Message: "hi",
 		})
 		require.NoError(t, err)

@@ -30,7 +30,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	srv := mockserver.NewTest(t, mockserver.WithLogger(logger))
 	ws := srv.Default()
 	ctx := context.Background()
-	opts := append(clientOpts(t, srv), sms.WithLogger(logger))
+	logged := sms.WithLogger(logger)
 
 	var printed bytes.Buffer // everything a user might print
 	show := func(vs ...any) {
@@ -42,8 +42,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		}
 	}
 
-	dash, err := sms.NewDashboardClient(ws.DashboardToken, opts...)
-	require.NoError(t, err)
+	dash := newDashboardClient(t, srv, logged)
 	keyParams := &sms.CreateKeyParams{Name: "ci", Scopes: sms.Scopes{sms.ScopeSMS, sms.ScopeOTP}, Prefix: sms.KeyPrefixTest}
 	key, err := dash.Keys.Create(ctx, keyParams)
 	require.NoError(t, err)
@@ -51,10 +50,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 	require.NoError(t, err)
 	show(dash, *dash, keyParams, key, *key, keys)
 
-	client, err := sms.NewClient(key.PublicKey, key.Secret, opts...)
-	require.NoError(t, err)
-	live, err := sms.NewClient(ws.LiveKey, ws.LiveSecret, opts...)
-	require.NoError(t, err)
+	client := newClientOf(t, srv, key.PublicKey, key.Secret, logged)
+	live := newClientOf(t, srv, ws.LiveKey, ws.LiveSecret, logged)
 	show(client, *client, live)
 
 	phones := []string{"08025671695", "+2348025671696", "447700900123"}
@@ -84,8 +81,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 
 	// Errors of every kind, each printed.
 	badSecret := "sk_test_" + strings.Repeat("Z", 40)
-	impostor, err := sms.NewClient(key.PublicKey, badSecret, opts...)
-	require.NoError(t, err)
+	impostor := newClientOf(t, srv, key.PublicKey, badSecret, logged)
 	_, e401 := impostor.Balance.Get(ctx)
 	_, e403 := client.Balance.Get(ctx)
 	_, e404 := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "00000000-0000-0000-0000-000000000000", Pin: "123456"})
@@ -93,7 +89,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	_, e402 := client.SMS.Send(ctx, sendParams)
 	_, eLocal := client.SMS.Send(ctx, &sms.SendParams{To: []string{"12"}, From: "MOCKSMS", Message: "x"})
 	badJWT := ws.DashboardToken[:len(ws.DashboardToken)-4] + "AAAA"
-	badDash, err := sms.NewDashboardClient(badJWT, opts...)
+	badDash, err := sms.NewDashboardClient(badJWT, mockOpts(t, srv, logged)...)
 	require.NoError(t, err)
 	_, eJWT := badDash.Keys.List(ctx)
 	require.NoError(t, srv.SetBalance(ws.WorkspaceID, mockserver.Test, 1_000_000))
@@ -105,7 +101,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	srv.AddFaults(mockserver.FaultRule{Path: "/v1/otp/verify", Drop: true, Times: 1})
 	dropped := &sms.VerifyOTPParams{PinID: otp2.PinID, Pin: pin2}
 	_, eDrop := client.OTP.Verify(ctx, dropped)
-	_, eCred := sms.NewClient(key.PublicKey, "sk_live_"+key.Secret[len("sk_test_"):], opts...)
+	_, eCred := sms.NewClient(key.PublicKey, "sk_live_"+key.Secret[len("sk_test_"):], mockOpts(t, srv, logged)...)
 	for _, e := range []error{e401, e403, e404, e402, eLocal, eJWT, eDrop, eCred} {
 		require.Error(t, e)
 	}

@@ -21,7 +21,7 @@ import (
 func TestSMSSend(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	before := balance(t, srv)
 
 	res, err := client.SMS.Send(context.Background(), &sms.SendParams{
@@ -61,7 +61,7 @@ func TestSMSSend(t *testing.T) {
 func TestSMSSendDNDChannel(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	res, err := testClient(t, srv).SMS.Send(context.Background(), &sms.SendParams{
+	res, err := newClient(t, srv).SMS.Send(context.Background(), &sms.SendParams{
 		To: []string{"2348025671695"}, From: srv.Default().SenderID, Message: "hi", Channel: sms.ChannelDND,
 	})
 	require.NoError(t, err)
@@ -72,7 +72,7 @@ func TestSMSSendDNDChannel(t *testing.T) {
 func TestSMSSendReference(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 	p := &sms.SendParams{To: []string{"2348025671695"}, From: srv.Default().SenderID, Message: "Order 42 shipped", Reference: "order-42"}
 	before := balance(t, srv)
@@ -100,7 +100,7 @@ func TestSMSSendProviderFailure(t *testing.T) {
 	before := balance(t, srv)
 	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", ProviderFailure: true, Times: 1})
 
-	res, err := testClient(t, srv).SMS.Send(context.Background(), &sms.SendParams{
+	res, err := newClient(t, srv).SMS.Send(context.Background(), &sms.SendParams{
 		To: []string{"2348025671695"}, From: srv.Default().SenderID, Message: "hi",
 	})
 	require.NoError(t, err)
@@ -134,10 +134,8 @@ func TestSMSSendRetriedWithSameReference(t *testing.T) {
 				tt.fault.Method, tt.fault.Path = "POST", "/v1/sms/send"
 				srv.AddFaults(tt.fault)
 				rec := &recorder{base: apitest.Transport(t, srv.Transport(), true)}
-				ws := srv.Default()
-				c, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL("http://127.0.0.1"), sms.WithHTTPClient(&http.Client{Transport: rec}),
+				c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: rec}),
 					sms.WithReferenceDeduplication()) // the mock deduplicates references
-				require.NoError(t, err)
 				res, err := c.SMS.Send(context.Background(), &sms.SendParams{
 					To: []string{"2348025671695"}, From: srv.Default().SenderID, Message: "hi",
 				})
@@ -177,35 +175,34 @@ func TestSMSSendErrors(t *testing.T) {
 		unknown bool // the send may have been processed
 	}{
 		{"400 sender ID not active", func(t *testing.T, srv *mockserver.Server) error {
-			return send(testClient(t, srv), "NOTMINE")
+			return send(newClient(t, srv), "NOTMINE")
 		}, sms.ErrBadRequest, 400, "bad_request", false},
 		{"401 wrong secret", func(t *testing.T, srv *mockserver.Server) error {
-			c, err := sms.NewClient(srv.Default().TestKey, "sk_test_wrong", clientOpts(t, srv)...)
-			require.NoError(t, err)
+			c := newClientOf(t, srv, srv.Default().TestKey, "sk_test_wrong")
 			return send(c, srv.Default().SenderID)
 		}, sms.ErrUnauthorized, 401, "unauthorized", false},
 		{"402 empty wallet", func(t *testing.T, srv *mockserver.Server) error {
 			require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 319))
-			return send(testClient(t, srv), srv.Default().SenderID)
+			return send(newClient(t, srv), srv.Default().SenderID)
 		}, sms.ErrInsufficientBalance, 402, "insufficient_balance", false},
 		{"403 scope", func(t *testing.T, srv *mockserver.Server) error {
-			return send(scopedClient(t, srv, sms.ScopeOTP), srv.Default().SenderID)
+			return send(newScopedClient(t, srv, sms.ScopeOTP), srv.Default().SenderID)
 		}, sms.ErrInsufficientScope, 403, "insufficient_scope", false},
 		{"429 after retries", func(t *testing.T, srv *mockserver.Server) error {
 			srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/send", Status: 429, RetryAfter: 7})
-			return send(testClient(t, srv), srv.Default().SenderID)
+			return send(newClient(t, srv), srv.Default().SenderID)
 		}, sms.ErrRateLimited, 429, "rate_limited", false},
 		{"503 after retries", func(t *testing.T, srv *mockserver.Server) error {
 			srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/send", Status: 503})
-			return send(testClient(t, srv, sms.WithReferenceDeduplication()), srv.Default().SenderID)
+			return send(newClient(t, srv, sms.WithReferenceDeduplication()), srv.Default().SenderID)
 		}, sms.ErrServer, 503, "server_error", true},
 		{"503 not retried by default", func(t *testing.T, srv *mockserver.Server) error {
 			srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/send", Status: 503})
-			return send(testClient(t, srv), srv.Default().SenderID)
+			return send(newClient(t, srv), srv.Default().SenderID)
 		}, sms.ErrServer, 503, "server_error", true},
 		{"501 is not retried", func(t *testing.T, srv *mockserver.Server) error {
 			srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/send", Status: 501})
-			return send(testClient(t, srv), srv.Default().SenderID)
+			return send(newClient(t, srv), srv.Default().SenderID)
 		}, sms.ErrServer, 501, "server_error", false},
 	}
 	for _, tt := range tests {
@@ -234,7 +231,7 @@ func TestSMSSendErrors(t *testing.T) {
 func TestSMSSendErrorDetails(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	_, err := testClient(t, srv).SMS.Send(context.Background(), &sms.SendParams{
+	_, err := newClient(t, srv).SMS.Send(context.Background(), &sms.SendParams{
 		To: []string{"2348025671695"}, From: "NOTMINE", Message: "hi",
 	})
 	e := asAPIError(t, err)
@@ -243,7 +240,7 @@ func TestSMSSendErrorDetails(t *testing.T) {
 	assert.Contains(t, err.Error(), e.RequestID)
 
 	srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/send", Status: 429, RetryAfter: 7})
-	_, err = testClient(t, srv, sms.WithMaxRetries(0)).SMS.Send(context.Background(), &sms.SendParams{
+	_, err = newClient(t, srv, sms.WithMaxRetries(0)).SMS.Send(context.Background(), &sms.SendParams{
 		To: []string{"2348025671695"}, From: srv.Default().SenderID, Message: "hi",
 	})
 	assert.Equal(t, 7*time.Second, asAPIError(t, err).RetryAfter)

@@ -70,13 +70,11 @@ func TestSoakExactlyOnce(t *testing.T) {
 	t.Cleanup(tr.CloseIdleConnections)
 	counter := &faultCounter{base: tr}
 	ws := srv.Default()
-	c, err := sms.NewClient(ws.LiveKey, ws.LiveSecret,
-		sms.WithBaseURL(srv.URL()),
+	c := newClientOf(t, srv, ws.LiveKey, ws.LiveSecret,
 		sms.WithHTTPClient(&http.Client{Transport: counter, Timeout: 10 * time.Second}),
 		sms.WithMaxRetries(4),
 		sms.WithRetryWait(time.Millisecond, 10*time.Millisecond),
 	)
-	require.NoError(t, err)
 	before, err := srv.Balance(ws.WorkspaceID, mockserver.Live)
 	require.NoError(t, err)
 
