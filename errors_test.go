@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -174,91 +173,11 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-func TestRetryAfterHeader(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	tests := []struct {
-		v    string
-		want time.Duration
-		ok   bool
-	}{
-		{"", 0, false},
-		{"0", 0, true},
-		{"2", 2 * time.Second, true},
-		{" 2 ", 2 * time.Second, true},
-		{"-1", 0, false},
-		{"1.5", 0, false},
-		{"99999999999999", maxRetryAfter * time.Second, true},
-		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true},
-		{"Saturday, 21-Nov-26 10:00:05 GMT", 5 * time.Second, true},
-		{now.Add(-time.Hour).Format(http.TimeFormat), 0, true},
-		{"tomorrow", 0, false},
-	}
-	for _, tt := range tests {
-		h := http.Header{}
-		if tt.v != "" {
-			h.Set("Retry-After", tt.v)
-		}
-		got, ok := retryAfter(h, now)
-		assert.Equal(t, tt.ok, ok, tt.v)
-		assert.Equal(t, tt.want, got, tt.v)
-	}
-}
-
-func TestBackoffBounds(t *testing.T) {
-	t.Parallel()
-	for attempt := range 70 {
-		d := backoff(time.Second, 30*time.Second, attempt, nil)
-		assert.GreaterOrEqual(t, d, time.Second)
-		assert.LessOrEqual(t, d, min(time.Second<<min(attempt, 10), 30*time.Second), "attempt %d", attempt)
-	}
-	assert.Equal(t, time.Duration(0), backoff(0, time.Second, 5, nil))
-	assert.Equal(t, time.Second, backoff(time.Second, time.Second, 5, nil))
-	resp := &http.Response{Header: http.Header{"Retry-After": {"100"}}}
-	assert.Equal(t, 30*time.Second, backoff(time.Second, 30*time.Second, 0, resp))
-}
-
-// bigBody is an error body of size bytes that counts how much of it was read.
-type bigBody struct {
-	size, read int64
-	closed     atomic.Bool
-}
-
-func (b *bigBody) Read(p []byte) (int, error) {
-	if b.read >= b.size {
-		return 0, io.EOF
-	}
-	n := min(int64(len(p)), b.size-b.read)
-	for i := range n {
-		p[i] = 'x'
-	}
-	b.read += n
-	return int(n), nil
-}
-
-func (b *bigBody) Close() error { b.closed.Store(true); return nil }
-
 type oneResponse struct{ resp *http.Response }
 
 func (o oneResponse) RoundTrip(req *http.Request) (*http.Response, error) {
 	o.resp.Request = req
 	return o.resp, nil
-}
-
-func TestErrorBodyIsReadUpTo1MiB(t *testing.T) {
-	t.Parallel()
-	body := &bigBody{size: 8 << 20}
-	rt := oneResponse{&http.Response{StatusCode: 500, Header: http.Header{}, Body: body}}
-	c, err := NewClient("pk_test_a", "sk_test_b", WithBaseURL("http://127.0.0.1:1"),
-		WithHTTPClient(&http.Client{Transport: rt}), WithMaxRetries(0))
-	require.NoError(t, err)
-	_, err = c.Balance.Get(context.Background())
-	var e *Error
-	require.ErrorAs(t, err, &e)
-	assert.Equal(t, 500, e.StatusCode)
-	assert.Equal(t, "server_error", e.Code)
-	assert.LessOrEqual(t, body.read, int64(maxErrorBody+1))
-	assert.True(t, body.closed.Load())
 }
 
 func TestSuccessBodyIsDecodedStrictlyEnough(t *testing.T) {

@@ -194,6 +194,11 @@ func (a *answer) request() (method, path, body string) {
 	return a.method, a.path, a.sent
 }
 
+// roundTripFunc is a RoundTripper of one function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
 // step is what a scripted attempt answers: a response, or a transport error.
 type step struct {
 	status int

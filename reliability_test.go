@@ -152,39 +152,6 @@ func TestProofSendRetriedOnlyWhenUnprocessedByDefault(t *testing.T) {
 	})
 }
 
-func TestProofRetryAfterIsHonoured(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
-		c := newClient(t, srv, sms.WithRetryWait(100*time.Millisecond, 30*time.Second))
-		srv.AddFaults(mockserver.FaultRule{Method: "GET", Path: "/v1/balance", Status: 429, RetryAfter: 2, Times: 1})
-
-		start := time.Now()
-		b, err := c.Balance.Get(context.Background())
-		require.NoError(t, err)
-		assert.Equal(t, 2*time.Second, time.Since(start), "waited exactly Retry-After, in virtual time")
-		assert.Equal(t, "10000.00", b.Balance.String())
-	})
-}
-
-// A Retry-After longer than the client's maximum wait (a locked pin, a per-number limit)
-// would be refused again if retried sooner: the 429 is returned at once.
-func TestProofRetryAfterBeyondMaxWaitReturnsAtOnce(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
-		c := newClient(t, srv, sms.WithRetryWait(100*time.Millisecond, 5*time.Second))
-		srv.AddFaults(mockserver.FaultRule{Method: "GET", Path: "/v1/balance", Status: 429, RetryAfter: 3600, Times: 1})
-
-		start := time.Now()
-		_, err := c.Balance.Get(context.Background())
-		require.ErrorIs(t, err, sms.ErrRateLimited)
-		assert.Equal(t, time.Hour, asAPIError(t, err).RetryAfter)
-		assert.Zero(t, time.Since(start), "no wait")
-		assert.Equal(t, 1, requestsTo(srv, "GET", "/v1/balance"))
-	})
-}
-
 func TestProofFinalFailureIsTheAPIError(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -205,23 +172,6 @@ func TestProofFinalFailureIsTheAPIError(t *testing.T) {
 		assert.NotContains(t, err.Error(), "giving up")
 		assert.Equal(t, 3, requestsTo(srv, "POST", "/v1/sms/send"))
 		assert.Equal(t, before, balance(t, srv), "nothing charged")
-	})
-}
-
-func TestProofCancelEndsTheWait(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
-		c := newClient(t, srv, sms.WithRetryWait(time.Minute, time.Minute))
-		srv.AddFaults(mockserver.FaultRule{Method: "GET", Path: "/v1/balance", Status: 503})
-		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(3*time.Second, cancel)
-
-		start := time.Now()
-		_, err := c.Balance.Get(ctx)
-		require.Error(t, err)
-		assert.ErrorIs(t, err, context.Canceled)
-		assert.Equal(t, 3*time.Second, time.Since(start), "returned when cancelled, not after the minute")
 	})
 }
 

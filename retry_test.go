@@ -1,11 +1,17 @@
 package sms_test
 
 import (
+	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"testing/synctest"
@@ -15,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/mockserver"
 )
 
 func TestRetryAfterIsHonoured(t *testing.T) {
@@ -112,20 +119,36 @@ func TestMaxRetriesZero(t *testing.T) {
 	})
 }
 
+// Cancelling the context ends a retry wait at once, whether it waits for a Retry-After or
+// backs off.
 func TestCancelDuringWait(t *testing.T) {
 	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		s := &script{steps: []step{apiErrorStep(429, "rate_limited", retryAfter("60")), balanceOK}}
-		c := newClientFor(t, s, sms.WithRetryWait(time.Second, 2*time.Minute))
-		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(5*time.Second, cancel)
-		start := time.Now()
-		_, err := c.Balance.Get(ctx)
-		require.ErrorIs(t, err, context.Canceled)
-		assert.Equal(t, 5*time.Second, time.Since(start), "the wait ends at once")
-		n, _ := s.attempts()
-		assert.Equal(t, 1, n)
-	})
+	tests := []struct {
+		name     string
+		step     step
+		min, max time.Duration // the client's waits
+		cancel   time.Duration
+	}{
+		{"Retry-After", apiErrorStep(429, "rate_limited", retryAfter("60")), time.Second, 2 * time.Minute, 5 * time.Second},
+		{"backoff", apiErrorStep(503, "server_error", nil), time.Minute, time.Minute, 3 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				s := &script{steps: []step{tt.step, balanceOK}}
+				c := newClientFor(t, s, sms.WithRetryWait(tt.min, tt.max))
+				ctx, cancel := context.WithCancel(context.Background())
+				time.AfterFunc(tt.cancel, cancel)
+				start := time.Now()
+				_, err := c.Balance.Get(ctx)
+				require.ErrorIs(t, err, context.Canceled)
+				assert.Equal(t, tt.cancel, time.Since(start), "the wait ends at once")
+				n, _ := s.attempts()
+				assert.Equal(t, 1, n)
+			})
+		})
+	}
 }
 
 func TestDeadlineDuringWait(t *testing.T) {
@@ -240,4 +263,307 @@ func TestSendRetriesCarryOneReference(t *testing.T) {
 		assert.Equal(t, s.bodies[0], s.bodies[1])
 		assert.Equal(t, s.bodies[0], s.bodies[2])
 	})
+}
+
+// badRecordServer is a TLS server that completes the handshake, reads one request per
+// connection, counts it, and then answers with bytes that are not a TLS record, as a broken
+// middlebox or an on-path attacker might: the client fails with a tls.RecordHeaderError after
+// its request was written and read.
+type badRecordServer struct {
+	atOnce bool // answer the garbage before the handshake, instead of after a request
+	url    string
+	client *http.Client // trusts the server's certificate
+	n      atomic.Int32 // requests read
+}
+
+func newBadRecordServer(t *testing.T, atOnce bool) *badRecordServer {
+	t.Helper()
+	ts := httptest.NewUnstartedServer(http.NotFoundHandler())
+	ts.StartTLS() // for its certificate and a client that trusts it
+	t.Cleanup(ts.Close)
+	cfg := ts.TLS.Clone()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	s := &badRecordServer{atOnce: atOnce, url: "https://" + ln.Addr().String(), client: ts.Client()}
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		_ = ln.Close()
+		wg.Wait()
+	})
+	wg.Go(func() {
+		for {
+			raw, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() {
+				defer raw.Close()
+				_ = raw.SetDeadline(time.Now().Add(10 * time.Second))
+				if s.atOnce {
+					s.n.Add(1)
+					_, _ = raw.Write(garbageRecord)
+					return
+				}
+				req, err := http.ReadRequest(bufio.NewReader(tls.Server(raw, cfg)))
+				if err != nil {
+					return
+				}
+				_, _ = io.Copy(io.Discard, req.Body)
+				s.n.Add(1)
+				_, _ = raw.Write(garbageRecord)
+			})
+		}
+	})
+	return s
+}
+
+// garbageRecord is a record header whose version is no TLS version, and a few bytes.
+var garbageRecord = []byte{0x17, 0x03, 0x09, 0x00, 0x04, 'o', 'o', 'p', 's'}
+
+// neverTwiceCalls are the calls that must never run twice.
+var neverTwiceCalls = []struct {
+	name string
+	call func(c *sms.Client, d *sms.DashboardClient) error
+}{
+	{"OTP.Send", func(c *sms.Client, _ *sms.DashboardClient) error {
+		_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+		return err
+	}},
+	{"OTP.Verify", func(c *sms.Client, _ *sms.DashboardClient) error {
+		_, err := c.OTP.Verify(context.Background(), &sms.VerifyOTPParams{PinID: "p1", Pin: "123456"})
+		return err
+	}},
+	{"SenderIDs.Request", func(c *sms.Client, _ *sms.DashboardClient) error {
+		_, err := c.SenderIDs.Request(context.Background(), &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: "Acme"})
+		return err
+	}},
+	{"Keys.Create", func(_ *sms.Client, d *sms.DashboardClient) error {
+		_, err := d.Keys.Create(context.Background(), &sms.CreateKeyParams{Name: "ci", Scopes: sms.Scopes{sms.ScopeSMS}})
+		return err
+	}},
+}
+
+// clients returns a Client and a DashboardClient of s, with short retry waits.
+func (s *badRecordServer) clients(t *testing.T) (*sms.Client, *sms.DashboardClient) {
+	t.Helper()
+	return newClientsFor(t, s.client.Transport, sms.WithBaseURL(s.url), sms.WithRetryWait(time.Millisecond, 2*time.Millisecond))
+}
+
+// A malformed TLS record after the request was written leaves the outcome unknown: the calls
+// that must not run twice are sent once and fail with ErrOutcomeUnknown.
+func TestNoRetryAfterBadTLSRecord(t *testing.T) {
+	t.Parallel()
+	for _, tt := range neverTwiceCalls {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newBadRecordServer(t, false)
+			err := tt.call(s.clients(t))
+			require.Error(t, err)
+			var record tls.RecordHeaderError
+			require.True(t, errors.As(err, &record), "the failure is the malformed record: %v", err)
+			assert.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+			assert.Equal(t, int32(1), s.n.Load(), "exactly one request reached the server")
+		})
+	}
+}
+
+// A malformed TLS record during the handshake proves that no byte of the request was
+// written: the same calls are retried, and the final error is not ErrOutcomeUnknown.
+func TestBadTLSRecordInHandshakeIsRetried(t *testing.T) {
+	t.Parallel()
+	for _, tt := range neverTwiceCalls {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newBadRecordServer(t, true)
+			err := tt.call(s.clients(t))
+			require.Error(t, err)
+			var record tls.RecordHeaderError
+			require.True(t, errors.As(err, &record), "the failure is the malformed record: %v", err)
+			assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown)
+			assert.Equal(t, int32(1+sms.DefaultMaxRetries), s.n.Load(), "every attempt was retried")
+		})
+	}
+}
+
+// A Retry-After beyond the maximum wait (a locked pin asks for 600 s) returns the error at
+// once, with its RetryAfter, instead of waiting the maximum three times.
+func TestRetryAfterBeyondMaxWait(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		call   func(*sms.Client) error
+		step   step
+		target error
+		after  time.Duration
+		max    time.Duration // the client's maximum wait (0: the default, 30 s)
+	}{
+		{"OTP send limit", sendOTPOffline, apiErrorStep(429, "rate_limited", retryAfter("600")), sms.ErrRateLimited, 10 * time.Minute, 0},
+		{"GET 429", getBalance, apiErrorStep(429, "rate_limited", retryAfter("31")), sms.ErrRateLimited, 31 * time.Second, 0},
+		{"send 429", sendSMS, apiErrorStep(429, "rate_limited", retryAfter("3600")), sms.ErrRateLimited, time.Hour, 0},
+		{"GET 503", getBalance, apiErrorStep(503, "server_error", retryAfter("120")), sms.ErrServer, 2 * time.Minute, 0},
+		{"HTTP date", getBalance, apiErrorStep(429, "rate_limited", retryAfter("Fri, 01 Jan 2100 00:00:00 GMT")), sms.ErrRateLimited, 0, 0},
+		{"GET 429 beyond WithRetryWait's maximum", getBalance, apiErrorStep(429, "rate_limited", retryAfter("6")), sms.ErrRateLimited, 6 * time.Second, 5 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				s := &script{steps: []step{tt.step, balanceOK}}
+				var opts []sms.Option // default waits: at most 30 s
+				if tt.max != 0 {
+					opts = append(opts, sms.WithRetryWait(100*time.Millisecond, tt.max))
+				}
+				start := time.Now()
+				err := tt.call(newClientFor(t, s, opts...))
+				require.ErrorIs(t, err, tt.target)
+				assert.Zero(t, time.Since(start), "no wait")
+				n, _ := s.attempts()
+				assert.Equal(t, 1, n, "not retried")
+				e := asAPIError(t, err)
+				if tt.after != 0 {
+					assert.Equal(t, tt.after, e.RetryAfter)
+				} else {
+					assert.Greater(t, e.RetryAfter, sms.DefaultRetryWaitMax)
+				}
+				assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "refused before processing")
+			})
+		})
+	}
+}
+
+// When the caller's context ends during a retry wait, the error matches both the context's
+// error and the reason for the retry.
+func TestContextEndsDuringRetryWait(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		call    func(context.Context, *sms.Client) error
+		step    step
+		cancel  bool // cancel; otherwise a deadline
+		ctxErr  error
+		last    error
+		unknown bool
+	}{
+		{"GET 429, cancelled", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx); return err },
+			apiErrorStep(429, "rate_limited", retryAfter("20")), true, context.Canceled, sms.ErrRateLimited, false},
+		{"GET 503, deadline", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx); return err },
+			apiErrorStep(503, "server_error", retryAfter("20")), false, context.DeadlineExceeded, sms.ErrServer, false},
+		{"send 503, deadline", func(ctx context.Context, c *sms.Client) error {
+			_, err := c.SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "ACME", Message: "hi"})
+			return err
+		}, apiErrorStep(503, "server_error", retryAfter("20")), false, context.DeadlineExceeded, sms.ErrServer, true},
+		{"OTP 429, cancelled", func(ctx context.Context, c *sms.Client) error {
+			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "2348025671695", From: "ACME", MessageText: "< 1234 >"})
+			return err
+		}, apiErrorStep(429, "rate_limited", retryAfter("20")), true, context.Canceled, sms.ErrRateLimited, false},
+		{"GET reset, cancelled", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx); return err },
+			step{err: dropped}, true, context.Canceled, syscall.ECONNRESET, false},
+		{"send reset, deadline", func(ctx context.Context, c *sms.Client) error {
+			_, err := c.SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "ACME", Message: "hi"})
+			return err
+		}, step{err: dropped}, false, context.DeadlineExceeded, syscall.ECONNRESET, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				s := &script{steps: []step{tt.step, balanceOK}}
+				// The sends are retried after a 503 or a reset only when the server deduplicates.
+				c := newClientFor(t, s, sms.WithRetryWait(20*time.Second, 30*time.Second), sms.WithReferenceDeduplication())
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				if tt.cancel {
+					time.AfterFunc(3*time.Second, cancel)
+				}
+				start := time.Now()
+				err := tt.call(ctx, c)
+				require.Error(t, err)
+				assert.Less(t, time.Since(start), 20*time.Second, "the wait ended with the context")
+				assert.ErrorIs(t, err, tt.ctxErr)
+				assert.ErrorIs(t, err, tt.last, "the reason for the retry is kept")
+				assert.Equal(t, tt.unknown, errors.Is(err, sms.ErrOutcomeUnknown))
+				n, _ := s.attempts()
+				assert.Equal(t, 1, n)
+			})
+		})
+	}
+}
+
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	t.Parallel()
+	var leaked atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-API-Secret") != "" {
+			leaked.Add(1)
+		}
+	}))
+	t.Cleanup(elsewhere.Close)
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirect.Close)
+
+	c := newClientFor(t, redirect.Client().Transport, sms.WithBaseURL(redirect.URL))
+	_, err := c.Balance.Get(context.Background())
+	e := asAPIError(t, err)
+	assert.Equal(t, http.StatusTemporaryRedirect, e.StatusCode)
+	assert.Equal(t, int32(0), leaked.Load(), "the secret never reached the other host")
+}
+
+func TestLoggerNeverLogsSecrets(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	var logs syncBuffer
+	client := newClient(t, srv, sms.WithLogger(debugLogger(&logs)), sms.WithReferenceDeduplication())
+	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Status: 503, Times: 1})
+	_, err := client.SMS.Send(context.Background(), &sms.SendParams{To: []string{"2348025671695"}, From: "MOCKSMS", Message: "secret text"})
+	require.NoError(t, err)
+	_, err = newDashboardClient(t, srv, sms.WithLogger(debugLogger(&logs))).Keys.List(context.Background())
+	require.NoError(t, err)
+
+	out := logs.String()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 3, "one line per attempt")
+	assert.Contains(t, lines[0], `"status":503`)
+	assert.Contains(t, lines[0], `"retry":true`)
+	assert.Contains(t, lines[1], `"status":202`)
+	assert.Contains(t, lines[1], `"retry":false`)
+	for _, s := range []string{srv.Default().TestSecret, srv.Default().DashboardToken, "secret text", "2348025671695"} {
+		assert.NotContains(t, out, s)
+	}
+}
+
+// bigBody is an error body of size bytes that counts how much of it was read.
+type bigBody struct {
+	size, read int64
+	closed     atomic.Bool
+}
+
+func (b *bigBody) Read(p []byte) (int, error) {
+	if b.read >= b.size {
+		return 0, io.EOF
+	}
+	n := min(int64(len(p)), b.size-b.read)
+	for i := range n {
+		p[i] = 'x'
+	}
+	b.read += n
+	return int(n), nil
+}
+
+func (b *bigBody) Close() error { b.closed.Store(true); return nil }
+
+func TestErrorBodyIsReadUpTo1MiB(t *testing.T) {
+	t.Parallel()
+	body := &bigBody{size: 8 << 20}
+	rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 500, Header: http.Header{}, Body: body, Request: req}, nil
+	})
+	_, err := newClientFor(t, rt, sms.WithMaxRetries(0)).Balance.Get(context.Background())
+	var e *sms.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, 500, e.StatusCode)
+	assert.Equal(t, "server_error", e.Code)
+	assert.LessOrEqual(t, body.read, int64(sms.MaxErrorBody+1))
+	assert.True(t, body.closed.Load())
 }
