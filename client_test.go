@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -276,4 +277,40 @@ func TestCancelledContext(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.False(t, errors.Is(err, sms.ErrOutcomeUnknown))
 	assert.Equal(t, int32(0), ct.n.Load(), "nothing sent with a cancelled context")
+}
+
+// The error of a send whose outcome is unknown says how it may be repeated, according to
+// what the client was told about reference deduplication; other calls say nothing more.
+func TestOutcomeUnknownTellsHowToRepeat(t *testing.T) {
+	t.Parallel()
+	lost := roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, io.ErrUnexpectedEOF })
+	for _, dedup := range []bool{false, true} {
+		opts := []sms.Option{sms.WithMaxRetries(1), sms.WithRetryWait(0, 0)}
+		if dedup {
+			opts = append(opts, sms.WithReferenceDeduplication())
+		}
+		c := newClientFor(t, lost, opts...)
+		_, err := c.SMS.Send(context.Background(), &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: "hi", Reference: "order-9"})
+		require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+		assert.Contains(t, err.Error(), `the same Reference "order-9"`)
+		if dedup {
+			assert.Contains(t, err.Error(), "the server deduplicates references")
+		} else {
+			assert.Contains(t, err.Error(), "it was not retried")
+			assert.Contains(t, err.Error(), "only if it does (see WithReferenceDeduplication)")
+		}
+		_, err = c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: "ACME"})
+		require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+		assert.NotContains(t, err.Error(), "Reference")
+	}
+}
+
+func TestSuccessBodyIsDecodedStrictlyEnough(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`not json`, `{"data":{"balance":"3.20"}}`, `{"data":{"balance":1e30}}`, `{"data":{"balance":true}}`} {
+		c := newClientFor(t, &answer{status: 200, header: http.Header{}, body: []byte(body)})
+		_, err := c.Balance.Get(context.Background())
+		require.Error(t, err, body)
+		assert.Contains(t, err.Error(), "decoding the 200 response", body)
+	}
 }

@@ -2,7 +2,6 @@ package sms_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -169,19 +168,6 @@ func TestLiveSamplesDecode(t *testing.T) {
 			assert.Equal(t, tt.path, path)
 		})
 	}
-}
-
-// The live error sample is a typed error with every member of the body.
-func TestLiveErrorSample(t *testing.T) {
-	t.Parallel()
-	a := &answer{status: 402, body: fixture(t, "error-insufficient-balance.json")}
-	_, err := newClientFor(t, a, sms.WithMaxRetries(0)).SMS.Send(context.Background(), &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: "Hi"})
-	require.ErrorIs(t, err, sms.ErrInsufficientBalance)
-	var e *sms.Error
-	require.True(t, errors.As(err, &e))
-	assert.Equal(t, &sms.Error{StatusCode: 402, Code: "insufficient_balance", Message: "Insufficient wallet balance.", RequestID: "req-123"}, e)
-	assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "a 402 sent and charged nothing")
-	assert.Equal(t, "sms: 402 insufficient_balance: Insufficient wallet balance. [request req-123]", err.Error())
 }
 
 // The live samples are kept verbatim: they are what the pages show, not what the tests need.
