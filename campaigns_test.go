@@ -343,3 +343,75 @@ func TestCampaignsCreateErrors(t *testing.T) {
 	require.ErrorIs(t, err, sms.ErrBadRequest)
 	assert.Equal(t, "from", asAPIError(t, err).Field)
 }
+
+// A delivery status, which the service's pages do not show, needs only its status: the rest
+// is read when present, and absent counts are nil rather than zeros.
+func TestDeliveryStatusMinimal(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		body  string
+		final bool
+	}{
+		{`{"data":{"status":"delivered"}}`, true},
+		{`{"data":{"status":"partially_delivered"}}`, true},
+		{`{"data":{"status":"failed"}}`, true},
+		{`{"data":{"status":"sent"}}`, false},
+		{`{"data":{"status":"processing"}}`, false},
+		{`{"data":{"status":"Message Sent"}}`, false}, // a provider's word: kept, not final without counts
+	}
+	for _, tt := range tests {
+		a := &answer{status: 200, body: []byte(tt.body)}
+		st, err := newClientFor(t, a, sms.WithMaxRetries(0)).Campaigns.Status(ctx, "c1", nil)
+		require.NoError(t, err, tt.body)
+		assert.Equal(t, "c1", st.CampaignID, "the id asked for, when the answer does not repeat it")
+		assert.Nil(t, st.Counts, tt.body)
+		assert.Empty(t, st.Recipients)
+		assert.Equal(t, sms.Pagination{}, st.Pagination, "no pagination sent")
+		assert.Equal(t, tt.final, st.Final(), tt.body)
+	}
+	// With counts, they decide, as before.
+	st := &sms.DeliveryStatus{Status: sms.StatusSent, Counts: &sms.DeliveryCounts{Delivered: 2}}
+	assert.True(t, st.Final())
+	st = &sms.DeliveryStatus{Status: sms.StatusDelivered, Counts: &sms.DeliveryCounts{Sent: 1}}
+	assert.False(t, st.Final())
+}
+
+// The recipients of a delivery status without pagination are walked when they fit one page;
+// a full page without pagination cannot be walked further and is an error, not a silent end.
+func TestCampaignsRecipientsWithoutPagination(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	body := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString(`{"data":{"status":"sent","recipients":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`{"to":"23480256716` + string(rune('0'+i/10)) + string(rune('0'+i%10)) + `","status":"sent"}`)
+		}
+		b.WriteString(`]}}`)
+		return []byte(b.String())
+	}
+	n := 0
+	for r, err := range newClientFor(t, &answer{status: 200, body: body(3)}, sms.WithMaxRetries(0)).Campaigns.Recipients(ctx, "c1", &sms.CampaignStatusParams{Limit: 5}) {
+		require.NoError(t, err)
+		assert.Nil(t, r.UpdatedAt)
+		n++
+	}
+	assert.Equal(t, 3, n)
+
+	var last error
+	n = 0
+	for _, err := range newClientFor(t, &answer{status: 200, body: body(5)}, sms.WithMaxRetries(0)).Campaigns.Recipients(ctx, "c1", &sms.CampaignStatusParams{Limit: 5}) {
+		if err != nil {
+			last = err
+			continue
+		}
+		n++
+	}
+	require.Error(t, last)
+	assert.Contains(t, last.Error(), "without pagination")
+	assert.Zero(t, n, "nothing yielded from a page that cannot be placed")
+}
