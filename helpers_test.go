@@ -40,6 +40,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 //   - newClientOf: any key pair;
 //   - newDashboardClient: the default workspace's dashboard token;
 //   - newScopedClient: a new test key holding only some scopes;
+//   - mockOver: a mock and a client of it, in process or over loopback;
 //   - mockOpts: the options under all of them, for a client of other credentials.
 //
 // Against a fake transport (a RoundTripper of the test's own): newClientFor, and
@@ -104,6 +105,22 @@ func newScopedClient(t *testing.T, srv *mockserver.Server, scopes ...sms.Scope) 
 	})
 	require.NoError(t, err)
 	return newClientOf(t, srv, key.PublicKey, key.Secret)
+}
+
+// transports are the two ways the tests of dropped connections reach the mock: real loopback
+// sockets, where a drop closes a TCP connection, and the in-process transport.
+var transports = []string{"in-process", "loopback"}
+
+// mockOver starts a mock and returns it with a client of its test key over transport, with
+// retry waits of a few milliseconds either way.
+func mockOver(t *testing.T, transport string, opts ...sms.Option) (*mockserver.Server, *sms.Client) {
+	t.Helper()
+	if transport == "loopback" {
+		srv := mockserver.NewTest(t)
+		return srv, newClient(t, srv, opts...)
+	}
+	srv := mockserver.New()
+	return srv, newClient(t, srv, append([]sms.Option{sms.WithRetryWait(time.Millisecond, 5*time.Millisecond)}, opts...)...)
 }
 
 // inProcessBase is the base URL of requests that go through an in-process transport.
@@ -300,8 +317,10 @@ func quota(limit, left int) http.Header {
 // timeoutErr is a network timeout.
 type timeoutErr struct{}
 
-func (timeoutErr) Error() string   { return "i/o timeout" }
-func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Error() string { return "i/o timeout" }
+
+func (timeoutErr) Timeout() bool { return true }
+
 func (timeoutErr) Temporary() bool { return true }
 
 // recorder wraps a transport and keeps the body of every request it sends.
