@@ -3,9 +3,14 @@ package sms_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -414,4 +419,94 @@ func TestCampaignsRecipientsWithoutPagination(t *testing.T) {
 	require.Error(t, last)
 	assert.Contains(t, last.Error(), "without pagination")
 	assert.Zero(t, n, "nothing yielded from a page that cannot be placed")
+}
+
+// pageIgnorer answers GET /v1/sms/campaigns with the same two campaigns whatever the page, a
+// total of a million, and the page asked for echoed back. After 50 requests it fails, so that
+// a walk that never stops ends.
+type pageIgnorer struct{ n atomic.Int32 }
+
+func (p *pageIgnorer) RoundTrip(req *http.Request) (*http.Response, error) {
+	if p.n.Add(1) > 50 {
+		return nil, errors.New("fetched forever")
+	}
+	body := `{"data":[` +
+		`{"_id":"c2","senderId":"ACME","recipientCount":1,"amount":3.20,"status":"sent","currency":"NGN","channel":"generic","smsParts":1,"messageId":"m2","reference":null,"createdAt":"2026-01-02T00:00:00Z"},` +
+		`{"_id":"c1","senderId":"ACME","recipientCount":1,"amount":3.20,"status":"sent","currency":"NGN","channel":"generic","smsParts":1,"messageId":"m1","reference":null,"createdAt":"2026-01-01T00:00:00Z"}` +
+		`],"pagination":{"page":` + req.URL.Query().Get("page") + `,"limit":2,"total":1000000},"requestId":"req_1"}`
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(body)), Request: req}, nil
+}
+
+// A server that answers the same page whatever page is asked for ends Campaigns.All with an
+// error after a few pages that add nothing, each campaign yielded once.
+func TestCampaignsAllStopsWhenServerIgnoresPage(t *testing.T) {
+	t.Parallel()
+	p := &pageIgnorer{}
+	c := newClientFor(t, p)
+	var ids []string
+	var walkErr error
+	for camp, err := range c.Campaigns.All(context.Background(), &sms.ListCampaignsParams{Limit: 2}) {
+		if err != nil {
+			walkErr = err
+			break
+		}
+		ids = append(ids, camp.ID)
+	}
+	require.Error(t, walkErr)
+	assert.Contains(t, walkErr.Error(), "added no new item")
+	assert.Equal(t, []string{"c2", "c1"}, ids, "each campaign once")
+	assert.Equal(t, int32(4), p.n.Load(), "the first page and three that added nothing")
+}
+
+// A campaign whose connection dropped twice after the mock committed it is retried and
+// answered from the committed campaign: one campaign, one debit.
+func TestCampaignsCreateDroppedAfterCommitIsReplayed(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.New()
+	c := newClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond), sms.WithReferenceDeduplication())
+	before := balance(t, srv)
+	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 2})
+
+	res, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
+		To:      []sms.Recipient{{Phone: "08025671695", Name: "Ada"}, {Phone: "08025671696", Name: "Obi"}},
+		From:    "MOCKSMS",
+		Message: "Hi {{name}}",
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 3, requestsTo(srv, "POST", "/v1/sms/campaigns"))
+	assert.Equal(t, 1, campaignTotal(t, c))
+	assert.Equal(t, before-res.Campaign.Amount.Kobo(), balance(t, srv))
+}
+
+// Without WithReferenceDeduplication, a 5xx to a send is not retried and may have been
+// processed; a 429 or a refused connection, which prove nothing was processed, are retried.
+func TestCampaignsCreateRetriedOnlyWhenUnprocessedByDefault(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := newClient(t, srv)
+		srv.AddFaults(
+			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 429, RetryAfter: 1, Times: 1},
+			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 502, Times: 1},
+		)
+		_, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
+			To: []sms.Recipient{{Phone: "08025671695"}}, From: "MOCKSMS", Message: "hi", Reference: "spring",
+		})
+		require.ErrorIs(t, err, sms.ErrServer)
+		assert.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+		assert.Contains(t, err.Error(), `Reference "spring"`)
+		assert.Equal(t, 2, requestsTo(srv, "POST", "/v1/sms/campaigns"), "the 429 was retried, the 502 was not")
+	})
+}
+
+func TestDeliveryCountsAddTotal(t *testing.T) {
+	t.Parallel()
+	a := sms.DeliveryCounts{Sent: 1, Delivered: 2, Failed: 3, DND: 4}
+	b := sms.DeliveryCounts{Sent: 10, Delivered: 20, Failed: 30, DND: 40}
+	assert.Equal(t, sms.DeliveryCounts{Sent: 11, Delivered: 22, Failed: 33, DND: 44}, a.Add(b))
+	assert.Equal(t, a.Add(b), b.Add(a))
+	assert.Equal(t, 10, a.Total())
+	assert.Equal(t, a.Total()+b.Total(), a.Add(b).Total())
+	assert.Equal(t, 0, sms.DeliveryCounts{}.Total())
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,45 +18,6 @@ import (
 // or charged twice because of a retry, and an OTP is never sent twice. The mock deduplicates
 // references, so the proofs of retried sends tell the client so (WithReferenceDeduplication);
 // without it, sends are not retried after an ambiguous failure.
-
-func TestProofCampaignDroppedAfterCommitReplays(t *testing.T) {
-	t.Parallel()
-	srv := mockserver.New()
-	c := newClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond), sms.WithReferenceDeduplication())
-	before := balance(t, srv)
-	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 2})
-
-	res, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
-		To:      []sms.Recipient{{Phone: "08025671695", Name: "Ada"}, {Phone: "08025671696", Name: "Obi"}},
-		From:    "MOCKSMS",
-		Message: "Hi {{name}}",
-	})
-	require.NoError(t, err)
-	assert.Equal(t, 3, requestsTo(srv, "POST", "/v1/sms/campaigns"))
-	assert.Equal(t, 1, campaignTotal(t, c))
-	assert.Equal(t, before-res.Campaign.Amount.Kobo(), balance(t, srv))
-}
-
-// Without WithReferenceDeduplication, a 5xx to a send is not retried and may have been
-// processed; a 429 or a refused connection, which prove nothing was processed, are retried.
-func TestProofSendRetriedOnlyWhenUnprocessedByDefault(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
-		c := newClient(t, srv)
-		srv.AddFaults(
-			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 429, RetryAfter: 1, Times: 1},
-			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 502, Times: 1},
-		)
-		_, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
-			To: []sms.Recipient{{Phone: "08025671695"}}, From: "MOCKSMS", Message: "hi", Reference: "spring",
-		})
-		require.ErrorIs(t, err, sms.ErrServer)
-		assert.ErrorIs(t, err, sms.ErrOutcomeUnknown)
-		assert.Contains(t, err.Error(), `Reference "spring"`)
-		assert.Equal(t, 2, requestsTo(srv, "POST", "/v1/sms/campaigns"), "the 429 was retried, the 502 was not")
-	})
-}
 
 func TestProofOTPDroppedIsNotRetried(t *testing.T) {
 	t.Parallel()
