@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net/http"
 
 	sms "github.com/seedsms/sms-go"
 	"github.com/seedsms/sms-go/mockserver"
@@ -274,4 +275,17 @@ func ExampleCountParts() {
 	// Output:
 	// 1 GSM-7
 	// 1 UCS-2
+}
+
+func ExampleSMSService_Send_idempotent() {
+	srv := mockserver.New()
+	ws := srv.Default()
+	c, _ := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL("http://127.0.0.1"),
+		sms.WithHTTPClient(&http.Client{Transport: srv.Transport()}))
+	p := &sms.SendParams{To: []string{"08025671695"}, From: "MOCKSMS", Message: "Your order shipped", Reference: "order-1001"}
+	first, _ := c.SMS.Send(context.Background(), p)
+	again, _ := c.SMS.Send(context.Background(), p) // same reference, same body: replayed
+	b, _ := c.Balance.Get(context.Background())
+	fmt.Println(first.Campaign.ID == again.Campaign.ID, first.Campaign.Amount, b.Balance)
+	// Output: true 3.20 9996.80
 }

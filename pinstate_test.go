@@ -14,34 +14,6 @@ import (
 	"github.com/seedsms/sms-go/mockserver"
 )
 
-// An OTP without a message text leaves message_text out of the request, as the service's
-// otp-send page allows; the rest of the body is as before.
-func TestOTPSendWithoutMessageText(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		params sms.SendOTPParams
-		body   string
-	}{
-		{"only what is required", sms.SendOTPParams{To: "08025671695", From: "ACME"}, `{"to":"2348025671695","from":"ACME"}`},
-		{"a placeholder but no text", sms.SendOTPParams{To: "08025671695", From: "ACME", PinPlaceholder: "{pin}", PinLength: 4},
-			`{"to":"2348025671695","from":"ACME","pin_length":4,"pin_placeholder":"{pin}"}`},
-		{"a text", sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "Code < 1234 >"},
-			`{"to":"2348025671695","from":"ACME","message_text":"Code < 1234 >"}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			a := &answer{status: 200, body: fixture(t, "otp-send.json")}
-			otp, err := newClientFor(t, a, sms.WithMaxRetries(0)).OTP.Send(context.Background(), &tt.params)
-			require.NoError(t, err)
-			assert.Equal(t, "c8dcd048-5e7f-4347-8c89-4470c3af0b", otp.PinID)
-			_, _, sent := a.request()
-			assert.JSONEq(t, tt.body, sent)
-		})
-	}
-}
-
 // verifyWith answers one Verify with st and returns its results.
 func verifyWith(t *testing.T, st step, p *sms.VerifyOTPParams) (*sms.Verification, error) {
 	t.Helper()
