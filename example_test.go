@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"time"
 
 	sms "github.com/seedsms/sms-go"
 	"github.com/seedsms/sms-go/mockserver"
@@ -288,4 +289,29 @@ func ExampleSMSService_Send_idempotent() {
 	b, _ := c.Balance.Get(context.Background())
 	fmt.Println(first.Campaign.ID == again.Campaign.ID, first.Campaign.Amount, b.Balance)
 	// Output: true 3.20 9996.80
+}
+
+func ExampleCampaignsService_Wait() {
+	srv := startMock()
+	defer srv.Close()
+	ws := srv.Default()
+	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	res, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{
+		To: []sms.Recipient{{Phone: "08025671695"}, {Phone: "08025671696"}}, From: ws.SenderID, Message: "Doors open at 9",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Delivery reports come in while Wait polls; here the mock's control delivers them.
+	go func() { _ = srv.Deliver(res.Campaign.ID, nil) }()
+	st, err := client.Campaigns.Wait(ctx, res.Campaign.ID, &sms.WaitParams{MinDelay: 50 * time.Millisecond, MaxDelay: time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(st.Status, st.Counts.Delivered, "of", st.Counts.Total())
+	// Output: delivered 2 of 2
 }
