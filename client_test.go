@@ -24,12 +24,6 @@ import (
 	"github.com/seedsms/sms-go/mockserver"
 )
 
-const (
-	testKey    = "pk_test_abc123"
-	testSecret = "sk_test_SECRETdef456"
-	testJWT    = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.SIGNATUREsig"
-)
-
 func TestNewClientCredentials(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -76,7 +70,7 @@ func TestNewDashboardClientToken(t *testing.T) {
 			assert.NotContains(t, err.Error(), tok)
 		}
 	}
-	d, err := sms.NewDashboardClient(testJWT, sms.WithBaseURL("https://api.example.com"))
+	d, err := sms.NewDashboardClient(fakeJWT, sms.WithBaseURL("https://api.example.com"))
 	require.NoError(t, err)
 	assert.NotNil(t, d.Keys)
 }
@@ -109,7 +103,7 @@ func TestBaseURL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		opts := append([]sms.Option{sms.WithBaseURL(tt.url)}, tt.opts...)
-		_, err := sms.NewClient(testKey, testSecret, opts...)
+		_, err := sms.NewClient(fakeKey, fakeSecret, opts...)
 		if tt.ok {
 			assert.NoError(t, err, tt.url)
 			continue
@@ -122,9 +116,9 @@ func TestBaseURL(t *testing.T) {
 
 func TestBaseURLFromEnvironment(t *testing.T) {
 	t.Setenv(sms.BaseURLEnv, "")
-	_, err := sms.NewClient(testKey, testSecret)
+	_, err := sms.NewClient(fakeKey, fakeSecret)
 	require.ErrorContains(t, err, "no base URL")
-	_, err = sms.NewDashboardClient(testJWT)
+	_, err = sms.NewDashboardClient(fakeJWT)
 	require.ErrorContains(t, err, "no base URL")
 
 	srv := mockserver.NewTest(t)
@@ -493,7 +487,7 @@ func TestCloseIdleConnections(t *testing.T) {
 		}
 		ts.Start()
 		t.Cleanup(ts.Close)
-		c, err := sms.NewClient("pk_test_abc", "sk_test_def", sms.WithBaseURL(ts.URL)) // the SDK's own pooled transport
+		c, err := sms.NewClient(fakeKey, fakeSecret, sms.WithBaseURL(ts.URL)) // the SDK's own pooled transport
 		require.NoError(t, err)
 		_, err = c.Balance.Get(context.Background())
 		require.NoError(t, err)

@@ -12,9 +12,9 @@ import (
 func TestOptionErrors(t *testing.T) {
 	t.Parallel()
 	for _, o := range []sms.Option{sms.WithMaxRetries(-1), sms.WithRetryWait(-time.Second, time.Second), sms.WithRetryWait(2*time.Second, time.Second)} {
-		_, err := sms.NewClient(testKey, testSecret, sms.WithBaseURL("https://api.example.com"), o)
+		_, err := sms.NewClient(fakeKey, fakeSecret, sms.WithBaseURL("https://api.example.com"), o)
 		assert.Error(t, err)
-		_, err = sms.NewDashboardClient(testJWT, sms.WithBaseURL("https://api.example.com"), o)
+		_, err = sms.NewDashboardClient(fakeJWT, sms.WithBaseURL("https://api.example.com"), o)
 		assert.Error(t, err)
 	}
 }
