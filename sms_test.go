@@ -170,6 +170,9 @@ func TestSMSSendRetriedWithSameReference(t *testing.T) {
 	}
 }
 
+// A send that fails returns the last answer's *Error, with its sentinel, status, code and
+// request ID, and charges nothing; only an answer that may have been processed makes the
+// outcome unknown.
 func TestSMSSendErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -205,7 +208,10 @@ func TestSMSSendErrors(t *testing.T) {
 		}, sms.ErrRateLimited, 429, "rate_limited", false},
 		{"503 after retries", func(t *testing.T, srv *mockserver.Server) error {
 			srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/send", Status: 503})
-			return send(newClient(t, srv, sms.WithReferenceDeduplication()), srv.Default().SenderID)
+			err := send(newClient(t, srv, sms.WithMaxRetries(2), sms.WithReferenceDeduplication()), srv.Default().SenderID)
+			assert.Equal(t, 3, requestsTo(srv, "POST", "/v1/sms/send"), "WithMaxRetries(2): three attempts")
+			assert.Equal(t, "Injected fault.", asAPIError(t, err).Message, "the last answer's")
+			return err
 		}, sms.ErrServer, 503, "server_error", true},
 		{"503 not retried by default", func(t *testing.T, srv *mockserver.Server) error {
 			srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/send", Status: 503})
@@ -229,6 +235,7 @@ func TestSMSSendErrors(t *testing.T) {
 			assert.NotEmpty(t, e.Message)
 			assert.True(t, strings.HasPrefix(e.RequestID, "req_"), e.RequestID)
 			assert.Equal(t, tt.unknown, errors.Is(err, sms.ErrOutcomeUnknown))
+			assert.NotContains(t, err.Error(), "giving up", "the final error is the API's")
 			reqs := srv.Requests()
 			require.NotEmpty(t, reqs)
 			assert.Equal(t, reqs[len(reqs)-1].RequestID, e.RequestID, "the error is the last response's")
@@ -321,31 +328,6 @@ func TestSMSSendDroppedIsNotRetriedByDefault(t *testing.T) {
 			assert.Equal(t, before-320, balance(t, srv), "still one debit")
 		})
 	}
-}
-
-// A send that fails on every attempt returns the last answer's *Error, not "giving up", and
-// charges nothing.
-func TestSMSSendFinalErrorIsTheAPIError(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
-		c := newClient(t, srv, sms.WithMaxRetries(2), sms.WithReferenceDeduplication())
-		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Status: 503})
-		before := balance(t, srv)
-
-		_, err := c.SMS.Send(context.Background(), &sms.SendParams{To: []string{"08025671695"}, From: "MOCKSMS", Message: "x"})
-		require.Error(t, err)
-		var apiErr *sms.Error
-		require.ErrorAs(t, err, &apiErr)
-		assert.Equal(t, 503, apiErr.StatusCode)
-		assert.Equal(t, "server_error", apiErr.Code)
-		assert.Equal(t, "Injected fault.", apiErr.Message)
-		assert.NotEmpty(t, apiErr.RequestID)
-		assert.ErrorIs(t, err, sms.ErrServer)
-		assert.NotContains(t, err.Error(), "giving up")
-		assert.Equal(t, 3, requestsTo(srv, "POST", "/v1/sms/send"))
-		assert.Equal(t, before, balance(t, srv), "nothing charged")
-	})
 }
 
 // Concurrent sends of one reference and body make one campaign, which every caller sees.
