@@ -98,6 +98,75 @@ func TestCampaignsCreateLargeIsProcessing(t *testing.T) {
 	assert.NotEmpty(t, page.Campaigns[0].MessageID)
 }
 
+func TestCampaignsCreateErrors(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := newClient(t, srv)
+	ctx := context.Background()
+	p := &sms.CreateCampaignParams{To: numbers(3), From: srv.Default().SenderID, Message: "hi", Reference: "c-1"}
+
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 959))
+	_, err := client.Campaigns.Create(ctx, p)
+	require.ErrorIs(t, err, sms.ErrInsufficientBalance, "3 x 3.20 > 9.59")
+	assert.Equal(t, int64(959), balance(t, srv), "nothing charged")
+
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 960))
+	_, err = client.Campaigns.Create(ctx, p)
+	require.NoError(t, err, "the failed request left its reference free")
+	assert.Equal(t, int64(0), balance(t, srv))
+
+	other := *p
+	other.To = numbers(2)
+	_, err = client.Campaigns.Create(ctx, &other)
+	require.ErrorIs(t, err, sms.ErrConflict)
+
+	other.Reference, other.From = "c-2", "NOTACTIVE"
+	_, err = client.Campaigns.Create(ctx, &other)
+	require.ErrorIs(t, err, sms.ErrBadRequest)
+	assert.Equal(t, "from", asAPIError(t, err).Field)
+}
+
+// A campaign whose connection dropped twice after the mock committed it is retried and
+// answered from the committed campaign: one campaign, one debit.
+func TestCampaignsCreateDroppedAfterCommitIsReplayed(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.New()
+	c := newClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond), sms.WithReferenceDeduplication())
+	before := balance(t, srv)
+	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 2})
+
+	res, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
+		To:      []sms.Recipient{{Phone: "08025671695", Name: "Ada"}, {Phone: "08025671696", Name: "Obi"}},
+		From:    "MOCKSMS",
+		Message: "Hi {{name}}",
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 3, requestsTo(srv, "POST", "/v1/sms/campaigns"))
+	assert.Equal(t, 1, campaignTotal(t, c))
+	assert.Equal(t, before-res.Campaign.Amount.Kobo(), balance(t, srv))
+}
+
+// Without WithReferenceDeduplication, a 5xx to a send is not retried and may have been
+// processed; a 429 or a refused connection, which prove nothing was processed, are retried.
+func TestCampaignsCreateRetriedOnlyWhenUnprocessedByDefault(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := newClient(t, srv)
+		srv.AddFaults(
+			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 429, RetryAfter: 1, Times: 1},
+			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 502, Times: 1},
+		)
+		_, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
+			To: []sms.Recipient{{Phone: "08025671695"}}, From: "MOCKSMS", Message: "hi", Reference: "spring",
+		})
+		require.ErrorIs(t, err, sms.ErrServer)
+		assert.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+		assert.Contains(t, err.Error(), `Reference "spring"`)
+		assert.Equal(t, 2, requestsTo(srv, "POST", "/v1/sms/campaigns"), "the 429 was retried, the 502 was not")
+	})
+}
+
 func TestCampaignsList(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
@@ -220,6 +289,44 @@ func TestCampaignsAll(t *testing.T) {
 	})
 }
 
+// pageIgnorer answers GET /v1/sms/campaigns with the same two campaigns whatever the page, a
+// total of a million, and the page asked for echoed back. After 50 requests it fails, so that
+// a walk that never stops ends.
+type pageIgnorer struct{ n atomic.Int32 }
+
+func (p *pageIgnorer) RoundTrip(req *http.Request) (*http.Response, error) {
+	if p.n.Add(1) > 50 {
+		return nil, errors.New("fetched forever")
+	}
+	body := `{"data":[` +
+		`{"_id":"c2","senderId":"ACME","recipientCount":1,"amount":3.20,"status":"sent","currency":"NGN","channel":"generic","smsParts":1,"messageId":"m2","reference":null,"createdAt":"2026-01-02T00:00:00Z"},` +
+		`{"_id":"c1","senderId":"ACME","recipientCount":1,"amount":3.20,"status":"sent","currency":"NGN","channel":"generic","smsParts":1,"messageId":"m1","reference":null,"createdAt":"2026-01-01T00:00:00Z"}` +
+		`],"pagination":{"page":` + req.URL.Query().Get("page") + `,"limit":2,"total":1000000},"requestId":"req_1"}`
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(body)), Request: req}, nil
+}
+
+// A server that answers the same page whatever page is asked for ends Campaigns.All with an
+// error after a few pages that add nothing, each campaign yielded once.
+func TestCampaignsAllStopsWhenServerIgnoresPage(t *testing.T) {
+	t.Parallel()
+	p := &pageIgnorer{}
+	c := newClientFor(t, p)
+	var ids []string
+	var walkErr error
+	for camp, err := range c.Campaigns.All(context.Background(), &sms.ListCampaignsParams{Limit: 2}) {
+		if err != nil {
+			walkErr = err
+			break
+		}
+		ids = append(ids, camp.ID)
+	}
+	require.Error(t, walkErr)
+	assert.Contains(t, walkErr.Error(), "added no new item")
+	assert.Equal(t, []string{"c2", "c1"}, ids, "each campaign once")
+	assert.Equal(t, int32(4), p.n.Load(), "the first page and three that added nothing")
+}
+
 func TestCampaignsStatusAndRecipients(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
@@ -269,86 +376,6 @@ func TestCampaignsStatusAndRecipients(t *testing.T) {
 	require.ErrorIs(t, err, sms.ErrNotFound, "the id is one escaped path segment")
 }
 
-func TestCampaignsRecipientsManyPages(t *testing.T) {
-	t.Parallel()
-	srv := mockserver.NewTest(t)
-	client := newClient(t, srv)
-	ctx := context.Background()
-	res, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(250), From: srv.Default().SenderID, Message: "hi"})
-	require.NoError(t, err)
-	srv.Advance(time.Second)
-
-	before := requestsTo(srv, "GET", "/v1/sms/campaigns/"+res.Campaign.ID+"/status")
-	seen := map[string]bool{}
-	for r, err := range client.Campaigns.Recipients(ctx, res.Campaign.ID, nil) {
-		require.NoError(t, err)
-		assert.False(t, seen[r.To], "recipient %s twice", r.To)
-		seen[r.To] = true
-	}
-	assert.Len(t, seen, 250)
-	assert.Equal(t, 3, requestsTo(srv, "GET", "/v1/sms/campaigns/"+res.Campaign.ID+"/status")-before, "pages of 100")
-}
-
-func TestCampaignsScope(t *testing.T) {
-	t.Parallel()
-	srv := mockserver.NewTest(t)
-	client := newScopedClient(t, srv, sms.ScopeSMS)
-	ctx := context.Background()
-	calls := map[string]func() error{
-		"Create": func() error {
-			_, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(1), From: srv.Default().SenderID, Message: "hi"})
-			return err
-		},
-		"List": func() error { _, err := client.Campaigns.List(ctx, nil); return err },
-		"Status": func() error {
-			_, err := client.Campaigns.Status(ctx, "0123456789abcdef01234567", nil)
-			return err
-		},
-		"All": func() error {
-			for _, err := range client.Campaigns.All(ctx, nil) {
-				return err
-			}
-			return nil
-		},
-	}
-	for name, call := range calls {
-		err := call()
-		var se *sms.ScopeError
-		require.ErrorAs(t, err, &se, name)
-		assert.Equal(t, sms.ScopeCampaigns, se.Scope, name)
-		assert.Equal(t, 403, se.Err.StatusCode, name)
-		assert.ErrorIs(t, err, sms.ErrInsufficientScope, name)
-	}
-}
-
-func TestCampaignsCreateErrors(t *testing.T) {
-	t.Parallel()
-	srv := mockserver.NewTest(t)
-	client := newClient(t, srv)
-	ctx := context.Background()
-	p := &sms.CreateCampaignParams{To: numbers(3), From: srv.Default().SenderID, Message: "hi", Reference: "c-1"}
-
-	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 959))
-	_, err := client.Campaigns.Create(ctx, p)
-	require.ErrorIs(t, err, sms.ErrInsufficientBalance, "3 x 3.20 > 9.59")
-	assert.Equal(t, int64(959), balance(t, srv), "nothing charged")
-
-	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 960))
-	_, err = client.Campaigns.Create(ctx, p)
-	require.NoError(t, err, "the failed request left its reference free")
-	assert.Equal(t, int64(0), balance(t, srv))
-
-	other := *p
-	other.To = numbers(2)
-	_, err = client.Campaigns.Create(ctx, &other)
-	require.ErrorIs(t, err, sms.ErrConflict)
-
-	other.Reference, other.From = "c-2", "NOTACTIVE"
-	_, err = client.Campaigns.Create(ctx, &other)
-	require.ErrorIs(t, err, sms.ErrBadRequest)
-	assert.Equal(t, "from", asAPIError(t, err).Field)
-}
-
 // A delivery status, which the service's pages do not show, needs only its status: the rest
 // is read when present, and absent counts are nil rather than zeros.
 func TestDeliveryStatusMinimal(t *testing.T) {
@@ -380,6 +407,37 @@ func TestDeliveryStatusMinimal(t *testing.T) {
 	assert.True(t, st.Final())
 	st = &sms.DeliveryStatus{Status: sms.StatusDelivered, Counts: &sms.DeliveryCounts{Sent: 1}}
 	assert.False(t, st.Final())
+}
+
+func TestDeliveryCountsAddTotal(t *testing.T) {
+	t.Parallel()
+	a := sms.DeliveryCounts{Sent: 1, Delivered: 2, Failed: 3, DND: 4}
+	b := sms.DeliveryCounts{Sent: 10, Delivered: 20, Failed: 30, DND: 40}
+	assert.Equal(t, sms.DeliveryCounts{Sent: 11, Delivered: 22, Failed: 33, DND: 44}, a.Add(b))
+	assert.Equal(t, a.Add(b), b.Add(a))
+	assert.Equal(t, 10, a.Total())
+	assert.Equal(t, a.Total()+b.Total(), a.Add(b).Total())
+	assert.Equal(t, 0, sms.DeliveryCounts{}.Total())
+}
+
+func TestCampaignsRecipientsManyPages(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := newClient(t, srv)
+	ctx := context.Background()
+	res, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(250), From: srv.Default().SenderID, Message: "hi"})
+	require.NoError(t, err)
+	srv.Advance(time.Second)
+
+	before := requestsTo(srv, "GET", "/v1/sms/campaigns/"+res.Campaign.ID+"/status")
+	seen := map[string]bool{}
+	for r, err := range client.Campaigns.Recipients(ctx, res.Campaign.ID, nil) {
+		require.NoError(t, err)
+		assert.False(t, seen[r.To], "recipient %s twice", r.To)
+		seen[r.To] = true
+	}
+	assert.Len(t, seen, 250)
+	assert.Equal(t, 3, requestsTo(srv, "GET", "/v1/sms/campaigns/"+res.Campaign.ID+"/status")-before, "pages of 100")
 }
 
 // The recipients of a delivery status without pagination are walked when they fit one page;
@@ -421,92 +479,34 @@ func TestCampaignsRecipientsWithoutPagination(t *testing.T) {
 	assert.Zero(t, n, "nothing yielded from a page that cannot be placed")
 }
 
-// pageIgnorer answers GET /v1/sms/campaigns with the same two campaigns whatever the page, a
-// total of a million, and the page asked for echoed back. After 50 requests it fails, so that
-// a walk that never stops ends.
-type pageIgnorer struct{ n atomic.Int32 }
-
-func (p *pageIgnorer) RoundTrip(req *http.Request) (*http.Response, error) {
-	if p.n.Add(1) > 50 {
-		return nil, errors.New("fetched forever")
+func TestCampaignsScope(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := newScopedClient(t, srv, sms.ScopeSMS)
+	ctx := context.Background()
+	calls := map[string]func() error{
+		"Create": func() error {
+			_, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(1), From: srv.Default().SenderID, Message: "hi"})
+			return err
+		},
+		"List": func() error { _, err := client.Campaigns.List(ctx, nil); return err },
+		"Status": func() error {
+			_, err := client.Campaigns.Status(ctx, "0123456789abcdef01234567", nil)
+			return err
+		},
+		"All": func() error {
+			for _, err := range client.Campaigns.All(ctx, nil) {
+				return err
+			}
+			return nil
+		},
 	}
-	body := `{"data":[` +
-		`{"_id":"c2","senderId":"ACME","recipientCount":1,"amount":3.20,"status":"sent","currency":"NGN","channel":"generic","smsParts":1,"messageId":"m2","reference":null,"createdAt":"2026-01-02T00:00:00Z"},` +
-		`{"_id":"c1","senderId":"ACME","recipientCount":1,"amount":3.20,"status":"sent","currency":"NGN","channel":"generic","smsParts":1,"messageId":"m1","reference":null,"createdAt":"2026-01-01T00:00:00Z"}` +
-		`],"pagination":{"page":` + req.URL.Query().Get("page") + `,"limit":2,"total":1000000},"requestId":"req_1"}`
-	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
-		Body: io.NopCloser(strings.NewReader(body)), Request: req}, nil
-}
-
-// A server that answers the same page whatever page is asked for ends Campaigns.All with an
-// error after a few pages that add nothing, each campaign yielded once.
-func TestCampaignsAllStopsWhenServerIgnoresPage(t *testing.T) {
-	t.Parallel()
-	p := &pageIgnorer{}
-	c := newClientFor(t, p)
-	var ids []string
-	var walkErr error
-	for camp, err := range c.Campaigns.All(context.Background(), &sms.ListCampaignsParams{Limit: 2}) {
-		if err != nil {
-			walkErr = err
-			break
-		}
-		ids = append(ids, camp.ID)
+	for name, call := range calls {
+		err := call()
+		var se *sms.ScopeError
+		require.ErrorAs(t, err, &se, name)
+		assert.Equal(t, sms.ScopeCampaigns, se.Scope, name)
+		assert.Equal(t, 403, se.Err.StatusCode, name)
+		assert.ErrorIs(t, err, sms.ErrInsufficientScope, name)
 	}
-	require.Error(t, walkErr)
-	assert.Contains(t, walkErr.Error(), "added no new item")
-	assert.Equal(t, []string{"c2", "c1"}, ids, "each campaign once")
-	assert.Equal(t, int32(4), p.n.Load(), "the first page and three that added nothing")
-}
-
-// A campaign whose connection dropped twice after the mock committed it is retried and
-// answered from the committed campaign: one campaign, one debit.
-func TestCampaignsCreateDroppedAfterCommitIsReplayed(t *testing.T) {
-	t.Parallel()
-	srv := mockserver.New()
-	c := newClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond), sms.WithReferenceDeduplication())
-	before := balance(t, srv)
-	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 2})
-
-	res, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
-		To:      []sms.Recipient{{Phone: "08025671695", Name: "Ada"}, {Phone: "08025671696", Name: "Obi"}},
-		From:    "MOCKSMS",
-		Message: "Hi {{name}}",
-	})
-	require.NoError(t, err)
-	assert.Equal(t, 3, requestsTo(srv, "POST", "/v1/sms/campaigns"))
-	assert.Equal(t, 1, campaignTotal(t, c))
-	assert.Equal(t, before-res.Campaign.Amount.Kobo(), balance(t, srv))
-}
-
-// Without WithReferenceDeduplication, a 5xx to a send is not retried and may have been
-// processed; a 429 or a refused connection, which prove nothing was processed, are retried.
-func TestCampaignsCreateRetriedOnlyWhenUnprocessedByDefault(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
-		c := newClient(t, srv)
-		srv.AddFaults(
-			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 429, RetryAfter: 1, Times: 1},
-			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 502, Times: 1},
-		)
-		_, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
-			To: []sms.Recipient{{Phone: "08025671695"}}, From: "MOCKSMS", Message: "hi", Reference: "spring",
-		})
-		require.ErrorIs(t, err, sms.ErrServer)
-		assert.ErrorIs(t, err, sms.ErrOutcomeUnknown)
-		assert.Contains(t, err.Error(), `Reference "spring"`)
-		assert.Equal(t, 2, requestsTo(srv, "POST", "/v1/sms/campaigns"), "the 429 was retried, the 502 was not")
-	})
-}
-
-func TestDeliveryCountsAddTotal(t *testing.T) {
-	t.Parallel()
-	a := sms.DeliveryCounts{Sent: 1, Delivered: 2, Failed: 3, DND: 4}
-	b := sms.DeliveryCounts{Sent: 10, Delivered: 20, Failed: 30, DND: 40}
-	assert.Equal(t, sms.DeliveryCounts{Sent: 11, Delivered: 22, Failed: 33, DND: 44}, a.Add(b))
-	assert.Equal(t, a.Add(b), b.Add(a))
-	assert.Equal(t, 10, a.Total())
-	assert.Equal(t, a.Total()+b.Total(), a.Add(b).Total())
-	assert.Equal(t, 0, sms.DeliveryCounts{}.Total())
 }

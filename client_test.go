@@ -190,47 +190,6 @@ func TestRequestHeaders(t *testing.T) {
 	assert.Empty(t, dash.Get("X-API-Key"))
 }
 
-func TestNothingPrintsSecrets(t *testing.T) {
-	t.Parallel()
-	srv := mockserver.NewTest(t)
-	ws := srv.Default()
-	ctx := context.Background()
-	client := newClient(t, srv)
-	dash := newDashboardClient(t, srv)
-
-	key, err := dash.Keys.Create(ctx, &sms.CreateKeyParams{Name: "printed", Scopes: sms.Scopes{sms.ScopeSMS}})
-	require.NoError(t, err)
-	require.NotEmpty(t, key.Secret)
-	_, apiErr := newScopedClient(t, srv, sms.ScopeSMS).Balance.Get(ctx)
-	require.Error(t, apiErr)
-	_, badErr := sms.NewClient(ws.TestKey, ws.TestSecret+"!")
-	require.Error(t, badErr)
-	_, valErr := client.SMS.Send(ctx, &sms.SendParams{})
-	require.Error(t, valErr)
-	keys, err := dash.Keys.List(ctx)
-	require.NoError(t, err)
-
-	values := []any{client, *client, client.SMS, *client.OTP, dash, *dash, dash.Keys, key, *key, []sms.Key{*key}, keys, apiErr, badErr, valErr}
-	secrets := []string{ws.TestSecret, ws.DashboardToken, key.Secret}
-	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
-		for _, v := range values {
-			out := fmt.Sprintf(verb, v)
-			for _, s := range secrets {
-				assert.NotContains(t, out, s, "%s of %T", verb, v)
-			}
-		}
-	}
-	var logged bytes.Buffer
-	slog.New(slog.NewJSONHandler(&logged, nil)).Info("values", "client", client, "dash", dash, "key", key, "keys", keys,
-		"verify", &sms.VerifyOTPParams{PinID: "p", Pin: "SECRETPIN"})
-	for _, s := range append(secrets, "SECRETPIN") {
-		assert.NotContains(t, logged.String(), s, "slog")
-	}
-	assert.Contains(t, fmt.Sprint(key), key.PublicKey)
-	assert.Contains(t, fmt.Sprint(key), "[REDACTED]")
-	assert.Contains(t, fmt.Sprint(client), srv.URL())
-}
-
 func TestClientIsSafeForConcurrentUse(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
@@ -496,6 +455,47 @@ func TestCloseIdleConnections(t *testing.T) {
 		c.CloseIdleConnections()
 		assert.Equal(t, http.StateClosed, next("the idle connection is closed"))
 	})
+}
+
+func TestNothingPrintsSecrets(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	ws := srv.Default()
+	ctx := context.Background()
+	client := newClient(t, srv)
+	dash := newDashboardClient(t, srv)
+
+	key, err := dash.Keys.Create(ctx, &sms.CreateKeyParams{Name: "printed", Scopes: sms.Scopes{sms.ScopeSMS}})
+	require.NoError(t, err)
+	require.NotEmpty(t, key.Secret)
+	_, apiErr := newScopedClient(t, srv, sms.ScopeSMS).Balance.Get(ctx)
+	require.Error(t, apiErr)
+	_, badErr := sms.NewClient(ws.TestKey, ws.TestSecret+"!")
+	require.Error(t, badErr)
+	_, valErr := client.SMS.Send(ctx, &sms.SendParams{})
+	require.Error(t, valErr)
+	keys, err := dash.Keys.List(ctx)
+	require.NoError(t, err)
+
+	values := []any{client, *client, client.SMS, *client.OTP, dash, *dash, dash.Keys, key, *key, []sms.Key{*key}, keys, apiErr, badErr, valErr}
+	secrets := []string{ws.TestSecret, ws.DashboardToken, key.Secret}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
+		for _, v := range values {
+			out := fmt.Sprintf(verb, v)
+			for _, s := range secrets {
+				assert.NotContains(t, out, s, "%s of %T", verb, v)
+			}
+		}
+	}
+	var logged bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("values", "client", client, "dash", dash, "key", key, "keys", keys,
+		"verify", &sms.VerifyOTPParams{PinID: "p", Pin: "SECRETPIN"})
+	for _, s := range append(secrets, "SECRETPIN") {
+		assert.NotContains(t, logged.String(), s, "slog")
+	}
+	assert.Contains(t, fmt.Sprint(key), key.PublicKey)
+	assert.Contains(t, fmt.Sprint(key), "[REDACTED]")
+	assert.Contains(t, fmt.Sprint(client), srv.URL())
 }
 
 // TestSecretsNeverLeak runs a whole session — keys, sends, OTPs, every kind of error, a

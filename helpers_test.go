@@ -33,7 +33,9 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // Test clients. Every test makes its clients with these; only the tests about making a client
-// (credentials, base URLs, options, the SDK's own transport) call sms.NewClient themselves.
+// (credentials, base URLs, options, the SDK's own transport) call sms.NewClient themselves,
+// and so do the examples and benchmarks, which show and measure it as an application calls
+// it, and the tests inside package sms.
 //
 // Against the mock:
 //   - newClient: the test key of the default workspace;

@@ -87,6 +87,73 @@ func TestOTPSendSettings(t *testing.T) {
 	require.ErrorIs(t, err, sms.ErrBadRequest, "expired")
 }
 
+// An OTP without a message text leaves message_text out of the request, as the service's
+// otp-send page allows; the rest of the body is as before.
+func TestOTPSendWithoutMessageText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		params sms.SendOTPParams
+		body   string
+	}{
+		{"only what is required", sms.SendOTPParams{To: "08025671695", From: "ACME"}, `{"to":"2348025671695","from":"ACME"}`},
+		{"a placeholder but no text", sms.SendOTPParams{To: "08025671695", From: "ACME", PinPlaceholder: "{pin}", PinLength: 4},
+			`{"to":"2348025671695","from":"ACME","pin_length":4,"pin_placeholder":"{pin}"}`},
+		{"a text", sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "Code < 1234 >"},
+			`{"to":"2348025671695","from":"ACME","message_text":"Code < 1234 >"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := &answer{status: 200, body: fixture(t, "otp-send.json")}
+			otp, err := newClientFor(t, a, sms.WithMaxRetries(0)).OTP.Send(context.Background(), &tt.params)
+			require.NoError(t, err)
+			assert.Equal(t, "c8dcd048-5e7f-4347-8c89-4470c3af0b", otp.PinID)
+			_, _, sent := a.request()
+			assert.JSONEq(t, tt.body, sent)
+		})
+	}
+}
+
+// The pin of VerifyOTPParams stays out of JSON, nested or not, as slog's JSON handler writes
+// it; the request body still carries it, and the mock verifies it.
+func TestVerifyOTPParamsKeepsThePinOutOfJSON(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.New()
+	rec := &recorder{base: srv.Transport()}
+	ws := srv.Default()
+	c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: rec}))
+	otp, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: ws.SenderID, MessageText: "< 1234 >"})
+	require.NoError(t, err)
+	_, pin, err := srv.LatestOTP("08025671695")
+	require.NoError(t, err)
+	p := sms.VerifyOTPParams{PinID: otp.PinID, Pin: pin}
+
+	type request struct {
+		User   string
+		Params sms.VerifyOTPParams
+		Ptr    *sms.VerifyOTPParams
+		Any    any
+	}
+	nested := request{User: "ada", Params: p, Ptr: &p, Any: p}
+	var logs bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logs, nil)).Info("verifying", "request", nested, "params", p)
+	encoded, err := json.Marshal(nested)
+	require.NoError(t, err)
+	for name, text := range map[string]string{"json.Marshal": string(encoded), "slog JSON": logs.String()} {
+		assert.NotContains(t, text, pin, "%s shows the pin", name)
+		assert.Contains(t, text, otp.PinID, "%s shows the pin ID", name)
+		assert.Contains(t, text, `"Pin":"[REDACTED]"`, name)
+	}
+
+	v, err := c.OTP.Verify(context.Background(), &p)
+	require.NoError(t, err)
+	assert.True(t, v.Verified, "the real pin went on the wire")
+	sent := rec.sent()
+	require.NotEmpty(t, sent)
+	assert.JSONEq(t, `{"pin_id":"`+otp.PinID+`","pin":"`+pin+`"}`, sent[len(sent)-1])
+}
+
 func TestOTPLockedAfterFiveWrongPins(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
@@ -167,98 +234,6 @@ func TestOTPRetryPolicy(t *testing.T) {
 	}
 }
 
-func TestOTPLogsMaskedNumber(t *testing.T) {
-	t.Parallel()
-	srv := mockserver.NewTest(t)
-	var logs syncBuffer
-	client := newClient(t, srv, sms.WithLogger(debugLogger(&logs)))
-	otp := sendOTP(t, srv, client, "2348025671695")
-	_, pin, err := srv.LatestOTP("2348025671695")
-	require.NoError(t, err)
-	_, err = client.OTP.Verify(context.Background(), &sms.VerifyOTPParams{PinID: otp.PinID, Pin: pin})
-	require.NoError(t, err)
-
-	out := logs.String()
-	assert.Contains(t, out, "234802****695")
-	assert.NotContains(t, out, "2348025671695")
-	assert.NotContains(t, out, pin)
-	assert.NotContains(t, out, srv.Default().TestSecret)
-	var line map[string]any
-	require.NoError(t, json.Unmarshal([]byte(firstLine(out)), &line))
-	assert.Equal(t, "POST", line["method"])
-	assert.Equal(t, "/v1/otp/send", line["path"])
-	assert.EqualValues(t, 200, line["status"])
-	assert.Contains(t, line["requestId"], "req_")
-	assert.Contains(t, line, "duration")
-}
-
-// An OTP without a message text leaves message_text out of the request, as the service's
-// otp-send page allows; the rest of the body is as before.
-func TestOTPSendWithoutMessageText(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		params sms.SendOTPParams
-		body   string
-	}{
-		{"only what is required", sms.SendOTPParams{To: "08025671695", From: "ACME"}, `{"to":"2348025671695","from":"ACME"}`},
-		{"a placeholder but no text", sms.SendOTPParams{To: "08025671695", From: "ACME", PinPlaceholder: "{pin}", PinLength: 4},
-			`{"to":"2348025671695","from":"ACME","pin_length":4,"pin_placeholder":"{pin}"}`},
-		{"a text", sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "Code < 1234 >"},
-			`{"to":"2348025671695","from":"ACME","message_text":"Code < 1234 >"}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			a := &answer{status: 200, body: fixture(t, "otp-send.json")}
-			otp, err := newClientFor(t, a, sms.WithMaxRetries(0)).OTP.Send(context.Background(), &tt.params)
-			require.NoError(t, err)
-			assert.Equal(t, "c8dcd048-5e7f-4347-8c89-4470c3af0b", otp.PinID)
-			_, _, sent := a.request()
-			assert.JSONEq(t, tt.body, sent)
-		})
-	}
-}
-
-// The pin of VerifyOTPParams stays out of JSON, nested or not, as slog's JSON handler writes
-// it; the request body still carries it, and the mock verifies it.
-func TestVerifyOTPParamsKeepsThePinOutOfJSON(t *testing.T) {
-	t.Parallel()
-	srv := mockserver.New()
-	rec := &recorder{base: srv.Transport()}
-	ws := srv.Default()
-	c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: rec}))
-	otp, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: ws.SenderID, MessageText: "< 1234 >"})
-	require.NoError(t, err)
-	_, pin, err := srv.LatestOTP("08025671695")
-	require.NoError(t, err)
-	p := sms.VerifyOTPParams{PinID: otp.PinID, Pin: pin}
-
-	type request struct {
-		User   string
-		Params sms.VerifyOTPParams
-		Ptr    *sms.VerifyOTPParams
-		Any    any
-	}
-	nested := request{User: "ada", Params: p, Ptr: &p, Any: p}
-	var logs bytes.Buffer
-	slog.New(slog.NewJSONHandler(&logs, nil)).Info("verifying", "request", nested, "params", p)
-	encoded, err := json.Marshal(nested)
-	require.NoError(t, err)
-	for name, text := range map[string]string{"json.Marshal": string(encoded), "slog JSON": logs.String()} {
-		assert.NotContains(t, text, pin, "%s shows the pin", name)
-		assert.Contains(t, text, otp.PinID, "%s shows the pin ID", name)
-		assert.Contains(t, text, `"Pin":"[REDACTED]"`, name)
-	}
-
-	v, err := c.OTP.Verify(context.Background(), &p)
-	require.NoError(t, err)
-	assert.True(t, v.Verified, "the real pin went on the wire")
-	sent := rec.sent()
-	require.NotEmpty(t, sent)
-	assert.JSONEq(t, `{"pin_id":"`+otp.PinID+`","pin":"`+pin+`"}`, sent[len(sent)-1])
-}
-
 // An OTP whose connection dropped after the mock sent it is not retried: one request, one
 // OTP, one debit, and an error matching ErrOutcomeUnknown.
 func TestOTPSendDroppedIsNotRetried(t *testing.T) {
@@ -303,4 +278,29 @@ func TestOTPSendRetriedOn429Only(t *testing.T) {
 		_, _, err = srv.LatestOTP("08025671695")
 		assert.Error(t, err, "no OTP was sent")
 	})
+}
+
+func TestOTPLogsMaskedNumber(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	var logs syncBuffer
+	client := newClient(t, srv, sms.WithLogger(debugLogger(&logs)))
+	otp := sendOTP(t, srv, client, "2348025671695")
+	_, pin, err := srv.LatestOTP("2348025671695")
+	require.NoError(t, err)
+	_, err = client.OTP.Verify(context.Background(), &sms.VerifyOTPParams{PinID: otp.PinID, Pin: pin})
+	require.NoError(t, err)
+
+	out := logs.String()
+	assert.Contains(t, out, "234802****695")
+	assert.NotContains(t, out, "2348025671695")
+	assert.NotContains(t, out, pin)
+	assert.NotContains(t, out, srv.Default().TestSecret)
+	var line map[string]any
+	require.NoError(t, json.Unmarshal([]byte(firstLine(out)), &line))
+	assert.Equal(t, "POST", line["method"])
+	assert.Equal(t, "/v1/otp/send", line["path"])
+	assert.EqualValues(t, 200, line["status"])
+	assert.Contains(t, line["requestId"], "req_")
+	assert.Contains(t, line, "duration")
 }

@@ -24,101 +24,6 @@ import (
 	"github.com/seedsms/sms-go/mockserver"
 )
 
-func TestRetryAfterIsHonoured(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		header func() http.Header // built inside the bubble, for HTTP dates
-		status int
-		wait   time.Duration
-	}{
-		{"429 seconds", func() http.Header { return retryAfter("2") }, 429, 2 * time.Second},
-		{"503 seconds", func() http.Header { return retryAfter("4") }, 503, 4 * time.Second},
-		{"429 HTTP date", func() http.Header { return retryAfter(time.Now().Add(3 * time.Second).UTC().Format(http.TimeFormat)) }, 429, 3 * time.Second},
-		{"date in the past", func() http.Header { return retryAfter("Sat, 01 Jan 1994 00:00:00 GMT") }, 429, 0},
-		{"equal to the maximum wait", func() http.Header { return retryAfter("10") }, 429, 10 * time.Second},
-		{"invalid header: backoff", func() http.Header { return retryAfter("soon") }, 503, time.Second},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			synctest.Test(t, func(t *testing.T) {
-				s := &script{steps: []step{apiErrorStep(tt.status, "x", tt.header()), balanceOK}}
-				c := newClientFor(t, s, sms.WithRetryWait(time.Second, 10*time.Second))
-				start := time.Now()
-				require.NoError(t, getBalance(c))
-				n, waits := s.attempts()
-				assert.Equal(t, 2, n)
-				assert.Equal(t, []time.Duration{tt.wait}, waits)
-				assert.Equal(t, tt.wait, time.Since(start))
-			})
-		})
-	}
-}
-
-func TestBackoffIsExponentialWithJitter(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		s := &script{steps: []step{apiErrorStep(503, "server_error", nil), apiErrorStep(503, "server_error", nil), apiErrorStep(503, "server_error", nil), balanceOK}}
-		c := newClientFor(t, s, sms.WithRetryWait(time.Second, 3*time.Second))
-		require.NoError(t, getBalance(c))
-		n, waits := s.attempts()
-		require.Equal(t, 4, n)
-		assert.Equal(t, time.Second, waits[0], "the first wait is the minimum")
-		assert.GreaterOrEqual(t, waits[1], time.Second)
-		assert.LessOrEqual(t, waits[1], 2*time.Second)
-		assert.GreaterOrEqual(t, waits[2], time.Second)
-		assert.LessOrEqual(t, waits[2], 3*time.Second, "capped by the maximum")
-	})
-}
-
-func TestRetryDefaults(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		s := &script{steps: []step{apiErrorStep(503, "server_error", nil)}}
-		c := newClientFor(t, s)
-		start := time.Now()
-		err := getBalance(c)
-		n, _ := s.attempts()
-		assert.Equal(t, 1+sms.DefaultMaxRetries, n)
-		assert.LessOrEqual(t, time.Since(start), 7*time.Second, "waits of 1 s, up to 2 s and up to 4 s")
-		e := asAPIError(t, err)
-		assert.Equal(t, 503, e.StatusCode)
-		assert.Equal(t, "server_error", e.Code)
-		assert.Equal(t, "m", e.Message)
-		assert.Equal(t, "req_body", e.RequestID)
-		assert.NotContains(t, err.Error(), "giving up")
-	})
-}
-
-func TestFinalErrorIsTheLastResponse(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		s := &script{steps: []step{
-			apiErrorStep(503, "server_error", nil), apiErrorStep(502, "server_error", nil),
-			apiErrorStep(500, "server_error", nil), {status: 429, header: retryAfter("1"), body: `{"error":{"code":"rate_limited","message":"slow down"}}`},
-		}}
-		c := newClientFor(t, s)
-		err := getBalance(c)
-		require.ErrorIs(t, err, sms.ErrRateLimited)
-		e := asAPIError(t, err)
-		assert.Equal(t, 429, e.StatusCode)
-		assert.Equal(t, "slow down", e.Message)
-		assert.Equal(t, "req_4", e.RequestID, "from X-Request-Id when the body has none")
-		assert.Equal(t, time.Second, e.RetryAfter)
-	})
-}
-
-func TestMaxRetriesZero(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		s := &script{steps: []step{apiErrorStep(503, "server_error", nil), balanceOK}}
-		require.ErrorIs(t, getBalance(newClientFor(t, s, sms.WithMaxRetries(0))), sms.ErrServer)
-		n, _ := s.attempts()
-		assert.Equal(t, 1, n)
-	})
-}
-
 func TestRetryPolicyByCall(t *testing.T) {
 	t.Parallel()
 	type callFunc func(*sms.Client) error
@@ -215,6 +120,210 @@ func TestSendRetriesCarryOneReference(t *testing.T) {
 		assert.Equal(t, s.bodies[0], s.bodies[1])
 		assert.Equal(t, s.bodies[0], s.bodies[2])
 	})
+}
+
+func TestRetryAfterIsHonoured(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		header func() http.Header // built inside the bubble, for HTTP dates
+		status int
+		wait   time.Duration
+	}{
+		{"429 seconds", func() http.Header { return retryAfter("2") }, 429, 2 * time.Second},
+		{"503 seconds", func() http.Header { return retryAfter("4") }, 503, 4 * time.Second},
+		{"429 HTTP date", func() http.Header { return retryAfter(time.Now().Add(3 * time.Second).UTC().Format(http.TimeFormat)) }, 429, 3 * time.Second},
+		{"date in the past", func() http.Header { return retryAfter("Sat, 01 Jan 1994 00:00:00 GMT") }, 429, 0},
+		{"equal to the maximum wait", func() http.Header { return retryAfter("10") }, 429, 10 * time.Second},
+		{"invalid header: backoff", func() http.Header { return retryAfter("soon") }, 503, time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				s := &script{steps: []step{apiErrorStep(tt.status, "x", tt.header()), balanceOK}}
+				c := newClientFor(t, s, sms.WithRetryWait(time.Second, 10*time.Second))
+				start := time.Now()
+				require.NoError(t, getBalance(c))
+				n, waits := s.attempts()
+				assert.Equal(t, 2, n)
+				assert.Equal(t, []time.Duration{tt.wait}, waits)
+				assert.Equal(t, tt.wait, time.Since(start))
+			})
+		})
+	}
+}
+
+// A Retry-After beyond the maximum wait (a locked pin asks for 600 s) returns the error at
+// once, with its RetryAfter, instead of waiting the maximum three times.
+func TestRetryAfterBeyondMaxWait(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		call   func(*sms.Client) error
+		step   step
+		target error
+		after  time.Duration
+		max    time.Duration // the client's maximum wait (0: the default, 30 s)
+	}{
+		{"OTP send limit", sendOTPOffline, apiErrorStep(429, "rate_limited", retryAfter("600")), sms.ErrRateLimited, 10 * time.Minute, 0},
+		{"GET 429", getBalance, apiErrorStep(429, "rate_limited", retryAfter("31")), sms.ErrRateLimited, 31 * time.Second, 0},
+		{"send 429", sendSMS, apiErrorStep(429, "rate_limited", retryAfter("3600")), sms.ErrRateLimited, time.Hour, 0},
+		{"GET 503", getBalance, apiErrorStep(503, "server_error", retryAfter("120")), sms.ErrServer, 2 * time.Minute, 0},
+		{"HTTP date", getBalance, apiErrorStep(429, "rate_limited", retryAfter("Fri, 01 Jan 2100 00:00:00 GMT")), sms.ErrRateLimited, 0, 0},
+		{"GET 429 beyond WithRetryWait's maximum", getBalance, apiErrorStep(429, "rate_limited", retryAfter("6")), sms.ErrRateLimited, 6 * time.Second, 5 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				s := &script{steps: []step{tt.step, balanceOK}}
+				var opts []sms.Option // default waits: at most 30 s
+				if tt.max != 0 {
+					opts = append(opts, sms.WithRetryWait(100*time.Millisecond, tt.max))
+				}
+				start := time.Now()
+				err := tt.call(newClientFor(t, s, opts...))
+				require.ErrorIs(t, err, tt.target)
+				assert.Zero(t, time.Since(start), "no wait")
+				n, _ := s.attempts()
+				assert.Equal(t, 1, n, "not retried")
+				e := asAPIError(t, err)
+				if tt.after != 0 {
+					assert.Equal(t, tt.after, e.RetryAfter)
+				} else {
+					assert.Greater(t, e.RetryAfter, sms.DefaultRetryWaitMax)
+				}
+				assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "refused before processing")
+			})
+		})
+	}
+}
+
+func TestBackoffIsExponentialWithJitter(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		s := &script{steps: []step{apiErrorStep(503, "server_error", nil), apiErrorStep(503, "server_error", nil), apiErrorStep(503, "server_error", nil), balanceOK}}
+		c := newClientFor(t, s, sms.WithRetryWait(time.Second, 3*time.Second))
+		require.NoError(t, getBalance(c))
+		n, waits := s.attempts()
+		require.Equal(t, 4, n)
+		assert.Equal(t, time.Second, waits[0], "the first wait is the minimum")
+		assert.GreaterOrEqual(t, waits[1], time.Second)
+		assert.LessOrEqual(t, waits[1], 2*time.Second)
+		assert.GreaterOrEqual(t, waits[2], time.Second)
+		assert.LessOrEqual(t, waits[2], 3*time.Second, "capped by the maximum")
+	})
+}
+
+func TestRetryDefaults(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		s := &script{steps: []step{apiErrorStep(503, "server_error", nil)}}
+		c := newClientFor(t, s)
+		start := time.Now()
+		err := getBalance(c)
+		n, _ := s.attempts()
+		assert.Equal(t, 1+sms.DefaultMaxRetries, n)
+		assert.LessOrEqual(t, time.Since(start), 7*time.Second, "waits of 1 s, up to 2 s and up to 4 s")
+		e := asAPIError(t, err)
+		assert.Equal(t, 503, e.StatusCode)
+		assert.Equal(t, "server_error", e.Code)
+		assert.Equal(t, "m", e.Message)
+		assert.Equal(t, "req_body", e.RequestID)
+		assert.NotContains(t, err.Error(), "giving up")
+	})
+}
+
+func TestMaxRetriesZero(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		s := &script{steps: []step{apiErrorStep(503, "server_error", nil), balanceOK}}
+		require.ErrorIs(t, getBalance(newClientFor(t, s, sms.WithMaxRetries(0))), sms.ErrServer)
+		n, _ := s.attempts()
+		assert.Equal(t, 1, n)
+	})
+}
+
+func TestFinalErrorIsTheLastResponse(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		s := &script{steps: []step{
+			apiErrorStep(503, "server_error", nil), apiErrorStep(502, "server_error", nil),
+			apiErrorStep(500, "server_error", nil), {status: 429, header: retryAfter("1"), body: `{"error":{"code":"rate_limited","message":"slow down"}}`},
+		}}
+		c := newClientFor(t, s)
+		err := getBalance(c)
+		require.ErrorIs(t, err, sms.ErrRateLimited)
+		e := asAPIError(t, err)
+		assert.Equal(t, 429, e.StatusCode)
+		assert.Equal(t, "slow down", e.Message)
+		assert.Equal(t, "req_4", e.RequestID, "from X-Request-Id when the body has none")
+		assert.Equal(t, time.Second, e.RetryAfter)
+	})
+}
+
+// When the caller's context ends during a retry wait, for a Retry-After or a backoff, the call
+// returns at once, after one attempt, with an error that matches both the context's error
+// and the reason for the retry.
+func TestContextEndsDuringRetryWait(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		call    func(context.Context, *sms.Client) error
+		step    step
+		cancel  bool // cancel; otherwise a deadline
+		ctxErr  error
+		last    error
+		unknown bool
+	}{
+		{"GET 429, cancelled", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx); return err },
+			apiErrorStep(429, "rate_limited", retryAfter("20")), true, context.Canceled, sms.ErrRateLimited, false},
+		{"GET 503, deadline", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx); return err },
+			apiErrorStep(503, "server_error", retryAfter("20")), false, context.DeadlineExceeded, sms.ErrServer, false},
+		{"send 503, deadline", func(ctx context.Context, c *sms.Client) error {
+			_, err := c.SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "ACME", Message: "hi"})
+			return err
+		}, apiErrorStep(503, "server_error", retryAfter("20")), false, context.DeadlineExceeded, sms.ErrServer, true},
+		{"OTP 429, cancelled", func(ctx context.Context, c *sms.Client) error {
+			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "2348025671695", From: "ACME", MessageText: "< 1234 >"})
+			return err
+		}, apiErrorStep(429, "rate_limited", retryAfter("20")), true, context.Canceled, sms.ErrRateLimited, false},
+		{"GET 503 backoff, cancelled", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx); return err },
+			apiErrorStep(503, "server_error", nil), true, context.Canceled, sms.ErrServer, false},
+		{"GET reset, cancelled", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx); return err },
+			step{err: dropped}, true, context.Canceled, syscall.ECONNRESET, false},
+		{"send reset, deadline", func(ctx context.Context, c *sms.Client) error {
+			_, err := c.SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "ACME", Message: "hi"})
+			return err
+		}, step{err: dropped}, false, context.DeadlineExceeded, syscall.ECONNRESET, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				s := &script{steps: []step{tt.step, balanceOK}}
+				// The sends are retried after a 503 or a reset only when the server deduplicates.
+				c := newClientFor(t, s, sms.WithRetryWait(20*time.Second, 30*time.Second), sms.WithReferenceDeduplication())
+				end := 5 * time.Second // the deadline
+				ctx, cancel := context.WithTimeout(context.Background(), end)
+				defer cancel()
+				if tt.cancel {
+					end = 3 * time.Second
+					time.AfterFunc(end, cancel)
+				}
+				start := time.Now()
+				err := tt.call(ctx, c)
+				require.Error(t, err)
+				assert.Equal(t, end, time.Since(start), "the wait (20 s at least) ended with the context, at once")
+				assert.ErrorIs(t, err, tt.ctxErr)
+				assert.ErrorIs(t, err, tt.last, "the reason for the retry is kept")
+				assert.Equal(t, tt.unknown, errors.Is(err, sms.ErrOutcomeUnknown))
+				n, _ := s.attempts()
+				assert.Equal(t, 1, n)
+			})
+		})
+	}
 }
 
 // badRecordServer is a TLS server that completes the handshake, reads one request per
@@ -337,113 +446,39 @@ func TestBadTLSRecordInHandshakeIsRetried(t *testing.T) {
 	}
 }
 
-// A Retry-After beyond the maximum wait (a locked pin asks for 600 s) returns the error at
-// once, with its RetryAfter, instead of waiting the maximum three times.
-func TestRetryAfterBeyondMaxWait(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		call   func(*sms.Client) error
-		step   step
-		target error
-		after  time.Duration
-		max    time.Duration // the client's maximum wait (0: the default, 30 s)
-	}{
-		{"OTP send limit", sendOTPOffline, apiErrorStep(429, "rate_limited", retryAfter("600")), sms.ErrRateLimited, 10 * time.Minute, 0},
-		{"GET 429", getBalance, apiErrorStep(429, "rate_limited", retryAfter("31")), sms.ErrRateLimited, 31 * time.Second, 0},
-		{"send 429", sendSMS, apiErrorStep(429, "rate_limited", retryAfter("3600")), sms.ErrRateLimited, time.Hour, 0},
-		{"GET 503", getBalance, apiErrorStep(503, "server_error", retryAfter("120")), sms.ErrServer, 2 * time.Minute, 0},
-		{"HTTP date", getBalance, apiErrorStep(429, "rate_limited", retryAfter("Fri, 01 Jan 2100 00:00:00 GMT")), sms.ErrRateLimited, 0, 0},
-		{"GET 429 beyond WithRetryWait's maximum", getBalance, apiErrorStep(429, "rate_limited", retryAfter("6")), sms.ErrRateLimited, 6 * time.Second, 5 * time.Second},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			synctest.Test(t, func(t *testing.T) {
-				s := &script{steps: []step{tt.step, balanceOK}}
-				var opts []sms.Option // default waits: at most 30 s
-				if tt.max != 0 {
-					opts = append(opts, sms.WithRetryWait(100*time.Millisecond, tt.max))
-				}
-				start := time.Now()
-				err := tt.call(newClientFor(t, s, opts...))
-				require.ErrorIs(t, err, tt.target)
-				assert.Zero(t, time.Since(start), "no wait")
-				n, _ := s.attempts()
-				assert.Equal(t, 1, n, "not retried")
-				e := asAPIError(t, err)
-				if tt.after != 0 {
-					assert.Equal(t, tt.after, e.RetryAfter)
-				} else {
-					assert.Greater(t, e.RetryAfter, sms.DefaultRetryWaitMax)
-				}
-				assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "refused before processing")
-			})
-		})
-	}
+// bigBody is an error body of size bytes that counts how much of it was read.
+type bigBody struct {
+	size, read int64
+	closed     atomic.Bool
 }
 
-// When the caller's context ends during a retry wait, for a Retry-After or a backoff, the call
-// returns at once, after one attempt, with an error that matches both the context's error
-// and the reason for the retry.
-func TestContextEndsDuringRetryWait(t *testing.T) {
+func (b *bigBody) Read(p []byte) (int, error) {
+	if b.read >= b.size {
+		return 0, io.EOF
+	}
+	n := min(int64(len(p)), b.size-b.read)
+	for i := range n {
+		p[i] = 'x'
+	}
+	b.read += n
+	return int(n), nil
+}
+
+func (b *bigBody) Close() error { b.closed.Store(true); return nil }
+
+func TestErrorBodyIsReadUpTo1MiB(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		call    func(context.Context, *sms.Client) error
-		step    step
-		cancel  bool // cancel; otherwise a deadline
-		ctxErr  error
-		last    error
-		unknown bool
-	}{
-		{"GET 429, cancelled", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx); return err },
-			apiErrorStep(429, "rate_limited", retryAfter("20")), true, context.Canceled, sms.ErrRateLimited, false},
-		{"GET 503, deadline", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx); return err },
-			apiErrorStep(503, "server_error", retryAfter("20")), false, context.DeadlineExceeded, sms.ErrServer, false},
-		{"send 503, deadline", func(ctx context.Context, c *sms.Client) error {
-			_, err := c.SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "ACME", Message: "hi"})
-			return err
-		}, apiErrorStep(503, "server_error", retryAfter("20")), false, context.DeadlineExceeded, sms.ErrServer, true},
-		{"OTP 429, cancelled", func(ctx context.Context, c *sms.Client) error {
-			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "2348025671695", From: "ACME", MessageText: "< 1234 >"})
-			return err
-		}, apiErrorStep(429, "rate_limited", retryAfter("20")), true, context.Canceled, sms.ErrRateLimited, false},
-		{"GET 503 backoff, cancelled", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx); return err },
-			apiErrorStep(503, "server_error", nil), true, context.Canceled, sms.ErrServer, false},
-		{"GET reset, cancelled", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx); return err },
-			step{err: dropped}, true, context.Canceled, syscall.ECONNRESET, false},
-		{"send reset, deadline", func(ctx context.Context, c *sms.Client) error {
-			_, err := c.SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "ACME", Message: "hi"})
-			return err
-		}, step{err: dropped}, false, context.DeadlineExceeded, syscall.ECONNRESET, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			synctest.Test(t, func(t *testing.T) {
-				s := &script{steps: []step{tt.step, balanceOK}}
-				// The sends are retried after a 503 or a reset only when the server deduplicates.
-				c := newClientFor(t, s, sms.WithRetryWait(20*time.Second, 30*time.Second), sms.WithReferenceDeduplication())
-				end := 5 * time.Second // the deadline
-				ctx, cancel := context.WithTimeout(context.Background(), end)
-				defer cancel()
-				if tt.cancel {
-					end = 3 * time.Second
-					time.AfterFunc(end, cancel)
-				}
-				start := time.Now()
-				err := tt.call(ctx, c)
-				require.Error(t, err)
-				assert.Equal(t, end, time.Since(start), "the wait (20 s at least) ended with the context, at once")
-				assert.ErrorIs(t, err, tt.ctxErr)
-				assert.ErrorIs(t, err, tt.last, "the reason for the retry is kept")
-				assert.Equal(t, tt.unknown, errors.Is(err, sms.ErrOutcomeUnknown))
-				n, _ := s.attempts()
-				assert.Equal(t, 1, n)
-			})
-		})
-	}
+	body := &bigBody{size: 8 << 20}
+	rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 500, Header: http.Header{}, Body: body, Request: req}, nil
+	})
+	_, err := newClientFor(t, rt, sms.WithMaxRetries(0)).Balance.Get(context.Background())
+	var e *sms.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, 500, e.StatusCode)
+	assert.Equal(t, "server_error", e.Code)
+	assert.LessOrEqual(t, body.read, int64(sms.MaxErrorBody+1))
+	assert.True(t, body.closed.Load())
 }
 
 func TestRedirectsAreNotFollowed(t *testing.T) {
@@ -488,39 +523,4 @@ func TestLoggerNeverLogsSecrets(t *testing.T) {
 	for _, s := range []string{srv.Default().TestSecret, srv.Default().DashboardToken, "secret text", "2348025671695"} {
 		assert.NotContains(t, out, s)
 	}
-}
-
-// bigBody is an error body of size bytes that counts how much of it was read.
-type bigBody struct {
-	size, read int64
-	closed     atomic.Bool
-}
-
-func (b *bigBody) Read(p []byte) (int, error) {
-	if b.read >= b.size {
-		return 0, io.EOF
-	}
-	n := min(int64(len(p)), b.size-b.read)
-	for i := range n {
-		p[i] = 'x'
-	}
-	b.read += n
-	return int(n), nil
-}
-
-func (b *bigBody) Close() error { b.closed.Store(true); return nil }
-
-func TestErrorBodyIsReadUpTo1MiB(t *testing.T) {
-	t.Parallel()
-	body := &bigBody{size: 8 << 20}
-	rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		return &http.Response{StatusCode: 500, Header: http.Header{}, Body: body, Request: req}, nil
-	})
-	_, err := newClientFor(t, rt, sms.WithMaxRetries(0)).Balance.Get(context.Background())
-	var e *sms.Error
-	require.ErrorAs(t, err, &e)
-	assert.Equal(t, 500, e.StatusCode)
-	assert.Equal(t, "server_error", e.Code)
-	assert.LessOrEqual(t, body.read, int64(sms.MaxErrorBody+1))
-	assert.True(t, body.closed.Load())
 }
