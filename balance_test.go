@@ -29,7 +29,7 @@ func TestBalanceGet(t *testing.T) {
 			t.Parallel()
 			srv := mockserver.NewTest(t)
 			require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, tt.kobo))
-			b, err := testClient(t, srv).Balance.Get(context.Background())
+			b, err := newClient(t, srv).Balance.Get(context.Background())
 			require.NoError(t, err)
 			assert.Equal(t, tt.kobo, b.Balance.Kobo())
 			assert.Equal(t, tt.want, b.Balance.String())
@@ -44,13 +44,12 @@ func TestBalanceOfKeyMode(t *testing.T) {
 	srv := mockserver.NewTest(t)
 	ws := srv.Default()
 	require.NoError(t, srv.SetBalance(ws.WorkspaceID, mockserver.Live, 12345))
-	live, err := sms.NewClient(ws.LiveKey, ws.LiveSecret, clientOpts(t, srv)...)
-	require.NoError(t, err)
+	live := newClientOf(t, srv, ws.LiveKey, ws.LiveSecret)
 	b, err := live.Balance.Get(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "123.45", b.Balance.String())
 
-	b, err = testClient(t, srv).Balance.Get(context.Background())
+	b, err = newClient(t, srv).Balance.Get(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "10000.00", b.Balance.String(), "the test wallet is separate")
 }
@@ -58,13 +57,13 @@ func TestBalanceOfKeyMode(t *testing.T) {
 func TestBalanceErrors(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	_, err := scopedClient(t, srv, sms.ScopeSMS).Balance.Get(context.Background())
+	_, err := newScopedClient(t, srv, sms.ScopeSMS).Balance.Get(context.Background())
 	var se *sms.ScopeError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, sms.ScopeBalance, se.Scope)
 
 	srv.AddFaults(mockserver.FaultRule{Method: "GET", Path: "/v1/balance", Status: 503, Times: 2})
-	b, err := testClient(t, srv).Balance.Get(context.Background())
+	b, err := newClient(t, srv).Balance.Get(context.Background())
 	require.NoError(t, err, "GETs are retried on 503")
 	assert.Equal(t, "10000.00", b.Balance.String())
 	assert.Equal(t, 3, requestsTo(srv, "GET", "/v1/balance")-1)

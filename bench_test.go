@@ -23,9 +23,6 @@ import (
 // request, and of the Campaigns.All iterator over large lists. docs/benchmarks.md has the
 // commands and the figures. They only run under -bench.
 
-// inProcessBase is the base URL of requests served through the mock's in-process transport.
-const inProcessBase = "http://127.0.0.1"
-
 // benchMock returns a mock whose wallets cannot run out, holding n campaigns of the default
 // workspace's test key, sent through its in-process transport from GOMAXPROCS goroutines.
 // With refs, every send carries a reference, as the SDK's sends always do; without, the

@@ -3,9 +3,14 @@ package sms_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -29,19 +34,10 @@ func sendN(t *testing.T, srv *mockserver.Server, client *sms.Client, n int) []st
 	return ids
 }
 
-// numbers returns n distinct Nigerian numbers.
-func numbers(n int) []sms.Recipient {
-	out := make([]sms.Recipient, n)
-	for i := range out {
-		out[i] = sms.Recipient{Phone: fmt.Sprintf("0803%07d", i)}
-	}
-	return out
-}
-
 func TestCampaignsCreate(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	before := balance(t, srv)
 
 	res, err := client.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
@@ -77,7 +73,7 @@ func TestCampaignsCreate(t *testing.T) {
 func TestCampaignsCreateLargeIsProcessing(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 
 	res, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(150), From: srv.Default().SenderID, Message: "hi"})
@@ -102,10 +98,79 @@ func TestCampaignsCreateLargeIsProcessing(t *testing.T) {
 	assert.NotEmpty(t, page.Campaigns[0].MessageID)
 }
 
+func TestCampaignsCreateErrors(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client := newClient(t, srv)
+	ctx := context.Background()
+	p := &sms.CreateCampaignParams{To: numbers(3), From: srv.Default().SenderID, Message: "hi", Reference: "c-1"}
+
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 959))
+	_, err := client.Campaigns.Create(ctx, p)
+	require.ErrorIs(t, err, sms.ErrInsufficientBalance, "3 x 3.20 > 9.59")
+	assert.Equal(t, int64(959), balance(t, srv), "nothing charged")
+
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 960))
+	_, err = client.Campaigns.Create(ctx, p)
+	require.NoError(t, err, "the failed request left its reference free")
+	assert.Equal(t, int64(0), balance(t, srv))
+
+	other := *p
+	other.To = numbers(2)
+	_, err = client.Campaigns.Create(ctx, &other)
+	require.ErrorIs(t, err, sms.ErrConflict)
+
+	other.Reference, other.From = "c-2", "NOTACTIVE"
+	_, err = client.Campaigns.Create(ctx, &other)
+	require.ErrorIs(t, err, sms.ErrBadRequest)
+	assert.Equal(t, "from", asAPIError(t, err).Field)
+}
+
+// A campaign whose connection dropped twice after the mock committed it is retried and
+// answered from the committed campaign: one campaign, one debit.
+func TestCampaignsCreateDroppedAfterCommitIsReplayed(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.New()
+	c := newClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond), sms.WithReferenceDeduplication())
+	before := balance(t, srv)
+	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 2})
+
+	res, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
+		To:      []sms.Recipient{{Phone: "08025671695", Name: "Ada"}, {Phone: "08025671696", Name: "Obi"}},
+		From:    "MOCKSMS",
+		Message: "Hi {{name}}",
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 3, requestsTo(srv, "POST", "/v1/sms/campaigns"))
+	assert.Equal(t, 1, campaignTotal(t, c))
+	assert.Equal(t, before-res.Campaign.Amount.Kobo(), balance(t, srv))
+}
+
+// Without WithReferenceDeduplication, a 5xx to a send is not retried and may have been
+// processed; a 429 or a refused connection, which prove nothing was processed, are retried.
+func TestCampaignsCreateRetriedOnlyWhenUnprocessedByDefault(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := newClient(t, srv)
+		srv.AddFaults(
+			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 429, RetryAfter: 1, Times: 1},
+			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 502, Times: 1},
+		)
+		_, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{
+			To: []sms.Recipient{{Phone: "08025671695"}}, From: "MOCKSMS", Message: "hi", Reference: "spring",
+		})
+		require.ErrorIs(t, err, sms.ErrServer)
+		assert.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+		assert.Contains(t, err.Error(), `Reference "spring"`)
+		assert.Equal(t, 2, requestsTo(srv, "POST", "/v1/sms/campaigns"), "the 429 was retried, the 502 was not")
+	})
+}
+
 func TestCampaignsList(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 	ids := sendN(t, srv, client, 5)
 
@@ -146,8 +211,7 @@ func TestCampaignsList(t *testing.T) {
 
 	// Live data is separate from test data.
 	ws := srv.Default()
-	live, err := sms.NewClient(ws.LiveKey, ws.LiveSecret, clientOpts(t, srv)...)
-	require.NoError(t, err)
+	live := newClientOf(t, srv, ws.LiveKey, ws.LiveSecret)
 	page, err = live.Campaigns.List(ctx, nil)
 	require.NoError(t, err)
 	assert.Empty(t, page.Campaigns)
@@ -157,7 +221,7 @@ func TestCampaignsList(t *testing.T) {
 func TestCampaignsAll(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 	ids := sendN(t, srv, client, 7)
 	list := func() int { return requestsTo(srv, "GET", "/v1/sms/campaigns") }
@@ -225,10 +289,48 @@ func TestCampaignsAll(t *testing.T) {
 	})
 }
 
+// pageIgnorer answers GET /v1/sms/campaigns with the same two campaigns whatever the page, a
+// total of a million, and the page asked for echoed back. After 50 requests it fails, so that
+// a walk that never stops ends.
+type pageIgnorer struct{ n atomic.Int32 }
+
+func (p *pageIgnorer) RoundTrip(req *http.Request) (*http.Response, error) {
+	if p.n.Add(1) > 50 {
+		return nil, errors.New("fetched forever")
+	}
+	body := `{"data":[` +
+		`{"_id":"c2","senderId":"ACME","recipientCount":1,"amount":3.20,"status":"sent","currency":"NGN","channel":"generic","smsParts":1,"messageId":"m2","reference":null,"createdAt":"2026-01-02T00:00:00Z"},` +
+		`{"_id":"c1","senderId":"ACME","recipientCount":1,"amount":3.20,"status":"sent","currency":"NGN","channel":"generic","smsParts":1,"messageId":"m1","reference":null,"createdAt":"2026-01-01T00:00:00Z"}` +
+		`],"pagination":{"page":` + req.URL.Query().Get("page") + `,"limit":2,"total":1000000},"requestId":"req_1"}`
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(body)), Request: req}, nil
+}
+
+// A server that answers the same page whatever page is asked for ends Campaigns.All with an
+// error after a few pages that add nothing, each campaign yielded once.
+func TestCampaignsAllStopsWhenServerIgnoresPage(t *testing.T) {
+	t.Parallel()
+	p := &pageIgnorer{}
+	c := newClientFor(t, p)
+	var ids []string
+	var walkErr error
+	for camp, err := range c.Campaigns.All(context.Background(), &sms.ListCampaignsParams{Limit: 2}) {
+		if err != nil {
+			walkErr = err
+			break
+		}
+		ids = append(ids, camp.ID)
+	}
+	require.Error(t, walkErr)
+	assert.Contains(t, walkErr.Error(), "added no new item")
+	assert.Equal(t, []string{"c2", "c1"}, ids, "each campaign once")
+	assert.Equal(t, int32(4), p.n.Load(), "the first page and three that added nothing")
+}
+
 func TestCampaignsStatusAndRecipients(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 	dnd := "2348039999999"
 	require.NoError(t, srv.AddDND(dnd))
@@ -274,10 +376,54 @@ func TestCampaignsStatusAndRecipients(t *testing.T) {
 	require.ErrorIs(t, err, sms.ErrNotFound, "the id is one escaped path segment")
 }
 
+// A delivery status, which the service's pages do not show, needs only its status: the rest
+// is read when present, and absent counts are nil rather than zeros.
+func TestDeliveryStatusMinimal(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		body  string
+		final bool
+	}{
+		{`{"data":{"status":"delivered"}}`, true},
+		{`{"data":{"status":"partially_delivered"}}`, true},
+		{`{"data":{"status":"failed"}}`, true},
+		{`{"data":{"status":"sent"}}`, false},
+		{`{"data":{"status":"processing"}}`, false},
+		{`{"data":{"status":"Message Sent"}}`, false}, // a provider's word: kept, not final without counts
+	}
+	for _, tt := range tests {
+		a := &answer{status: 200, body: []byte(tt.body)}
+		st, err := newClientFor(t, a, sms.WithMaxRetries(0)).Campaigns.Status(ctx, "c1", nil)
+		require.NoError(t, err, tt.body)
+		assert.Equal(t, "c1", st.CampaignID, "the id asked for, when the answer does not repeat it")
+		assert.Nil(t, st.Counts, tt.body)
+		assert.Empty(t, st.Recipients)
+		assert.Equal(t, sms.Pagination{}, st.Pagination, "no pagination sent")
+		assert.Equal(t, tt.final, st.Final(), tt.body)
+	}
+	// With counts, they decide, as before.
+	st := &sms.DeliveryStatus{Status: sms.StatusSent, Counts: &sms.DeliveryCounts{Delivered: 2}}
+	assert.True(t, st.Final())
+	st = &sms.DeliveryStatus{Status: sms.StatusDelivered, Counts: &sms.DeliveryCounts{Sent: 1}}
+	assert.False(t, st.Final())
+}
+
+func TestDeliveryCountsAddTotal(t *testing.T) {
+	t.Parallel()
+	a := sms.DeliveryCounts{Sent: 1, Delivered: 2, Failed: 3, DND: 4}
+	b := sms.DeliveryCounts{Sent: 10, Delivered: 20, Failed: 30, DND: 40}
+	assert.Equal(t, sms.DeliveryCounts{Sent: 11, Delivered: 22, Failed: 33, DND: 44}, a.Add(b))
+	assert.Equal(t, a.Add(b), b.Add(a))
+	assert.Equal(t, 10, a.Total())
+	assert.Equal(t, a.Total()+b.Total(), a.Add(b).Total())
+	assert.Equal(t, 0, sms.DeliveryCounts{}.Total())
+}
+
 func TestCampaignsRecipientsManyPages(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 	res, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(250), From: srv.Default().SenderID, Message: "hi"})
 	require.NoError(t, err)
@@ -294,10 +440,49 @@ func TestCampaignsRecipientsManyPages(t *testing.T) {
 	assert.Equal(t, 3, requestsTo(srv, "GET", "/v1/sms/campaigns/"+res.Campaign.ID+"/status")-before, "pages of 100")
 }
 
+// The recipients of a delivery status without pagination are walked when they fit one page;
+// a full page without pagination cannot be walked further and is an error, not a silent end.
+func TestCampaignsRecipientsWithoutPagination(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	body := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString(`{"data":{"status":"sent","recipients":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`{"to":"23480256716` + string(rune('0'+i/10)) + string(rune('0'+i%10)) + `","status":"sent"}`)
+		}
+		b.WriteString(`]}}`)
+		return []byte(b.String())
+	}
+	n := 0
+	for r, err := range newClientFor(t, &answer{status: 200, body: body(3)}, sms.WithMaxRetries(0)).Campaigns.Recipients(ctx, "c1", &sms.CampaignStatusParams{Limit: 5}) {
+		require.NoError(t, err)
+		assert.Nil(t, r.UpdatedAt)
+		n++
+	}
+	assert.Equal(t, 3, n)
+
+	var last error
+	n = 0
+	for _, err := range newClientFor(t, &answer{status: 200, body: body(5)}, sms.WithMaxRetries(0)).Campaigns.Recipients(ctx, "c1", &sms.CampaignStatusParams{Limit: 5}) {
+		if err != nil {
+			last = err
+			continue
+		}
+		n++
+	}
+	require.Error(t, last)
+	assert.Contains(t, last.Error(), "without pagination")
+	assert.Zero(t, n, "nothing yielded from a page that cannot be placed")
+}
+
 func TestCampaignsScope(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := scopedClient(t, srv, sms.ScopeSMS)
+	client := newScopedClient(t, srv, sms.ScopeSMS)
 	ctx := context.Background()
 	calls := map[string]func() error{
 		"Create": func() error {
@@ -324,32 +509,4 @@ func TestCampaignsScope(t *testing.T) {
 		assert.Equal(t, 403, se.Err.StatusCode, name)
 		assert.ErrorIs(t, err, sms.ErrInsufficientScope, name)
 	}
-}
-
-func TestCampaignsCreateErrors(t *testing.T) {
-	t.Parallel()
-	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
-	ctx := context.Background()
-	p := &sms.CreateCampaignParams{To: numbers(3), From: srv.Default().SenderID, Message: "hi", Reference: "c-1"}
-
-	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 959))
-	_, err := client.Campaigns.Create(ctx, p)
-	require.ErrorIs(t, err, sms.ErrInsufficientBalance, "3 x 3.20 > 9.59")
-	assert.Equal(t, int64(959), balance(t, srv), "nothing charged")
-
-	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 960))
-	_, err = client.Campaigns.Create(ctx, p)
-	require.NoError(t, err, "the failed request left its reference free")
-	assert.Equal(t, int64(0), balance(t, srv))
-
-	other := *p
-	other.To = numbers(2)
-	_, err = client.Campaigns.Create(ctx, &other)
-	require.ErrorIs(t, err, sms.ErrConflict)
-
-	other.Reference, other.From = "c-2", "NOTACTIVE"
-	_, err = client.Campaigns.Create(ctx, &other)
-	require.ErrorIs(t, err, sms.ErrBadRequest)
-	assert.Equal(t, "from", asAPIError(t, err).Field)
 }

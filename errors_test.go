@@ -1,274 +1,176 @@
-package sms
+package sms_test
 
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/mockserver"
 )
 
-func TestErrorMatchesTheSentinelOfItsStatus(t *testing.T) {
+// Server text reaches error strings printable and bounded; the fields keep it whole.
+func TestErrorStringIsPrintable(t *testing.T) {
 	t.Parallel()
-	sentinels := []error{ErrBadRequest, ErrUnauthorized, ErrInsufficientBalance, ErrInsufficientScope, ErrForbidden,
-		ErrNotFound, ErrConflict, ErrRateLimited, ErrServer, ErrOutcomeUnknown, ErrInvalidParams}
+	huge := strings.Repeat("A", 900<<10)
 	tests := []struct {
-		status int
-		want   error
+		name    string
+		status  int
+		body    string
+		message string // the field, as sent
+		want    string // the error string
 	}{
-		{400, ErrBadRequest}, {401, ErrUnauthorized}, {402, ErrInsufficientBalance}, {403, ErrInsufficientScope},
-		{404, ErrNotFound}, {405, ErrBadRequest}, {409, ErrConflict}, {413, ErrBadRequest}, {415, ErrBadRequest},
-		{429, ErrRateLimited}, {500, ErrServer}, {501, ErrServer}, {503, ErrServer}, {599, ErrServer}, {307, nil},
-	}
-	for _, tt := range tests {
-		err := apiError(tt.status, http.Header{}, nil)
-		for _, s := range sentinels {
-			assert.Equal(t, s == tt.want, errors.Is(err, s), "%d and %v", tt.status, s)
-		}
-	}
-	// A local refusal matches ErrInvalidParams only: no status, no server.
-	ve := invalid("Pin", "too short")
-	for _, s := range sentinels {
-		assert.Equal(t, s == ErrInvalidParams, errors.Is(ve, s), "a *ValidationError and %v", s)
-	}
-}
-
-// A 403 that is not insufficient_scope (the mock's refusal of a foreign Host or a cross-site
-// Origin) is no *ScopeError: no scope would help.
-func TestForbiddenIsNotAScopeError(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		body      string
-		forbidden bool
-	}{
-		{`{"error":{"code":"forbidden","message":"Host not allowed."},"requestId":"req_1"}`, true},
-		{`{"error":{"code":"insufficient_scope","message":"no","scope":"otp"},"requestId":"req_1"}`, false},
-		{``, false}, // no code: a 403 is insufficient_scope
-	}
-	for _, tt := range tests {
-		err := apiError(http.StatusForbidden, http.Header{}, []byte(tt.body))
-		var se *ScopeError
-		assert.Equal(t, tt.forbidden, errors.Is(err, ErrForbidden), tt.body)
-		assert.Equal(t, !tt.forbidden, errors.Is(err, ErrInsufficientScope), tt.body)
-		assert.Equal(t, !tt.forbidden, errors.As(err, &se), tt.body)
-		var e *Error
-		require.True(t, errors.As(err, &e), tt.body)
-		assert.Equal(t, http.StatusForbidden, e.StatusCode)
-	}
-}
-
-func TestAPIErrorDecoding(t *testing.T) {
-	t.Parallel()
-	hdr := func(kv ...string) http.Header {
-		h := http.Header{}
-		for i := 0; i < len(kv); i += 2 {
-			h.Set(kv[i], kv[i+1])
-		}
-		return h
-	}
-	tests := []struct {
-		name   string
-		status int
-		header http.Header
-		body   string
-		want   Error
-		scope  Scope
-	}{
-		{"full", 400, hdr("X-Request-Id", "req_h"),
-			`{"error":{"code":"bad_request","message":"to[3]: bad number.","field":"to[3]"},"requestId":"req_b"}`,
-			Error{StatusCode: 400, Code: "bad_request", Message: "to[3]: bad number.", Field: "to[3]", RequestID: "req_b"}, ""},
-		{"request ID from the header", 404, hdr("X-Request-Id", "req_h"), `{"error":{"code":"not_found","message":"Campaign not found."}}`,
-			Error{StatusCode: 404, Code: "not_found", Message: "Campaign not found.", RequestID: "req_h"}, ""},
-		{"scope", 403, nil, `{"error":{"code":"insufficient_scope","message":"no","scope":"otp"},"requestId":"req_1"}`,
-			Error{StatusCode: 403, Code: "insufficient_scope", Message: "no", RequestID: "req_1"}, ScopeOTP},
-		{"403 without scope", 403, nil, `{}`,
-			Error{StatusCode: 403, Code: "insufficient_scope", Message: "Forbidden"}, ""},
-		{"Retry-After seconds", 429, hdr("Retry-After", "30"), `{"error":{"code":"rate_limited","message":"m"}}`,
-			Error{StatusCode: 429, Code: "rate_limited", Message: "m", RetryAfter: 30 * time.Second}, ""},
-		{"HTML", 502, hdr("Content-Type", "text/html"), `<html><body>Bad Gateway</body></html>`,
-			Error{StatusCode: 502, Code: "server_error", Message: "Bad Gateway"}, ""},
-		{"empty", 401, nil, ``, Error{StatusCode: 401, Code: "unauthorized", Message: "Unauthorized"}, ""},
-		{"error is a string", 409, nil, `{"error":"conflict"}`, Error{StatusCode: 409, Code: "conflict", Message: "Conflict"}, ""},
-		{"error is null", 402, nil, `{"error":null,"requestId":"req_x"}`,
-			Error{StatusCode: 402, Code: "insufficient_balance", Message: "Payment Required", RequestID: "req_x"}, ""},
-		{"truncated", 500, nil, `{"error":{"code":"server_er`, Error{StatusCode: 500, Code: "server_error", Message: "Internal Server Error"}, ""},
-		{"array", 413, nil, `[1,2]`, Error{StatusCode: 413, Code: "payload_too_large", Message: "Request Entity Too Large"}, ""},
-		{"unknown status", 418, nil, `nope`, Error{StatusCode: 418, Code: "bad_request", Message: "I'm a teapot"}, ""},
-		{"redirect", 307, nil, ``, Error{StatusCode: 307, Code: "unexpected_status", Message: "Temporary Redirect"}, ""},
+		{"newlines", 400, `{"error":{"code":"bad_request","message":"one\ntwo\r\nFAKE: ok","field":"to\n[0]"},"requestId":"req_1"}`,
+			"one\ntwo\r\nFAKE: ok", `sms: 400 bad_request: one\ntwo\r\nFAKE: ok (field to\n[0]) [request req_1]`},
+		{"terminal escapes", 402, `{"error":{"code":"insufficient_balance\u001b[2J","message":"\u001b[31mred\u001b[0m"},"requestId":"req_\u001b]0;x\u0007"}`,
+			"\x1b[31mred\x1b[0m", `sms: 402 insufficient_balance\x1b[2J: \x1b[31mred\x1b[0m [request req_\x1b]0;x\a]`},
+		{"bidi override", 404, `{"error":{"code":"not_found","message":"abc\u202edef"},"requestId":"req_2"}`,
+			"abc\u202edef", `sms: 404 not_found: abc\u202edef [request req_2]`},
+		{"900 KB", 500, `{"error":{"code":"server_error","message":"` + huge + `"},"requestId":"req_3"}`,
+			huge, `sms: 500 server_error: ` + huge[:200] + `… [request req_3]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h := tt.header
-			if h == nil {
-				h = http.Header{}
+			c := newClientFor(t, &answer{status: tt.status, body: []byte(tt.body)}, sms.WithMaxRetries(0))
+			_, err := c.Balance.Get(context.Background())
+			require.Error(t, err)
+			e := asAPIError(t, err)
+			assert.Equal(t, tt.message, e.Message, "the field keeps the text")
+			assert.Equal(t, tt.want, err.Error())
+			checkErrorString(t, err.Error())
+		})
+	}
+}
+
+// TestEveryMethodErrorForms checks, for every method, the Go form of every error status the
+// API answers: the *Error with status, code, message and request ID, the sentinel, and the
+// *ScopeError of a 403.
+func TestEveryMethodErrorForms(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	type env struct {
+		client *sms.Client
+		dash   *sms.DashboardClient
+	}
+	methods := []struct {
+		name, method, path string
+		call               func(e env) error
+	}{
+		{"SMS.Send", "POST", "/v1/sms/send", func(e env) error {
+			_, err := e.client.SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "MOCKSMS", Message: "hi"})
+			return err
+		}},
+		{"Campaigns.Create", "POST", "/v1/sms/campaigns", func(e env) error {
+			_, err := e.client.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: []sms.Recipient{{Phone: "2348025671695"}}, From: "MOCKSMS", Message: "hi"})
+			return err
+		}},
+		{"Campaigns.List", "GET", "/v1/sms/campaigns", func(e env) error {
+			_, err := e.client.Campaigns.List(ctx, nil)
+			return err
+		}},
+		{"Campaigns.All", "GET", "/v1/sms/campaigns", func(e env) error {
+			for _, err := range e.client.Campaigns.All(ctx, nil) {
+				return err
 			}
-			err := apiError(tt.status, h, []byte(tt.body))
-			var e *Error
-			require.ErrorAs(t, err, &e)
-			assert.Equal(t, tt.want, *e)
-			var se *ScopeError
-			if tt.status == 403 {
-				require.ErrorAs(t, err, &se)
-				assert.Equal(t, tt.scope, se.Scope)
-				assert.Same(t, e, se.Err)
-			} else {
-				assert.False(t, errors.As(err, &se))
+			return errors.New("no error yielded")
+		}},
+		{"Campaigns.Status", "GET", "/v1/sms/campaigns/*", func(e env) error {
+			_, err := e.client.Campaigns.Status(ctx, "0123456789abcdef01234567", nil)
+			return err
+		}},
+		{"Campaigns.Recipients", "GET", "/v1/sms/campaigns/*", func(e env) error {
+			for _, err := range e.client.Campaigns.Recipients(ctx, "0123456789abcdef01234567", nil) {
+				return err
+			}
+			return errors.New("no error yielded")
+		}},
+		{"OTP.Send", "POST", "/v1/otp/send", func(e env) error {
+			_, err := e.client.OTP.Send(ctx, &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+			return err
+		}},
+		{"OTP.Verify", "POST", "/v1/otp/verify", func(e env) error {
+			_, err := e.client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "p", Pin: "1234"})
+			return err
+		}},
+		{"Balance.Get", "GET", "/v1/balance", func(e env) error {
+			_, err := e.client.Balance.Get(ctx)
+			return err
+		}},
+		{"SenderIDs.Request", "POST", "/v1/sender-ids", func(e env) error {
+			_, err := e.client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "u", Company: "c"})
+			return err
+		}},
+		{"SenderIDs.List", "GET", "/v1/sender-ids", func(e env) error {
+			_, err := e.client.SenderIDs.List(ctx, nil)
+			return err
+		}},
+		{"Keys.Create", "POST", "/v1/keys", func(e env) error {
+			_, err := e.dash.Keys.Create(ctx, &sms.CreateKeyParams{Name: "k", Scopes: sms.Scopes{sms.ScopeSMS}})
+			return err
+		}},
+		{"Keys.List", "GET", "/v1/keys", func(e env) error {
+			_, err := e.dash.Keys.List(ctx)
+			return err
+		}},
+		{"Keys.Revoke", "DELETE", "/v1/keys/*", func(e env) error {
+			_, err := e.dash.Keys.Revoke(ctx, "0123456789abcdef01234567")
+			return err
+		}},
+	}
+	statuses := []struct {
+		status int
+		code   string
+		target error
+	}{
+		{http.StatusBadRequest, "bad_request", sms.ErrBadRequest},
+		{http.StatusUnauthorized, "unauthorized", sms.ErrUnauthorized},
+		{http.StatusPaymentRequired, "insufficient_balance", sms.ErrInsufficientBalance},
+		{http.StatusForbidden, "insufficient_scope", sms.ErrInsufficientScope},
+		{http.StatusNotFound, "not_found", sms.ErrNotFound},
+		{http.StatusConflict, "conflict", sms.ErrConflict},
+		{http.StatusTooManyRequests, "rate_limited", sms.ErrRateLimited},
+		{http.StatusInternalServerError, "server_error", sms.ErrServer},
+		{http.StatusServiceUnavailable, "server_error", sms.ErrServer},
+	}
+	for _, m := range methods {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			srv := mockserver.NewTest(t)
+			e := env{client: newClient(t, srv, sms.WithMaxRetries(0)), dash: newDashboardClient(t, srv, sms.WithMaxRetries(0))}
+			for _, st := range statuses {
+				srv.AddFaults(mockserver.FaultRule{Method: m.method, Path: m.path, Status: st.status, Times: 1})
+				err := m.call(e)
+				require.ErrorIs(t, err, st.target, "%d", st.status)
+				apiErr := asAPIError(t, err)
+				assert.Equal(t, st.status, apiErr.StatusCode)
+				assert.Equal(t, st.code, apiErr.Code)
+				assert.Equal(t, "Injected fault.", apiErr.Message)
+				assert.NotEmpty(t, apiErr.RequestID)
+				var se *sms.ScopeError
+				assert.Equal(t, st.status == http.StatusForbidden, errors.As(err, &se), "%d", st.status)
+				if st.status == http.StatusTooManyRequests {
+					assert.Positive(t, apiErr.RetryAfter)
+				}
 			}
 		})
 	}
 }
 
-func TestErrorStrings(t *testing.T) {
+// The live error sample is a typed error with every member of the body.
+func TestLiveErrorSample(t *testing.T) {
 	t.Parallel()
-	e := &Error{StatusCode: 400, Code: "bad_request", Message: "Bad number.", Field: "to[0]", RequestID: "req_1"}
-	assert.Equal(t, "sms: 400 bad_request: Bad number. (field to[0]) [request req_1]", e.Error())
-	assert.Equal(t, "sms: 500 server_error", (&Error{StatusCode: 500, Code: "server_error"}).Error())
-	se := &ScopeError{Scope: ScopeBalance, Err: &Error{StatusCode: 403, RequestID: "req_2"}}
-	assert.Equal(t, `sms: 403 insufficient_scope: the API key lacks the "balance" scope [request req_2]`, se.Error())
-	assert.Nil(t, (&ScopeError{}).Unwrap())
-	assert.Equal(t, "sms: invalid To[0]: bad", invalid("To[0]", "bad").Error())
-	oe := &outcomeError{op: "POST /v1/otp/send", err: io.EOF}
-	assert.Equal(t, "sms: POST /v1/otp/send: outcome unknown, the request may have been processed: EOF", oe.Error())
-	assert.ErrorIs(t, oe, io.EOF)
-	assert.ErrorIs(t, oe, ErrOutcomeUnknown)
-	oe.hint = "repeat it"
-	assert.Equal(t, "sms: POST /v1/otp/send: outcome unknown, the request may have been processed: EOF; repeat it", oe.Error())
-}
-
-// The error of a send whose outcome is unknown says how it may be repeated, according to
-// what the client was told about reference deduplication; other calls say nothing more.
-func TestOutcomeUnknownTellsHowToRepeat(t *testing.T) {
-	t.Parallel()
-	dropped := func(*http.Request) (*http.Response, error) { return nil, io.ErrUnexpectedEOF }
-	for _, dedup := range []bool{false, true} {
-		opts := []Option{WithBaseURL("http://127.0.0.1:1"), WithHTTPClient(&http.Client{Transport: roundTripFunc(dropped)}),
-			WithMaxRetries(1), WithRetryWait(0, 0)}
-		if dedup {
-			opts = append(opts, WithReferenceDeduplication())
-		}
-		c, err := NewClient("pk_test_a", "sk_test_b", opts...)
-		require.NoError(t, err)
-		_, err = c.SMS.Send(context.Background(), &SendParams{To: []string{"08025671695"}, From: "ACME", Message: "hi", Reference: "order-9"})
-		require.ErrorIs(t, err, ErrOutcomeUnknown)
-		assert.Contains(t, err.Error(), `the same Reference "order-9"`)
-		if dedup {
-			assert.Contains(t, err.Error(), "the server deduplicates references")
-		} else {
-			assert.Contains(t, err.Error(), "it was not retried")
-			assert.Contains(t, err.Error(), "only if it does (see WithReferenceDeduplication)")
-		}
-		_, err = c.OTP.Send(context.Background(), &SendOTPParams{To: "08025671695", From: "ACME"})
-		require.ErrorIs(t, err, ErrOutcomeUnknown)
-		assert.NotContains(t, err.Error(), "Reference")
-	}
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-func TestRetryAfterHeader(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	tests := []struct {
-		v    string
-		want time.Duration
-		ok   bool
-	}{
-		{"", 0, false},
-		{"0", 0, true},
-		{"2", 2 * time.Second, true},
-		{" 2 ", 2 * time.Second, true},
-		{"-1", 0, false},
-		{"1.5", 0, false},
-		{"99999999999999", maxRetryAfter * time.Second, true},
-		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true},
-		{"Saturday, 21-Nov-26 10:00:05 GMT", 5 * time.Second, true},
-		{now.Add(-time.Hour).Format(http.TimeFormat), 0, true},
-		{"tomorrow", 0, false},
-	}
-	for _, tt := range tests {
-		h := http.Header{}
-		if tt.v != "" {
-			h.Set("Retry-After", tt.v)
-		}
-		got, ok := retryAfter(h, now)
-		assert.Equal(t, tt.ok, ok, tt.v)
-		assert.Equal(t, tt.want, got, tt.v)
-	}
-}
-
-func TestBackoffBounds(t *testing.T) {
-	t.Parallel()
-	for attempt := range 70 {
-		d := backoff(time.Second, 30*time.Second, attempt, nil)
-		assert.GreaterOrEqual(t, d, time.Second)
-		assert.LessOrEqual(t, d, min(time.Second<<min(attempt, 10), 30*time.Second), "attempt %d", attempt)
-	}
-	assert.Equal(t, time.Duration(0), backoff(0, time.Second, 5, nil))
-	assert.Equal(t, time.Second, backoff(time.Second, time.Second, 5, nil))
-	resp := &http.Response{Header: http.Header{"Retry-After": {"100"}}}
-	assert.Equal(t, 30*time.Second, backoff(time.Second, 30*time.Second, 0, resp))
-}
-
-// bigBody is an error body of size bytes that counts how much of it was read.
-type bigBody struct {
-	size, read int64
-	closed     atomic.Bool
-}
-
-func (b *bigBody) Read(p []byte) (int, error) {
-	if b.read >= b.size {
-		return 0, io.EOF
-	}
-	n := min(int64(len(p)), b.size-b.read)
-	for i := range n {
-		p[i] = 'x'
-	}
-	b.read += n
-	return int(n), nil
-}
-
-func (b *bigBody) Close() error { b.closed.Store(true); return nil }
-
-type oneResponse struct{ resp *http.Response }
-
-func (o oneResponse) RoundTrip(req *http.Request) (*http.Response, error) {
-	o.resp.Request = req
-	return o.resp, nil
-}
-
-func TestErrorBodyIsReadUpTo1MiB(t *testing.T) {
-	t.Parallel()
-	body := &bigBody{size: 8 << 20}
-	rt := oneResponse{&http.Response{StatusCode: 500, Header: http.Header{}, Body: body}}
-	c, err := NewClient("pk_test_a", "sk_test_b", WithBaseURL("http://127.0.0.1:1"),
-		WithHTTPClient(&http.Client{Transport: rt}), WithMaxRetries(0))
-	require.NoError(t, err)
-	_, err = c.Balance.Get(context.Background())
-	var e *Error
-	require.ErrorAs(t, err, &e)
-	assert.Equal(t, 500, e.StatusCode)
-	assert.Equal(t, "server_error", e.Code)
-	assert.LessOrEqual(t, body.read, int64(maxErrorBody+1))
-	assert.True(t, body.closed.Load())
-}
-
-func TestSuccessBodyIsDecodedStrictlyEnough(t *testing.T) {
-	t.Parallel()
-	for _, body := range []string{`not json`, `{"data":{"balance":"3.20"}}`, `{"data":{"balance":1e30}}`, `{"data":{"balance":true}}`} {
-		rt := oneResponse{&http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(body))}}
-		c, err := NewClient("pk_test_a", "sk_test_b", WithBaseURL("http://127.0.0.1:1"), WithHTTPClient(&http.Client{Transport: rt}))
-		require.NoError(t, err)
-		_, err = c.Balance.Get(context.Background())
-		require.Error(t, err, body)
-		assert.Contains(t, err.Error(), "decoding the 200 response", body)
-	}
+	a := &answer{status: 402, body: fixture(t, "error-insufficient-balance.json")}
+	_, err := newClientFor(t, a, sms.WithMaxRetries(0)).SMS.Send(context.Background(), &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: "Hi"})
+	require.ErrorIs(t, err, sms.ErrInsufficientBalance)
+	var e *sms.Error
+	require.True(t, errors.As(err, &e))
+	assert.Equal(t, &sms.Error{StatusCode: 402, Code: "insufficient_balance", Message: "Insufficient wallet balance.", RequestID: "req-123"}, e)
+	assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "a 402 sent and charged nothing")
+	assert.Equal(t, "sms: 402 insufficient_balance: Insufficient wallet balance. [request req-123]", err.Error())
 }

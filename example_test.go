@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net/http"
+	"time"
 
 	sms "github.com/seedsms/sms-go"
 	"github.com/seedsms/sms-go/mockserver"
@@ -274,4 +276,42 @@ func ExampleCountParts() {
 	// Output:
 	// 1 GSM-7
 	// 1 UCS-2
+}
+
+func ExampleSMSService_Send_idempotent() {
+	srv := mockserver.New()
+	ws := srv.Default()
+	c, _ := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL("http://127.0.0.1"),
+		sms.WithHTTPClient(&http.Client{Transport: srv.Transport()}))
+	p := &sms.SendParams{To: []string{"08025671695"}, From: "MOCKSMS", Message: "Your order shipped", Reference: "order-1001"}
+	first, _ := c.SMS.Send(context.Background(), p)
+	again, _ := c.SMS.Send(context.Background(), p) // same reference, same body: replayed
+	b, _ := c.Balance.Get(context.Background())
+	fmt.Println(first.Campaign.ID == again.Campaign.ID, first.Campaign.Amount, b.Balance)
+	// Output: true 3.20 9996.80
+}
+
+func ExampleCampaignsService_Wait() {
+	srv := startMock()
+	defer srv.Close()
+	ws := srv.Default()
+	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	res, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{
+		To: []sms.Recipient{{Phone: "08025671695"}, {Phone: "08025671696"}}, From: ws.SenderID, Message: "Doors open at 9",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Delivery reports come in while Wait polls; here the mock's control delivers them.
+	go func() { _ = srv.Deliver(res.Campaign.ID, nil) }()
+	st, err := client.Campaigns.Wait(ctx, res.Campaign.ID, &sms.WaitParams{MinDelay: 50 * time.Millisecond, MaxDelay: time.Second})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(st.Status, st.Counts.Delivered, "of", st.Counts.Total())
+	// Output: delivered 2 of 2
 }

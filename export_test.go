@@ -9,3 +9,6 @@ func NumberSetBytes(n int) uint64 {
 	}
 	return uint64(len(s.slots)) * 8
 }
+
+// MaxErrorBody is how much of an error response is read.
+const MaxErrorBody = maxErrorBody

@@ -1,33 +1,14 @@
 package sms_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	sms "github.com/seedsms/sms-go"
 )
-
-// fixedAnswer answers every request with one status, header and body.
-type fixedAnswer struct {
-	status     int
-	retryAfter string
-	body       []byte
-}
-
-func (c fixedAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
-	h := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"req_fuzz"}}
-	if c.retryAfter != "" {
-		h.Set("Retry-After", c.retryAfter)
-	}
-	return &http.Response{StatusCode: c.status, Header: h, Body: io.NopCloser(bytes.NewReader(c.body)), Request: req}, nil
-}
 
 // FuzzErrorBody feeds arbitrary answers to the SDK: an error status always gives a typed error
 // carrying that status (never a panic, whatever the body), and a success with an undecodable
@@ -55,12 +36,11 @@ func FuzzErrorBody(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, status int, retryAfter string, body []byte) {
 		status = 200 + abs(status)%400 // 200 to 599
-		c, err := sms.NewClient("pk_test_fuzz", "sk_test_fuzz",
-			sms.WithBaseURL("http://127.0.0.1"), sms.WithMaxRetries(0),
-			sms.WithHTTPClient(&http.Client{Transport: fixedAnswer{status, retryAfter, body}}))
-		if err != nil {
-			t.Fatal(err)
+		h := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"req_fuzz"}}
+		if retryAfter != "" {
+			h.Set("Retry-After", retryAfter)
 		}
+		c := newClientFor(t, &answer{status: status, header: h, body: body}, sms.WithMaxRetries(0))
 		b, err := c.Balance.Get(context.Background())
 		if status < 300 {
 			if err == nil && b == nil {
@@ -89,25 +69,6 @@ func abs(n int) int {
 		return -n
 	}
 	return n
-}
-
-// maxErrorString bounds the length of an *Error's string: four members of at most 200 bytes
-// and an ellipsis each, and the fixed text around them.
-const maxErrorString = 4*(200+len("…")) + 100
-
-// checkErrorString fails the test when s, the string of an error built from server text, is
-// not one printable line of valid UTF-8 of bounded length.
-func checkErrorString(t *testing.T, s string) {
-	t.Helper()
-	if !utf8.ValidString(s) {
-		t.Fatalf("invalid UTF-8: %q", s)
-	}
-	if i := strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }); i >= 0 {
-		t.Fatalf("a non-printable character at byte %d: %q", i, s)
-	}
-	if len(s) > maxErrorString {
-		t.Fatalf("%d bytes, more than %d", len(s), maxErrorString)
-	}
 }
 
 // FuzzErrorString builds the string of errors from arbitrary server text: it is always one

@@ -3,18 +3,24 @@ package sms_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -26,84 +32,298 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// validatingHTTP returns an *http.Client that checks every request and response against
-// api/openapi.yaml, with its own connection pool closed when the test ends.
-func validatingHTTP(t *testing.T) *http.Client {
+// Test clients. Every test makes its clients with these; only the tests about making a client
+// (credentials, base URLs, options, the SDK's own transport) call sms.NewClient themselves,
+// and so do the examples and benchmarks, which show and measure it as an application calls
+// it, and the tests inside package sms.
+//
+// Against the mock:
+//   - newClient: the test key of the default workspace;
+//   - newClientOf: any key pair;
+//   - newDashboardClient: the default workspace's dashboard token;
+//   - newScopedClient: a new test key holding only some scopes;
+//   - mockOver: a mock and a client of it, in process or over loopback;
+//   - mockOpts: the options under all of them, for a client of other credentials.
+//
+// Against a fake transport (a RoundTripper of the test's own): newClientFor, and
+// newClientsFor for a Client and a DashboardClient sharing it; offlineClients is the pair
+// over a transport that refuses every request and counts them.
+
+// mockOpts are the options of a client of srv. An unstarted srv (mockserver.New) is reached
+// through its in-process transport: no socket, so the test may run in a synctest bubble, where
+// the SDK's default retry waits (1 s to 30 s) take no wall time. A started one
+// (mockserver.NewTest) is reached over loopback with retry waits of a few milliseconds, as a
+// socket cannot be in a bubble. Either way every request and response is checked against
+// api/openapi.yaml. opts come last, and so win: WithHTTPClient replaces the route, the base
+// URL staying.
+func mockOpts(t *testing.T, srv *mockserver.Server, opts ...sms.Option) []sms.Option {
 	t.Helper()
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: apitest.Transport(t, tr, true)}
+	var route []sms.Option
+	if url := srv.URL(); url != "" {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		t.Cleanup(tr.CloseIdleConnections)
+		route = []sms.Option{
+			sms.WithBaseURL(url),
+			sms.WithHTTPClient(&http.Client{Transport: apitest.Transport(t, tr, true)}),
+			sms.WithRetryWait(time.Millisecond, 5*time.Millisecond),
+		}
+	} else {
+		route = []sms.Option{
+			sms.WithBaseURL(inProcessBase),
+			sms.WithHTTPClient(&http.Client{Transport: apitest.Transport(t, srv.Transport(), true)}),
+		}
+	}
+	return append(route, opts...)
 }
 
-// inProcessOpts are the options of a client that reaches srv through its in-process
-// transport, with OpenAPI validation: it works inside a synctest bubble, where retry waits
-// (1 s to 30 s by default) take no wall time.
-func inProcessOpts(t *testing.T, srv *mockserver.Server, extra ...sms.Option) []sms.Option {
-	t.Helper()
-	return append([]sms.Option{
-		sms.WithBaseURL("http://127.0.0.1"),
-		sms.WithHTTPClient(&http.Client{Transport: apitest.Transport(t, srv.Transport(), true)}),
-	}, extra...)
-}
-
-// clientOpts are the options of the clients tests make against a mock: its URL, OpenAPI
-// validation, and short retry waits.
-func clientOpts(t *testing.T, srv *mockserver.Server, extra ...sms.Option) []sms.Option {
-	t.Helper()
-	return append([]sms.Option{
-		sms.WithBaseURL(srv.URL()),
-		sms.WithHTTPClient(validatingHTTP(t)),
-		sms.WithRetryWait(time.Millisecond, 5*time.Millisecond),
-	}, extra...)
-}
-
-// testClient returns a client of the default workspace's test key.
-func testClient(t *testing.T, srv *mockserver.Server, opts ...sms.Option) *sms.Client {
+// newClient returns a client of srv's default workspace's test key (see mockOpts).
+func newClient(t *testing.T, srv *mockserver.Server, opts ...sms.Option) *sms.Client {
 	t.Helper()
 	ws := srv.Default()
-	c, err := sms.NewClient(ws.TestKey, ws.TestSecret, clientOpts(t, srv, opts...)...)
+	return newClientOf(t, srv, ws.TestKey, ws.TestSecret, opts...)
+}
+
+// newClientOf returns a client of srv with the given key pair (see mockOpts).
+func newClientOf(t *testing.T, srv *mockserver.Server, key, secret string, opts ...sms.Option) *sms.Client {
+	t.Helper()
+	c, err := sms.NewClient(key, secret, mockOpts(t, srv, opts...)...)
 	require.NoError(t, err)
 	return c
 }
 
-// dashboardClient returns a dashboard client of the default workspace.
-func dashboardClient(t *testing.T, srv *mockserver.Server, opts ...sms.Option) *sms.DashboardClient {
+// newDashboardClient returns a dashboard client of srv's default workspace (see mockOpts).
+func newDashboardClient(t *testing.T, srv *mockserver.Server, opts ...sms.Option) *sms.DashboardClient {
 	t.Helper()
-	c, err := sms.NewDashboardClient(srv.Default().DashboardToken, clientOpts(t, srv, opts...)...)
+	c, err := sms.NewDashboardClient(srv.Default().DashboardToken, mockOpts(t, srv, opts...)...)
 	require.NoError(t, err)
 	return c
 }
 
-// scopedClient creates a test key holding only scopes and returns a client of it.
-func scopedClient(t *testing.T, srv *mockserver.Server, scopes ...sms.Scope) *sms.Client {
+// newScopedClient creates a test key holding only scopes and returns a client of it.
+func newScopedClient(t *testing.T, srv *mockserver.Server, scopes ...sms.Scope) *sms.Client {
 	t.Helper()
-	key, err := dashboardClient(t, srv).Keys.Create(context.Background(), &sms.CreateKeyParams{
+	key, err := newDashboardClient(t, srv).Keys.Create(context.Background(), &sms.CreateKeyParams{
 		Name: "restricted", Scopes: scopes, Prefix: sms.KeyPrefixTest,
 	})
 	require.NoError(t, err)
-	c, err := sms.NewClient(key.PublicKey, key.Secret, clientOpts(t, srv)...)
-	require.NoError(t, err)
+	return newClientOf(t, srv, key.PublicKey, key.Secret)
+}
+
+// transports are the two ways the tests of dropped connections reach the mock: real loopback
+// sockets, where a drop closes a TCP connection, and the in-process transport.
+var transports = []string{"in-process", "loopback"}
+
+// mockOver starts a mock and returns it with a client of its test key over transport, with
+// retry waits of a few milliseconds either way.
+func mockOver(t *testing.T, transport string, opts ...sms.Option) (*mockserver.Server, *sms.Client) {
+	t.Helper()
+	if transport == "loopback" {
+		srv := mockserver.NewTest(t)
+		return srv, newClient(t, srv, opts...)
+	}
+	srv := mockserver.New()
+	return srv, newClient(t, srv, append([]sms.Option{sms.WithRetryWait(time.Millisecond, 5*time.Millisecond)}, opts...)...)
+}
+
+// inProcessBase is the base URL of requests that go through an in-process transport.
+const inProcessBase = "http://127.0.0.1"
+
+// Credentials of the clients over a fake transport.
+const (
+	fakeKey    = "pk_test_abc"
+	fakeSecret = "sk_test_def"
+	fakeJWT    = "aGVhZA.Ym9keQ.c2ln"
+)
+
+// newClientFor returns a client whose every request goes to rt, at the base URL
+// http://127.0.0.1, with the SDK's default retries (a test that retries runs in a synctest
+// bubble, or passes sms.WithRetryWait or sms.WithMaxRetries). opts come last and win.
+func newClientFor(t *testing.T, rt http.RoundTripper, opts ...sms.Option) *sms.Client {
+	t.Helper()
+	c, _ := newClientsFor(t, rt, opts...)
 	return c
 }
 
-// requestsTo counts the requests the mock received for method and path.
-func requestsTo(srv *mockserver.Server, method, path string) int {
-	n := 0
-	for _, r := range srv.Requests() {
-		if r.Method == method && r.Path == path {
-			n++
-		}
-	}
-	return n
+// newClientsFor returns a Client and a DashboardClient whose requests all go to rt (see
+// newClientFor).
+func newClientsFor(t *testing.T, rt http.RoundTripper, opts ...sms.Option) (*sms.Client, *sms.DashboardClient) {
+	t.Helper()
+	opts = append([]sms.Option{sms.WithBaseURL(inProcessBase), sms.WithHTTPClient(&http.Client{Transport: rt})}, opts...)
+	c, err := sms.NewClient(fakeKey, fakeSecret, opts...)
+	require.NoError(t, err)
+	d, err := sms.NewDashboardClient(fakeJWT, opts...)
+	require.NoError(t, err)
+	return c, d
 }
 
-// balance returns a test wallet of the default workspace, in kobo.
-func balance(t *testing.T, srv *mockserver.Server) int64 {
+// offlineClients returns a Client and a DashboardClient whose requests all go to one
+// countingTransport, without retries.
+func offlineClients(t *testing.T) (*sms.Client, *sms.DashboardClient, *countingTransport) {
 	t.Helper()
-	k, err := srv.Balance(srv.Default().WorkspaceID, mockserver.Test)
-	require.NoError(t, err)
-	return k
+	ct := &countingTransport{}
+	c, d := newClientsFor(t, ct, sms.WithMaxRetries(0))
+	return c, d, ct
 }
+
+// Fake transports.
+
+// countingTransport counts the requests it is given and refuses them all as if nothing
+// listened: a test that expects no request asserts its count is 0.
+type countingTransport struct{ n atomic.Int32 }
+
+func (c *countingTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+}
+
+// answer answers every request with one status, header and body (Content-Type:
+// application/json when no header is given; no X-Request-Id, no rate-limit headers, as the
+// live service's pages show), and keeps the last request it was given.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+
+	mu     sync.Mutex
+	method string
+	path   string
+	sent   string
+}
+
+func (a *answer) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		body, _ = io.ReadAll(req.Body)
+		_ = req.Body.Close()
+	}
+	a.mu.Lock()
+	a.method, a.path, a.sent = req.Method, req.URL.RequestURI(), string(body)
+	a.mu.Unlock()
+	h := a.header.Clone()
+	if h == nil {
+		h = http.Header{"Content-Type": {"application/json"}}
+	}
+	return &http.Response{StatusCode: a.status, Header: h, Body: io.NopCloser(bytes.NewReader(a.body)), Request: req}, nil
+}
+
+// request returns the method, the request URI and the body of the last request.
+func (a *answer) request() (method, path, body string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.method, a.path, a.sent
+}
+
+// roundTripFunc is a RoundTripper of one function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// step is what a scripted attempt answers: a response, or a transport error.
+type step struct {
+	status int
+	header http.Header
+	body   string
+	err    error
+	cut    error // the body fails with this error after its text
+}
+
+// script is an in-memory RoundTripper that answers attempts from its steps (the last one
+// repeats) and records when each attempt came and what it carried. It opens no socket, so it
+// works inside a synctest bubble.
+type script struct {
+	mu     sync.Mutex
+	steps  []step
+	times  []time.Time
+	bodies []string
+}
+
+func (s *script) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		body, _ = io.ReadAll(req.Body)
+		_ = req.Body.Close()
+	}
+	s.mu.Lock()
+	n := len(s.times)
+	s.times = append(s.times, time.Now())
+	s.bodies = append(s.bodies, string(body))
+	st := s.steps[min(n, len(s.steps)-1)]
+	s.mu.Unlock()
+	if st.err != nil {
+		return nil, st.err
+	}
+	h := st.header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	if h.Get("X-Request-Id") == "" {
+		h.Set("X-Request-Id", fmt.Sprintf("req_%d", n+1))
+	}
+	var rc io.Reader = strings.NewReader(st.body)
+	if st.cut != nil {
+		rc = io.MultiReader(rc, errReader{st.cut})
+	}
+	return &http.Response{StatusCode: st.status, Header: h, Body: io.NopCloser(rc), Request: req}, nil
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// attempts returns the number of attempts and the waits between them.
+func (s *script) attempts() (int, []time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var waits []time.Duration
+	for i := 1; i < len(s.times); i++ {
+		waits = append(waits, s.times[i].Sub(s.times[i-1]))
+	}
+	return len(s.times), waits
+}
+
+// apiErrorStep answers with the API's error body of code.
+func apiErrorStep(status int, code string, header http.Header) step {
+	return step{status: status, header: header, body: `{"error":{"code":"` + code + `","message":"m"},"requestId":"req_body"}`}
+}
+
+// errorStep answers with the API's error body of code, message and field ("" for none).
+func errorStep(status int, code, message, field string, header http.Header) step {
+	e := map[string]any{"code": code, "message": message}
+	if field != "" {
+		e["field"] = field
+	}
+	b, _ := json.Marshal(map[string]any{"error": e, "requestId": "r"})
+	return step{status: status, header: header, body: string(b)}
+}
+
+var (
+	balanceOK = step{status: 200, body: `{"data":{"balance":10000.00,"cashback":0.00,"currency":"NGN"},"requestId":"req_ok"}`}
+	sentOK    = step{status: 202, body: `{"message":"SMS request accepted.","campaign":{"id":"c1","status":"sent","message_id":"msg_1","recipients":1,"amount":3.20,"currency":"NGN","sms_parts":1},"requestId":"req_ok"}`}
+	otpOK     = step{status: 200, body: `{"data":{"smsStatus":"Message Sent","phone_number":"2348025671695","pinId":"p1","status":"200","amount":3.20,"currency":"NGN"},"requestId":"req_ok"}`}
+	refused   = &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	dropped   = &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
+)
+
+// retryAfter returns a header of one Retry-After.
+func retryAfter(v string) http.Header { return http.Header{"Retry-After": {v}} }
+
+// quota returns the rate-limit headers of a key with limit requests a minute and left to go.
+func quota(limit, left int) http.Header {
+	h := http.Header{}
+	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(left))
+	h.Set("X-RateLimit-Reset", "1767225600")
+	return h
+}
+
+// timeoutErr is a network timeout.
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string { return "i/o timeout" }
+
+func (timeoutErr) Timeout() bool { return true }
+
+func (timeoutErr) Temporary() bool { return true }
 
 // recorder wraps a transport and keeps the body of every request it sends.
 type recorder struct {
@@ -134,29 +354,87 @@ func (r *recorder) sent() []string {
 	return slices.Clone(r.bodies)
 }
 
-// countingTransport counts the requests it is given and refuses them all as if nothing
-// listened: a test that expects no request asserts its count is 0.
-type countingTransport struct{ n atomic.Int32 }
+// Calls, for tables of calls.
 
-func (c *countingTransport) RoundTrip(*http.Request) (*http.Response, error) {
-	c.n.Add(1)
-	return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+func getBalance(c *sms.Client) error {
+	_, err := c.Balance.Get(context.Background())
+	return err
 }
 
-// offlineClients returns a Client and a DashboardClient whose requests all go to one
-// countingTransport.
-func offlineClients(t *testing.T) (*sms.Client, *sms.DashboardClient, *countingTransport) {
-	t.Helper()
-	ct := &countingTransport{}
-	opts := []sms.Option{
-		sms.WithBaseURL("http://127.0.0.1:1"), sms.WithHTTPClient(&http.Client{Transport: ct}), sms.WithMaxRetries(0),
+// sendSMS sends with a client that, by default, does not assume reference deduplication.
+func sendSMS(c *sms.Client) error {
+	_, err := c.SMS.Send(context.Background(), &sms.SendParams{To: []string{"2348025671695"}, From: "ACME", Message: "hi"})
+	return err
+}
+
+func sendOTPOffline(c *sms.Client) error {
+	_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "ACME", MessageText: "< 1234 >"})
+	return err
+}
+
+// The mock.
+
+// requestsTo counts the requests the mock received for method and path.
+func requestsTo(srv *mockserver.Server, method, path string) int {
+	n := 0
+	for _, r := range srv.Requests() {
+		if r.Method == method && r.Path == path {
+			n++
+		}
 	}
-	c, err := sms.NewClient("pk_test_abc123", "sk_test_def456", opts...)
-	require.NoError(t, err)
-	d, err := sms.NewDashboardClient("aGVhZA.Ym9keQ.c2ln", opts...)
-	require.NoError(t, err)
-	return c, d, ct
+	return n
 }
+
+// balance returns a test wallet of the default workspace, in kobo.
+func balance(t *testing.T, srv *mockserver.Server) int64 {
+	t.Helper()
+	k, err := srv.Balance(srv.Default().WorkspaceID, mockserver.Test)
+	require.NoError(t, err)
+	return k
+}
+
+// fund sets the test wallet of the default workspace, in kobo.
+func fund(t *testing.T, srv *mockserver.Server, kobo int64) {
+	t.Helper()
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, kobo))
+}
+
+// campaignTotal returns the number of campaigns c's key sees.
+func campaignTotal(t *testing.T, c *sms.Client) int {
+	t.Helper()
+	page, err := c.Campaigns.List(context.Background(), &sms.ListCampaignsParams{Limit: 1})
+	require.NoError(t, err)
+	return page.Total
+}
+
+// sendOTP sends an OTP to to and returns it.
+func sendOTP(t *testing.T, srv *mockserver.Server, client *sms.Client, to string) *sms.OTP {
+	t.Helper()
+	otp, err := client.OTP.Send(context.Background(), &sms.SendOTPParams{
+		To: to, From: srv.Default().SenderID, MessageText: "Your code is < 1234 >",
+	})
+	require.NoError(t, err)
+	return otp
+}
+
+// numbers returns n distinct Nigerian numbers.
+func numbers(n int) []sms.Recipient {
+	out := make([]sms.Recipient, n)
+	for i := range out {
+		out[i] = sms.Recipient{Phone: fmt.Sprintf("0803%07d", i)}
+	}
+	return out
+}
+
+// fixture reads a sample of testdata/live.
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "live", name))
+	require.NoError(t, err)
+	return b
+}
+
+// Errors and logs.
 
 // asAPIError returns err's *sms.Error, failing the test when there is none.
 func asAPIError(t *testing.T, err error) *sms.Error {
@@ -164,6 +442,25 @@ func asAPIError(t *testing.T, err error) *sms.Error {
 	var e *sms.Error
 	require.True(t, errors.As(err, &e), "want an *sms.Error, got %T: %v", err, err)
 	return e
+}
+
+// maxErrorString bounds the length of an *Error's string: four members of at most 200 bytes
+// and an ellipsis each, and the fixed text around them.
+const maxErrorString = 4*(200+len("…")) + 100
+
+// checkErrorString fails the test when s, the string of an error built from server text, is
+// not one printable line of valid UTF-8 of bounded length.
+func checkErrorString(t *testing.T, s string) {
+	t.Helper()
+	if !utf8.ValidString(s) {
+		t.Fatalf("invalid UTF-8: %q", s)
+	}
+	if i := strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }); i >= 0 {
+		t.Fatalf("a non-printable character at byte %d: %q", i, s)
+	}
+	if len(s) > maxErrorString {
+		t.Fatalf("%d bytes, more than %d", len(s), maxErrorString)
+	}
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent writes.

@@ -17,7 +17,7 @@ import (
 func TestKeysLifecycle(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	dash := dashboardClient(t, srv)
+	dash := newDashboardClient(t, srv)
 	ctx := context.Background()
 
 	key, err := dash.Keys.Create(ctx, &sms.CreateKeyParams{
@@ -36,8 +36,7 @@ func TestKeysLifecycle(t *testing.T) {
 	assert.Nil(t, key.RevokedAt)
 	assert.Nil(t, key.LastUsedAt)
 
-	client, err := sms.NewClient(key.PublicKey, key.Secret, clientOpts(t, srv)...)
-	require.NoError(t, err)
+	client := newClientOf(t, srv, key.PublicKey, key.Secret)
 	b, err := client.Balance.Get(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "10000.00", b.Balance.String(), "a pk_test key reads the test wallet")
@@ -68,7 +67,7 @@ func TestKeysLifecycle(t *testing.T) {
 func TestKeysDefaults(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	key, err := dashboardClient(t, srv).Keys.Create(context.Background(), &sms.CreateKeyParams{Name: "all", Scopes: sms.AllScopes()})
+	key, err := newDashboardClient(t, srv).Keys.Create(context.Background(), &sms.CreateKeyParams{Name: "all", Scopes: sms.AllScopes()})
 	require.NoError(t, err)
 	assert.Equal(t, sms.KeyPrefixLive, key.Prefix)
 	assert.True(t, strings.HasPrefix(key.Secret, "sk_live_"))
@@ -83,11 +82,10 @@ func TestKeysCreateRetriedOn429(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		dash, err := sms.NewDashboardClient(srv.Default().DashboardToken, inProcessOpts(t, srv)...)
-		require.NoError(t, err)
+		dash := newDashboardClient(t, srv)
 		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/keys", Status: 429, RetryAfter: 2, Times: 1})
 		start := time.Now()
-		_, err = dash.Keys.Create(context.Background(), &sms.CreateKeyParams{Name: "k", Scopes: sms.Scopes{sms.ScopeSMS}})
+		_, err := dash.Keys.Create(context.Background(), &sms.CreateKeyParams{Name: "k", Scopes: sms.Scopes{sms.ScopeSMS}})
 		require.NoError(t, err, "retried on 429")
 		assert.Equal(t, 2*time.Second, time.Since(start), "after the Retry-After")
 		assert.Equal(t, 2, requestsTo(srv, "POST", "/v1/keys"))
@@ -101,12 +99,12 @@ func TestKeysErrors(t *testing.T) {
 	p := &sms.CreateKeyParams{Name: "k", Scopes: sms.Scopes{sms.ScopeSMS}}
 
 	other := mockserver.New()
-	bad, err := sms.NewDashboardClient(other.DashboardToken(srv.Default().WorkspaceID, time.Hour), clientOpts(t, srv)...)
+	bad, err := sms.NewDashboardClient(other.DashboardToken(srv.Default().WorkspaceID, time.Hour), mockOpts(t, srv)...)
 	require.NoError(t, err)
 	_, err = bad.Keys.List(ctx)
 	require.ErrorIs(t, err, sms.ErrUnauthorized, "a token signed by another secret")
 
-	dash := dashboardClient(t, srv)
+	dash := newDashboardClient(t, srv)
 	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/keys", Status: 503, Times: 1})
 	_, err = dash.Keys.Create(ctx, p)
 	require.ErrorIs(t, err, sms.ErrServer)

@@ -1,10 +1,13 @@
 package sms_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
 	"regexp"
 	"testing"
 	"testing/synctest"
@@ -17,19 +20,10 @@ import (
 	"github.com/seedsms/sms-go/mockserver"
 )
 
-func sendOTP(t *testing.T, srv *mockserver.Server, client *sms.Client, to string) *sms.OTP {
-	t.Helper()
-	otp, err := client.OTP.Send(context.Background(), &sms.SendOTPParams{
-		To: to, From: srv.Default().SenderID, MessageText: "Your code is < 1234 >",
-	})
-	require.NoError(t, err)
-	return otp
-}
-
 func TestOTPSendAndVerify(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 	before := balance(t, srv)
 
@@ -73,7 +67,7 @@ func TestOTPSendAndVerify(t *testing.T) {
 func TestOTPSendSettings(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 	_, err := client.OTP.Send(ctx, &sms.SendOTPParams{
 		To: "2348025671695", From: srv.Default().SenderID, PinType: sms.PinAlphanumeric, PinLength: 8,
@@ -93,10 +87,77 @@ func TestOTPSendSettings(t *testing.T) {
 	require.ErrorIs(t, err, sms.ErrBadRequest, "expired")
 }
 
+// An OTP without a message text leaves message_text out of the request, as the service's
+// otp-send page allows; the rest of the body is as before.
+func TestOTPSendWithoutMessageText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		params sms.SendOTPParams
+		body   string
+	}{
+		{"only what is required", sms.SendOTPParams{To: "08025671695", From: "ACME"}, `{"to":"2348025671695","from":"ACME"}`},
+		{"a placeholder but no text", sms.SendOTPParams{To: "08025671695", From: "ACME", PinPlaceholder: "{pin}", PinLength: 4},
+			`{"to":"2348025671695","from":"ACME","pin_length":4,"pin_placeholder":"{pin}"}`},
+		{"a text", sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "Code < 1234 >"},
+			`{"to":"2348025671695","from":"ACME","message_text":"Code < 1234 >"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := &answer{status: 200, body: fixture(t, "otp-send.json")}
+			otp, err := newClientFor(t, a, sms.WithMaxRetries(0)).OTP.Send(context.Background(), &tt.params)
+			require.NoError(t, err)
+			assert.Equal(t, "c8dcd048-5e7f-4347-8c89-4470c3af0b", otp.PinID)
+			_, _, sent := a.request()
+			assert.JSONEq(t, tt.body, sent)
+		})
+	}
+}
+
+// The pin of VerifyOTPParams stays out of JSON, nested or not, as slog's JSON handler writes
+// it; the request body still carries it, and the mock verifies it.
+func TestVerifyOTPParamsKeepsThePinOutOfJSON(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.New()
+	rec := &recorder{base: srv.Transport()}
+	ws := srv.Default()
+	c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: rec}))
+	otp, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: ws.SenderID, MessageText: "< 1234 >"})
+	require.NoError(t, err)
+	_, pin, err := srv.LatestOTP("08025671695")
+	require.NoError(t, err)
+	p := sms.VerifyOTPParams{PinID: otp.PinID, Pin: pin}
+
+	type request struct {
+		User   string
+		Params sms.VerifyOTPParams
+		Ptr    *sms.VerifyOTPParams
+		Any    any
+	}
+	nested := request{User: "ada", Params: p, Ptr: &p, Any: p}
+	var logs bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logs, nil)).Info("verifying", "request", nested, "params", p)
+	encoded, err := json.Marshal(nested)
+	require.NoError(t, err)
+	for name, text := range map[string]string{"json.Marshal": string(encoded), "slog JSON": logs.String()} {
+		assert.NotContains(t, text, pin, "%s shows the pin", name)
+		assert.Contains(t, text, otp.PinID, "%s shows the pin ID", name)
+		assert.Contains(t, text, `"Pin":"[REDACTED]"`, name)
+	}
+
+	v, err := c.OTP.Verify(context.Background(), &p)
+	require.NoError(t, err)
+	assert.True(t, v.Verified, "the real pin went on the wire")
+	sent := rec.sent()
+	require.NotEmpty(t, sent)
+	assert.JSONEq(t, `{"pin_id":"`+otp.PinID+`","pin":"`+pin+`"}`, sent[len(sent)-1])
+}
+
 func TestOTPLockedAfterFiveWrongPins(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv, sms.WithMaxRetries(0))
+	client := newClient(t, srv, sms.WithMaxRetries(0))
 	otp := sendOTP(t, srv, client, "2348025671695")
 	for want := 4; want >= 0; want-- {
 		v, err := client.OTP.Verify(context.Background(), &sms.VerifyOTPParams{PinID: otp.PinID, Pin: "nope"})
@@ -113,7 +174,7 @@ func TestOTPLockedAfterFiveWrongPins(t *testing.T) {
 func TestOTPSendLimitPerNumber(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv, sms.WithMaxRetries(0))
+	client := newClient(t, srv, sms.WithMaxRetries(0))
 	for range 5 {
 		sendOTP(t, srv, client, "2348025671695")
 	}
@@ -122,6 +183,8 @@ func TestOTPSendLimitPerNumber(t *testing.T) {
 	assert.Equal(t, 10*time.Minute, asAPIError(t, err).RetryAfter)
 }
 
+// OTP.Send and OTP.Verify are retried only when the request cannot have been processed
+// (TestOTPSendDroppedIsNotRetried has a send's dropped connection).
 func TestOTPRetryPolicy(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -135,7 +198,6 @@ func TestOTPRetryPolicy(t *testing.T) {
 		{"send: 503 is not retried", "/v1/otp/send", mockserver.FaultRule{Status: 503, Times: 1}, 1, sms.ErrServer, true},
 		{"send: 500 is not retried", "/v1/otp/send", mockserver.FaultRule{Status: 500, Times: 1}, 1, sms.ErrServer, true},
 		{"send: 429 is retried", "/v1/otp/send", mockserver.FaultRule{Status: 429, Times: 1}, 2, nil, false},
-		{"send: a drop is an unknown outcome", "/v1/otp/send", mockserver.FaultRule{Drop: true, Times: 1}, 1, sms.ErrOutcomeUnknown, true},
 		{"verify: 503 is not retried", "/v1/otp/verify", mockserver.FaultRule{Status: 503, Times: 1}, 1, sms.ErrServer, true},
 		{"verify: 429 is retried", "/v1/otp/verify", mockserver.FaultRule{Status: 429, Times: 2}, 3, nil, false},
 		{"verify: a drop is an unknown outcome", "/v1/otp/verify", mockserver.FaultRule{Drop: true, Times: 1}, 1, sms.ErrOutcomeUnknown, true},
@@ -146,9 +208,7 @@ func TestOTPRetryPolicy(t *testing.T) {
 			// In a bubble: the 429's Retry-After of 1 s takes no wall time.
 			synctest.Test(t, func(t *testing.T) {
 				srv := mockserver.New()
-				ws := srv.Default()
-				client, err := sms.NewClient(ws.TestKey, ws.TestSecret, inProcessOpts(t, srv)...)
-				require.NoError(t, err)
+				client := newClient(t, srv)
 				pinID := "00000000-0000-4000-8000-000000000000"
 				if tt.path == "/v1/otp/verify" {
 					pinID = sendOTP(t, srv, client, "2348025671695").PinID
@@ -156,6 +216,7 @@ func TestOTPRetryPolicy(t *testing.T) {
 				tt.fault.Method, tt.fault.Path = "POST", tt.path
 				srv.AddFaults(tt.fault)
 
+				var err error
 				if tt.path == "/v1/otp/send" {
 					_, err = client.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
 				} else {
@@ -168,20 +229,62 @@ func TestOTPRetryPolicy(t *testing.T) {
 				}
 				require.ErrorIs(t, err, tt.target)
 				assert.Equal(t, tt.unknown, errors.Is(err, sms.ErrOutcomeUnknown))
-				if tt.fault.Drop && tt.path == "/v1/otp/send" {
-					_, _, err := srv.LatestOTP("2348025671695")
-					assert.NoError(t, err, "the dropped request did send the OTP")
-				}
 			})
 		})
 	}
+}
+
+// An OTP whose connection dropped after the mock sent it is not retried: one request, one
+// OTP, one debit, and an error matching ErrOutcomeUnknown.
+func TestOTPSendDroppedIsNotRetried(t *testing.T) {
+	t.Parallel()
+	for _, transport := range transports {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			srv, c := mockOver(t, transport)
+			before := balance(t, srv)
+			srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/otp/send", Drop: true, Times: 1})
+
+			_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{
+				To: "08025671695", From: "MOCKSMS", MessageText: "Your code is < 1234 >",
+			})
+			require.Error(t, err)
+			assert.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+			assert.Equal(t, 1, requestsTo(srv, "POST", "/v1/otp/send"), "not retried")
+			pinID, pin, err := srv.LatestOTP("08025671695")
+			require.NoError(t, err, "the OTP was sent once")
+			assert.NotEmpty(t, pinID)
+			assert.NotEmpty(t, pin)
+			assert.Equal(t, before-320, balance(t, srv), "charged once")
+		})
+	}
+}
+
+// An OTP refused with a 429 is retried; a 503 after it is final, and may have been processed.
+func TestOTPSendRetriedOn429Only(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := newClient(t, srv)
+		srv.AddFaults(
+			mockserver.FaultRule{Method: "POST", Path: "/v1/otp/send", Status: 429, RetryAfter: 1, Times: 1},
+			mockserver.FaultRule{Method: "POST", Path: "/v1/otp/send", Status: 503, Times: 1},
+		)
+		_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+		require.Error(t, err)
+		assert.ErrorIs(t, err, sms.ErrServer, "the 503 after the 429 is final")
+		assert.ErrorIs(t, err, sms.ErrOutcomeUnknown, "a 503 may have been processed")
+		assert.Equal(t, 2, requestsTo(srv, "POST", "/v1/otp/send"))
+		_, _, err = srv.LatestOTP("08025671695")
+		assert.Error(t, err, "no OTP was sent")
+	})
 }
 
 func TestOTPLogsMaskedNumber(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
 	var logs syncBuffer
-	client := testClient(t, srv, sms.WithLogger(debugLogger(&logs)))
+	client := newClient(t, srv, sms.WithLogger(debugLogger(&logs)))
 	otp := sendOTP(t, srv, client, "2348025671695")
 	_, pin, err := srv.LatestOTP("2348025671695")
 	require.NoError(t, err)

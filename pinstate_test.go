@@ -2,10 +2,8 @@ package sms_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"testing"
 	"time"
 
@@ -16,61 +14,14 @@ import (
 	"github.com/seedsms/sms-go/mockserver"
 )
 
-// An OTP without a message text leaves message_text out of the request, as the service's
-// otp-send page allows; the rest of the body is as before.
-func TestOTPSendWithoutMessageText(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		params sms.SendOTPParams
-		body   string
-	}{
-		{"only what is required", sms.SendOTPParams{To: "08025671695", From: "ACME"}, `{"to":"2348025671695","from":"ACME"}`},
-		{"a placeholder but no text", sms.SendOTPParams{To: "08025671695", From: "ACME", PinPlaceholder: "{pin}", PinLength: 4},
-			`{"to":"2348025671695","from":"ACME","pin_length":4,"pin_placeholder":"{pin}"}`},
-		{"a text", sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "Code < 1234 >"},
-			`{"to":"2348025671695","from":"ACME","message_text":"Code < 1234 >"}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			a := &liveAnswer{status: 200, body: fixture(t, "otp-send.json")}
-			otp, err := liveClient(t, a).OTP.Send(context.Background(), &tt.params)
-			require.NoError(t, err)
-			assert.Equal(t, "c8dcd048-5e7f-4347-8c89-4470c3af0b", otp.PinID)
-			a.mu.Lock()
-			defer a.mu.Unlock()
-			assert.JSONEq(t, tt.body, a.sent)
-		})
-	}
-}
-
 // verifyWith answers one Verify with st and returns its results.
 func verifyWith(t *testing.T, st step, p *sms.VerifyOTPParams) (*sms.Verification, error) {
 	t.Helper()
-	c := scriptedClient(t, &script{steps: []step{st}}, sms.WithMaxRetries(0))
+	c := newClientFor(t, &script{steps: []step{st}}, sms.WithMaxRetries(0))
 	if p == nil {
 		p = &sms.VerifyOTPParams{PinID: "p1", Pin: "123456"}
 	}
 	return c.OTP.Verify(context.Background(), p)
-}
-
-// quota returns the rate-limit headers of a key with limit requests a minute and left to go.
-func quota(limit, left int) http.Header {
-	h := http.Header{}
-	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(left))
-	h.Set("X-RateLimit-Reset", "1767225600")
-	return h
-}
-
-func errorStep(status int, code, message, field string, header http.Header) step {
-	e := map[string]any{"code": code, "message": message}
-	if field != "" {
-		e["field"] = field
-	}
-	b, _ := json.Marshal(map[string]any{"error": e, "requestId": "r"})
-	return step{status: status, header: header, body: string(b)}
 }
 
 // PinStateOf classifies every answer of Verify that says something about the pin, by status,
@@ -134,7 +85,7 @@ func TestPinStateOf(t *testing.T) {
 	}
 	assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, nil))
 	// An error of another call says nothing about a pin, even with the same status.
-	c := scriptedClient(t, &script{steps: []step{errorStep(429, "rate_limited", "Too many OTPs sent to this number; try again later.", "", nil)}}, sms.WithMaxRetries(0))
+	c := newClientFor(t, &script{steps: []step{errorStep(429, "rate_limited", "Too many OTPs sent to this number; try again later.", "", nil)}}, sms.WithMaxRetries(0))
 	_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: "ACME"})
 	require.ErrorIs(t, err, sms.ErrRateLimited)
 	assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err))
@@ -145,7 +96,7 @@ func TestPinStateOf(t *testing.T) {
 func TestPinStatesAgainstTheMock(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv, sms.WithMaxRetries(0))
+	client := newClient(t, srv, sms.WithMaxRetries(0))
 	ctx := context.Background()
 	verify := func(pinID, pin string) sms.PinState {
 		t.Helper()

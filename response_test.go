@@ -2,9 +2,7 @@ package sms_test
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -20,8 +18,8 @@ import (
 func TestEveryResultCarriesItsResponse(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithRateLimit(1000))
-	client := testClient(t, srv)
-	dash := dashboardClient(t, srv)
+	client := newClient(t, srv)
+	dash := newDashboardClient(t, srv)
 	ctx := context.Background()
 	ws := srv.Default()
 
@@ -121,23 +119,11 @@ func TestResponseHeaders(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rt := headerAnswer{header: tt.header, body: balanceBody}
-			c, err := sms.NewClient("pk_test_abc", "sk_test_def", sms.WithBaseURL("http://127.0.0.1"), sms.WithHTTPClient(&http.Client{Transport: rt}))
-			require.NoError(t, err)
+			c := newClientFor(t, &answer{status: 200, header: tt.header, body: []byte(balanceBody)})
 			b, err := c.Balance.Get(context.Background())
 			require.NoError(t, err)
 			assert.Equal(t, tt.requestID, b.Response.RequestID)
 			assert.Equal(t, tt.limit, b.Response.RateLimit)
 		})
 	}
-}
-
-// headerAnswer answers 200 with its header and body.
-type headerAnswer struct {
-	header http.Header
-	body   string
-}
-
-func (a headerAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
-	return &http.Response{StatusCode: 200, Header: a.header.Clone(), Body: io.NopCloser(strings.NewReader(a.body)), Request: req}, nil
 }

@@ -15,7 +15,7 @@ import (
 func TestSenderIDs(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 
 	sid, err := client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "Order updates", Company: "Acme Ltd"})
@@ -62,7 +62,7 @@ func TestSenderIDs(t *testing.T) {
 func TestSenderIDsRetryPolicy(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	p := &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "Order updates", Company: "Acme Ltd"}
 
 	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sender-ids", Status: 502, Times: 1})
@@ -77,7 +77,7 @@ func TestSenderIDsRetryPolicy(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, list, 1, "the dropped request was processed")
 
-	_, err = scopedClient(t, srv, sms.ScopeSMS).SenderIDs.List(context.Background(), nil)
+	_, err = newScopedClient(t, srv, sms.ScopeSMS).SenderIDs.List(context.Background(), nil)
 	var se *sms.ScopeError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, sms.ScopeSenderIDs, se.Scope)
@@ -88,8 +88,7 @@ func TestSenderIDsCountry(t *testing.T) {
 	srv := mockserver.NewTest(t)
 	ws, err := srv.NewWorkspace(mockserver.WorkspaceParams{Country: "Ghana"})
 	require.NoError(t, err)
-	c, err := sms.NewClient(ws.LiveKey, ws.LiveSecret, clientOpts(t, srv)...)
-	require.NoError(t, err)
+	c := newClientOf(t, srv, ws.LiveKey, ws.LiveSecret)
 	list, err := c.SenderIDs.List(context.Background(), nil)
 	require.NoError(t, err)
 	require.Len(t, list, 1)

@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -21,7 +25,7 @@ import (
 func TestSMSSend(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	before := balance(t, srv)
 
 	res, err := client.SMS.Send(context.Background(), &sms.SendParams{
@@ -61,7 +65,7 @@ func TestSMSSend(t *testing.T) {
 func TestSMSSendDNDChannel(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	res, err := testClient(t, srv).SMS.Send(context.Background(), &sms.SendParams{
+	res, err := newClient(t, srv).SMS.Send(context.Background(), &sms.SendParams{
 		To: []string{"2348025671695"}, From: srv.Default().SenderID, Message: "hi", Channel: sms.ChannelDND,
 	})
 	require.NoError(t, err)
@@ -72,7 +76,7 @@ func TestSMSSendDNDChannel(t *testing.T) {
 func TestSMSSendReference(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	client := testClient(t, srv)
+	client := newClient(t, srv)
 	ctx := context.Background()
 	p := &sms.SendParams{To: []string{"2348025671695"}, From: srv.Default().SenderID, Message: "Order 42 shipped", Reference: "order-42"}
 	before := balance(t, srv)
@@ -100,7 +104,7 @@ func TestSMSSendProviderFailure(t *testing.T) {
 	before := balance(t, srv)
 	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", ProviderFailure: true, Times: 1})
 
-	res, err := testClient(t, srv).SMS.Send(context.Background(), &sms.SendParams{
+	res, err := newClient(t, srv).SMS.Send(context.Background(), &sms.SendParams{
 		To: []string{"2348025671695"}, From: srv.Default().SenderID, Message: "hi",
 	})
 	require.NoError(t, err)
@@ -110,6 +114,9 @@ func TestSMSSendProviderFailure(t *testing.T) {
 	assert.Equal(t, before, balance(t, srv), "refunded")
 }
 
+// A send retried after a 5xx, a 429 or a dropped connection, by a client told the server
+// deduplicates references (the mock does), carries one reference on every attempt, and is
+// sent and charged once.
 func TestSMSSendRetriedWithSameReference(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -134,15 +141,16 @@ func TestSMSSendRetriedWithSameReference(t *testing.T) {
 				tt.fault.Method, tt.fault.Path = "POST", "/v1/sms/send"
 				srv.AddFaults(tt.fault)
 				rec := &recorder{base: apitest.Transport(t, srv.Transport(), true)}
-				ws := srv.Default()
-				c, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL("http://127.0.0.1"), sms.WithHTTPClient(&http.Client{Transport: rec}),
+				c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: rec}),
 					sms.WithReferenceDeduplication()) // the mock deduplicates references
-				require.NoError(t, err)
+				start := time.Now()
 				res, err := c.SMS.Send(context.Background(), &sms.SendParams{
 					To: []string{"2348025671695"}, From: srv.Default().SenderID, Message: "hi",
 				})
 				require.NoError(t, err)
+				assert.Less(t, time.Since(start), 10*time.Second, "backoff stays within its bounds")
 				assert.Equal(t, tt.replayed, res.Replayed)
+				assert.Equal(t, int64(320), res.Campaign.Amount.Kobo())
 				assert.Equal(t, before-320, balance(t, srv), "sent and charged once")
 
 				var refs []string
@@ -156,11 +164,15 @@ func TestSMSSendRetriedWithSameReference(t *testing.T) {
 				for _, r := range refs {
 					assert.Equal(t, res.Campaign.Reference, r, "every attempt carries the same reference")
 				}
+				assert.Equal(t, 1, campaignTotal(t, c), "one campaign")
 			})
 		})
 	}
 }
 
+// A send that fails returns the last answer's *Error, with its sentinel, status, code and
+// request ID, and charges nothing; only an answer that may have been processed makes the
+// outcome unknown.
 func TestSMSSendErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -177,35 +189,37 @@ func TestSMSSendErrors(t *testing.T) {
 		unknown bool // the send may have been processed
 	}{
 		{"400 sender ID not active", func(t *testing.T, srv *mockserver.Server) error {
-			return send(testClient(t, srv), "NOTMINE")
+			return send(newClient(t, srv), "NOTMINE")
 		}, sms.ErrBadRequest, 400, "bad_request", false},
 		{"401 wrong secret", func(t *testing.T, srv *mockserver.Server) error {
-			c, err := sms.NewClient(srv.Default().TestKey, "sk_test_wrong", clientOpts(t, srv)...)
-			require.NoError(t, err)
+			c := newClientOf(t, srv, srv.Default().TestKey, "sk_test_wrong")
 			return send(c, srv.Default().SenderID)
 		}, sms.ErrUnauthorized, 401, "unauthorized", false},
 		{"402 empty wallet", func(t *testing.T, srv *mockserver.Server) error {
 			require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 319))
-			return send(testClient(t, srv), srv.Default().SenderID)
+			return send(newClient(t, srv), srv.Default().SenderID)
 		}, sms.ErrInsufficientBalance, 402, "insufficient_balance", false},
 		{"403 scope", func(t *testing.T, srv *mockserver.Server) error {
-			return send(scopedClient(t, srv, sms.ScopeOTP), srv.Default().SenderID)
+			return send(newScopedClient(t, srv, sms.ScopeOTP), srv.Default().SenderID)
 		}, sms.ErrInsufficientScope, 403, "insufficient_scope", false},
 		{"429 after retries", func(t *testing.T, srv *mockserver.Server) error {
 			srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/send", Status: 429, RetryAfter: 7})
-			return send(testClient(t, srv), srv.Default().SenderID)
+			return send(newClient(t, srv), srv.Default().SenderID)
 		}, sms.ErrRateLimited, 429, "rate_limited", false},
 		{"503 after retries", func(t *testing.T, srv *mockserver.Server) error {
 			srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/send", Status: 503})
-			return send(testClient(t, srv, sms.WithReferenceDeduplication()), srv.Default().SenderID)
+			err := send(newClient(t, srv, sms.WithMaxRetries(2), sms.WithReferenceDeduplication()), srv.Default().SenderID)
+			assert.Equal(t, 3, requestsTo(srv, "POST", "/v1/sms/send"), "WithMaxRetries(2): three attempts")
+			assert.Equal(t, "Injected fault.", asAPIError(t, err).Message, "the last answer's")
+			return err
 		}, sms.ErrServer, 503, "server_error", true},
 		{"503 not retried by default", func(t *testing.T, srv *mockserver.Server) error {
 			srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/send", Status: 503})
-			return send(testClient(t, srv), srv.Default().SenderID)
+			return send(newClient(t, srv), srv.Default().SenderID)
 		}, sms.ErrServer, 503, "server_error", true},
 		{"501 is not retried", func(t *testing.T, srv *mockserver.Server) error {
 			srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/send", Status: 501})
-			return send(testClient(t, srv), srv.Default().SenderID)
+			return send(newClient(t, srv), srv.Default().SenderID)
 		}, sms.ErrServer, 501, "server_error", false},
 	}
 	for _, tt := range tests {
@@ -221,6 +235,7 @@ func TestSMSSendErrors(t *testing.T) {
 			assert.NotEmpty(t, e.Message)
 			assert.True(t, strings.HasPrefix(e.RequestID, "req_"), e.RequestID)
 			assert.Equal(t, tt.unknown, errors.Is(err, sms.ErrOutcomeUnknown))
+			assert.NotContains(t, err.Error(), "giving up", "the final error is the API's")
 			reqs := srv.Requests()
 			require.NotEmpty(t, reqs)
 			assert.Equal(t, reqs[len(reqs)-1].RequestID, e.RequestID, "the error is the last response's")
@@ -234,7 +249,7 @@ func TestSMSSendErrors(t *testing.T) {
 func TestSMSSendErrorDetails(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
-	_, err := testClient(t, srv).SMS.Send(context.Background(), &sms.SendParams{
+	_, err := newClient(t, srv).SMS.Send(context.Background(), &sms.SendParams{
 		To: []string{"2348025671695"}, From: "NOTMINE", Message: "hi",
 	})
 	e := asAPIError(t, err)
@@ -243,9 +258,263 @@ func TestSMSSendErrorDetails(t *testing.T) {
 	assert.Contains(t, err.Error(), e.RequestID)
 
 	srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/send", Status: 429, RetryAfter: 7})
-	_, err = testClient(t, srv, sms.WithMaxRetries(0)).SMS.Send(context.Background(), &sms.SendParams{
+	_, err = newClient(t, srv, sms.WithMaxRetries(0)).SMS.Send(context.Background(), &sms.SendParams{
 		To: []string{"2348025671695"}, From: srv.Default().SenderID, Message: "hi",
 	})
 	assert.Equal(t, 7*time.Second, asAPIError(t, err).RetryAfter)
 	assert.Equal(t, 1, requestsTo(srv, "POST", "/v1/sms/send")-1, "WithMaxRetries(0): one attempt")
+}
+
+// The tests below prove the retry policy of sends against the mock's injected faults: an SMS
+// is never sent or charged twice because of a retry. The mock deduplicates references, so
+// the tests of retried sends tell the client so (WithReferenceDeduplication); without it,
+// sends are not retried after an ambiguous failure.
+
+// A send whose connection dropped after the mock committed it is retried with the same body
+// and answered from the committed campaign: one campaign, one debit.
+func TestSMSSendDroppedAfterCommitIsReplayed(t *testing.T) {
+	t.Parallel()
+	for _, transport := range transports {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			srv, c := mockOver(t, transport, sms.WithReferenceDeduplication())
+			before := balance(t, srv)
+			srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Drop: true, Times: 1})
+
+			res, err := c.SMS.Send(context.Background(), &sms.SendParams{
+				To: []string{"08025671695", "2348025671696"}, From: "MOCKSMS", Message: "order shipped",
+			})
+			require.NoError(t, err)
+
+			reqs := srv.Requests()
+			require.Len(t, reqs, 2, "the dropped attempt and its retry")
+			assert.Equal(t, reqs[0].Body, reqs[1].Body, "the retry carries the same body, reference included")
+			page, err := c.Campaigns.List(context.Background(), nil)
+			require.NoError(t, err)
+			require.Len(t, page.Campaigns, 1, "exactly one campaign")
+			assert.Equal(t, page.Campaigns[0].ID, res.Campaign.ID, "the caller sees the committed campaign")
+			assert.Equal(t, before-res.Campaign.Amount.Kobo(), balance(t, srv), "exactly one debit")
+			assert.Equal(t, int64(2*320), res.Campaign.Amount.Kobo())
+		})
+	}
+}
+
+// Without WithReferenceDeduplication, a send whose connection dropped after the mock
+// committed it is not retried: one request, one campaign, one debit, and an error matching
+// ErrOutcomeUnknown that names the reference. Repeating the send with that reference (the
+// mock deduplicates) returns the committed campaign without sending or charging again.
+func TestSMSSendDroppedIsNotRetriedByDefault(t *testing.T) {
+	t.Parallel()
+	for _, transport := range transports {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			srv, c := mockOver(t, transport)
+			before := balance(t, srv)
+			srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Drop: true, Times: 1})
+			p := &sms.SendParams{To: []string{"08025671695"}, From: "MOCKSMS", Message: "order shipped", Reference: "order-7"}
+
+			_, err := c.SMS.Send(context.Background(), p)
+			require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+			assert.Contains(t, err.Error(), `Reference "order-7"`, "the error names the reference to repeat the send with")
+			assert.Contains(t, err.Error(), "WithReferenceDeduplication")
+			assert.Equal(t, 1, requestsTo(srv, "POST", "/v1/sms/send"), "not retried")
+			assert.Equal(t, 1, campaignTotal(t, c), "the dropped request was committed")
+			assert.Equal(t, before-320, balance(t, srv))
+
+			res, err := c.SMS.Send(context.Background(), p)
+			require.NoError(t, err)
+			assert.True(t, res.Replayed, "answered from the committed send")
+			assert.Equal(t, 1, campaignTotal(t, c), "still one campaign")
+			assert.Equal(t, before-320, balance(t, srv), "still one debit")
+		})
+	}
+}
+
+// Concurrent sends of one reference and body make one campaign, which every caller sees.
+func TestSMSSendConcurrentDuplicatesSendOnce(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	c := newClient(t, srv)
+	before := balance(t, srv)
+	const n = 16
+	ids := make(chan string, n)
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			res, err := c.SMS.Send(context.Background(), &sms.SendParams{
+				To: []string{"08025671695"}, From: "MOCKSMS", Message: "once", Reference: "order-42",
+			})
+			if err != nil {
+				errs <- err
+				return
+			}
+			ids <- res.Campaign.ID
+		}()
+	}
+	seen := map[string]int{}
+	for range n {
+		select {
+		case id := <-ids:
+			seen[id]++
+		case err := <-errs:
+			t.Fatalf("send: %v", err)
+		}
+	}
+	assert.Len(t, seen, 1, "every caller sees the same campaign: %v", seen)
+	assert.Equal(t, 1, campaignTotal(t, c))
+	assert.Equal(t, before-320, balance(t, srv))
+}
+
+var soakScale = flag.Int("soak", 1, "size multiplier of TestSMSSendExactlyOnceUnderFaults (1: 2,000 sends)")
+
+// faultCounter counts what the client's attempts met.
+type faultCounter struct {
+	base     http.RoundTripper
+	attempts atomic.Int64
+	errors   atomic.Int64 // no response: dropped connections
+	replays  atomic.Int64 // answers with Idempotent-Replayed: true
+	status   sync.Map     // int -> *atomic.Int64
+}
+
+func (f *faultCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	f.attempts.Add(1)
+	resp, err := f.base.RoundTrip(req)
+	if err != nil {
+		f.errors.Add(1)
+		return nil, err
+	}
+	if resp.Header.Get("Idempotent-Replayed") == "true" {
+		f.replays.Add(1)
+	}
+	n, _ := f.status.LoadOrStore(resp.StatusCode, new(atomic.Int64))
+	n.(*atomic.Int64).Add(1)
+	return resp, nil
+}
+
+func (f *faultCounter) count(status int) int64 {
+	n, ok := f.status.Load(status)
+	if !ok {
+		return 0
+	}
+	return n.(*atomic.Int64).Load()
+}
+
+// TestSMSSendExactlyOnceUnderFaults, a soak test, has 64 goroutines share one client and send
+// thousands of messages (-soak=N for N times more) while the mock injects random 5xx, 429s,
+// dropped connections and latency. Afterwards every message exists exactly once, with the ID
+// its caller was given, and the wallet moved by exactly the sum of the amounts returned. A
+// caller whose call still failed after the SDK's retries tries again with the same
+// reference, as an application would.
+func TestSMSSendExactlyOnceUnderFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("soak test")
+	}
+	n := 2000 * *soakScale
+	const workers = 64
+
+	srv := mockserver.NewTest(t, mockserver.WithBalances(1<<40, 1<<40))
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = workers
+	t.Cleanup(tr.CloseIdleConnections)
+	counter := &faultCounter{base: tr}
+	ws := srv.Default()
+	c := newClientOf(t, srv, ws.LiveKey, ws.LiveSecret,
+		sms.WithHTTPClient(&http.Client{Transport: counter, Timeout: 10 * time.Second}),
+		sms.WithMaxRetries(4),
+		sms.WithRetryWait(time.Millisecond, 10*time.Millisecond),
+	)
+	before, err := srv.Balance(ws.WorkspaceID, mockserver.Live)
+	require.NoError(t, err)
+
+	const path = "/v1/sms/send"
+	srv.AddFaults(
+		mockserver.FaultRule{Method: "POST", Path: path, Status: 503, Probability: 0.08},
+		mockserver.FaultRule{Method: "POST", Path: path, Status: 500, Probability: 0.02},
+		mockserver.FaultRule{Method: "POST", Path: path, Status: 429, RetryAfter: 1, Probability: 0.02},
+		mockserver.FaultRule{Method: "POST", Path: path, Drop: true, Probability: 0.05},
+		mockserver.FaultRule{Method: "POST", Path: path, Latency: 2 * time.Millisecond, Probability: 0.05},
+	)
+
+	type result struct {
+		id     string
+		amount int64
+	}
+	results := make([]result, n)
+	var callerRetries atomic.Int64
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range jobs {
+				p := &sms.SendParams{
+					To:        soakNumbers(i),
+					From:      "MOCKSMS",
+					Message:   strings.Repeat("soak ", 1+i%70), // 1 to 3 parts
+					Reference: fmt.Sprintf("soak-%d", i),
+				}
+				for try := 0; ; try++ {
+					res, err := c.SMS.Send(context.Background(), p)
+					if err == nil {
+						results[i] = result{res.Campaign.ID, res.Campaign.Amount.Kobo()}
+						break
+					}
+					if try == 20 {
+						t.Errorf("send %d still failing after %d calls: %v", i, try+1, err)
+						return
+					}
+					callerRetries.Add(1)
+				}
+			}
+		})
+	}
+	for i := range n {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	srv.ClearFaults()
+	require.False(t, t.Failed())
+
+	// Every reference exists exactly once, with the campaign ID its caller saw.
+	byRef := make(map[string]sms.Campaign, n)
+	duplicates := 0
+	for camp, err := range c.Campaigns.All(context.Background(), nil) {
+		require.NoError(t, err)
+		if _, dup := byRef[camp.Reference]; dup {
+			duplicates++
+		}
+		byRef[camp.Reference] = camp
+	}
+	var sum int64
+	lost := 0
+	for i, r := range results {
+		camp, ok := byRef[fmt.Sprintf("soak-%d", i)]
+		if !ok {
+			lost++
+			continue
+		}
+		assert.Equal(t, r.id, camp.ID, "send %d", i)
+		assert.Equal(t, r.amount, camp.Amount.Kobo(), "send %d", i)
+		sum += r.amount
+	}
+	after, err := srv.Balance(ws.WorkspaceID, mockserver.Live)
+	require.NoError(t, err)
+
+	assert.Equal(t, 0, duplicates, "duplicates")
+	assert.Equal(t, 0, lost, "lost")
+	assert.Len(t, byRef, n, "campaigns == distinct successful calls")
+	assert.Equal(t, before-sum, after, "the wallet moved by exactly the sum of the returned amounts")
+	t.Logf("soak: %d sends by %d goroutines, %d attempts; injected: %d x 503, %d x 500, %d x 429, %d dropped; "+
+		"%d replays, %d caller retries; duplicates %d, lost %d; wallet moved %s NGN",
+		n, workers, counter.attempts.Load(), counter.count(503), counter.count(500), counter.count(429),
+		counter.errors.Load(), counter.replays.Load(), callerRetries.Load(), duplicates, lost, sms.AmountFromKobo(before-after))
+}
+
+// soakNumbers gives send i one to three distinct recipients.
+func soakNumbers(i int) []string {
+	out := make([]string, 1+i%3)
+	for k := range out {
+		out[k] = fmt.Sprintf("23480%08d", (i*3+k)%100_000_000)
+	}
+	return out
 }

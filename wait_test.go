@@ -30,7 +30,7 @@ func TestWaitReturnsWhenDelivered(t *testing.T) {
 	wall := time.Now()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv)
+		c := newClient(t, srv)
 		ctx := context.Background()
 		res, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(150), From: "MOCKSMS", Message: "hi"})
 		require.NoError(t, err)
@@ -64,7 +64,7 @@ func TestWaitFailedCampaignReturnsAtOnce(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv)
+		c := newClient(t, srv)
 		ctx := context.Background()
 		srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/campaigns", ProviderFailure: true, Times: 1})
 		res, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(3), From: "MOCKSMS", Message: "hi"})
@@ -88,7 +88,7 @@ func TestWaitContextEndsFirst(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv)
+		c := newClient(t, srv)
 		res, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{To: numbers(2), From: "MOCKSMS", Message: "hi"})
 		require.NoError(t, err)
 
@@ -108,7 +108,7 @@ func TestWaitHonoursRetryAfter(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv, sms.WithMaxRetries(0))
+		c := newClient(t, srv, sms.WithMaxRetries(0))
 		ctx := context.Background()
 		res, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(2), From: "MOCKSMS", Message: "hi"})
 		require.NoError(t, err)
@@ -128,7 +128,7 @@ func TestWaitHonoursRetryAfter(t *testing.T) {
 func TestWaitErrors(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.New()
-	c := inProcessClient(t, srv)
+	c := newClient(t, srv)
 	ctx := context.Background()
 
 	_, err := c.Campaigns.Wait(ctx, "0123456789abcdef01234567", nil)
@@ -160,7 +160,7 @@ func TestWaitBulkSumsTheJob(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := mockserver.New()
-		c := inProcessClient(t, srv)
+		c := newClient(t, srv)
 		fund(t, srv, 100_000_000)
 		ctx := context.Background()
 		// The provider refuses one of the batches: it is failed and refunded.
@@ -220,7 +220,7 @@ func TestWaitRetryAfterBeyondTheCap(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				srv := mockserver.New()
-				c := inProcessClient(t, srv, sms.WithMaxRetries(0))
+				c := newClient(t, srv, sms.WithMaxRetries(0))
 				ctx := context.Background()
 				res, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(2), From: "MOCKSMS", Message: "hi"})
 				require.NoError(t, err)
@@ -288,11 +288,10 @@ func TestWaitRefusesMalformedCounts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				c, err := sms.NewClient("pk_test_abc123", "sk_test_def456", sms.WithBaseURL("http://127.0.0.1"),
-					sms.WithHTTPClient(&http.Client{Transport: statusAPI{tt.counts}}))
-				require.NoError(t, err)
+				c := newClientFor(t, statusAPI{tt.counts})
 				ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 				defer cancel()
+				var err error
 				if tt.bulk {
 					r := &sms.BulkReport{JobID: "j", Batches: []sms.BulkBatch{{CampaignID: "a"}, {CampaignID: "b"}}}
 					_, err = c.Campaigns.WaitBulk(ctx, r, &sms.WaitParams{Concurrency: 1})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"time"
 
 	sms "github.com/seedsms/sms-go"
 )
@@ -44,32 +43,4 @@ func ExampleCampaignsService_SendBulk() {
 	// 2 sent, charged 6.40
 	// 1 duplicate, 1 invalid at position 3
 	// 0 sent, 2 replayed, charged 0.00 complete: true
-}
-
-func ExampleCampaignsService_Wait() {
-	srv := startMock()
-	defer srv.Close()
-	ws := srv.Default()
-	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()))
-	if err != nil {
-		log.Fatal(err)
-	}
-	ctx := context.Background()
-	res, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{
-		To: []sms.Recipient{{Phone: "08025671695"}, {Phone: "08025671696"}}, From: ws.SenderID, Message: "Doors open at 9",
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	// Delivery reports come in later; here the mock's control delivers them.
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		_ = srv.Deliver(res.Campaign.ID, nil)
-	}()
-	st, err := client.Campaigns.Wait(ctx, res.Campaign.ID, &sms.WaitParams{MinDelay: 50 * time.Millisecond, MaxDelay: time.Second})
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println(st.Status, st.Counts.Delivered, "of", st.Counts.Total())
-	// Output: delivered 2 of 2
 }

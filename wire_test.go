@@ -2,13 +2,7 @@ package sms_test
 
 import (
 	"context"
-	"errors"
-	"io"
-	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,51 +11,6 @@ import (
 
 	sms "github.com/seedsms/sms-go"
 )
-
-// liveAnswer is an in-memory server that answers every request with one status and body, as
-// the live service's pages show them: no header but Content-Type (no X-Request-Id, no
-// rate-limit headers). It keeps the request it was given.
-type liveAnswer struct {
-	status int
-	body   []byte
-
-	mu     sync.Mutex
-	method string
-	path   string
-	sent   string
-}
-
-func (a *liveAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
-	var body []byte
-	if req.Body != nil {
-		body, _ = io.ReadAll(req.Body)
-		_ = req.Body.Close()
-	}
-	a.mu.Lock()
-	a.method, a.path, a.sent = req.Method, req.URL.RequestURI(), string(body)
-	a.mu.Unlock()
-	return &http.Response{
-		StatusCode: a.status, Header: http.Header{"Content-Type": {"application/json"}},
-		Body: io.NopCloser(strings.NewReader(string(a.body))), Request: req,
-	}, nil
-}
-
-// liveClient returns a client whose every request the answer a gets.
-func liveClient(t *testing.T, a *liveAnswer) *sms.Client {
-	t.Helper()
-	c, err := sms.NewClient("pk_live_abc", "sk_live_def", sms.WithBaseURL("https://api.example.com"),
-		sms.WithHTTPClient(&http.Client{Transport: a}), sms.WithMaxRetries(0))
-	require.NoError(t, err)
-	return c
-}
-
-// fixture reads a sample of testdata/live.
-func fixture(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "live", name))
-	require.NoError(t, err)
-	return b
-}
 
 // Every sample answer of the live service's pages decodes, member by member, to what it says;
 // what a sample does not show is nil or empty, never a zero that could be taken for an answer.
@@ -205,8 +154,8 @@ func TestLiveSamplesDecode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file+" "+tt.path, func(t *testing.T) {
 			t.Parallel()
-			a := &liveAnswer{status: tt.status, body: fixture(t, tt.file)}
-			got, resp, err := tt.call(t, liveClient(t, a))
+			a := &answer{status: tt.status, body: fixture(t, tt.file)}
+			got, resp, err := tt.call(t, newClientFor(t, a, sms.WithMaxRetries(0)))
 			require.NoError(t, err, "the live sample decodes")
 			assert.Equal(t, tt.want, got)
 			require.NotNil(t, resp, "every result carries its Response")
@@ -214,25 +163,11 @@ func TestLiveSamplesDecode(t *testing.T) {
 			assert.Equal(t, tt.requestID, resp.RequestID)
 			assert.Nil(t, resp.RateLimit, "the live pages show no rate-limit headers")
 			assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
-			a.mu.Lock()
-			defer a.mu.Unlock()
-			assert.Equal(t, tt.method, a.method)
-			assert.Equal(t, tt.path, a.path)
+			method, path, _ := a.request()
+			assert.Equal(t, tt.method, method)
+			assert.Equal(t, tt.path, path)
 		})
 	}
-}
-
-// The live error sample is a typed error with every member of the body.
-func TestLiveErrorSample(t *testing.T) {
-	t.Parallel()
-	a := &liveAnswer{status: 402, body: fixture(t, "error-insufficient-balance.json")}
-	_, err := liveClient(t, a).SMS.Send(context.Background(), &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: "Hi"})
-	require.ErrorIs(t, err, sms.ErrInsufficientBalance)
-	var e *sms.Error
-	require.True(t, errors.As(err, &e))
-	assert.Equal(t, &sms.Error{StatusCode: 402, Code: "insufficient_balance", Message: "Insufficient wallet balance.", RequestID: "req-123"}, e)
-	assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "a 402 sent and charged nothing")
-	assert.Equal(t, "sms: 402 insufficient_balance: Insufficient wallet balance. [request req-123]", err.Error())
 }
 
 // The live samples are kept verbatim: they are what the pages show, not what the tests need.
@@ -249,76 +184,4 @@ func TestLiveSamplesAreVerbatim(t *testing.T) {
 	for name, want := range verbatim {
 		assert.Equal(t, want, strings.TrimSuffix(string(fixture(t, name)), "\n"), name)
 	}
-}
-
-// A delivery status, which the service's pages do not show, needs only its status: the rest
-// is read when present, and absent counts are nil rather than zeros.
-func TestDeliveryStatusMinimal(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	tests := []struct {
-		body  string
-		final bool
-	}{
-		{`{"data":{"status":"delivered"}}`, true},
-		{`{"data":{"status":"partially_delivered"}}`, true},
-		{`{"data":{"status":"failed"}}`, true},
-		{`{"data":{"status":"sent"}}`, false},
-		{`{"data":{"status":"processing"}}`, false},
-		{`{"data":{"status":"Message Sent"}}`, false}, // a provider's word: kept, not final without counts
-	}
-	for _, tt := range tests {
-		a := &liveAnswer{status: 200, body: []byte(tt.body)}
-		st, err := liveClient(t, a).Campaigns.Status(ctx, "c1", nil)
-		require.NoError(t, err, tt.body)
-		assert.Equal(t, "c1", st.CampaignID, "the id asked for, when the answer does not repeat it")
-		assert.Nil(t, st.Counts, tt.body)
-		assert.Empty(t, st.Recipients)
-		assert.Equal(t, sms.Pagination{}, st.Pagination, "no pagination sent")
-		assert.Equal(t, tt.final, st.Final(), tt.body)
-	}
-	// With counts, they decide, as before.
-	st := &sms.DeliveryStatus{Status: sms.StatusSent, Counts: &sms.DeliveryCounts{Delivered: 2}}
-	assert.True(t, st.Final())
-	st = &sms.DeliveryStatus{Status: sms.StatusDelivered, Counts: &sms.DeliveryCounts{Sent: 1}}
-	assert.False(t, st.Final())
-}
-
-// The recipients of a delivery status without pagination are walked when they fit one page;
-// a full page without pagination cannot be walked further and is an error, not a silent end.
-func TestRecipientsWithoutPagination(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	body := func(n int) []byte {
-		var b strings.Builder
-		b.WriteString(`{"data":{"status":"sent","recipients":[`)
-		for i := range n {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(`{"to":"23480256716` + string(rune('0'+i/10)) + string(rune('0'+i%10)) + `","status":"sent"}`)
-		}
-		b.WriteString(`]}}`)
-		return []byte(b.String())
-	}
-	n := 0
-	for r, err := range liveClient(t, &liveAnswer{status: 200, body: body(3)}).Campaigns.Recipients(ctx, "c1", &sms.CampaignStatusParams{Limit: 5}) {
-		require.NoError(t, err)
-		assert.Nil(t, r.UpdatedAt)
-		n++
-	}
-	assert.Equal(t, 3, n)
-
-	var last error
-	n = 0
-	for _, err := range liveClient(t, &liveAnswer{status: 200, body: body(5)}).Campaigns.Recipients(ctx, "c1", &sms.CampaignStatusParams{Limit: 5}) {
-		if err != nil {
-			last = err
-			continue
-		}
-		n++
-	}
-	require.Error(t, last)
-	assert.Contains(t, last.Error(), "without pagination")
-	assert.Zero(t, n, "nothing yielded from a page that cannot be placed")
 }

@@ -318,3 +318,80 @@ func TestValidParamsAreSent(t *testing.T) {
 		})
 	}
 }
+
+// Text that is not valid UTF-8 would reach the server with U+FFFD in place of each invalid
+// byte: it is a *ValidationError, before any request.
+func TestInvalidUTF8IsValidationError(t *testing.T) {
+	t.Parallel()
+	const bad = "caf\xe9 \xff"
+	ctx := context.Background()
+	tests := []struct {
+		field string
+		call  func(*sms.Client, *sms.DashboardClient) error
+	}{
+		{"Message", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.SMS.Send(ctx, &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: bad})
+			return err
+		}},
+		{"Message", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: []sms.Recipient{{Phone: "08025671695"}}, From: "ACME", Message: bad})
+			return err
+		}},
+		{"To[1].Name", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{
+				To: []sms.Recipient{{Phone: "08025671695", Name: "Ada"}, {Phone: "08025671696", Name: bad}}, From: "ACME", Message: "Hi {{name}}",
+			})
+			return err
+		}},
+		{"id", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.Campaigns.Status(ctx, bad, nil)
+			return err
+		}},
+		{"MessageText", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "< 1234 > " + bad})
+			return err
+		}},
+		{"PinPlaceholder", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "code " + bad, PinPlaceholder: bad})
+			return err
+		}},
+		{"PinID", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: bad, Pin: "123456"})
+			return err
+		}},
+		{"Pin", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "p1", Pin: "12\xff456"})
+			return err
+		}},
+		{"Usecase", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: bad, Company: "Acme"})
+			return err
+		}},
+		{"Company", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: bad})
+			return err
+		}},
+		{"Name", func(_ *sms.Client, d *sms.DashboardClient) error {
+			_, err := d.Keys.Create(ctx, &sms.CreateKeyParams{Name: bad, Scopes: sms.Scopes{sms.ScopeSMS}})
+			return err
+		}},
+		{"id", func(_ *sms.Client, d *sms.DashboardClient) error {
+			_, err := d.Keys.Revoke(ctx, bad)
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.field, func(t *testing.T) {
+			t.Parallel()
+			c, d, ct := offlineClients(t)
+			err := tt.call(c, d)
+			var ve *sms.ValidationError
+			require.ErrorAs(t, err, &ve)
+			assert.Equal(t, tt.field, ve.Field)
+			assert.Equal(t, "the text is not valid UTF-8", ve.Reason)
+			assert.ErrorIs(t, err, sms.ErrInvalidParams)
+			assert.Zero(t, ct.n.Load(), "no request")
+			checkErrorString(t, err.Error())
+		})
+	}
+}

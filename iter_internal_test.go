@@ -198,10 +198,10 @@ func TestFail(t *testing.T) {
 	assert.Equal(t, 1, n)
 }
 
-// TestHardening_WalkStopsWhenServerIgnoresPage walks a server that answers the first page
+// TestWalkStopsWhenServerIgnoresPage walks a server that answers the first page
 // whatever page is asked for, with a total that promises many more: the walk yields each item
 // once and stops with an error after a few fetches, instead of fetching forever.
-func TestHardening_WalkStopsWhenServerIgnoresPage(t *testing.T) {
+func TestWalkStopsWhenServerIgnoresPage(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string

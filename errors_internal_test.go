@@ -1,0 +1,140 @@
+package sms
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestErrorMatchesTheSentinelOfItsStatus(t *testing.T) {
+	t.Parallel()
+	sentinels := []error{ErrBadRequest, ErrUnauthorized, ErrInsufficientBalance, ErrInsufficientScope, ErrForbidden,
+		ErrNotFound, ErrConflict, ErrRateLimited, ErrServer, ErrOutcomeUnknown, ErrInvalidParams}
+	tests := []struct {
+		status int
+		want   error
+	}{
+		{400, ErrBadRequest}, {401, ErrUnauthorized}, {402, ErrInsufficientBalance}, {403, ErrInsufficientScope},
+		{404, ErrNotFound}, {405, ErrBadRequest}, {409, ErrConflict}, {413, ErrBadRequest}, {415, ErrBadRequest},
+		{429, ErrRateLimited}, {500, ErrServer}, {501, ErrServer}, {503, ErrServer}, {599, ErrServer}, {307, nil},
+	}
+	for _, tt := range tests {
+		err := apiError(tt.status, http.Header{}, nil)
+		for _, s := range sentinels {
+			assert.Equal(t, s == tt.want, errors.Is(err, s), "%d and %v", tt.status, s)
+		}
+	}
+	// A local refusal matches ErrInvalidParams only: no status, no server.
+	ve := invalid("Pin", "too short")
+	for _, s := range sentinels {
+		assert.Equal(t, s == ErrInvalidParams, errors.Is(ve, s), "a *ValidationError and %v", s)
+	}
+}
+
+// A 403 that is not insufficient_scope (the mock's refusal of a foreign Host or a cross-site
+// Origin) is no *ScopeError: no scope would help.
+func TestForbiddenIsNotAScopeError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		body      string
+		forbidden bool
+	}{
+		{`{"error":{"code":"forbidden","message":"Host not allowed."},"requestId":"req_1"}`, true},
+		{`{"error":{"code":"insufficient_scope","message":"no","scope":"otp"},"requestId":"req_1"}`, false},
+		{``, false}, // no code: a 403 is insufficient_scope
+	}
+	for _, tt := range tests {
+		err := apiError(http.StatusForbidden, http.Header{}, []byte(tt.body))
+		var se *ScopeError
+		assert.Equal(t, tt.forbidden, errors.Is(err, ErrForbidden), tt.body)
+		assert.Equal(t, !tt.forbidden, errors.Is(err, ErrInsufficientScope), tt.body)
+		assert.Equal(t, !tt.forbidden, errors.As(err, &se), tt.body)
+		var e *Error
+		require.True(t, errors.As(err, &e), tt.body)
+		assert.Equal(t, http.StatusForbidden, e.StatusCode)
+	}
+}
+
+func TestAPIErrorDecoding(t *testing.T) {
+	t.Parallel()
+	hdr := func(kv ...string) http.Header {
+		h := http.Header{}
+		for i := 0; i < len(kv); i += 2 {
+			h.Set(kv[i], kv[i+1])
+		}
+		return h
+	}
+	tests := []struct {
+		name   string
+		status int
+		header http.Header
+		body   string
+		want   Error
+		scope  Scope
+	}{
+		{"full", 400, hdr("X-Request-Id", "req_h"),
+			`{"error":{"code":"bad_request","message":"to[3]: bad number.","field":"to[3]"},"requestId":"req_b"}`,
+			Error{StatusCode: 400, Code: "bad_request", Message: "to[3]: bad number.", Field: "to[3]", RequestID: "req_b"}, ""},
+		{"request ID from the header", 404, hdr("X-Request-Id", "req_h"), `{"error":{"code":"not_found","message":"Campaign not found."}}`,
+			Error{StatusCode: 404, Code: "not_found", Message: "Campaign not found.", RequestID: "req_h"}, ""},
+		{"scope", 403, nil, `{"error":{"code":"insufficient_scope","message":"no","scope":"otp"},"requestId":"req_1"}`,
+			Error{StatusCode: 403, Code: "insufficient_scope", Message: "no", RequestID: "req_1"}, ScopeOTP},
+		{"403 without scope", 403, nil, `{}`,
+			Error{StatusCode: 403, Code: "insufficient_scope", Message: "Forbidden"}, ""},
+		{"Retry-After seconds", 429, hdr("Retry-After", "30"), `{"error":{"code":"rate_limited","message":"m"}}`,
+			Error{StatusCode: 429, Code: "rate_limited", Message: "m", RetryAfter: 30 * time.Second}, ""},
+		{"HTML", 502, hdr("Content-Type", "text/html"), `<html><body>Bad Gateway</body></html>`,
+			Error{StatusCode: 502, Code: "server_error", Message: "Bad Gateway"}, ""},
+		{"empty", 401, nil, ``, Error{StatusCode: 401, Code: "unauthorized", Message: "Unauthorized"}, ""},
+		{"error is a string", 409, nil, `{"error":"conflict"}`, Error{StatusCode: 409, Code: "conflict", Message: "Conflict"}, ""},
+		{"error is null", 402, nil, `{"error":null,"requestId":"req_x"}`,
+			Error{StatusCode: 402, Code: "insufficient_balance", Message: "Payment Required", RequestID: "req_x"}, ""},
+		{"truncated", 500, nil, `{"error":{"code":"server_er`, Error{StatusCode: 500, Code: "server_error", Message: "Internal Server Error"}, ""},
+		{"array", 413, nil, `[1,2]`, Error{StatusCode: 413, Code: "payload_too_large", Message: "Request Entity Too Large"}, ""},
+		{"unknown status", 418, nil, `nope`, Error{StatusCode: 418, Code: "bad_request", Message: "I'm a teapot"}, ""},
+		{"redirect", 307, nil, ``, Error{StatusCode: 307, Code: "unexpected_status", Message: "Temporary Redirect"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := tt.header
+			if h == nil {
+				h = http.Header{}
+			}
+			err := apiError(tt.status, h, []byte(tt.body))
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, tt.want, *e)
+			var se *ScopeError
+			if tt.status == 403 {
+				require.ErrorAs(t, err, &se)
+				assert.Equal(t, tt.scope, se.Scope)
+				assert.Same(t, e, se.Err)
+			} else {
+				assert.False(t, errors.As(err, &se))
+			}
+		})
+	}
+}
+
+func TestErrorStrings(t *testing.T) {
+	t.Parallel()
+	e := &Error{StatusCode: 400, Code: "bad_request", Message: "Bad number.", Field: "to[0]", RequestID: "req_1"}
+	assert.Equal(t, "sms: 400 bad_request: Bad number. (field to[0]) [request req_1]", e.Error())
+	assert.Equal(t, "sms: 500 server_error", (&Error{StatusCode: 500, Code: "server_error"}).Error())
+	se := &ScopeError{Scope: ScopeBalance, Err: &Error{StatusCode: 403, RequestID: "req_2"}}
+	assert.Equal(t, `sms: 403 insufficient_scope: the API key lacks the "balance" scope [request req_2]`, se.Error())
+	assert.Nil(t, (&ScopeError{}).Unwrap())
+	assert.Equal(t, "sms: invalid To[0]: bad", invalid("To[0]", "bad").Error())
+	oe := &outcomeError{op: "POST /v1/otp/send", err: io.EOF}
+	assert.Equal(t, "sms: POST /v1/otp/send: outcome unknown, the request may have been processed: EOF", oe.Error())
+	assert.ErrorIs(t, oe, io.EOF)
+	assert.ErrorIs(t, oe, ErrOutcomeUnknown)
+	oe.hint = "repeat it"
+	assert.Equal(t, "sms: POST /v1/otp/send: outcome unknown, the request may have been processed: EOF; repeat it", oe.Error())
+}
