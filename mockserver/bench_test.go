@@ -45,7 +45,7 @@ func benchStore(tb testing.TB) (*store.Store, store.Caller) {
 	st, creds := store.New(store.Config{
 		GenericPrice: DefaultGenericPrice, DNDPrice: DefaultDNDPrice, LiveBalance: 1 << 60, TestBalance: 1 << 60,
 		Country: DefaultCountry, MaxWorkspaces: DefaultMaxWorkspaces, MaxDND: DefaultMaxDND, MaxMessages: DefaultMaxMessages,
-		IDs: ids.NewGen(), Events: events.NewBus(1), Arrived: &events.Signal{},
+		IDs: ids.NewGen(), Events: events.NewBus(1), Watchers: &store.Watchers{},
 	}, store.Credentials{}, time.Now().UnixNano())
 	c, err := st.Workspace(creds.WorkspaceID)
 	if err != nil {

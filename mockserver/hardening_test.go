@@ -273,7 +273,7 @@ func TestHardening_BrowserAttacksOnControls(t *testing.T) {
 				M{"mode": "live", "balance": 1}, "Origin", "http://127.0.0.1:1", http.StatusForbidden},
 			{"faults cleared from another site", http.MethodDelete, "/_mock/faults", nil, "Origin", "https://attacker.example", http.StatusForbidden},
 			{"send from another site", http.MethodPost, "/v1/sms/send", sms(num(1)), "Origin", "http://attacker.example", http.StatusForbidden},
-			{"reading is not a state change", http.MethodGet, "/_mock/faults", nil, "Origin", "http://attacker.example", http.StatusOK},
+			{"reading a control from another site", http.MethodGet, "/_mock/faults", nil, "Origin", "http://attacker.example", http.StatusForbidden},
 			{"same origin (the inbox page)", http.MethodGet, "/_mock/faults", nil, "Sec-Fetch-Site", "same-origin", http.StatusOK},
 		}
 		for _, tt := range tests {

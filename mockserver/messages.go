@@ -103,13 +103,20 @@ func (s *Server) WaitMessage(ctx context.Context, f Filter) (Message, error) {
 		return Message{}, httpapi.Err(err)
 	}
 	for {
-		arrived := s.api.Arrived()
+		// Watched before the look, so that nothing sent meanwhile is missed.
+		w := s.api.Watch(q, 0, 1)
 		if m, ok := s.api.Store().FirstMessage(q); ok {
+			w.Stop()
 			return messageOf(m), nil
 		}
 		select {
-		case <-arrived:
+		case <-w.Done():
+			if list, _ := w.Messages(); len(list) > 0 {
+				return messageOf(list[0]), nil
+			}
+			// forgotten (a clear, a trim) before it could be read: wait on
 		case <-ctx.Done():
+			w.Stop()
 			return Message{}, ctx.Err()
 		}
 	}

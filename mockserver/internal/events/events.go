@@ -1,6 +1,6 @@
 // Package events is how the mock tells what changed: a Bus of the newest events, which the
-// event stream (GET /_mock/events) reads, and a Signal that wakes whoever waits for new
-// messages (long polls, WaitMessage).
+// event stream (GET /_mock/events) reads. Who waits for new messages (long polls,
+// WaitMessage) is handed them by the store itself (store.Watchers).
 //
 // Publishing appends to a ring of the newest events and wakes each subscriber without
 // blocking; a subscriber reads the ring from its last id at its own pace, and one that fell
@@ -100,30 +100,3 @@ func (b *Bus) Stop() { b.stopOnce.Do(func() { close(b.stopped) }) }
 
 // Stopped is closed by Stop.
 func (b *Bus) Stopped() <-chan struct{} { return b.stopped }
-
-// Signal is a broadcast: Wait returns a channel that is closed at the next Broadcast. Its zero
-// value is ready to use; it is safe for concurrent use.
-type Signal struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-// Wait returns the channel the next Broadcast closes.
-func (s *Signal) Wait() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ch == nil {
-		s.ch = make(chan struct{})
-	}
-	return s.ch
-}
-
-// Broadcast wakes everyone waiting.
-func (s *Signal) Broadcast() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ch != nil {
-		close(s.ch)
-		s.ch = nil
-	}
-}

@@ -68,18 +68,3 @@ func TestBusWakesWithoutBlocking(t *testing.T) {
 	b.Stop()
 	<-b.Stopped()
 }
-
-func TestSignal(t *testing.T) {
-	t.Parallel()
-	var s Signal
-	s.Broadcast() // nobody waits: nothing to close
-	w1, w2 := s.Wait(), s.Wait()
-	s.Broadcast()
-	<-w1
-	<-w2
-	select {
-	case <-s.Wait():
-		t.Fatal("a new wait waits for the next broadcast")
-	default:
-	}
-}

@@ -50,9 +50,9 @@ type API struct {
 	state  atomic.Pointer[state]
 
 	// What outlives Reset: the event stream and the waiters for new messages.
-	bus     *events.Bus
-	arrived events.Signal // broadcast whenever messages arrive (or go)
-	waiting atomic.Int32  // long polls in progress
+	bus      *events.Bus
+	watchers store.Watchers
+	waiting  atomic.Int32 // long polls in progress
 
 	mu   sync.Mutex
 	seed Workspace // credentials of the default workspace, kept across Reset
@@ -107,7 +107,7 @@ func (a *API) Reset() {
 		GenericPrice: a.cfg.GenericPrice, DNDPrice: a.cfg.DNDPrice,
 		LiveBalance: a.cfg.LiveBalance, TestBalance: a.cfg.TestBalance, Country: a.cfg.Country,
 		MaxWorkspaces: a.cfg.MaxWorkspaces, MaxDND: a.cfg.MaxDND, MaxMessages: a.cfg.MaxMessages,
-		IDs: a.ids, Events: a.bus, Arrived: &a.arrived,
+		IDs: a.ids, Events: a.bus, Watchers: &a.watchers,
 	}, store.Credentials{WorkspaceID: seed.WorkspaceID, LiveKey: seed.LiveKey, LiveSecret: seed.LiveSecret,
 		TestKey: seed.TestKey, TestSecret: seed.TestSecret}, a.clock.Now().UnixNano())
 	ws := a.workspaceOf(creds, seed.DashboardToken)
@@ -116,15 +116,17 @@ func (a *API) Reset() {
 	a.mu.Unlock()
 	if old := a.state.Swap(st); old != nil {
 		a.bus.Publish("reset", struct{}{})
-		a.arrived.Broadcast()
 	}
 }
 
 // Store is the store of the moment: Reset replaces it.
 func (a *API) Store() *store.Store { return a.state.Load().store }
 
-// Arrived returns a channel closed when messages next arrive or go.
-func (a *API) Arrived() <-chan struct{} { return a.arrived.Wait() }
+// Watch registers a wait for the first messages q selects among those sent from now on, in
+// this store or the next (Reset); store.Watchers.Watch documents it. Stop must follow.
+func (a *API) Watch(q store.Query, offset, limit int) *store.Watch {
+	return a.watchers.Watch(q, offset, limit)
+}
 
 // Stop ends the event streams and long polls: the server is shutting down.
 func (a *API) Stop() { a.bus.Stop() }

@@ -4,19 +4,31 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 )
 
 // The mock has no credentials on /_mock/ and usually runs on a developer's machine, where any
-// web page the developer opens can send it requests. Three checks keep such pages out:
+// web page the developer opens can send it requests. Four checks keep such pages out:
 //
 //   - Host: a request that arrived over a connection must name a loopback host (localhost,
 //     127.0.0.0/8, ::1) or one given with WithAllowedHosts, so that a page cannot reach the
 //     mock through a domain it rebinds to 127.0.0.1 (DNS rebinding). Requests served
 //     in-process (Transport, or Handler called directly) never came from a browser and skip it.
-//   - Origin: a state-changing request (POST, PUT, PATCH, DELETE) that a browser marks as
-//     cross-site (Sec-Fetch-Site, or an Origin naming another host) is refused; the inbox page
-//     the mock serves itself is same-origin and passes (net/http's CrossOriginProtection).
+//   - Controls and the page (/_mock/..., /): every request a browser marks as sent by a page
+//     of another origin is refused, reads included: a page cannot read responses across
+//     origins, but it can time them (a no-cors fetch of GET /_mock/messages?wait= answers when
+//     a message arrives, and its filters would leak message text and OTP pins one guess at a
+//     time). Sec-Fetch-Site decides when it is there: same-origin (the inbox page's fetches
+//     and event stream) and none (the address bar, a bookmark) pass; cross-site and same-site
+//     do not, since a same-site page (an app on localhost:3000) is another origin. Without it
+//     (older browsers), an Origin other than the request's own host is refused, "null"
+//     included. Clients that are not browsers send neither header and pass.
+//   - The /v1 API: a state-changing request (POST, PUT, PATCH, DELETE) that a browser marks as
+//     cross-site (Sec-Fetch-Site, or an Origin naming another host) is refused (net/http's
+//     CrossOriginProtection). Its reads need X-API-Key and X-API-Secret (or a dashboard JWT),
+//     headers a page cannot send to another origin without a CORS preflight, which the mock
+//     never grants.
 //   - Content-Type: a control POST with a body must be application/json, which a page cannot
 //     send cross-site without a CORS preflight the mock never grants (see admit).
 
@@ -28,16 +40,40 @@ func errForbidden(message string) *apiError {
 
 var crossOrigin = http.NewCrossOriginProtection()
 
-// guard returns the 403 for a request the checks above refuse, or nil.
-func (a *API) guard(r *http.Request) *apiError {
+// guard returns the 403 for a request the checks above refuse, or nil. control is true for
+// the controls and the page.
+func (a *API) guard(r *http.Request, control bool) *apiError {
 	// Set by net/http for every request read from a connection; absent in-process.
 	if r.Context().Value(http.LocalAddrContextKey) != nil && !a.hostAllowed(r.Host) {
 		return errForbidden("Host " + quoteHost(r.Host) + " is not allowed; the mock answers loopback names and hosts given with -allow-host.")
+	}
+	if control {
+		if fromAnotherOrigin(r) {
+			return errForbidden("Requests from a page of another origin are refused on the mock's controls and page, reads included; open the inbox page from the mock itself.")
+		}
+		return nil
 	}
 	if crossOrigin.Check(r) != nil {
 		return errForbidden("Cross-site requests that change state are refused.")
 	}
 	return nil
+}
+
+// fromAnotherOrigin reports whether a browser marks r as sent by a page of another origin
+// than the mock's, whatever its method.
+func fromAnotherOrigin(r *http.Request) bool {
+	if site, ok := r.Header["Sec-Fetch-Site"]; ok {
+		return len(site) != 1 || site[0] != "same-origin" && site[0] != "none"
+	}
+	origin, ok := r.Header["Origin"]
+	if !ok {
+		return false
+	}
+	if len(origin) != 1 {
+		return true
+	}
+	u, err := url.Parse(origin[0])
+	return err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host)
 }
 
 // hostAllowed reports whether a Host header (with or without a port) names a loopback host

@@ -89,6 +89,13 @@ func ctlMessages(a *API, w http.ResponseWriter, rq *request) {
 		wait = d
 	}
 	offset := pageOffset(page, limit)
+	var watch *store.Watch
+	if wait > 0 {
+		// Watched before the first look, so that nothing sent meanwhile is missed; while it
+		// waits, the poll is handed what arrives and never reads the store again.
+		watch = a.Watch(m, offset, limit)
+		defer watch.Stop()
+	}
 	list, total := a.state.Load().store.Messages(m, offset, limit)
 	if total == 0 && wait > 0 {
 		if a.waiting.Add(1) > maxWaiting {
@@ -101,21 +108,13 @@ func ctlMessages(a *API, w http.ResponseWriter, rq *request) {
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 10*time.Second))
 		timer := time.NewTimer(wait)
 		defer timer.Stop()
-	waiting:
-		for total == 0 {
-			arrived := a.arrived.Wait()
-			if list, total = a.state.Load().store.Messages(m, offset, limit); total > 0 {
-				break
-			}
-			select {
-			case <-arrived:
-			case <-timer.C:
-				break waiting
-			case <-a.bus.Stopped():
-				break waiting
-			case <-rq.r.Context().Done():
-				return
-			}
+		select {
+		case <-watch.Done():
+			list, total = watch.Messages()
+		case <-timer.C:
+		case <-a.bus.Stopped():
+		case <-rq.r.Context().Done():
+			return
 		}
 	}
 	out := make([]messageJSON, len(list))

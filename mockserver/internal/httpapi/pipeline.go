@@ -17,7 +17,7 @@ import (
 )
 
 // This file is the one path every request takes: request ID -> recover -> record -> Host and
-// Origin (403, guard.go) -> faults -> route (404/405) -> credentials (401) -> scope (403) ->
+// where a browser says it came from (403, guard.go) -> faults -> route (404/405) -> credentials (401) -> scope (403) ->
 // rate limit (429) -> Content-Type (415) -> body size (413) -> idempotency (409, replay) ->
 // handler. Handlers only do their work.
 
@@ -72,7 +72,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(sw, rq.id, newError(http.StatusInternalServerError, a.cfg.Err.Error()))
 		return
 	}
-	if e := a.guard(r); e != nil {
+	if e := a.guard(r, control); e != nil {
 		writeError(sw, rq.id, e)
 		return
 	}

@@ -264,6 +264,7 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 		return Accepted{}, err
 	}
 	st.keep(a.Recipients)
+	st.arrivedCampaign(c.w, c.Mode, cp)
 	st.sent(c, a, to, balance)
 	return a, nil
 }

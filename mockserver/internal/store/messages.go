@@ -315,6 +315,5 @@ func (st *Store) ClearMessages() int {
 	st.publish("messages.cleared", struct {
 		Count int `json:"count"`
 	}{n})
-	st.cfg.Arrived.Broadcast()
 	return n
 }

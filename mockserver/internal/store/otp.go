@@ -103,6 +103,7 @@ func (st *Store) SendOTP(c Caller, p OTPParams, now time.Time) (OTPSent, error) 
 	}
 	st.latestPins.Deliver(o.phone, o.pinID, pin, m.createdAt)
 	st.keep(1)
+	st.arrivedOTP(c.w, c.Mode, m)
 	st.otpSent(c, m.id, o.phone, o.pinID, balance)
 	return OTPSent{PinID: o.pinID, Phone: o.phone, Amount: m.amount}, nil
 }

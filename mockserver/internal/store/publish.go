@@ -61,7 +61,6 @@ func (st *Store) sent(c Caller, a Accepted, to []string, balance int64) {
 		}{id, a.Status.String()})
 	}
 	st.walletMoved(c.Workspace, c.Mode, balance)
-	st.cfg.Arrived.Broadcast()
 }
 
 type otpEvent struct {
@@ -78,7 +77,6 @@ func (st *Store) otpSent(c Caller, msgID ids.ID, to, pinID string, balance int64
 	st.publish("messages.created", messagesCreated{"", ws, mode, "otp", 1, RecipientStatusNames[RecipientDelivered], []string{to}})
 	st.publish("otp.sent", otpEvent{msgID.String() + "-0", pinID, to, ws, mode})
 	st.walletMoved(c.Workspace, c.Mode, balance)
-	st.cfg.Arrived.Broadcast()
 }
 
 func (st *Store) otpVerified(c Caller, pinID, to string) {

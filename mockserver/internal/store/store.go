@@ -76,9 +76,9 @@ type Config struct {
 	MaxDND                   int    // numbers on the register
 	MaxMessages              int    // recipients of campaigns and OTP messages kept
 
-	IDs     *ids.Gen       // shared by every store of a server, so ids never repeat
-	Events  *events.Bus    // where changes are published
-	Arrived *events.Signal // broadcast when messages arrive or go
+	IDs      *ids.Gen    // shared by every store of a server, so ids never repeat
+	Events   *events.Bus // where changes are published
+	Watchers *Watchers   // who waits for new messages, shared by every store of a server; nil: no one
 }
 
 // Store is the whole state of one server between resets. It is safe for concurrent use.

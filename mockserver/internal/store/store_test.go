@@ -20,7 +20,7 @@ func newTestStore(t testing.TB, edit func(*Config)) (*Store, Caller) {
 	cfg := Config{
 		GenericPrice: 320, DNDPrice: 450, LiveBalance: 1 << 40, TestBalance: 1 << 40, Country: "Nigeria",
 		MaxWorkspaces: DefaultMaxWorkspaces, MaxDND: DefaultMaxDND, MaxMessages: DefaultMaxMessages,
-		IDs: ids.NewGen(), Events: events.NewBus(events.RingSize), Arrived: &events.Signal{},
+		IDs: ids.NewGen(), Events: events.NewBus(events.RingSize), Watchers: &Watchers{},
 	}
 	if edit != nil {
 		edit(&cfg)
