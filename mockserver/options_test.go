@@ -11,6 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedsms/sms-go/mockserver"
+	"github.com/seedsms/sms-go/mockserver/internal/faults"
+	"github.com/seedsms/sms-go/mockserver/internal/idem"
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
 // TestOptionsOutOfRange: every option checks its value with the one policy: out of its range,
@@ -70,4 +73,18 @@ func TestZeroLimitsMeanTheDefaults(t *testing.T) {
 	e.send(sms(num(1), "reference", "r-1"))
 	assert.Len(t, e.srv.Messages(mockserver.Filter{}), 1, "the message is kept")
 	assert.Equal(t, "true", e.send(sms(num(1), "reference", "r-1")).Header.Get("Idempotent-Replayed"), "the reference is kept")
+}
+
+// TestConstantsAreTheInternalOnes: the limits and defaults the package documents are the ones
+// its internal packages enforce.
+func TestConstantsAreTheInternalOnes(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, store.DefaultSenderID, mockserver.DefaultSenderID)
+	assert.Equal(t, int64(store.MaxPrice), int64(mockserver.MaxPrice))
+	assert.Equal(t, int64(store.MaxBalance), int64(mockserver.MaxBalance))
+	assert.Equal(t, store.DefaultMaxMessages, mockserver.DefaultMaxMessages)
+	assert.Equal(t, store.DefaultMaxWorkspaces, mockserver.DefaultMaxWorkspaces)
+	assert.Equal(t, store.DefaultMaxDND, mockserver.DefaultMaxDND)
+	assert.Equal(t, idem.DefaultLimit, mockserver.DefaultIdempotencyLimit)
+	assert.Equal(t, faults.MaxRules, mockserver.MaxFaultRules)
 }
