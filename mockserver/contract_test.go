@@ -1,6 +1,7 @@
 package mockserver_test
 
 import (
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -45,9 +46,6 @@ type errCase struct {
 	scope  string // error.scope, "" when it must be absent
 	header map[string]string
 }
-
-// bigJSON is a send body just over the 1 MiB limit.
-var bigJSON = rawBody(`{"to":"2348025671695","from":"MOCKSMS","message":"` + strings.Repeat("a", 1<<20) + `"}`)
 
 func errorCases() []errCase {
 	var cases []errCase
@@ -571,79 +569,6 @@ func TestErrorResponses(t *testing.T) {
 	}
 }
 
-// TestUnknownKeyAndWrongSecretLookAlike: no key enumeration.
-func TestUnknownKeyAndWrongSecretLookAlike(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	unknown := e.do(http.MethodGet, "/v1/balance", nil, withKey("pk_live_"+strings.Repeat("Z", 24), e.ws.LiveSecret)).wantError(401, "unauthorized")
-	wrong := e.do(http.MethodGet, "/v1/balance", nil, withKey(e.ws.LiveKey, "sk_live_"+strings.Repeat("Z", 40))).wantError(401, "unauthorized")
-	otherMode := e.do(http.MethodGet, "/v1/balance", nil, withKey(e.ws.TestKey, e.ws.LiveSecret)).wantError(401, "unauthorized")
-	assert.Equal(t, unknown.get("error"), wrong.get("error"))
-	assert.Equal(t, unknown.get("error"), otherMode.get("error"))
-	assert.Equal(t, len(unknown.Raw), len(wrong.Raw))
-}
-
-// TestCheckOrder: route -> credentials -> scope -> rate limit -> Content-Type -> body size ->
-// idempotency -> validation -> operation, as docs/api.md lists them. Each request is wrong in
-// two ways; the earlier check answers.
-func TestCheckOrder(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		req    func(e *env) call
-		status int
-	}{
-		{"404 before 401", static(post("/v1/sms/sendd", sms(num(1)), withKey("", ""))), 404},
-		{"405 before 401", static(call{http.MethodPut, "/v1/balance", nil, []reqOpt{withKey("", "")}}), 405},
-		{"401 before 403", func(e *env) call {
-			return post("/v1/sms/send", sms(num(1)), withKey(e.ws.LiveKey, "wrong"))
-		}, 401},
-		{"401 before 404 of an id", static(get("/v1/sms/campaigns/0123456789abcdef01234567/status", withKey("", ""))), 401},
-		{"401 before 415", static(post("/v1/sms/send", sms(num(1)), withKey("", ""), withHeader("Content-Type", "text/plain"))), 401},
-		{"403 before 415", func(e *env) call {
-			return post("/v1/sms/send", rawBody("x"), e.keyWithout("sms", "pk_live"), withHeader("Content-Type", ""))
-		}, 403},
-		{"403 before 404 of an id", func(e *env) call {
-			return get("/v1/sms/campaigns/0123456789abcdef01234567/status", e.keyWithout("campaigns", "pk_live"))
-		}, 403},
-		{"415 before 413", static(post("/v1/sms/send", bigJSON, withHeader("Content-Type", "text/plain"))), 415},
-		{"413 before 400", static(post("/v1/sms/send", bigJSON)), 413},
-		{"409 before 400", func(e *env) call {
-			e.send(sms(num(1), "reference", "r-1"))
-			return post("/v1/sms/send", sms("not a number", "reference", "r-1"))
-		}, 409},
-		{"400 before 402", func(e *env) call {
-			e.setBalance(mockserver.Live, 0)
-			return post("/v1/sms/send", sms(num(1), "channel", "fast"))
-		}, 400},
-		{"inactive sender before 402", func(e *env) call {
-			e.setBalance(mockserver.Live, 0)
-			return post("/v1/sms/send", sms(num(1), "from", "NOSUCH"))
-		}, 400},
-		{"OTP per-number limit before 402", func(e *env) call {
-			for range 5 {
-				e.otp(otpBody(num(1)))
-			}
-			e.setBalance(mockserver.Live, 0)
-			return post("/v1/otp/send", otpBody(num(1)))
-		}, 429},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t)
-			e.run(tc.req(e)).wantStatus(tc.status)
-		})
-	}
-
-	t.Run("429 before 415", func(t *testing.T) {
-		t.Parallel()
-		e := newEnv(t, mockserver.WithRateLimit(1))
-		e.do(http.MethodGet, "/v1/balance", nil).wantStatus(200)
-		e.do(http.MethodPost, "/v1/sms/send", rawBody("x"), withHeader("Content-Type", "")).wantError(429, "rate_limited")
-	})
-}
-
 // TestSuccessStatuses: the documented success status and envelope of every operation.
 func TestSuccessStatuses(t *testing.T) {
 	t.Parallel()
@@ -693,74 +618,6 @@ func TestSuccessStatuses(t *testing.T) {
 			assert.Empty(t, r.Header.Get("X-RateLimit-Limit"), "rate limits are off unless configured")
 		})
 	}
-}
-
-// TestBodyLimitIsOneMiB: a body of exactly 1 MiB is read (and rejected for what it says, not for
-// its size); one byte more is 413.
-func TestBodyLimitIsOneMiB(t *testing.T) {
-	t.Parallel()
-	build := func(size int) rawBody {
-		head, tail := `{"to":"2348025671695","from":"MOCKSMS","message":"`, `"}`
-		return rawBody(head + strings.Repeat("a", size-len(head)-len(tail)) + tail)
-	}
-	for _, tc := range []struct {
-		name   string
-		size   int
-		opts   []reqOpt
-		status int
-	}{
-		{"exactly 1 MiB", 1 << 20, nil, 400},
-		{"exactly 1 MiB chunked", 1 << 20, []reqOpt{chunked()}, 400},
-		{"1 MiB + 1", 1<<20 + 1, nil, 413},
-		{"1 MiB + 1 chunked", 1<<20 + 1, []reqOpt{chunked()}, 413},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t)
-			body := build(tc.size)
-			require.Len(t, body, tc.size)
-			r := e.do(http.MethodPost, "/v1/sms/send", body, tc.opts...).wantStatus(tc.status)
-			if tc.status == 400 {
-				assert.Equal(t, "message", r.str("error.field"), "too many parts, not too large")
-			}
-		})
-	}
-}
-
-// TestRateLimitHeaders: with WithRateLimit every API-key response carries the X-RateLimit-*
-// headers; the window is per key and restarts on the minute of the mock's clock.
-func TestRateLimitHeaders(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t, mockserver.WithRateLimit(2))
-	reset := strconv.FormatInt(fixedNow.Truncate(time.Minute).Add(time.Minute).Unix(), 10)
-
-	r := e.do(http.MethodGet, "/v1/balance", nil).wantStatus(200)
-	assert.Equal(t, "2", r.Header.Get("X-RateLimit-Limit"))
-	assert.Equal(t, "1", r.Header.Get("X-RateLimit-Remaining"))
-	assert.Equal(t, reset, r.Header.Get("X-RateLimit-Reset"))
-	assert.Empty(t, r.Header.Get("Retry-After"))
-
-	r = e.do(http.MethodPost, "/v1/sms/send", sms("bad")).wantStatus(400) // counted too
-	assert.Equal(t, "0", r.Header.Get("X-RateLimit-Remaining"))
-
-	r = e.do(http.MethodGet, "/v1/sms/campaigns", nil).wantError(429, "rate_limited")
-	assert.Equal(t, "55", r.Header.Get("Retry-After"))
-	assert.Equal(t, "0", r.Header.Get("X-RateLimit-Remaining"))
-
-	// Another key has its own window; the dashboard routes are not limited.
-	e.do(http.MethodGet, "/v1/balance", nil, e.test()).wantStatus(200)
-	for range 3 {
-		r = e.do(http.MethodGet, "/v1/keys", nil).wantStatus(200)
-		assert.Empty(t, r.Header.Get("X-RateLimit-Limit"))
-	}
-
-	e.srv.Advance(54 * time.Second)
-	r = e.do(http.MethodGet, "/v1/balance", nil).wantError(429, "rate_limited")
-	assert.Equal(t, "1", r.Header.Get("Retry-After"))
-	e.srv.Advance(time.Second) // the next window
-	r = e.do(http.MethodGet, "/v1/balance", nil).wantStatus(200)
-	assert.Equal(t, "1", r.Header.Get("X-RateLimit-Remaining"))
-	assert.Equal(t, strconv.FormatInt(fixedNow.Truncate(time.Minute).Add(2*time.Minute).Unix(), 10), r.Header.Get("X-RateLimit-Reset"))
 }
 
 // TestDocumentRejectsWhatTheMockRejects: every 400 for the shape of a request is one that
@@ -829,3 +686,76 @@ func TestPageHasNoUpperBound(t *testing.T) {
 		assert.Equal(t, 1, r.int("pagination.total"))
 	}
 }
+
+func TestContractGaps(t *testing.T) {
+	t.Parallel()
+
+	t.Run("null and invalid UTF-8 bodies", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		tests := []struct {
+			name, path, body, field string
+		}{
+			{"null send", "/v1/sms/send", `null`, ""},
+			{"null with space", "/v1/otp/send", " null\n", ""},
+			{"null control", "/_mock/clock", `null`, ""},
+			{"bad byte in message", "/v1/sms/send", `{"to":"` + num(1) + `","from":"MOCKSMS","message":"Hi ` + "\xff" + `"}`, "message"},
+			{"bad byte in a list", "/v1/sms/send", `{"to":["` + num(1) + `","23480` + "\xc0" + `"],"from":"MOCKSMS","message":"Hi"}`, "to[1]"},
+			{"bad byte nested", "/v1/sms/campaigns", `{"to":[{"phone":"` + num(1) + `"},{"phone":"` + num(2) + `","name":"A` + "\xed\xa0\x80" + `"}],"from":"MOCKSMS","message":"Hi {{name}}"}`, "to[1].name"},
+			{"bad byte in a name", "/v1/sms/send", `{"to":"` + num(1) + `","from":"MOCKSMS","mess` + "\xff" + `age":"Hi"}`, "mess\ufffdage"},
+			{"bad byte in a control", "/_mock/dnd", `{"numbers":["` + "\xfe" + `"]}`, "numbers[0]"},
+			{"bad byte outside a string", "/v1/sms/send", "{\xff}", ""},
+			{"a malformed escape", "/v1/sms/send", `{"to":"` + num(1) + `","from":"MOCKSMS","message":"Hi \xff"}`, ""},
+		}
+		before := e.state()
+		for _, tt := range tests {
+			r := e.do(http.MethodPost, tt.path, rawBody(tt.body)).wantError(http.StatusBadRequest, "bad_request")
+			assert.Equal(t, tt.field, r.str("error.field"), "%s: %s", tt.name, r.Raw)
+		}
+		assert.Equal(t, before, e.state(), "nothing was sent")
+	})
+
+	t.Run("JWT exp must be a number", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		future := fixedNow.Add(time.Hour).Unix()
+		tests := []struct {
+			exp  any
+			want int
+		}{
+			{future, http.StatusOK},
+			{fmt.Sprint(future), http.StatusUnauthorized},
+			{fmt.Sprint(future) + ".5", http.StatusUnauthorized},
+			{nil, http.StatusUnauthorized},
+		}
+		for _, tt := range tests {
+			c := jwt.MapClaims{"sub": "user", "wid": e.ws.WorkspaceID, "exp": tt.exp}
+			if tt.exp == nil {
+				delete(c, "exp")
+			}
+			r := e.do(http.MethodGet, "/v1/keys", nil, withBearer(signJWT(t, jwt.SigningMethodHS256, jwtSecret, c)))
+			assert.Equal(t, tt.want, r.Status, "exp %#v: %s", tt.exp, r.Raw)
+		}
+	})
+
+	t.Run("otps/latest", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t) // it sends an OTP: apart from the subtest that checks nothing moved
+		pinID, pin := e.otp(otpBody(num(42)))
+		for _, query := range []string{"to=" + num(42), "to=%2B" + num(42), "to=+" + num(42)} {
+			r := e.do(http.MethodGet, "/_mock/otps/latest?"+query, nil).wantStatus(http.StatusOK)
+			assert.Equal(t, pinID, r.str("pinId"), query)
+			assert.Equal(t, pin, r.str("pin"), query)
+		}
+		for _, query := range []string{"", "to=", "from=" + num(42)} {
+			r := e.do(http.MethodGet, "/_mock/otps/latest?"+query, nil).wantError(http.StatusBadRequest, "bad_request")
+			assert.Equal(t, "to", r.str("error.field"))
+			assert.Contains(t, r.str("error.message"), "required")
+		}
+		_, _, err := e.srv.LatestOTP("")
+		assert.ErrorContains(t, err, "required")
+	})
+}
+
+// bigJSON is a send body just over the 1 MiB limit.
+var bigJSON = rawBody(`{"to":"2348025671695","from":"MOCKSMS","message":"` + strings.Repeat("a", 1<<20) + `"}`)

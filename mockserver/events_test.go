@@ -219,26 +219,23 @@ func TestEventStreamsAndWaitsAreBounded(t *testing.T) {
 	t.Run("long polls", func(t *testing.T) {
 		t.Parallel()
 		synctest.Test(t, func(t *testing.T) {
-			srv := mockserver.New()
-			hc := &http.Client{Transport: srv.Transport()}
-			get := func() *http.Response {
-				res, err := hc.Get("http://127.0.0.1/_mock/messages?wait=10s")
-				require.NoError(t, err)
-				res.Body.Close()
-				return res
+			e := newInProcessEnv(t)
+			get := func() *resp {
+				r, err := e.try(http.MethodGet, "/_mock/messages?wait=10s", nil)
+				assert.NoError(t, err)
+				return r
 			}
 			for range 256 {
 				go get()
 			}
 			synctest.Wait() // all 256 are waiting
 			start := time.Now()
-			res := get()
-			assert.Equal(t, http.StatusTooManyRequests, res.StatusCode)
-			assert.Equal(t, "1", res.Header.Get("Retry-After"))
+			r := get().wantError(http.StatusTooManyRequests, "rate_limited")
+			assert.Equal(t, "1", r.Header.Get("Retry-After"))
 			assert.Zero(t, time.Since(start), "refused at once")
-			time.Sleep(10 * time.Second) // the 256 end
+			time.Sleep(10 * time.Second) // virtual: the 256 end
 			synctest.Wait()
-			assert.Equal(t, http.StatusOK, get().StatusCode)
+			get().wantStatus(http.StatusOK)
 		})
 	})
 }

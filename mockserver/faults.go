@@ -34,7 +34,7 @@ type FaultRule struct {
 // MaxFaultRules is how many fault rules may be active at once: every request tries them in
 // order under one lock, so their number bounds the cost of each request (about 100 bytes
 // each, 100 KB in all).
-const MaxFaultRules = faults.MaxRules
+const MaxFaultRules = 1000
 
 // AddFaults appends fault rules (see FaultRule), all or none: a rule that is invalid (a Path
 // that matches no /v1 route, a Status outside 400-599, a negative count) or more than

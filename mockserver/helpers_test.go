@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,32 +52,51 @@ type rawBody string
 
 // env is one test server and a client for it.
 type env struct {
-	t   testing.TB
-	srv *mockserver.Server
-	ws  mockserver.Workspace
-	hc  *http.Client
-	v   *apitest.Validator
+	t    testing.TB
+	srv  *mockserver.Server
+	ws   mockserver.Workspace
+	hc   *http.Client
+	v    *apitest.Validator
+	base string // where requests go: the server's URL, or a name for in-process requests
 }
 
-// newEnv starts a server on the fixed clock with the test JWT secret; opts come after those
-// defaults and may replace them.
+// newEnv starts a server on a free loopback port, on the fixed clock with the test JWT
+// secret, and a client for it; opts come after those defaults and may replace them. It is
+// the one way the tests make a client: newInProcessEnv is the same without a listener.
 func newEnv(t testing.TB, opts ...mockserver.Option) *env {
 	t.Helper()
-	base := []mockserver.Option{
-		mockserver.WithJWTSecret(jwtSecret),
-		mockserver.WithClock(func() time.Time { return fixedNow }),
-	}
-	srv := mockserver.NewTest(t, append(base, opts...)...)
+	srv := mockserver.NewTest(t, testOptions(opts)...)
 	tr := &http.Transport{MaxIdleConns: 128, MaxIdleConnsPerHost: 128, DisableCompression: true}
 	t.Cleanup(tr.CloseIdleConnections) // runs before the server closes
 	e := &env{
-		t: t, srv: srv, ws: srv.Default(),
+		t: t, srv: srv, ws: srv.Default(), base: srv.URL(),
 		hc: &http.Client{Transport: tr, Timeout: 30 * time.Second},
 		v:  apitest.NewValidator(t),
 	}
 	// Serving for sure before the test may end (see TestCloseRightAfterStart).
 	e.do(http.MethodGet, "/_mock/faults", nil).wantStatus(http.StatusOK)
 	return e
+}
+
+// newInProcessEnv is newEnv with no listener: the client calls the server's handler through
+// Transport, so that requests reach the store closer together, and so that a
+// testing/synctest bubble runs every timer on virtual time.
+func newInProcessEnv(t testing.TB, opts ...mockserver.Option) *env {
+	t.Helper()
+	srv := mockserver.New(testOptions(opts)...)
+	return &env{
+		t: t, srv: srv, ws: srv.Default(), base: "http://mock.invalid",
+		hc: &http.Client{Transport: srv.Transport(), Timeout: 30 * time.Second},
+		v:  apitest.NewValidator(t),
+	}
+}
+
+// testOptions are the tests' defaults, then opts.
+func testOptions(opts []mockserver.Option) []mockserver.Option {
+	return append([]mockserver.Option{
+		mockserver.WithJWTSecret(jwtSecret),
+		mockserver.WithClock(func() time.Time { return fixedNow }),
+	}, opts...)
 }
 
 // reqOpt changes a request before it is sent.
@@ -118,6 +138,7 @@ func setOrDelete(h http.Header, name, value string) {
 }
 
 func (e *env) live() reqOpt { return withKey(e.ws.LiveKey, e.ws.LiveSecret) }
+
 func (e *env) test() reqOpt { return withKey(e.ws.TestKey, e.ws.TestSecret) }
 
 func (e *env) newRequest(method, path string, body any, opts ...reqOpt) *http.Request {
@@ -138,7 +159,7 @@ func (e *env) newRequest(method, path string, body any, opts ...reqOpt) *http.Re
 	if body != nil {
 		rd = bytes.NewReader(data)
 	}
-	req, err := http.NewRequest(method, e.srv.URL()+path, rd)
+	req, err := http.NewRequest(method, e.base+path, rd)
 	require.NoError(e.t, err)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -325,8 +346,6 @@ func (r *resp) wantError(status int, code string) *resp {
 	return r
 }
 
-// --- domain helpers --------------------------------------------------------------------------
-
 // num is a distinct, valid Nigerian number in normalized form.
 func num(i int) string { return fmt.Sprintf("23480%08d", i) }
 
@@ -475,8 +494,6 @@ func (e *env) checkRequest(c call) error {
 	return e.v.Request(req, body)
 }
 
-// --- JWTs --------------------------------------------------------------------------------------
-
 func claims(wid string, exp time.Time) jwt.MapClaims {
 	return jwt.MapClaims{"sub": "user_1", "wid": wid, "exp": exp.Unix()}
 }
@@ -495,4 +512,61 @@ func foreignAlgJWT(alg string, c jwt.MapClaims) string {
 	head, _ := json.Marshal(M{"alg": alg, "typ": "JWT"})
 	body, _ := json.Marshal(c)
 	return enc.EncodeToString(head) + "." + enc.EncodeToString(body) + "." + enc.EncodeToString(bytes.Repeat([]byte{7}, 256))
+}
+
+// assertTime checks a timestamp member against the mock's clock.
+func assertTime(t *testing.T, want time.Time, r *resp, path string) {
+	t.Helper()
+	assert.WithinDuration(t, want, r.time(path), 0, "%s", path)
+}
+
+func assertNull(t *testing.T, r *resp, path string) {
+	t.Helper()
+	assert.True(t, r.has(path), "%s must be present", path)
+	assert.Nil(t, r.get(path), "%s must be null", path)
+}
+
+// ids lists the given member of every element of an array.
+func ids(r *resp, list, member string) []string {
+	var out []string
+	for i := range r.list(list) {
+		out = append(out, r.str(list+"."+itoa(i)+"."+member))
+	}
+	return out
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func keysOf(m M) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// parallel runs n requests at once (released together) and returns their responses in order.
+func (e *env) parallel(n int, req func(i int) call) []*resp {
+	e.t.Helper()
+	calls := make([]call, n)
+	for i := range calls {
+		calls[i] = req(i)
+	}
+	out := make([]*resp, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() {
+			<-start
+			c := calls[i]
+			out[i], errs[i] = e.try(c.method, c.path, c.body, c.opts...)
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, err := range errs {
+		require.NoError(e.t, err, "request %d", i)
+	}
+	return out
 }

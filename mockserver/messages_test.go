@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -18,6 +17,39 @@ import (
 
 	"github.com/seedsms/sms-go/mockserver"
 )
+
+// TestMessageLimitAcrossWorkspaces: the limit counts every workspace and mode together, and
+// forgets the oldest first whichever workspace, mode or kind (campaign or OTP) they are.
+func TestMessageLimitAcrossWorkspaces(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, mockserver.WithMessageLimit(4))
+	other := e.newWorkspace()
+	otherLive, otherTest := withKey(other.LiveKey, other.LiveSecret), withKey(other.TestKey, other.TestSecret)
+
+	first := e.send(sms(num(1)), e.live()).str("campaign.id")
+	second := e.send(sms(num(2)), otherTest).str("campaign.id")
+	e.otp(otpBody(num(3)), e.test())
+	fourth := e.send(sms(num(4)), otherLive).str("campaign.id")
+	fifth := e.send(sms([]string{num(5), num(6)}), e.live()).str("campaign.id")
+
+	var to []string
+	for _, m := range e.srv.Messages(mockserver.Filter{}) {
+		to = append(to, m.To)
+	}
+	assert.Equal(t, []string{num(6), num(5), num(4), num(3)}, to, "the two oldest went, newest first")
+	for _, c := range []struct {
+		id     string
+		key    reqOpt
+		status int
+	}{
+		{first, e.live(), http.StatusNotFound},
+		{second, otherTest, http.StatusNotFound},
+		{fourth, otherLive, http.StatusOK},
+		{fifth, e.live(), http.StatusOK},
+	} {
+		e.do(http.MethodGet, "/v1/sms/campaigns/"+c.id+"/status", nil, c.key).wantStatus(c.status)
+	}
+}
 
 // messages is GET /_mock/messages with the query q, required to answer 200.
 func (e *env) messages(q string) *resp {
@@ -265,46 +297,27 @@ func TestMessageLimitForgetsTheOldest(t *testing.T) {
 func TestLongPoll(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
-		ws := srv.Default()
-		hc := &http.Client{Transport: srv.Transport()}
-		get := func(q string) (map[string]any, time.Duration) {
+		e := newInProcessEnv(t, mockserver.WithClock(time.Now)) // the bubble's clock
+		get := func(q string) (*resp, time.Duration) {
 			start := time.Now()
-			res, err := hc.Get("http://127.0.0.1/_mock/messages?" + q)
-			require.NoError(t, err)
-			defer res.Body.Close()
-			require.Equal(t, http.StatusOK, res.StatusCode)
-			var body map[string]any
-			require.NoError(t, json.NewDecoder(res.Body).Decode(&body))
-			return body, time.Since(start)
+			r := e.do(http.MethodGet, "/_mock/messages?"+q, nil).wantStatus(http.StatusOK)
+			return r, time.Since(start)
 		}
-		send := func(to, text string) {
-			req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/v1/sms/send",
-				strings.NewReader(`{"to":"`+to+`","from":"MOCKSMS","message":"`+text+`"}`))
-			require.NoError(t, err)
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("X-API-Key", ws.LiveKey)
-			req.Header.Set("X-API-Secret", ws.LiveSecret)
-			res, err := hc.Do(req)
-			require.NoError(t, err)
-			_, _ = io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-			require.Equal(t, http.StatusAccepted, res.StatusCode)
-		}
+		send := func(to, text string) { e.send(sms(to, "message", text)) }
 
 		go func() {
 			time.Sleep(300 * time.Millisecond)
 			send("2348000000009", "Someone else")
 			send("08025671695", "Your code is 482913")
 		}()
-		body, took := get("to=2348025671695&wait=5s")
+		r, took := get("to=2348025671695&wait=5s")
 		assert.Equal(t, 300*time.Millisecond, took)
-		require.Len(t, body["data"], 1)
-		assert.Equal(t, "Your code is 482913", body["data"].([]any)[0].(map[string]any)["text"])
+		require.Len(t, r.list("data"), 1)
+		assert.Equal(t, "Your code is 482913", r.str("data.0.text"))
 
-		body, took = get("to=2348000000001&wait=2s")
+		r, took = get("to=2348000000001&wait=2s")
 		assert.Equal(t, 2*time.Second, took)
-		assert.Empty(t, body["data"])
+		assert.Empty(t, r.list("data"))
 
 		// Already there: no wait at all.
 		_, took = get("contains=482913&wait=5s")
@@ -316,16 +329,16 @@ func TestLongPoll(t *testing.T) {
 			send("2348000000002", "Later")
 		}()
 		start := time.Now()
-		m, err := srv.WaitMessage(t.Context(), mockserver.Filter{To: "2348000000002"})
+		m, err := e.srv.WaitMessage(t.Context(), mockserver.Filter{To: "2348000000002"})
 		require.NoError(t, err)
 		assert.Equal(t, "Later", m.Text)
 		assert.Equal(t, time.Second, time.Since(start))
 
 		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 		defer cancel()
-		_, err = srv.WaitMessage(ctx, mockserver.Filter{Kind: "otp"})
+		_, err = e.srv.WaitMessage(ctx, mockserver.Filter{Kind: "otp"})
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
-		_, err = srv.WaitMessage(ctx, mockserver.Filter{Kind: "fax"})
+		_, err = e.srv.WaitMessage(ctx, mockserver.Filter{Kind: "fax"})
 		assert.ErrorContains(t, err, "kind")
 	})
 }
@@ -379,25 +392,14 @@ func TestInboxListings(t *testing.T) {
 // with -race. The limit holds, and every kept message is whole.
 func TestMessagesUnderConcurrency(t *testing.T) {
 	t.Parallel()
-	srv := mockserver.New(mockserver.WithMessageLimit(50))
-	ws := srv.Default()
-	hc := &http.Client{Transport: srv.Transport()}
-	post := func(body string) string {
-		req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/v1/sms/campaigns", strings.NewReader(body))
-		if err != nil {
+	e := newInProcessEnv(t, mockserver.WithMessageLimit(50))
+	srv := e.srv
+	post := func(to []any) string {
+		r, err := e.try(http.MethodPost, "/v1/sms/campaigns", sms(to, "message", "Hi {{name}}"))
+		if err != nil || r.Status != http.StatusAccepted {
 			return ""
 		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-API-Key", ws.LiveKey)
-		req.Header.Set("X-API-Secret", ws.LiveSecret)
-		res, err := hc.Do(req)
-		if err != nil {
-			return ""
-		}
-		defer res.Body.Close()
-		var out struct{ Campaign struct{ ID string } }
-		_ = json.NewDecoder(res.Body).Decode(&out)
-		return out.Campaign.ID
+		return r.str("campaign.id")
 	}
 	done := make(chan struct{})
 	ids := make(chan string, 400)
@@ -405,8 +407,8 @@ func TestMessagesUnderConcurrency(t *testing.T) {
 		go func() {
 			defer func() { done <- struct{}{} }()
 			for i := range 50 {
-				to := `[{"phone":"23480` + strconv.Itoa(10000000+g*1000+i) + `","name":"N` + strconv.Itoa(i) + `"},"2348099999999"]`
-				if id := post(`{"to":` + to + `,"from":"MOCKSMS","message":"Hi {{name}}"}`); id != "" {
+				to := []any{M{"phone": "23480" + strconv.Itoa(10000000+g*1000+i), "name": "N" + strconv.Itoa(i)}, "2348099999999"}
+				if id := post(to); id != "" {
 					ids <- id
 				}
 			}
@@ -438,7 +440,7 @@ func TestMessagesUnderConcurrency(t *testing.T) {
 	}
 	got := srv.Messages(mockserver.Filter{})
 	assert.LessOrEqual(t, len(got), 50)
-	post(`{"to":["2348000000001"],"from":"MOCKSMS","message":"last"}`)
+	e.campaign(sms([]string{num(1)}, "message", "last"))
 	assert.Equal(t, "last", srv.Messages(mockserver.Filter{})[0].Text)
 }
 

@@ -8,9 +8,7 @@ import (
 	"time"
 
 	"github.com/seedsms/sms-go/mockserver/internal/httpapi"
-	"github.com/seedsms/sms-go/mockserver/internal/idem"
 	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
-	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
 // This file holds every option of a Server and the one policy that checks them (check).
@@ -20,7 +18,7 @@ const (
 	DefaultGenericPrice = 320       // kobo per part on the generic channel (3.20 NGN)
 	DefaultDNDPrice     = 450       // kobo per part on the dnd channel (4.50 NGN)
 	DefaultBalance      = 1_000_000 // kobo in each wallet of a new workspace (10,000.00 NGN)
-	DefaultSenderID     = store.DefaultSenderID
+	DefaultSenderID     = "MOCKSMS"
 	DefaultCountry      = "Nigeria"
 	DefaultAddr         = "127.0.0.1:0"
 
@@ -34,11 +32,11 @@ const (
 	DefaultWriteTimeout = 2 * time.Minute
 
 	// MaxPrice is the highest price of one SMS part, in kobo (10,000.00 NGN).
-	MaxPrice = store.MaxPrice
+	MaxPrice = 1_000_000
 	// MaxBalance is the highest wallet balance, in kobo (40,000,000,000,000,000.00 NGN): far
 	// above any real wallet (tests use huge ones so as never to run dry), and with
 	// MaxPrice low enough that no balance plus a charge or refund can overflow int64.
-	MaxBalance = store.MaxBalance
+	MaxBalance = 4_000_000_000_000_000_000
 )
 
 // DefaultMaxMessages is how many recipients of campaigns and OTP messages a server stores
@@ -48,25 +46,25 @@ const (
 // campaign about 185 bytes, and an OTP message about 220 (docs/benchmarks.md), so a full store
 // of campaigns of many recipients takes about 18 MB, and of one-recipient campaigns about
 // 200 MB.
-const DefaultMaxMessages = store.DefaultMaxMessages
+const DefaultMaxMessages = 1_000_000
 
 // DefaultMaxWorkspaces is how many workspaces a server holds unless WithWorkspaceLimit says
 // otherwise, the default one included. A new workspace (its two keys, its sender ID, its maps
 // and its entries in the store's) costs about 1.4 KB, so the default allows about 14 MB of
 // them; their campaigns count in the message limit.
-const DefaultMaxWorkspaces = store.DefaultMaxWorkspaces
+const DefaultMaxWorkspaces = 10_000
 
 // DefaultMaxDND is how many numbers the Do-Not-Disturb register holds unless WithDNDLimit says
 // otherwise: at most about 24 MB, at up to 24 bytes a number (the map's slots, more or less
 // full as it grows).
-const DefaultMaxDND = store.DefaultMaxDND
+const DefaultMaxDND = 1_000_000
 
 // DefaultIdempotencyLimit is how many references a workspace remembers at most, live and test
 // together, unless WithIdempotencyLimit says otherwise. Past it, the oldest answered
 // reference is forgotten first, before its 24 hours are up. An entry costs about 140 bytes
 // plus the answer it replays (208 bytes for a send's), so a workspace at the limit holds about
 // 35 MB (BenchmarkIdempotencyMemory, docs/benchmarks.md).
-const DefaultIdempotencyLimit = idem.DefaultLimit
+const DefaultIdempotencyLimit = 100_000
 
 // Option configures a Server. Every option is checked by New against its documented range:
 // a value out of it (a negative count or duration, a price past MaxPrice, a host that is no

@@ -1,8 +1,8 @@
 package mockserver_test
 
 import (
+	"math"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -11,11 +11,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedsms/sms-go/mockserver"
+	"github.com/seedsms/sms-go/mockserver/internal/faults"
+	"github.com/seedsms/sms-go/mockserver/internal/idem"
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
 // TestOptionsOutOfRange: every option checks its value with the one policy: out of its range,
-// Start fails naming the option, requests are answered 500 with the same words, and the
-// server still has its default workspace. A negative limit is never taken for the default.
+// Start fails naming the option, requests are answered 500 with the same words before
+// anything is charged, and the server still has its default workspace. A negative limit is
+// never taken for the default.
 func TestOptionsOutOfRange(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -24,6 +28,7 @@ func TestOptionsOutOfRange(t *testing.T) {
 	}{
 		{mockserver.WithAddr(""), "WithAddr"},
 		{mockserver.WithPrices(-1, 450), "WithPrices"},
+		{mockserver.WithPrices(math.MaxInt64, 450), "WithPrices"}, // x 2 parts would wrap to a credit
 		{mockserver.WithPrices(320, mockserver.MaxPrice+1), "WithPrices"},
 		{mockserver.WithBalances(-1, 0), "WithBalances"},
 		{mockserver.WithBalances(0, mockserver.MaxBalance+1), "WithBalances"},
@@ -41,17 +46,18 @@ func TestOptionsOutOfRange(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := mockserver.New(tt.opt)
-			err := srv.Start()
+			e := newInProcessEnv(t, tt.opt)
+			err := e.srv.Start()
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.name)
-			require.NoError(t, srv.Close())
-			assert.NotEmpty(t, srv.Default().LiveKey, "the default workspace is there all the same")
+			require.NoError(t, e.srv.Close())
+			assert.NotEmpty(t, e.ws.LiveKey, "the default workspace is there all the same")
 
-			rec := httptest.NewRecorder()
-			srv.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/_mock/faults", nil))
-			assert.Equal(t, http.StatusInternalServerError, rec.Code)
-			assert.Contains(t, rec.Body.String(), tt.name)
+			before := e.balance(mockserver.Live)
+			r := e.do(http.MethodPost, "/v1/sms/send", sms(num(1), "message", strings.Repeat("x", 200)))
+			r.wantError(http.StatusInternalServerError, "server_error")
+			assert.Contains(t, r.str("error.message"), tt.name)
+			assert.Equal(t, before, e.balance(mockserver.Live), "nothing charged")
 		})
 	}
 }
@@ -60,22 +66,25 @@ func TestOptionsOutOfRange(t *testing.T) {
 // holds nothing.
 func TestZeroLimitsMeanTheDefaults(t *testing.T) {
 	t.Parallel()
-	srv := mockserver.NewTest(t, mockserver.WithMessageLimit(0), mockserver.WithWorkspaceLimit(0),
+	e := newEnv(t, mockserver.WithMessageLimit(0), mockserver.WithWorkspaceLimit(0),
 		mockserver.WithDNDLimit(0), mockserver.WithIdempotencyLimit(0))
-	_, err := srv.NewWorkspace(mockserver.WorkspaceParams{})
-	require.NoError(t, err)
-	require.NoError(t, srv.AddDND("08025671695"))
-	hc := &http.Client{Transport: srv.Transport()}
-	ws := srv.Default()
-	req, err := http.NewRequest(http.MethodPost, ws.URL+"/v1/sms/send",
-		strings.NewReader(`{"to":"08025671695","from":"MOCKSMS","message":"hi","reference":"r-1"}`))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-API-Key", ws.LiveKey)
-	req.Header.Set("X-API-Secret", ws.LiveSecret)
-	resp, err := hc.Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, http.StatusAccepted, resp.StatusCode)
-	assert.Len(t, srv.Messages(mockserver.Filter{}), 1, "the message is kept")
+	e.newWorkspace()
+	require.NoError(t, e.srv.AddDND(num(2)))
+	e.send(sms(num(1), "reference", "r-1"))
+	assert.Len(t, e.srv.Messages(mockserver.Filter{}), 1, "the message is kept")
+	assert.Equal(t, "true", e.send(sms(num(1), "reference", "r-1")).Header.Get("Idempotent-Replayed"), "the reference is kept")
+}
+
+// TestConstantsAreTheInternalOnes: the limits and defaults the package documents are the ones
+// its internal packages enforce.
+func TestConstantsAreTheInternalOnes(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, store.DefaultSenderID, mockserver.DefaultSenderID)
+	assert.Equal(t, int64(store.MaxPrice), int64(mockserver.MaxPrice))
+	assert.Equal(t, int64(store.MaxBalance), int64(mockserver.MaxBalance))
+	assert.Equal(t, store.DefaultMaxMessages, mockserver.DefaultMaxMessages)
+	assert.Equal(t, store.DefaultMaxWorkspaces, mockserver.DefaultMaxWorkspaces)
+	assert.Equal(t, store.DefaultMaxDND, mockserver.DefaultMaxDND)
+	assert.Equal(t, idem.DefaultLimit, mockserver.DefaultIdempotencyLimit)
+	assert.Equal(t, faults.MaxRules, mockserver.MaxFaultRules)
 }

@@ -151,8 +151,8 @@ func TestRunAppliesTheStoreLimits(t *testing.T) {
 	require.NoError(t, <-m.done)
 }
 
-// TestRunStopsWithAnEventStreamOpen: an open /_mock/events stream or long poll does not hold
-// up a graceful stop.
+// TestRunStopsWithAnEventStreamOpen: an open /_mock/events stream and waiting long polls do
+// not hold up a graceful stop; every poll is answered.
 func TestRunStopsWithAnEventStreamOpen(t *testing.T) {
 	t.Parallel()
 	m := startRun(t)
@@ -163,17 +163,29 @@ func TestRunStopsWithAnEventStreamOpen(t *testing.T) {
 	require.NoError(t, err)
 	defer stream.Body.Close()
 	require.Equal(t, http.StatusOK, stream.StatusCode)
-	polled := make(chan int, 1)
-	go func() {
-		res, err := http.Get(ws.Inbox + "_mock/messages?wait=60s")
+	// Long polls, as many as the mock lets wait (256): a poll the mock refuses (429) tries
+	// again, so that all of them end up waiting, which the mock shows by refusing one more.
+	const polls = 256
+	get := func(wait string) int {
+		res, err := http.Get(ws.Inbox + "_mock/messages?wait=" + wait)
 		if err != nil {
-			polled <- 0
-			return
+			return 0
 		}
 		res.Body.Close()
-		polled <- res.StatusCode
-	}()
-	time.Sleep(250 * time.Millisecond) // let the poll start waiting
+		return res.StatusCode
+	}
+	polled := make(chan int, polls)
+	for range polls {
+		go func() {
+			status := get("60s")
+			for status == http.StatusTooManyRequests {
+				status = get("60s")
+			}
+			polled <- status
+		}()
+	}
+	for get("1ms") != http.StatusTooManyRequests { // a probe that got a slot held it for 1 ms
+	}
 
 	start := time.Now()
 	m.cancel()
@@ -184,7 +196,9 @@ func TestRunStopsWithAnEventStreamOpen(t *testing.T) {
 		t.Fatal("run did not stop with an event stream open")
 	}
 	assert.Less(t, time.Since(start), 5*time.Second)
-	assert.Equal(t, http.StatusOK, <-polled, "the long poll is answered, empty, when the server stops")
+	for range polls {
+		assert.Equal(t, http.StatusOK, <-polled, "a long poll is answered, empty, when the server stops")
+	}
 	_, err = io.ReadAll(stream.Body)
 	assert.NoError(t, err, "the stream ends cleanly")
 }

@@ -12,6 +12,7 @@ type balanceJSON struct {
 	Currency string     `json:"currency"`
 }
 
+// getBalance is GET /v1/balance.
 func getBalance(_ *API, rq *request) (int, any, error) {
 	return http.StatusOK, wire.Data{Data: balanceJSON{Balance: wire.Naira(rq.st.store.Balance(rq.caller)), Currency: "NGN"}}, nil
 }

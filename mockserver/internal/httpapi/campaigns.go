@@ -10,6 +10,7 @@ import (
 	"github.com/seedsms/sms-go/mockserver/internal/wire"
 )
 
+// listCampaigns is GET /v1/sms/campaigns.
 func listCampaigns(_ *API, rq *request) (int, any, error) {
 	page, limit, err := pageParams(rq.r.URL.Query())
 	if err != nil {
@@ -33,6 +34,7 @@ type recipientJSON struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
+// campaignStatus is GET /v1/sms/campaigns/{id}/status.
 func campaignStatus(_ *API, rq *request) (int, any, error) {
 	if _, ok := ids.Parse(rq.param); !ok {
 		return 0, nil, notFound("Campaign")

@@ -46,6 +46,7 @@ func keyOut(k *store.Key) keyJSON {
 	}
 }
 
+// createKey is POST /v1/keys.
 func createKey(_ *API, rq *request) (int, any, error) {
 	var in struct {
 		Name          *string         `json:"name"`
@@ -124,6 +125,7 @@ func parseScopes(raw json.RawMessage) (store.Scopes, error) {
 	return bits, nil
 }
 
+// listKeys is GET /v1/keys.
 func listKeys(_ *API, rq *request) (int, any, error) {
 	keys := rq.st.store.Keys(rq.caller)
 	out := make([]keyJSON, len(keys))
@@ -133,6 +135,7 @@ func listKeys(_ *API, rq *request) (int, any, error) {
 	return http.StatusOK, wire.List{Data: out, Count: len(out)}, nil
 }
 
+// revokeKey is DELETE /v1/keys/{id}.
 func revokeKey(_ *API, rq *request) (int, any, error) {
 	k, err := rq.st.store.RevokeKey(rq.caller, rq.param, rq.now.UnixNano())
 	if err != nil {

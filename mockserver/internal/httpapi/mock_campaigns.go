@@ -6,6 +6,7 @@ import (
 	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
+// ctlDeliver is POST /_mock/campaigns/{id}/deliver.
 func ctlDeliver(a *API, rq *request) (int, any, error) {
 	var in struct {
 		Delivered *int `json:"delivered"`

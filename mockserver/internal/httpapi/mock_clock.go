@@ -25,6 +25,7 @@ func (a *API) Advance(d time.Duration) error {
 	return nil
 }
 
+// ctlClock is POST /_mock/clock.
 func ctlClock(a *API, rq *request) (int, any, error) {
 	var in struct {
 		Advance string `json:"advance"`

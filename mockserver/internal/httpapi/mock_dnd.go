@@ -6,6 +6,7 @@ import (
 	"github.com/seedsms/sms-go/mockserver/internal/wire"
 )
 
+// ctlDND is POST /_mock/dnd.
 func ctlDND(_ *API, rq *request) (int, any, error) {
 	var in struct {
 		Numbers []string `json:"numbers"`

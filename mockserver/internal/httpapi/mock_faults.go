@@ -99,6 +99,7 @@ func faultsOut(rules []FaultRule) any {
 	}{out}
 }
 
+// ctlAddFaults is POST /_mock/faults.
 func ctlAddFaults(a *API, rq *request) (int, any, error) {
 	var in struct {
 		Rules []faultJSON `json:"rules"`
@@ -126,10 +127,12 @@ func ctlAddFaults(a *API, rq *request) (int, any, error) {
 	return http.StatusOK, faultsOut(a.Faults()), nil
 }
 
+// ctlListFaults is GET /_mock/faults.
 func ctlListFaults(a *API, _ *request) (int, any, error) {
 	return http.StatusOK, faultsOut(a.Faults()), nil
 }
 
+// ctlClearFaults is DELETE /_mock/faults.
 func ctlClearFaults(a *API, _ *request) (int, any, error) {
 	a.ClearFaults()
 	return http.StatusOK, faultsOut(nil), nil

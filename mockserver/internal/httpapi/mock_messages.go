@@ -124,6 +124,7 @@ func ctlMessages(a *API, w http.ResponseWriter, rq *request) {
 	wire.WriteJSON(w, http.StatusOK, rq.id, wire.NewPage(out, page, limit, total))
 }
 
+// ctlClearMessages is DELETE /_mock/messages.
 func ctlClearMessages(a *API, _ *request) (int, any, error) {
 	return http.StatusOK, struct {
 		Cleared int `json:"cleared"`

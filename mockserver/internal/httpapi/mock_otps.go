@@ -5,6 +5,7 @@ import (
 	"strings"
 )
 
+// ctlLatestOTP is GET /_mock/otps/latest.
 func ctlLatestOTP(_ *API, rq *request) (int, any, error) {
 	to := rq.r.URL.Query().Get("to")
 	if rest, ok := strings.CutPrefix(to, " "); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {

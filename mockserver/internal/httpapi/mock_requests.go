@@ -13,6 +13,7 @@ func (b requestsBody) stream(w http.ResponseWriter, status int, requestID string
 	reqlog.WriteJSON(w, status, requestID, b)
 }
 
+// ctlRequests is GET /_mock/requests.
 func ctlRequests(a *API, _ *request) (int, any, error) {
 	return http.StatusOK, requestsBody(a.state.Load().log.Snapshot()), nil
 }

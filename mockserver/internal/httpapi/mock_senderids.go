@@ -6,6 +6,8 @@ import (
 	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
+// ctlMoveSender(status) is POST /_mock/sender-ids/{id}/approve (active) and .../block
+// (blocked).
 func ctlMoveSender(status store.SenderStatus) handlerFunc {
 	return func(_ *API, rq *request) (int, any, error) {
 		sid, err := rq.st.store.MoveSenderID(rq.param, status)

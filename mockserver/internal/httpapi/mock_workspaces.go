@@ -27,6 +27,7 @@ func (a *API) NewWorkspace(p store.WorkspaceParams) (Workspace, error) {
 	return a.workspaceOf(creds, ""), nil
 }
 
+// ctlNewWorkspace is POST /_mock/workspaces.
 func ctlNewWorkspace(a *API, rq *request) (int, any, error) {
 	var in struct {
 		LiveBalance *wire.Naira `json:"liveBalance"`
@@ -55,6 +56,7 @@ func (a *API) listWorkspaces() []workspaceJSON {
 	return out
 }
 
+// ctlListWorkspaces is GET /_mock/workspaces.
 func ctlListWorkspaces(a *API, _ *request) (int, any, error) {
 	list := a.listWorkspaces()
 	return http.StatusOK, wire.List{Data: list, Count: len(list)}, nil
@@ -69,6 +71,7 @@ func (a *API) SetBalance(workspaceID, mode string, kobo int64) error {
 	return Err(a.Store().SetBalance(workspaceID, m, kobo))
 }
 
+// ctlSetBalance is POST /_mock/workspaces/{id}/balance.
 func ctlSetBalance(a *API, rq *request) (int, any, error) {
 	var in struct {
 		Mode    string      `json:"mode"`

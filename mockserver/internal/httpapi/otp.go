@@ -20,6 +20,7 @@ type otpSentJSON struct {
 	Currency    string     `json:"currency"`
 }
 
+// sendOTP is POST /v1/otp/send.
 func sendOTP(_ *API, rq *request) (int, any, error) {
 	var in struct {
 		To             *string `json:"to"`
@@ -94,6 +95,7 @@ type verificationJSON struct {
 	AttemptsRemaining int    `json:"attemptsRemaining"`
 }
 
+// verifyOTP is POST /v1/otp/verify.
 func verifyOTP(_ *API, rq *request) (int, any, error) {
 	var in struct {
 		PinID *string `json:"pin_id"`

@@ -35,6 +35,7 @@ func sendersOut(list []store.SenderID) wire.List {
 	return wire.List{Data: out, Count: len(out)}
 }
 
+// requestSenderID is POST /v1/sender-ids.
 func requestSenderID(_ *API, rq *request) (int, any, error) {
 	var in struct {
 		SenderID *string `json:"sender_id"`
@@ -74,6 +75,7 @@ func textField(name string, v *string, maxLen int) error {
 	return nil
 }
 
+// listSenderIDs is GET /v1/sender-ids.
 func listSenderIDs(_ *API, rq *request) (int, any, error) {
 	status, all := store.SenderStatus(0), true
 	if vs, ok := rq.r.URL.Query()["status"]; ok {

@@ -8,8 +8,10 @@ import (
 	"github.com/seedsms/sms-go/mockserver/internal/wire"
 )
 
+// sendSMS is POST /v1/sms/send.
 func sendSMS(a *API, rq *request) (int, any, error) { return a.send(rq, false) }
 
+// createCampaign is POST /v1/sms/campaigns.
 func createCampaign(a *API, rq *request) (int, any, error) { return a.send(rq, true) }
 
 // send checks the shared members and hands the send to the store, which prices it, debits

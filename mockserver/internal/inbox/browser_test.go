@@ -50,7 +50,7 @@ func startBrowser(t *testing.T, width, height int) context.Context {
 	t.Cleanup(cancelAlloc)
 	ctx, cancelTab := chromedp.NewContext(actx)
 	t.Cleanup(cancelTab)
-	ctx, cancel := context.WithTimeout(ctx, 180*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 300*time.Second)
 	t.Cleanup(cancel)
 	require.NoError(t, chromedp.Run(ctx), "starting chromium")
 	return ctx
@@ -59,7 +59,7 @@ func startBrowser(t *testing.T, width, height int) context.Context {
 // slack stretches every deadline of within: they are upper bounds that only a broken page
 // reaches, and CI runs this test beside every other package under -race on two cores, where a
 // click that takes 50 ms alone can take seconds.
-const slack = 4
+const slack = 8
 
 // within runs actions with a deadline of d (times slack).
 func within(ctx context.Context, d time.Duration, actions ...chromedp.Action) error {

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -51,18 +51,36 @@ func CheckBody(b []byte) *Error {
 	return nil
 }
 
-// Decode decodes body strictly into v: one JSON object, no unknown members, no trailing
-// data, every member of the right type. Its errors are the contract's 400s, naming the field.
+// Decode decodes body strictly into v: one JSON object, the contract's exact member names
+// and no null member, no unknown member in nested objects either, no trailing data, every
+// member of the right type. Its errors are the contract's 400s, naming the field.
+//
+// The package's scanner reads the body first, for what encoding/json does not check: the
+// members' spelling (it matches names in any case), null members, unknown members with where
+// they stand; encoding/json then assigns the values, and says what is wrong with the syntax
+// or a member's type. Of an unknown member and a wrong type, the first in the body is told.
 func Decode(body []byte, v any) *Error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errorf("", "Request body is required.")
 	}
-	if e := checkMembers(body, v); e != nil {
-		return e
+	root, ok, whole := parseFirst(string(body))
+	if whole {
+		if e := checkMembers(&root, v); e != nil {
+			return e
+		}
+	}
+	var unknown *member
+	if ok {
+		unknown = firstUnknown(&root, reflect.TypeOf(v))
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	err := dec.Decode(v)
+	var typ *json.UnmarshalTypeError
+	switch {
+	case err == nil && unknown != nil,
+		unknown != nil && errors.As(err, &typ) && int64(unknown.at) < typ.Offset:
+		return errorf(unknown.name, "Unknown field %q.", unknown.name)
+	case err != nil:
 		return jsonError(err)
 	}
 	if err := dec.Decode(&struct{}{}); err != io.EOF {
@@ -71,31 +89,102 @@ func Decode(body []byte, v any) *Error {
 	return nil
 }
 
-// checkMembers holds the body's members to the contract's spelling, which encoding/json does
+// checkMembers holds a body's members to the contract's spelling, which encoding/json does
 // not: it matches names in any case. A member v does not declare (exactly) is unknown, and a
 // member whose value is null is refused too: no member of the contract is nullable, and null
-// is not the same as leaving a member out. Bodies that are not objects are left to the strict
-// decode, which says what is wrong with them.
-func checkMembers(body []byte, v any) *Error {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil || len(m) == 0 {
+// is not the same as leaving a member out. Of a member given twice, the last counts, as
+// encoding/json assigns it; the members are checked in the order of their names. Bodies that
+// are not objects are left to encoding/json, which says what is wrong with them.
+func checkMembers(root *value, v any) *Error {
+	if root.kind != kObject || len(root.members) == 0 {
 		return nil
 	}
-	known := memberNames(reflect.TypeOf(v))
-	names := make([]string, 0, len(m))
-	for name := range m {
-		names = append(names, name)
+	last := make(map[string]kind, len(root.members))
+	for _, m := range root.members {
+		last[m.name] = m.value.kind
 	}
-	slices.Sort(names)
-	for _, name := range names {
+	known := memberNames(reflect.TypeOf(v))
+	for _, name := range slices.Sorted(maps.Keys(last)) {
 		switch {
 		case !known[name]:
 			return errorf(name, "Unknown field %q.", name)
-		case string(m[name]) == "null":
+		case last[name] == kNull:
 			return errorf(name, "%s cannot be null; leave it out instead.", name)
 		}
 	}
 	return nil
+}
+
+// firstUnknown is the first member, in the body, that the struct it would be assigned to does
+// not declare in any case (the name encoding/json would match), or nil. It follows the body
+// only where it matches t: into objects of structs, elements of slices and arrays, pointers.
+func firstUnknown(v *value, t reflect.Type) *member {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		return nil
+	}
+	switch {
+	case t.Kind() == reflect.Struct && v.kind == kObject:
+		known := memberNames(t)
+		for i := range v.members {
+			m := &v.members[i]
+			ft, ok := memberType(t, known, m.name)
+			if !ok {
+				return m
+			}
+			if u := firstUnknown(&m.value, ft); u != nil {
+				return u
+			}
+		}
+	case (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && v.kind == kArray:
+		for i := range v.items {
+			if u := firstUnknown(&v.items[i], t.Elem()); u != nil {
+				return u
+			}
+		}
+	}
+	return nil
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// memberType is the type of the member of struct t that name is assigned to, as encoding/json
+// finds it: by its exact name, or else in any case.
+func memberType(t reflect.Type, known map[string]bool, name string) (reflect.Type, bool) {
+	if !known[name] {
+		found := false
+		for k := range known {
+			if strings.EqualFold(k, name) {
+				name, found = k, true
+				break
+			}
+		}
+		if !found {
+			return nil, false
+		}
+	}
+	return fieldOf(t, name), true
+}
+
+// fieldOf is the type of the field of struct t whose JSON name is name, following embedded
+// structs; a field of no known type (it cannot be told) is an empty interface's.
+func fieldOf(t reflect.Type, name string) reflect.Type {
+	for f := range t.Fields() {
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case tag == "-":
+		case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
+			if memberNames(f.Type)[name] {
+				return fieldOf(f.Type, name)
+			}
+		case !f.IsExported():
+		case tag == name, tag == "" && f.Name == name:
+			return f.Type
+		}
+	}
+	return reflect.TypeFor[any]()
 }
 
 var memberCache sync.Map // reflect.Type -> map[string]bool
@@ -147,11 +236,6 @@ func jsonError(err error) *Error {
 		}
 		return errorf(typ.Field, "%s must be %s.", typ.Field, jsonKind(typ.Type.Kind().String()))
 	}
-	if quoted, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		if name, err := strconv.Unquote(quoted); err == nil {
-			return errorf(name, "Unknown field %q.", name)
-		}
-	}
 	return errorf("", "Invalid JSON body.")
 }
 
@@ -169,100 +253,4 @@ func jsonKind(goKind string) string {
 		return "an object"
 	}
 	return "of another type"
-}
-
-// invalidUTF8Field returns the member that holds the body's first invalid UTF-8 byte, in the
-// form errors name fields ("message", "to[3]", "to[0].name"), or "" when the body is not JSON
-// enough to say (or the bad byte is in a top-level string). It runs only on bodies already
-// known to be invalid, so it may be slow.
-func invalidUTF8Field(body []byte) string {
-	bad := firstInvalidUTF8(body)
-	if bad < 0 {
-		return ""
-	}
-	type frame struct {
-		array bool
-		key   string // object: the current member
-		index int    // array: the current element
-		inKey bool   // object: the next string is a member name
-	}
-	var stack []frame
-	// value marks the start of a value in the enclosing container.
-	value := func() {
-		if n := len(stack); n > 0 && stack[n-1].array {
-			stack[n-1].index++
-		}
-	}
-	// done marks the end of a value in the enclosing container.
-	done := func() {
-		if n := len(stack); n > 0 && !stack[n-1].array {
-			stack[n-1].inKey = true
-		}
-	}
-	field := func() string {
-		var b strings.Builder
-		for _, f := range stack {
-			switch {
-			case f.array:
-				b.WriteString("[" + strconv.Itoa(f.index) + "]")
-			case f.key != "":
-				if b.Len() > 0 {
-					b.WriteByte('.')
-				}
-				b.WriteString(f.key)
-			}
-		}
-		return b.String()
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		end := dec.InputOffset() // just past tok: the first token ending past bad holds it
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{', '[':
-				value()
-				stack = append(stack, frame{array: t == '[', index: -1, inKey: t == '{'})
-			default:
-				stack = stack[:len(stack)-1]
-				done()
-			}
-		case string:
-			if n := len(stack); n > 0 && stack[n-1].inKey {
-				stack[n-1].key, stack[n-1].inKey = t, false
-				if end > int64(bad) {
-					return field()
-				}
-				continue
-			}
-			value()
-			if end > int64(bad) {
-				return field()
-			}
-			done()
-		default:
-			value()
-			done()
-		}
-	}
-}
-
-// firstInvalidUTF8 is the offset of the first byte of b that is not valid UTF-8, or -1.
-func firstInvalidUTF8(b []byte) int {
-	for i := 0; i < len(b); {
-		if b[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
-	}
-	return -1
 }

@@ -1,14 +1,11 @@
 package wire
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/seedsms/sms-go/internal/jsonenc"
 	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
@@ -188,7 +185,7 @@ type toItem struct {
 func DecodeSend(path string, body []byte, campaign bool) (*SendInput, bool) {
 	// One conversion of the whole body: the phone numbers below are views into it, and are
 	// parsed into integers. Strings that outlive the request are cloned.
-	d := sendDecoder{s: string(body), campaign: campaign}
+	d := sendDecoder{scanner: scanner{s: string(body), strict: true}, campaign: campaign}
 	in, ok := d.object()
 	if !ok {
 		return nil, false
@@ -201,39 +198,11 @@ func DecodeSend(path string, body []byte, campaign bool) (*SendInput, bool) {
 	return in, true
 }
 
+// sendDecoder reads a send body with the package's scanner, strictly: it declines what the
+// general way must say something about.
 type sendDecoder struct {
-	s        string
-	i        int
+	scanner
 	campaign bool
-}
-
-func (d *sendDecoder) space() {
-	for d.i < len(d.s) {
-		switch d.s[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
-
-// next skips white space and reports whether the next byte is c, consuming it if so.
-func (d *sendDecoder) next(c byte) bool {
-	d.space()
-	if d.i < len(d.s) && d.s[d.i] == c {
-		d.i++
-		return true
-	}
-	return false
-}
-
-func (d *sendDecoder) peek() byte {
-	d.space()
-	if d.i < len(d.s) {
-		return d.s[d.i]
-	}
-	return 0
 }
 
 func (d *sendDecoder) object() (*SendInput, bool) {
@@ -378,184 +347,6 @@ func (d *sendDecoder) recipient() (toItem, bool) {
 			return it, false
 		}
 	}
-}
-
-// str reads a string after its opening quote. Without escapes it is a view of the body.
-func (d *sendDecoder) str() (string, bool) {
-	start := d.i
-	for d.i < len(d.s) {
-		c := d.s[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			return d.s[start : d.i-1], true
-		case c == '\\':
-			return d.escaped(start)
-		case c < 0x20:
-			return "", false
-		case c < utf8.RuneSelf:
-			d.i++
-		default:
-			r, size := utf8.DecodeRuneInString(d.s[d.i:])
-			if r == utf8.RuneError && size == 1 {
-				return "", false
-			}
-			d.i += size
-		}
-	}
-	return "", false
-}
-
-// escaped reads the rest of a string that has an escape, from its start.
-func (d *sendDecoder) escaped(start int) (string, bool) {
-	b := []byte(d.s[start:d.i])
-	for d.i < len(d.s) {
-		c := d.s[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			return string(b), true
-		case c < 0x20:
-			return "", false
-		case c == '\\':
-			if d.i+1 >= len(d.s) {
-				return "", false
-			}
-			e := d.s[d.i+1]
-			d.i += 2
-			switch e {
-			case '"', '\\', '/':
-				b = append(b, e)
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r, ok := d.hex4()
-				if !ok {
-					return "", false
-				}
-				if utf16.IsSurrogate(r) {
-					// Only a pair is a character; a lone half is left to the general way.
-					if d.i+1 >= len(d.s) || d.s[d.i] != '\\' || d.s[d.i+1] != 'u' {
-						return "", false
-					}
-					d.i += 2
-					r2, ok := d.hex4()
-					if !ok {
-						return "", false
-					}
-					if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
-						return "", false
-					}
-				}
-				b = utf8.AppendRune(b, r)
-			default:
-				return "", false
-			}
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			d.i++
-		default:
-			r, size := utf8.DecodeRuneInString(d.s[d.i:])
-			if r == utf8.RuneError && size == 1 {
-				return "", false
-			}
-			b = append(b, d.s[d.i:d.i+size]...)
-			d.i += size
-		}
-	}
-	return "", false
-}
-
-func (d *sendDecoder) hex4() (rune, bool) {
-	if d.i+4 > len(d.s) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range []byte(d.s[d.i : d.i+4]) {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	d.i += 4
-	return r, true
-}
-
-// hash is the fingerprint of the request: the same as fingerprint(path, body), the SHA-256 of
-// the path and of the body's JSON value as encoding/json writes it (members sorted by name),
-// but written straight from the decoded members.
-func (in *SendInput) hash(path string) [32]byte {
-	buf := bytesPool.Get().(*[]byte)
-	b := append((*buf)[:0], path...)
-	b = append(b, 0, '{')
-	comma := false
-	member := func(name string, v *string) {
-		if v == nil {
-			return
-		}
-		if comma {
-			b = append(b, ',')
-		}
-		comma = true
-		b = append(b, '"')
-		b = append(b, name...)
-		b = append(b, '"', ':')
-		b = jsonenc.AppendString(b, *v, true)
-	}
-	member("channel", in.Channel)
-	member("from", in.From)
-	member("message", in.Message)
-	member("reference", in.Reference)
-	if in.to != nil {
-		if comma {
-			b = append(b, ',')
-		}
-		b = append(b, `"to":`...)
-		if in.single {
-			b = jsonenc.AppendString(b, in.to[0].phone, true)
-		} else {
-			b = append(b, '[')
-			for i, it := range in.to {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				if !it.object {
-					b = jsonenc.AppendString(b, it.phone, true)
-					continue
-				}
-				b = append(b, '{')
-				if it.hasName {
-					b = append(b, `"name":`...)
-					b = jsonenc.AppendString(b, it.name, true)
-					b = append(b, ',')
-				}
-				b = append(b, `"phone":`...)
-				b = jsonenc.AppendString(b, it.phone, true)
-				b = append(b, '}')
-			}
-			b = append(b, ']')
-		}
-	}
-	b = append(b, '}')
-	sum := sha256.Sum256(b)
-	*buf = b
-	bytesPool.Put(buf)
-	return sum
 }
 
 // Fields returns the decoded members in the handlers' form.
