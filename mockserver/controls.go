@@ -64,6 +64,26 @@ func (s *Server) Deliver(campaignID string, c *DeliverCounts) error {
 	return httpapi.Err(err)
 }
 
+// DeliverAll settles every recipient still sent, of every campaign of every workspace, by
+// the rules of automatic delivery (see WithAutoDelivery): MagicSlow is delivered at once,
+// MagicPending stays sent, and a campaign still processing is sent first. It returns how
+// many campaigns changed; it is what POST /_mock/deliver does.
+func (s *Server) DeliverAll() int { return s.api.DeliverAll() }
+
+// The magic test numbers: sends to them behave as WithAutoDelivery's table says, in every
+// workspace. They sit in a reserved-looking range (0700 000 000X); keep them out of other
+// test data.
+const (
+	MagicFailed  = "2347000000001" // always failed
+	MagicPending = "2347000000002" // stays sent
+	MagicDND     = "2347000000003" // dnd on the generic channel
+	MagicRefused = "2347000000004" // the whole campaign is refused: failed and refunded
+	MagicSlow    = "2347000000005" // delivered after SlowDeliveryDelay
+)
+
+// SlowDeliveryDelay is how long after its send MagicSlow is delivered automatically.
+const SlowDeliveryDelay = store.SlowDeliveryDelay
+
 // AddDND puts numbers on the Do-Not-Disturb register: sends to them on the generic channel
 // get the recipient status dnd.
 func (s *Server) AddDND(numbers ...string) error {

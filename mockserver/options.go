@@ -33,6 +33,11 @@ const (
 	// http.ResponseController (SetReadDeadline, SetWriteDeadline) for as long as it waits.
 	DefaultWriteTimeout = 2 * time.Minute
 
+	// DefaultDeliveryDelay is how long after its send the mock binary delivers a campaign's
+	// recipients by themselves (its -delivery-delay). New and NewTest deliver nothing by
+	// themselves unless WithAutoDelivery says so. See WithAutoDelivery.
+	DefaultDeliveryDelay = time.Second
+
 	// MaxPrice is the highest price of one SMS part, in kobo (10,000.00 NGN).
 	MaxPrice = store.MaxPrice
 	// MaxBalance is the highest wallet balance, in kobo (40,000,000,000,000,000.00 NGN): far
@@ -95,6 +100,7 @@ type config struct {
 	maxMessages    int
 	maxWorkspaces  int
 	maxDND         int
+	deliveryDelay  time.Duration
 }
 
 // defaults is the configuration of a server given no option.
@@ -149,6 +155,8 @@ func (c *config) check() error {
 		return errors.New("mockserver: WithReadTimeout: the timeout cannot be negative")
 	case c.writeTimeout < 0:
 		return errors.New("mockserver: WithWriteTimeout: the timeout cannot be negative")
+	case c.deliveryDelay < 0:
+		return errors.New("mockserver: WithAutoDelivery: the delay cannot be negative")
 	case limitErr != nil:
 		return limitErr
 	}
@@ -167,7 +175,7 @@ func (c *config) api(err error, url func() string) httpapi.Config {
 		Country: c.country, RateLimit: c.rateLimit, JWTSecret: c.jwtSecret, Now: c.now, Logger: c.logger,
 		RequestLogSize: c.requestLogSize, ReadTimeout: c.readTimeout, AllowedHosts: c.allowedHosts,
 		IdempotencyLimit: c.idemLimit, MaxMessages: c.maxMessages, MaxWorkspaces: c.maxWorkspaces, MaxDND: c.maxDND,
-		URL: url, Err: err,
+		DeliveryDelay: c.deliveryDelay, URL: url, Err: err,
 	}
 }
 
@@ -229,6 +237,25 @@ func WithJWTSecret(secret []byte) Option {
 
 // WithClock sets the base clock (default time.Now); Advance moves the mock's time past it.
 func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
+
+// WithAutoDelivery makes the server deliver each campaign's recipients by themselves, d of the
+// mock's clock after the send (so Advance drives it); 0 turns it off, and recipients stay
+// sent until a control moves them (Deliver, DeliverAll). It is off by default in Go (New and
+// NewTest), so that a test sees exactly what it moves, in or out of a testing/synctest
+// bubble; the mock binary delivers after DefaultDeliveryDelay (its -delivery-delay). When the
+// time comes, recipients move from sent by these rules, which DeliverAll follows too:
+//
+//	number               becomes
+//	MagicFailed          failed
+//	MagicPending         stays sent: never delivered automatically, nor by DeliverAll
+//	MagicDND             dnd at the send on the generic channel (as a number on the register)
+//	MagicRefused         the provider refuses the whole campaign: failed and refunded at the send
+//	MagicSlow            delivered after SlowDeliveryDelay (or d if longer)
+//	on the DND register  dnd at the send on the generic channel
+//	any other            delivered
+//
+// A campaign of more than 100 recipients, processing for a second, is delivered no sooner.
+func WithAutoDelivery(d time.Duration) Option { return func(c *config) { c.deliveryDelay = d } }
 
 // --- bounds of what the mock keeps ----------------------------------------------------------
 

@@ -79,6 +79,7 @@ func buildRoutes() []*pathRoute {
 		{"/_mock/sender-ids/{id}/approve", control(post, ctlMoveSender(store.SenderActive))},
 		{"/_mock/sender-ids/{id}/block", control(post, ctlMoveSender(store.SenderBlocked))},
 		{"/_mock/campaigns/{id}/deliver", control(post, ctlDeliver)},
+		{"/_mock/deliver", control(post, ctlDeliverAll)},
 		{"/_mock/dnd", control(post, ctlDND)},
 		{"/_mock/otps/latest", control(get, ctlLatestOTP)},
 		{"/_mock/clock", control(post, ctlClock)},

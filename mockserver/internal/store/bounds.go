@@ -117,6 +117,7 @@ func (md *modeData) forgetOldest(otp bool, id ids.ID) int {
 		md.campaigns[0] = nil
 		md.campaigns = md.campaigns[1:]
 		md.msgFrom = max(md.msgFrom-1, 0)
+		md.autoFrom, md.slowFrom = max(md.autoFrom-1, 0), max(md.slowFrom-1, 0)
 		return len(c.recipients)
 	}
 	return 0

@@ -137,6 +137,7 @@ type Recipient struct {
 type campaign struct {
 	Campaign
 	template   string   // the message as sent; "" once its messages are forgotten
+	auto       uint8    // automatic delivery's progress: autoDone, slowDone
 	names      string   // every recipient's {{name}}, one after another
 	nameEnds   []uint32 // where recipient i's name ends in names; nil unless personal
 	recipients []recipient
@@ -193,8 +194,9 @@ type Accepted struct {
 
 // Send prices the message per recipient, then debits the caller's wallet and creates the
 // campaign in one step: either both happen or neither. Recipients on the Do-Not-Disturb
-// register get the status dnd on the generic channel. A campaign of more than 100
-// recipients is processing for a second; one the provider refuses is failed and refunded.
+// register (and MagicDND) get the status dnd on the generic channel. A campaign of more than
+// 100 recipients is processing for a second; one the provider refuses (a fault, or
+// MagicRefused among the recipients) is failed and refunded.
 func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 	price := st.cfg.GenericPrice
 	if p.Channel == DND {
@@ -214,6 +216,7 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 	}
 	var names strings.Builder
 	partsByName := map[string]int{}
+	refused := false // MagicRefused is a recipient
 	maxParts, totalParts := 0, int64(0)
 	for i, t := range p.Targets {
 		name := ""
@@ -241,6 +244,7 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 		}
 		maxParts = max(maxParts, parts)
 		totalParts += int64(parts)
+		refused = refused || t.Phone == MagicRefused
 		status := RecipientSent
 		if p.Channel == Generic && st.onDND(t.Phone) {
 			status = RecipientDND
@@ -259,9 +263,12 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 	if personal {
 		cp.names, cp.nameEnds = names.String(), nameEnds
 	}
-	a, to, balance, err := c.w.send(c.Mode, st.cfg.IDs, cp, totalParts*price, p.ProviderFailure, now.UnixNano())
+	a, to, balance, err := c.w.send(st, c.Mode, cp, totalParts*price, p.ProviderFailure || refused, now.UnixNano())
 	if err != nil {
 		return Accepted{}, err
+	}
+	if st.cfg.Due != nil && st.cfg.DeliveryDelay > 0 && a.Counts[RecipientSent] > 0 {
+		st.cfg.Due(cp.dueAt(int64(st.cfg.DeliveryDelay)))
 	}
 	st.keep(a.Recipients)
 	st.sent(c, a, to, balance)
@@ -271,7 +278,7 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 // send debits the wallet and stores c in one step; the campaign's id is taken under the lock,
 // so that a mode's campaigns stay in id order. It returns the campaign as accepted, its first
 // 20 numbers (for the event) and the balance left.
-func (w *workspace) send(mode Mode, gen *ids.Gen, c *campaign, amount int64, providerFailure bool, now int64) (Accepted, []string, int64, error) {
+func (w *workspace) send(st *Store, mode Mode, c *campaign, amount int64, providerFailure bool, now int64) (Accepted, []string, int64, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.activeSender(c.SenderID) {
@@ -281,7 +288,7 @@ func (w *workspace) send(mode Mode, gen *ids.Gen, c *campaign, amount int64, pro
 	if md.balance < amount {
 		return Accepted{}, nil, 0, ErrInsufficientBalance
 	}
-	c.ID, c.CreatedAt, c.Amount = gen.Next(), now, amount
+	c.ID, c.CreatedAt, c.Amount = st.cfg.IDs.Next(), now, amount
 	md.balance -= amount
 	for i := range c.recipients {
 		c.recipients[i].updatedAt = now
@@ -300,6 +307,9 @@ func (w *workspace) send(mode Mode, gen *ids.Gen, c *campaign, amount int64, pro
 		c.Status = CampaignProcessing
 	}
 	md.campaigns = append(md.campaigns, c)
+	if st.cfg.DeliveryDelay > 0 && c.Counts[RecipientSent] > 0 {
+		st.due.add(w)
+	}
 	return Accepted{Campaign: c.Campaign, Recipients: len(c.recipients)}, firstPhones(c.recipients, 20), md.balance, nil
 }
 
@@ -371,7 +381,7 @@ type DeliverCounts struct {
 
 // Deliver moves a campaign's sent recipients, of whichever workspace, in request order: the
 // first n.Delivered to delivered, the next n.Failed to failed, the next n.DND to dnd; a nil n
-// delivers them all.
+// delivers them all. Counts past what is still sent settle what is, in that order.
 func (st *Store) Deliver(id string, n *DeliverCounts, now int64) (Campaign, error) {
 	cid, ok := ids.Parse(id)
 	if !ok {
@@ -417,9 +427,11 @@ func (w *workspace) deliver(id ids.ID, n *DeliverCounts, now int64) (Campaign, b
 		if n != nil {
 			counts = *n
 		}
-		if int64(counts.Delivered)+int64(counts.Failed)+int64(counts.DND) > int64(c.Counts[RecipientSent]) {
-			return Campaign{}, true, fieldError("", "Only %d recipients are still sent.", c.Counts[RecipientSent])
-		}
+		// Counts past what is still sent settle what is: each move takes what is left.
+		left := int(c.Counts[RecipientSent])
+		counts.Delivered = min(counts.Delivered, left)
+		counts.Failed = min(counts.Failed, left-counts.Delivered)
+		counts.DND = min(counts.DND, left-counts.Delivered-counts.Failed)
 		moves := [...]struct {
 			n  int
 			to RecipientStatus

@@ -14,5 +14,6 @@
 // imports only the leaves ids, fifo and events, and the rules the SDK shares.
 //
 // Lock order: a workspace's lock is never held while taking the store's, the register's or the
-// latest pins' lock, and those three are never held together.
+// latest pins' lock, and those three are never held together. The automatic delivery queue's
+// lock is taken under a workspace's, and nothing is taken under it.
 package store
