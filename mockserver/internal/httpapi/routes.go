@@ -90,6 +90,7 @@ func buildRoutes() []*pathRoute {
 		{"/_mock/reset", control(post, ctlReset)},
 		{"/_mock/messages", stream(ctlMessages)},
 		{"/_mock/messages", control(del, ctlClearMessages)},
+		{"/_mock/messages/{id}", control(get, ctlMessage)},
 		{"/_mock/conversations", control(get, ctlConversations)},
 		{"/_mock/events", stream(ctlEvents)},
 		{"/", stream(servePage)},

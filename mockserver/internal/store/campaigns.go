@@ -77,7 +77,11 @@ type Campaign struct {
 	CreatedAt int64    // unix nanoseconds
 	Amount    int64    // kobo charged; 0 once refunded
 	Counts    [4]int32 // recipients by status
+	template  string   // the message as sent; "" once its messages are forgotten
 }
+
+// Text is the message as sent, {{name}} unfilled; "" once its messages are forgotten.
+func (c *Campaign) Text() string { return c.template }
 
 // HasMessageID reports whether the provider gave the campaign a message ID: once it is sent.
 func (c *Campaign) HasMessageID() bool { return c.Status == CampaignSent }
@@ -116,11 +120,22 @@ type recipient struct {
 	updatedAt int64
 }
 
+// movedBit marks, in the top byte, a recipient whose status changed after the send: its
+// history is then the status at the send and this one (see History).
+const movedBit = 1 << 62
+
 func (r recipient) phone() uint64           { return r.packed & (1<<56 - 1) }
-func (r recipient) status() RecipientStatus { return RecipientStatus(r.packed >> 56) }
+func (r recipient) status() RecipientStatus { return RecipientStatus(r.packed >> 56 & 3) }
+func (r recipient) moved() bool             { return r.packed&movedBit != 0 }
 func (r *recipient) set(s RecipientStatus, at int64) {
 	r.packed = r.packed&(1<<56-1) | uint64(s)<<56
 	r.updatedAt = at
+}
+
+// move changes the status of a recipient after the send.
+func (r *recipient) move(s RecipientStatus, at int64) {
+	r.set(s, at)
+	r.packed |= movedBit
 }
 
 // Recipient is one recipient of a campaign as its delivery status lists it.
@@ -130,13 +145,13 @@ type Recipient struct {
 	UpdatedAt int64 // unix nanoseconds
 }
 
-// campaign is one accepted send and its recipients, in 160 bytes plus 16 per recipient, and 4
+// campaign is one accepted send and its recipients, in 176 bytes plus 16 per recipient, and 4
 // more per recipient (plus the names' bytes) when {{name}} is filled per recipient. Its
 // messages are rendered on read from template and names: the text is stored once, not per
 // recipient.
 type campaign struct {
 	Campaign
-	template   string   // the message as sent; "" once its messages are forgotten
+	requestID  ids.ID   // of the request that sent it
 	auto       uint8    // automatic delivery's progress: autoDone, slowDone
 	names      string   // every recipient's {{name}}, one after another
 	nameEnds   []uint32 // where recipient i's name ends in names; nil unless personal
@@ -183,6 +198,7 @@ type SendParams struct {
 	Personalize     bool     // a campaign: {{name}} is filled per recipient
 	Targets         []Target // distinct numbers
 	ProviderFailure bool     // a fault rule makes the provider refuse it
+	RequestID       ids.ID   // of the request, for the message's details
 }
 
 // Accepted is a campaign as a send accepted it, copied under the workspace's lock: the stored
@@ -257,8 +273,8 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 	}
 	cp := &campaign{
 		Campaign: Campaign{SenderID: p.From, Reference: p.Reference, Channel: p.Channel,
-			Parts: uint8(maxParts), Status: CampaignSent, personal: personal},
-		template: msg, recipients: recipients,
+			Parts: uint8(maxParts), Status: CampaignSent, personal: personal, template: msg},
+		recipients: recipients, requestID: p.RequestID,
 	}
 	if personal {
 		cp.names, cp.nameEnds = names.String(), nameEnds
@@ -440,7 +456,7 @@ func (w *workspace) deliver(id ids.ID, n *DeliverCounts, now int64) (Campaign, b
 		for _, mv := range moves {
 			for left := mv.n; left > 0; i++ {
 				if c.recipients[i].status() == RecipientSent {
-					c.recipients[i].set(mv.to, now)
+					c.recipients[i].move(mv.to, now)
 					c.Counts[RecipientSent]--
 					c.Counts[mv.to]++
 					left--

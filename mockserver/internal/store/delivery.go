@@ -94,7 +94,7 @@ func (c *campaign) deliverAuto(at int64, slow, onlySlow bool) bool {
 		if !ok {
 			continue
 		}
-		r.set(to, at)
+		r.move(to, at)
 		c.Counts[RecipientSent]--
 		c.Counts[to]++
 		moved = true
