@@ -468,7 +468,7 @@ func TestPageInBrowser(t *testing.T) {
 		got := srv.Messages(mockserver.Filter{CampaignID: id})
 		require.Len(t, got, 2)
 		for _, m := range got {
-			assert.Equal(t, "delivered", m.Status)
+			assert.Equal(t, mockserver.StatusDelivered, m.Status)
 		}
 
 		// A mock without POST /_mock/deliver: a note, and nothing breaks.
