@@ -58,7 +58,8 @@ type DeliverCounts struct {
 }
 
 // Deliver moves a campaign's sent recipients, in request order: the first c.Delivered to
-// delivered, the next c.Failed to failed, the next c.DND to dnd. A nil c delivers them all.
+// delivered, the next c.Failed to failed, the next c.DND to dnd. A nil c delivers them all;
+// counts past what is still sent settle what is, in that order.
 func (s *Server) Deliver(campaignID string, c *DeliverCounts) error {
 	_, err := s.api.Store().Deliver(campaignID, (*store.DeliverCounts)(c), s.api.Now().UnixNano())
 	return httpapi.Err(err)
@@ -98,6 +99,7 @@ func (s *Server) LatestOTP(to string) (pinID, pin string, err error) {
 }
 
 // Advance moves the mock's clock forward by d: pins and keys expire, idempotency and
-// rate-limit windows pass, processing campaigns are sent. A negative d, or one that would
+// rate-limit windows pass, processing campaigns are sent, automatic delivery (see
+// WithAutoDelivery) delivers what falls due. A negative d, or one that would
 // take the clock past 2200-01-01T00:00:00Z, is an error and the clock does not move.
 func (s *Server) Advance(d time.Duration) error { return s.api.Advance(d) }

@@ -160,17 +160,19 @@ func (st *Store) Settle(now int64) (next int64, more bool) {
 	if st.cfg.DeliveryDelay <= 0 {
 		return 0, false
 	}
+	moved := false
 	for _, w := range st.due.list() {
 		changed, n, m := w.settleDue(st, now)
 		for _, c := range changed {
 			st.delivered(w.id, c)
 		}
-		if len(changed) > 0 {
-			st.cfg.Arrived.Broadcast()
-		}
+		moved = moved || len(changed) > 0
 		if m && (!more || n < next) {
 			next, more = n, true
 		}
+	}
+	if moved { // once per settle, however many workspaces changed: waiters read again once
+		st.cfg.Arrived.Broadcast()
 	}
 	return next, more
 }
