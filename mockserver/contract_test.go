@@ -639,6 +639,9 @@ func TestDocumentRejectsWhatTheMockRejects(t *testing.T) {
 		"400 verify a used pin":                    "state",
 		"400 verify an expired pin":                "state",
 		"400 verify a voided pin":                  "state",
+		"400 local number too short":               "digit counts, once separators are allowed (PhoneInput)",
+		"400 plus before a local number":           "digit counts, once separators are allowed (PhoneInput)",
+		"400 16 digits":                            "digit counts, once separators are allowed (PhoneInput)",
 	}
 	for _, tc := range errorCases() {
 		if tc.status != http.StatusBadRequest || beyondSchema[tc.name] != "" {

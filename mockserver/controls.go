@@ -58,11 +58,32 @@ type DeliverCounts struct {
 }
 
 // Deliver moves a campaign's sent recipients, in request order: the first c.Delivered to
-// delivered, the next c.Failed to failed, the next c.DND to dnd. A nil c delivers them all.
+// delivered, the next c.Failed to failed, the next c.DND to dnd. A nil c delivers them all;
+// counts past what is still sent settle what is, in that order.
 func (s *Server) Deliver(campaignID string, c *DeliverCounts) error {
 	_, err := s.api.Store().Deliver(campaignID, (*store.DeliverCounts)(c), s.api.Now().UnixNano())
 	return httpapi.Err(err)
 }
+
+// DeliverAll settles every recipient still sent, of every campaign of every workspace, by
+// the rules of automatic delivery (see WithAutoDelivery): MagicSlow is delivered at once,
+// MagicPending stays sent, and a campaign still processing is sent first. It returns how
+// many campaigns changed; it is what POST /_mock/deliver does.
+func (s *Server) DeliverAll() int { return s.api.DeliverAll() }
+
+// The magic test numbers: sends to them behave as WithAutoDelivery's table says, in every
+// workspace. They sit in a reserved-looking range (0700 000 000X); keep them out of other
+// test data.
+const (
+	MagicFailed  = "2347000000001" // always failed
+	MagicPending = "2347000000002" // stays sent
+	MagicDND     = "2347000000003" // dnd on the generic channel
+	MagicRefused = "2347000000004" // the whole campaign is refused: failed and refunded
+	MagicSlow    = "2347000000005" // delivered after SlowDeliveryDelay
+)
+
+// SlowDeliveryDelay is how long after its send MagicSlow is delivered automatically.
+const SlowDeliveryDelay = store.SlowDeliveryDelay
 
 // AddDND puts numbers on the Do-Not-Disturb register: sends to them on the generic channel
 // get the recipient status dnd.
@@ -78,6 +99,7 @@ func (s *Server) LatestOTP(to string) (pinID, pin string, err error) {
 }
 
 // Advance moves the mock's clock forward by d: pins and keys expire, idempotency and
-// rate-limit windows pass, processing campaigns are sent. A negative d, or one that would
+// rate-limit windows pass, processing campaigns are sent, automatic delivery (see
+// WithAutoDelivery) delivers what falls due. A negative d, or one that would
 // take the clock past 2200-01-01T00:00:00Z, is an error and the clock does not move.
 func (s *Server) Advance(d time.Duration) error { return s.api.Advance(d) }

@@ -93,7 +93,7 @@ func TestDNDLimit(t *testing.T) {
 	e.send(sms([]string{num(1), num(4)}))
 	got := map[string]string{}
 	for _, m := range e.srv.Messages(mockserver.Filter{}) {
-		got[m.To] = m.Status
+		got[m.To] = string(m.Status)
 	}
 	assert.Equal(t, map[string]string{num(1): "dnd", num(4): "sent"}, got)
 }

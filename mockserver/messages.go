@@ -24,12 +24,12 @@ type Message struct {
 	To          string    // normalized, digits only
 	From        string    // the sender ID
 	Text        string    // as the phone shows it: {{name}} filled, an OTP's pin in place
-	Kind        string    // "sms" or "otp"
+	Kind        Kind      // KindSMS or KindOTP
 	Channel     string    // "generic" or "dnd"
 	Parts       int       // SMS parts of Text
 	Encoding    string    // "GSM-7" or "UCS-2"
 	CampaignID  string    // "" for an OTP
-	Status      string    // "sent", "delivered", "failed" or "dnd"
+	Status      Status    // StatusSent, StatusDelivered, StatusFailed or StatusDND
 	Cost        int64     // kobo charged for this message; 0 when refunded
 	PinID       string    // an OTP's pin ID
 	Pin         string    // an OTP's pin
@@ -59,7 +59,7 @@ type Filter struct {
 	To          string    // the number, in any form a send accepts
 	From        string    // the sender ID, in any case
 	CampaignID  string    // the campaign
-	Kind        string    // "sms" or "otp"
+	Kind        Kind      // KindSMS or KindOTP
 	Contains    string    // text that Text contains, in any case
 	Since       time.Time // created at or after
 	WorkspaceID string    // the workspace
@@ -68,14 +68,14 @@ type Filter struct {
 
 // storeFilter is f in the store's terms.
 func storeFilter(f Filter) (store.Query, error) {
-	return store.NewQuery(store.Filter{To: f.To, From: f.From, CampaignID: f.CampaignID, Kind: f.Kind,
+	return store.NewQuery(store.Filter{To: f.To, From: f.From, CampaignID: f.CampaignID, Kind: string(f.Kind),
 		Contains: f.Contains, Since: f.Since, WorkspaceID: f.WorkspaceID, Mode: string(f.Mode)})
 }
 
 // messageOf is a stored message as a Message.
 func messageOf(m store.Message) Message {
-	return Message{ID: m.ID, To: m.To, From: m.From, Text: m.Text, Kind: m.Kind, Channel: m.Channel,
-		Parts: m.Parts, Encoding: m.Encoding, CampaignID: m.CampaignID, Status: m.Status, Cost: m.Cost,
+	return Message{ID: m.ID, To: m.To, From: m.From, Text: m.Text, Kind: Kind(m.Kind), Channel: m.Channel,
+		Parts: m.Parts, Encoding: m.Encoding, CampaignID: m.CampaignID, Status: Status(m.Status), Cost: m.Cost,
 		PinID: m.PinID, Pin: m.Pin, Verified: m.Verified, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
 		WorkspaceID: m.WorkspaceID, Mode: modeOf(m.Mode)}
 }

@@ -81,7 +81,7 @@ func TestMessagesAreWhatThePhonesReceived(t *testing.T) {
 	assert.Equal(t, campaignID+"-0", first.ID)
 	assert.Equal(t, campaignID+"-2", third.ID)
 	for _, m := range []mockserver.Message{first, second, third} {
-		assert.Equal(t, "sms", m.Kind)
+		assert.Equal(t, mockserver.KindSMS, m.Kind)
 		assert.Equal(t, "MOCKSMS", m.From)
 		assert.Equal(t, campaignID, m.CampaignID)
 		assert.Equal(t, "generic", m.Channel)
@@ -92,8 +92,8 @@ func TestMessagesAreWhatThePhonesReceived(t *testing.T) {
 	}
 	assert.Equal(t, "GSM-7", first.Encoding)
 	assert.Equal(t, "GSM-7", second.Encoding, "É is in the GSM alphabet")
-	assert.Equal(t, "sent", first.Status)
-	assert.Equal(t, "dnd", third.Status, "a number on the DND register")
+	assert.Equal(t, mockserver.StatusSent, first.Status)
+	assert.Equal(t, mockserver.StatusDND, third.Status, "a number on the DND register")
 	assert.Equal(t, int64(gp), first.Cost)
 
 	assert.Equal(t, "Literal {{name}} here", single.Text, "/v1/sms/send does not personalize")
@@ -102,7 +102,7 @@ func TestMessagesAreWhatThePhonesReceived(t *testing.T) {
 	assert.Equal(t, sendID, single.CampaignID)
 	assert.Equal(t, int64(dp), single.Cost)
 
-	assert.Equal(t, "otp", otp.Kind)
+	assert.Equal(t, mockserver.KindOTP, otp.Kind)
 	assert.Equal(t, "Your code is "+pin+". Do not share it.", otp.Text)
 	assert.Equal(t, pin, otp.Pin)
 	assert.Equal(t, pinID, otp.PinID)
@@ -131,7 +131,7 @@ func TestMessageStatusFollowsDelivery(t *testing.T) {
 	require.NoError(t, e.srv.Deliver(id, &mockserver.DeliverCounts{Delivered: 1, Failed: 1, DND: 1}))
 	got := map[string]string{}
 	for _, m := range e.srv.Messages(mockserver.Filter{CampaignID: id}) {
-		got[m.To] = m.Status
+		got[m.To] = string(m.Status)
 		if m.Status != "sent" {
 			assert.Equal(t, fixedNow.Add(time.Minute), m.UpdatedAt, m.To)
 		}

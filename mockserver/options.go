@@ -31,6 +31,11 @@ const (
 	// http.ResponseController (SetReadDeadline, SetWriteDeadline) for as long as it waits.
 	DefaultWriteTimeout = 2 * time.Minute
 
+	// DefaultDeliveryDelay is how long after its send the mock binary delivers a campaign's
+	// recipients by themselves (its -delivery-delay). New and NewTest deliver nothing by
+	// themselves unless WithAutoDelivery says so. See WithAutoDelivery.
+	DefaultDeliveryDelay = time.Second
+
 	// MaxPrice is the highest price of one SMS part, in kobo (10,000.00 NGN).
 	MaxPrice = 1_000_000
 	// MaxBalance is the highest wallet balance, in kobo (40,000,000,000,000,000.00 NGN): far
@@ -43,7 +48,7 @@ const (
 // unless WithMessageLimit says otherwise: the bound of the campaign store. Past it the oldest
 // campaigns are forgotten entirely, with their messages. A stored recipient costs 16 bytes
 // beyond its campaign (20 plus the bytes of its name when the campaign is personalised), a
-// campaign about 185 bytes, and an OTP message about 220 (docs/benchmarks.md), so a full store
+// campaign about 200 bytes, and an OTP message about 220 (docs/benchmarks.md), so a full store
 // of campaigns of many recipients takes about 18 MB, and of one-recipient campaigns about
 // 200 MB.
 const DefaultMaxMessages = 1_000_000
@@ -93,6 +98,7 @@ type config struct {
 	maxMessages    int
 	maxWorkspaces  int
 	maxDND         int
+	deliveryDelay  time.Duration
 }
 
 // defaults is the configuration of a server given no option.
@@ -147,6 +153,8 @@ func (c *config) check() error {
 		return errors.New("mockserver: WithReadTimeout: the timeout cannot be negative")
 	case c.writeTimeout < 0:
 		return errors.New("mockserver: WithWriteTimeout: the timeout cannot be negative")
+	case c.deliveryDelay < 0:
+		return errors.New("mockserver: WithAutoDelivery: the delay cannot be negative")
 	case limitErr != nil:
 		return limitErr
 	}
@@ -165,7 +173,7 @@ func (c *config) api(err error, url func() string) httpapi.Config {
 		Country: c.country, RateLimit: c.rateLimit, JWTSecret: c.jwtSecret, Now: c.now, Logger: c.logger,
 		RequestLogSize: c.requestLogSize, ReadTimeout: c.readTimeout, AllowedHosts: c.allowedHosts,
 		IdempotencyLimit: c.idemLimit, MaxMessages: c.maxMessages, MaxWorkspaces: c.maxWorkspaces, MaxDND: c.maxDND,
-		URL: url, Err: err,
+		DeliveryDelay: c.deliveryDelay, URL: url, Err: err,
 	}
 }
 
@@ -227,6 +235,25 @@ func WithJWTSecret(secret []byte) Option {
 
 // WithClock sets the base clock (default time.Now); Advance moves the mock's time past it.
 func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
+
+// WithAutoDelivery makes the server deliver each campaign's recipients by themselves, d of the
+// mock's clock after the send (so Advance drives it); 0 turns it off, and recipients stay
+// sent until a control moves them (Deliver, DeliverAll). It is off by default in Go (New and
+// NewTest), so that a test sees exactly what it moves, in or out of a testing/synctest
+// bubble; the mock binary delivers after DefaultDeliveryDelay (its -delivery-delay). When the
+// time comes, recipients move from sent by these rules, which DeliverAll follows too:
+//
+//	number               becomes
+//	MagicFailed          failed
+//	MagicPending         stays sent: never delivered automatically, nor by DeliverAll
+//	MagicDND             dnd at the send on the generic channel (as a number on the register)
+//	MagicRefused         the provider refuses the whole campaign: failed and refunded at the send
+//	MagicSlow            delivered after SlowDeliveryDelay (or d if longer)
+//	on the DND register  dnd at the send on the generic channel
+//	any other            delivered
+//
+// A campaign of more than 100 recipients, processing for a second, is delivered no sooner.
+func WithAutoDelivery(d time.Duration) Option { return func(c *config) { c.deliveryDelay = d } }
 
 // --- bounds of what the mock keeps ----------------------------------------------------------
 

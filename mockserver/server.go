@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -147,7 +148,7 @@ func (s *Server) Serve(ln net.Listener) error {
 // is served by another http.Server.
 func (s *Server) serveOn(ln net.Listener) *http.Server {
 	s.ln = ln
-	s.url = "http://" + ln.Addr().String()
+	s.url = "http://" + dialAddr(ln.Addr())
 	s.hs = &http.Server{
 		Handler:           s.api,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -179,7 +180,18 @@ func (s *Server) Close() error {
 	}
 	err := s.hs.Close()
 	s.hs, s.ln = nil, nil
+	s.api.StopDelivery()
 	return err
+}
+
+// dialAddr is the host:port a client on this machine dials to reach a listener on a: the
+// listener's own address, but 127.0.0.1 for one on all interfaces (0.0.0.0 or ::), which
+// the mock answers and a browser may name.
+func dialAddr(a net.Addr) string {
+	if ta, ok := a.(*net.TCPAddr); ok && ta.IP.IsUnspecified() {
+		return net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
+	}
+	return a.String()
 }
 
 // URL is the base URL of a started server, such as http://127.0.0.1:41234 ("" before Start).
@@ -202,7 +214,9 @@ type TB interface {
 	Fatalf(format string, args ...any)
 }
 
-// NewTest starts a server on a free loopback port and closes it when the test ends.
+// NewTest starts a server on a free loopback port and closes it when the test ends. Like New,
+// it delivers nothing by itself unless WithAutoDelivery is among opts: recipients stay sent
+// until the test moves them (Deliver, DeliverAll), or Advance passes the delay it chose.
 func NewTest(t TB, opts ...Option) *Server {
 	t.Helper()
 	s := New(opts...)

@@ -30,7 +30,8 @@
 //	sms-mockserver [-addr 127.0.0.1:4010] [-jwt-secret S] [-generic-price 3.20] [-dnd-price 4.50]
 //	               [-live-balance 10000.00] [-test-balance 10000.00] [-rate-limit N]
 //	               [-read-timeout 30s] [-allow-host name]... [-gc-headroom-mb 32]
-//	               [-message-limit 1000000] [-workspace-limit 10000] [-dnd-limit 1000000] [-env]
+//	               [-message-limit 1000000] [-workspace-limit 10000] [-dnd-limit 1000000]
+//	               [-delivery-delay 1s|off] [-env]
 //
 // Prices are at most 10,000.00 NGN a part and balances at most 40,000,000,000,000,000.00 NGN.
 // A request body must arrive within -read-timeout. Requests must name a loopback host
@@ -39,6 +40,11 @@
 // is bounded: -message-limit recipients of campaigns and OTP messages (the oldest campaigns are
 // then forgotten entirely), -workspace-limit workspaces and -dnd-limit numbers on the
 // Do-Not-Disturb register (one more is refused).
+//
+// Campaigns finish by themselves: -delivery-delay (default 1s) after a send, its recipients
+// move from sent to delivered, or to failed or dnd by the rules of the magic test numbers
+// (see mockserver.WithAutoDelivery); 0 or off leaves them sent until POST /_mock/deliver or
+// /_mock/campaigns/{id}/deliver moves them.
 package main
 
 import (
@@ -85,6 +91,23 @@ func (f *nairaFlag) Set(s string) error {
 	return nil
 }
 
+// delayFlag is -delivery-delay: a duration, or "off" (the same as 0).
+type delayFlag struct{ d time.Duration }
+
+func (f *delayFlag) String() string { return f.d.String() }
+func (f *delayFlag) Set(s string) error {
+	if s == "off" {
+		f.d = 0
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return errors.New(`a non-negative duration such as 1s, or "off"`)
+	}
+	f.d = d
+	return nil
+}
+
 // hostsFlag collects -allow-host values, repeated or comma separated.
 type hostsFlag []string
 
@@ -125,6 +148,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	messageLimit := fs.Int("message-limit", mockserver.DefaultMaxMessages, "recipients of campaigns and OTP messages kept; past it the oldest campaigns are forgotten")
 	workspaceLimit := fs.Int("workspace-limit", mockserver.DefaultMaxWorkspaces, "workspaces the mock holds at most, the default one included")
 	dndLimit := fs.Int("dnd-limit", mockserver.DefaultMaxDND, "numbers the Do-Not-Disturb register holds at most")
+	delivery := &delayFlag{mockserver.DefaultDeliveryDelay}
+	fs.Var(delivery, "delivery-delay", `how long after its send a campaign's recipients are delivered by themselves, by the magic numbers' rules (0 or "off": never, until a control delivers them)`)
 	env := fs.Bool("env", false, "print the startup line as shell export statements of SMS_BASE_URL, SMS_API_KEY, SMS_API_SECRET and SMS_DASHBOARD_TOKEN instead of JSON")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -166,6 +191,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		mockserver.WithMessageLimit(*messageLimit),
 		mockserver.WithWorkspaceLimit(*workspaceLimit),
 		mockserver.WithDNDLimit(*dndLimit),
+		mockserver.WithAutoDelivery(delivery.d),
 	}
 	if *jwtSecret != "" {
 		opts = append(opts, mockserver.WithJWTSecret([]byte(*jwtSecret)))

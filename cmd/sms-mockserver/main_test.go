@@ -81,6 +81,8 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"-workspace-limit", "-1"},
 		{"-dnd-limit", "0"},
 		{"-dnd-limit", "many"},
+		{"-delivery-delay", "-1s"},
+		{"-delivery-delay", "soon"},
 	} {
 		// A flag wrongly accepted serves on a free port until the timeout, then fails here.
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -212,6 +212,7 @@ func TestMockDocumentLoadsAndValidates(t *testing.T) {
 		"GET /_mock/requests", "POST /_mock/reset", "GET /_mock/messages", "DELETE /_mock/messages",
 		"GET /_mock/events", "GET /", "GET /_mock/conversations", "GET /_mock/workspaces",
 		"GET /_mock/workspaces/{id}/campaigns", "GET /_mock/workspaces/{id}/sender-ids", "GET /_mock/inbox/{asset}",
+		"POST /_mock/deliver", "GET /_mock/messages/{id}",
 	}
 	var got []string
 	for path, item := range doc.Paths.Map() {

@@ -35,6 +35,7 @@ type Config struct {
 	MaxMessages              int
 	MaxWorkspaces            int
 	MaxDND                   int
+	DeliveryDelay            time.Duration // of automatic delivery; 0: none
 	URL                      func() string // the server's base URL, "" before it listens
 
 	// Err is an option out of range: every request is answered 500 with it.
@@ -53,6 +54,8 @@ type API struct {
 	bus      *events.Bus
 	watchers store.Watchers
 	waiting  atomic.Int32 // long polls in progress
+
+	delivery deliveryTimer // of automatic delivery
 
 	mu   sync.Mutex
 	seed Workspace // credentials of the default workspace, kept across Reset
@@ -107,7 +110,7 @@ func (a *API) Reset() {
 		GenericPrice: a.cfg.GenericPrice, DNDPrice: a.cfg.DNDPrice,
 		LiveBalance: a.cfg.LiveBalance, TestBalance: a.cfg.TestBalance, Country: a.cfg.Country,
 		MaxWorkspaces: a.cfg.MaxWorkspaces, MaxDND: a.cfg.MaxDND, MaxMessages: a.cfg.MaxMessages,
-		IDs: a.ids, Events: a.bus, Watchers: &a.watchers,
+		IDs: a.ids, Events: a.bus, Watchers: &a.watchers, DeliveryDelay: a.cfg.DeliveryDelay, Due: a.due,
 	}, store.Credentials{WorkspaceID: seed.WorkspaceID, LiveKey: seed.LiveKey, LiveSecret: seed.LiveSecret,
 		TestKey: seed.TestKey, TestSecret: seed.TestSecret}, a.clock.Now().UnixNano())
 	ws := a.workspaceOf(creds, seed.DashboardToken)

@@ -8,7 +8,8 @@ import (
 )
 
 // Advance moves the mock's clock forward by d: pins and keys expire, idempotency and
-// rate-limit windows pass, processing campaigns are sent. A negative d, or one that would
+// rate-limit windows pass, processing campaigns are sent, automatic delivery delivers what
+// falls due. A negative d, or one that would
 // take the clock past 2200-01-01T00:00:00Z, is an error and the clock does not move.
 func (a *API) Advance(d time.Duration) error {
 	if d < 0 {
@@ -21,6 +22,7 @@ func (a *API) Advance(d time.Duration) error {
 		a.publish("clock.advanced", struct {
 			Now time.Time `json:"now"`
 		}{a.clock.Now()})
+		a.settle()
 	}
 	return nil
 }

@@ -32,13 +32,15 @@ type messageJSON struct {
 	PinID       string     `json:"pinId,omitempty"`
 	Pin         string     `json:"pin,omitempty"`
 	Verified    *bool      `json:"verified,omitempty"`
+	PinStatus   string     `json:"pinStatus,omitempty"`
+	ExpiresAt   *time.Time `json:"expiresAt,omitempty"`
 	CreatedAt   time.Time  `json:"createdAt"`
 	UpdatedAt   time.Time  `json:"updatedAt"`
 	WorkspaceID string     `json:"workspaceId"`
 	Mode        string     `json:"mode"`
 }
 
-func messageOut(m *store.Message) messageJSON {
+func messageOut(m *store.Message, now time.Time) messageJSON {
 	out := messageJSON{
 		ID: m.ID, To: m.To, From: m.From, Text: m.Text, Kind: m.Kind, Channel: m.Channel, Parts: m.Parts,
 		Encoding: m.Encoding, CampaignID: wire.OptString(m.CampaignID), Status: m.Status, Cost: wire.Naira(m.Cost),
@@ -47,6 +49,7 @@ func messageOut(m *store.Message) messageJSON {
 	}
 	if m.Kind == "otp" {
 		out.Verified = &m.Verified
+		out.PinStatus, out.ExpiresAt = pinStatus(m, now), &m.ExpiresAt
 	}
 	return out
 }
@@ -119,7 +122,7 @@ func ctlMessages(a *API, w http.ResponseWriter, rq *request) {
 	}
 	out := make([]messageJSON, len(list))
 	for i := range list {
-		out[i] = messageOut(&list[i])
+		out[i] = messageOut(&list[i], a.clock.Now())
 	}
 	wire.WriteJSON(w, http.StatusOK, rq.id, wire.NewPage(out, page, limit, total))
 }
@@ -153,7 +156,7 @@ func ctlConversations(a *API, rq *request) (int, any, error) {
 	list, total := a.state.Load().store.Conversations(m, pageOffset(page, limit), limit)
 	out := make([]conversationJSON, len(list))
 	for i, cv := range list {
-		out[i] = conversationJSON{To: cv.Latest.To, Count: cv.Count, Latest: messageOut(&cv.Latest)}
+		out[i] = conversationJSON{To: cv.Latest.To, Count: cv.Count, Latest: messageOut(&cv.Latest, rq.now)}
 	}
 	return http.StatusOK, wire.NewPage(out, page, limit, total), nil
 }

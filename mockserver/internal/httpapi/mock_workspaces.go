@@ -108,16 +108,10 @@ func ctlWorkspaceCampaigns(a *API, rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	type item struct {
-		wire.CampaignJSON
-		Mode     string       `json:"mode"`
-		Delivery string       `json:"delivery"`
-		Counts   store.Counts `json:"counts"`
-	}
 	cs, total := rq.st.store.Campaigns(c, page, limit, a.clock.Now().UnixNano())
-	out := make([]item, len(cs))
+	out := make([]campaignItem, len(cs))
 	for i := range cs {
-		out[i] = item{wire.CampaignOut(&cs[i]), c.Mode.String(), cs[i].Rollup(), store.CountsOf(&cs[i])}
+		out[i] = campaignItemOf(&cs[i], c.Mode)
 	}
 	return http.StatusOK, wire.NewPage(out, page, limit, total), nil
 }

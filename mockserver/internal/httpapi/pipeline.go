@@ -76,6 +76,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(sw, rq.id, e)
 		return
 	}
+	a.settle() // what automatic delivery has due, before anyone reads it
 	var out http.ResponseWriter = sw
 	drop := false
 	if !control {

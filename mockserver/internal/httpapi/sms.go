@@ -45,7 +45,8 @@ func (a *API) send(rq *request, campaign bool) (int, any, error) {
 		ref = *in.Reference
 	}
 	acc, err := rq.st.store.Send(rq.caller, store.SendParams{From: *in.From, Message: *in.Message, Channel: channel,
-		Reference: ref, Personalize: campaign, Targets: targets, ProviderFailure: rq.providerFailure}, rq.now)
+		Reference: ref, Personalize: campaign, Targets: targets, ProviderFailure: rq.providerFailure,
+		RequestID: requestID(rq.id)}, rq.now)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -407,32 +406,12 @@ func TestPageInBrowser(t *testing.T) {
 		assert.Equal(t, "spring-sale:3", text(ctx, t, `#details .campaign .reference`))
 		assert.Equal(t, "spring-sale", text(ctx, t, `#details .campaign .job`))
 		assert.Contains(t, text(ctx, t, `#details .campaign`), id)
-		assert.Contains(t, text(ctx, t, `#details .request .unavailable`), "Not available", "this mock does not link a message to its request")
+		// GET /_mock/messages/{id}: the message, its campaign, the request that sent it and its
+		// history, which grows once the campaign is delivered.
+		require.NoError(t, within(ctx, 5*time.Second, chromedp.WaitVisible(`#details .request pre`)))
 		assert.Equal(t, 1, count(ctx, t, `#details .history li`))
 		require.NoError(t, chromedp.Run(ctx, click(`#details-close`), chromedp.WaitNotVisible(`#details`)))
-
-		// A mock with GET /_mock/messages/{id}: the message, its campaign, request and history.
-		f.answer("GET /_mock/messages/", func(w http.ResponseWriter, r *http.Request) {
-			msgID := strings.TrimPrefix(r.URL.Path, "/_mock/messages/")
-			var msgs, camps struct{ Data []map[string]any }
-			if err := errors.Join(f.get("/_mock/messages?campaignId="+id, &msgs),
-				f.get("/_mock/workspaces/"+ws.WorkspaceID+"/campaigns?mode=live", &camps)); err != nil || len(msgs.Data) != 1 || msgs.Data[0]["id"] != msgID {
-				http.Error(w, fmt.Sprint("reading the message: ", err, len(msgs.Data)), http.StatusInternalServerError)
-				return
-			}
-			d := msgs.Data[0]
-			for _, c := range camps.Data {
-				if c["_id"] == id {
-					d["campaign"] = c
-				}
-			}
-			d["request"] = map[string]any{"requestId": "req_0123456789abcdef01234567", "method": "POST", "path": "/v1/sms/send", "status": 200,
-				"time": d["createdAt"], "body": map[string]any{"to": []string{"2348055555555"}, "message": "Spring sale starts now", "reference": "spring-sale:3"}}
-			d["history"] = []map[string]any{{"status": "sent", "at": d["createdAt"]}, {"status": "delivered", "at": d["updatedAt"]}}
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]any{"data": d, "requestId": "req_0123456789abcdef01234568"})
-		})
-		defer f.answer("GET /_mock/messages/", nil)
+		require.NoError(t, srv.Deliver(id, nil))
 		require.NoError(t, within(ctx, 2*time.Second, click(`#messages li.msg button.details-button`), chromedp.WaitVisible(`#details .request pre`)))
 		assert.Contains(t, text(ctx, t, `#details .request`), "POST /v1/sms/send")
 		assert.Contains(t, text(ctx, t, `#details .request pre`), `"reference": "spring-sale:3"`)
@@ -494,7 +473,7 @@ func TestPageInBrowser(t *testing.T) {
 		got := srv.Messages(mockserver.Filter{CampaignID: id})
 		require.Len(t, got, 2)
 		for _, m := range got {
-			assert.Equal(t, "delivered", m.Status)
+			assert.Equal(t, mockserver.StatusDelivered, m.Status)
 		}
 
 		// A mock without POST /_mock/deliver: a note, and nothing breaks.

@@ -19,7 +19,7 @@ const DefaultMaxWorkspaces = 10_000
 // DefaultMaxMessages is how many recipients of campaigns and OTP messages a store keeps unless
 // told otherwise. Past it the oldest campaigns are forgotten entirely, with their messages. A
 // stored recipient costs 16 bytes beyond its campaign (20 plus the bytes of its name when the
-// campaign is personalised), a campaign about 185 bytes, and an OTP message about 220
+// campaign is personalised), a campaign about 200 bytes, and an OTP message about 220
 // (docs/benchmarks.md), so a full store of campaigns of many recipients takes about 18 MB,
 // and of one-recipient campaigns about 200 MB.
 const DefaultMaxMessages = 1_000_000
@@ -117,6 +117,7 @@ func (md *modeData) forgetOldest(otp bool, id ids.ID) int {
 		md.campaigns[0] = nil
 		md.campaigns = md.campaigns[1:]
 		md.msgFrom = max(md.msgFrom-1, 0)
+		md.autoFrom, md.slowFrom = max(md.autoFrom-1, 0), max(md.slowFrom-1, 0)
 		return len(c.recipients)
 	}
 	return 0

@@ -77,7 +77,11 @@ type Campaign struct {
 	CreatedAt int64    // unix nanoseconds
 	Amount    int64    // kobo charged; 0 once refunded
 	Counts    [4]int32 // recipients by status
+	template  string   // the message as sent; "" once its messages are forgotten
 }
+
+// Text is the message as sent, {{name}} unfilled; "" once its messages are forgotten.
+func (c *Campaign) Text() string { return c.template }
 
 // HasMessageID reports whether the provider gave the campaign a message ID: once it is sent.
 func (c *Campaign) HasMessageID() bool { return c.Status == CampaignSent }
@@ -116,11 +120,22 @@ type recipient struct {
 	updatedAt int64
 }
 
+// movedBit marks, in the top byte, a recipient whose status changed after the send: its
+// history is then the status at the send and this one (see History).
+const movedBit = 1 << 62
+
 func (r recipient) phone() uint64           { return r.packed & (1<<56 - 1) }
-func (r recipient) status() RecipientStatus { return RecipientStatus(r.packed >> 56) }
+func (r recipient) status() RecipientStatus { return RecipientStatus(r.packed >> 56 & 3) }
+func (r recipient) moved() bool             { return r.packed&movedBit != 0 }
 func (r *recipient) set(s RecipientStatus, at int64) {
 	r.packed = r.packed&(1<<56-1) | uint64(s)<<56
 	r.updatedAt = at
+}
+
+// move changes the status of a recipient after the send.
+func (r *recipient) move(s RecipientStatus, at int64) {
+	r.set(s, at)
+	r.packed |= movedBit
 }
 
 // Recipient is one recipient of a campaign as its delivery status lists it.
@@ -130,13 +145,14 @@ type Recipient struct {
 	UpdatedAt int64 // unix nanoseconds
 }
 
-// campaign is one accepted send and its recipients, in 160 bytes plus 16 per recipient, and 4
+// campaign is one accepted send and its recipients, in 176 bytes plus 16 per recipient, and 4
 // more per recipient (plus the names' bytes) when {{name}} is filled per recipient. Its
 // messages are rendered on read from template and names: the text is stored once, not per
 // recipient.
 type campaign struct {
 	Campaign
-	template   string   // the message as sent; "" once its messages are forgotten
+	requestID  ids.ID   // of the request that sent it
+	auto       uint8    // automatic delivery's progress: autoDone, slowDone
 	names      string   // every recipient's {{name}}, one after another
 	nameEnds   []uint32 // where recipient i's name ends in names; nil unless personal
 	recipients []recipient
@@ -182,6 +198,7 @@ type SendParams struct {
 	Personalize     bool     // a campaign: {{name}} is filled per recipient
 	Targets         []Target // distinct numbers
 	ProviderFailure bool     // a fault rule makes the provider refuse it
+	RequestID       ids.ID   // of the request, for the message's details
 }
 
 // Accepted is a campaign as a send accepted it, copied under the workspace's lock: the stored
@@ -193,8 +210,9 @@ type Accepted struct {
 
 // Send prices the message per recipient, then debits the caller's wallet and creates the
 // campaign in one step: either both happen or neither. Recipients on the Do-Not-Disturb
-// register get the status dnd on the generic channel. A campaign of more than 100
-// recipients is processing for a second; one the provider refuses is failed and refunded.
+// register (and MagicDND) get the status dnd on the generic channel. A campaign of more than
+// 100 recipients is processing for a second; one the provider refuses (a fault, or
+// MagicRefused among the recipients) is failed and refunded.
 func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 	price := st.cfg.GenericPrice
 	if p.Channel == DND {
@@ -214,6 +232,7 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 	}
 	var names strings.Builder
 	partsByName := map[string]int{}
+	refused := false // MagicRefused is a recipient
 	maxParts, totalParts := 0, int64(0)
 	for i, t := range p.Targets {
 		name := ""
@@ -241,6 +260,7 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 		}
 		maxParts = max(maxParts, parts)
 		totalParts += int64(parts)
+		refused = refused || t.Phone == MagicRefused
 		status := RecipientSent
 		if p.Channel == Generic && st.onDND(t.Phone) {
 			status = RecipientDND
@@ -253,15 +273,18 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 	}
 	cp := &campaign{
 		Campaign: Campaign{SenderID: p.From, Reference: p.Reference, Channel: p.Channel,
-			Parts: uint8(maxParts), Status: CampaignSent, personal: personal},
-		template: msg, recipients: recipients,
+			Parts: uint8(maxParts), Status: CampaignSent, personal: personal, template: msg},
+		recipients: recipients, requestID: p.RequestID,
 	}
 	if personal {
 		cp.names, cp.nameEnds = names.String(), nameEnds
 	}
-	a, to, balance, err := c.w.send(c.Mode, st.cfg.IDs, cp, totalParts*price, p.ProviderFailure, now.UnixNano())
+	a, to, balance, err := c.w.send(st, c.Mode, cp, totalParts*price, p.ProviderFailure || refused, now.UnixNano())
 	if err != nil {
 		return Accepted{}, err
+	}
+	if st.cfg.Due != nil && st.cfg.DeliveryDelay > 0 && a.Counts[RecipientSent] > 0 {
+		st.cfg.Due(cp.dueAt(int64(st.cfg.DeliveryDelay)))
 	}
 	st.keep(a.Recipients)
 	st.arrivedCampaign(c.w, c.Mode, cp)
@@ -272,7 +295,7 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 // send debits the wallet and stores c in one step; the campaign's id is taken under the lock,
 // so that a mode's campaigns stay in id order. It returns the campaign as accepted, its first
 // 20 numbers (for the event) and the balance left.
-func (w *workspace) send(mode Mode, gen *ids.Gen, c *campaign, amount int64, providerFailure bool, now int64) (Accepted, []string, int64, error) {
+func (w *workspace) send(st *Store, mode Mode, c *campaign, amount int64, providerFailure bool, now int64) (Accepted, []string, int64, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.activeSender(c.SenderID) {
@@ -282,7 +305,7 @@ func (w *workspace) send(mode Mode, gen *ids.Gen, c *campaign, amount int64, pro
 	if md.balance < amount {
 		return Accepted{}, nil, 0, ErrInsufficientBalance
 	}
-	c.ID, c.CreatedAt, c.Amount = gen.Next(), now, amount
+	c.ID, c.CreatedAt, c.Amount = st.cfg.IDs.Next(), now, amount
 	md.balance -= amount
 	for i := range c.recipients {
 		c.recipients[i].updatedAt = now
@@ -301,6 +324,9 @@ func (w *workspace) send(mode Mode, gen *ids.Gen, c *campaign, amount int64, pro
 		c.Status = CampaignProcessing
 	}
 	md.campaigns = append(md.campaigns, c)
+	if st.cfg.DeliveryDelay > 0 && c.Counts[RecipientSent] > 0 {
+		st.due.add(w)
+	}
 	return Accepted{Campaign: c.Campaign, Recipients: len(c.recipients)}, firstPhones(c.recipients, 20), md.balance, nil
 }
 
@@ -372,7 +398,7 @@ type DeliverCounts struct {
 
 // Deliver moves a campaign's sent recipients, of whichever workspace, in request order: the
 // first n.Delivered to delivered, the next n.Failed to failed, the next n.DND to dnd; a nil n
-// delivers them all.
+// delivers them all. Counts past what is still sent settle what is, in that order.
 func (st *Store) Deliver(id string, n *DeliverCounts, now int64) (Campaign, error) {
 	cid, ok := ids.Parse(id)
 	if !ok {
@@ -418,9 +444,11 @@ func (w *workspace) deliver(id ids.ID, n *DeliverCounts, now int64) (Campaign, b
 		if n != nil {
 			counts = *n
 		}
-		if int64(counts.Delivered)+int64(counts.Failed)+int64(counts.DND) > int64(c.Counts[RecipientSent]) {
-			return Campaign{}, true, fieldError("", "Only %d recipients are still sent.", c.Counts[RecipientSent])
-		}
+		// Counts past what is still sent settle what is: each move takes what is left.
+		left := int(c.Counts[RecipientSent])
+		counts.Delivered = min(counts.Delivered, left)
+		counts.Failed = min(counts.Failed, left-counts.Delivered)
+		counts.DND = min(counts.DND, left-counts.Delivered-counts.Failed)
 		moves := [...]struct {
 			n  int
 			to RecipientStatus
@@ -429,7 +457,7 @@ func (w *workspace) deliver(id ids.ID, n *DeliverCounts, now int64) (Campaign, b
 		for _, mv := range moves {
 			for left := mv.n; left > 0; i++ {
 				if c.recipients[i].status() == RecipientSent {
-					c.recipients[i].set(mv.to, now)
+					c.recipients[i].move(mv.to, now)
 					c.Counts[RecipientSent]--
 					c.Counts[mv.to]++
 					left--

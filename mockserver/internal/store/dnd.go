@@ -8,6 +8,9 @@ import "strconv"
 const DefaultMaxDND = 1_000_000
 
 func (st *Store) onDND(phone uint64) bool {
+	if phone == MagicDND {
+		return true
+	}
 	st.dndMu.RLock()
 	defer st.dndMu.RUnlock()
 	_, ok := st.dnd[phone]

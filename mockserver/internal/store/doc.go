@@ -14,6 +14,7 @@
 // imports only the leaves ids, fifo and events, and the rules the SDK shares.
 //
 // Lock order: a workspace's lock is never held while taking the store's, the register's or the
-// latest pins' lock, and those three are never held together. The watchers' lock (watch.go) is
-// taken inside a workspace's, never the other way round.
+// latest pins' lock, and those three are never held together. The watchers' lock (watch.go) and
+// the automatic delivery queue's lock are taken inside a workspace's, never the other way round,
+// and nothing is taken under either.
 package store

@@ -35,7 +35,12 @@ type Message struct {
 	UpdatedAt   time.Time
 	WorkspaceID string
 	Mode        Mode
+	PinState    string    // an OTP's: pending, verified, replaced or locked (expiry is the reader's, by ExpiresAt)
+	ExpiresAt   time.Time // an OTP's pin's
 }
+
+// pinStateNames are otpMessage.pinState as a message writes it.
+var pinStateNames = [...]string{otpPending: "pending", otpVerified: "verified", otpVoided: "replaced", otpLocked: "locked"}
 
 // Filter selects messages; its zero value selects all. Every field set must match.
 type Filter struct {
@@ -209,6 +214,7 @@ func (st *Store) render(r msgRef) (Message, bool) {
 		m.Parts, m.Encoding, m.Status, m.Cost = parts, enc.String(), RecipientStatusNames[RecipientDelivered], o.amount
 		m.PinID, m.Pin, m.Verified = o.pinID, o.pin, o.verified
 		m.CreatedAt, m.UpdatedAt = time.Unix(0, o.createdAt).UTC(), time.Unix(0, o.createdAt).UTC()
+		m.PinState, m.ExpiresAt = pinStateNames[o.pinState], time.Unix(0, o.expiresAt).UTC()
 		return m, true
 	}
 	c, rc := r.c, r.c.recipients[r.i]

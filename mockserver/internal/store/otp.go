@@ -37,6 +37,7 @@ const (
 	otpPending uint8 = iota
 	otpVerified
 	otpVoided
+	otpLocked // a message's pinState only: rules.MaxPinAttempts wrong pins
 )
 
 // otp is a pin record: what verifying needs, kept otpRetention after the pin was sent.
@@ -58,6 +59,8 @@ type otpMessage struct {
 	id        ids.ID
 	parts     uint8
 	verified  bool
+	pinState  uint8 // otpPending, otpVerified, otpVoided or otpLocked, as the pin record says
+	expiresAt int64 // when its pin expires, unix nanoseconds
 	senderID  string
 	pinID     string
 	text      string // as the phone shows it, the pin in place
@@ -133,8 +136,12 @@ func (w *workspace) sendOTP(mode Mode, gen *ids.Gen, m *otpMessage, ttl time.Dur
 	md.otpSends[phone] = append(slices.Clip(sends), now)
 	if old := md.pending[phone]; old != nil && old.state == otpPending {
 		old.state = otpVoided
+		if old.msg != nil {
+			old.msg.pinState = otpVoided
+		}
 	}
 	o := &otp{pinID: ids.UUID(), phone: phone, expiresAt: now + int64(ttl), msg: m}
+	m.expiresAt = o.expiresAt
 	o.hash = pinHash(o.pinID, m.pin)
 	md.otps[o.pinID] = o
 	md.otpOrder.Push(o)
@@ -207,10 +214,13 @@ func (w *workspace) verifyOTP(mode Mode, pinID, pin string, now int64) (Verifica
 	h := pinHash(pinID, pin)
 	if subtle.ConstantTimeCompare(h[:], p.hash[:]) == 1 {
 		p.state = otpVerified
-		p.msg.verified = true
+		p.msg.verified, p.msg.pinState = true, otpVerified
 		return Verification{PinID: p.pinID, Phone: p.phone, Verified: true, AttemptsLeft: rules.MaxPinAttempts - p.attempts}, nil
 	}
 	p.attempts++
+	if p.attempts >= rules.MaxPinAttempts {
+		p.msg.pinState = otpLocked
+	}
 	return Verification{PinID: p.pinID, Phone: p.phone, AttemptsLeft: rules.MaxPinAttempts - p.attempts}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/events"
@@ -76,6 +77,13 @@ type Config struct {
 	MaxDND                   int    // numbers on the register
 	MaxMessages              int    // recipients of campaigns and OTP messages kept
 
+	// DeliveryDelay is how long after its send a campaign's recipients are delivered by
+	// themselves (see Settle); 0: never.
+	DeliveryDelay time.Duration
+	// Due, when set, is told the time a send's recipients fall due, so that someone calls
+	// Settle then.
+	Due func(at int64)
+
 	IDs      *ids.Gen    // shared by every store of a server, so ids never repeat
 	Events   *events.Bus // where changes are published
 	Watchers *Watchers   // who waits for new messages, shared by every store of a server; nil: no one
@@ -93,6 +101,8 @@ type Store struct {
 	dnd   map[uint64]struct{}
 
 	latestPins LatestPins
+
+	due dueQueue // workspaces with campaigns awaiting automatic delivery
 
 	madeKeys      quota // keys made through CreateKey
 	madeSenderIDs quota // sender IDs requested through RequestSenderID

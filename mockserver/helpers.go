@@ -1,0 +1,154 @@
+package mockserver
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/seedsms/sms-go/mockserver/internal/httpapi"
+	"github.com/seedsms/sms-go/mockserver/internal/store"
+)
+
+// Money in the Go API is always an int64 of kobo (100 kobo to the naira), in parameters
+// and results named for it: SetBalance's kobo, Balance's result, WorkspaceParams' balances,
+// Message.Cost, Campaign.Amount.
+
+// Kind is what a message is: an SMS of a send or campaign, or an OTP's.
+type Kind string
+
+// The kinds of message.
+const (
+	KindSMS Kind = "sms"
+	KindOTP Kind = "otp"
+)
+
+// Status is a recipient's (a message's) delivery status.
+type Status string
+
+// The delivery statuses of a recipient.
+const (
+	StatusSent      Status = "sent"
+	StatusDelivered Status = "delivered"
+	StatusFailed    Status = "failed"
+	StatusDND       Status = "dnd"
+)
+
+// Scope is what an API key may do.
+type Scope string
+
+// The scopes of a key.
+const (
+	ScopeSMS       Scope = "sms"
+	ScopeOTP       Scope = "otp"
+	ScopeCampaigns Scope = "campaigns"
+	ScopeSenderIDs Scope = "sender_ids"
+	ScopeBalance   Scope = "balance"
+)
+
+// KeyOptions configures NewKey.
+type KeyOptions struct {
+	Name   string        // shown in GET /v1/keys ("" is allowed)
+	Mode   Mode          // Live (the default) or Test
+	Scopes []Scope       // nil: every scope; an empty non-nil slice: none
+	TTL    time.Duration // of the mock's clock; 0: the key never expires
+}
+
+// Key is an API key made by NewKey. Its String hides the secret.
+type Key struct {
+	ID     string
+	Key    string // pk_live_... or pk_test_...
+	Secret string
+	Mode   Mode
+}
+
+// String hides the secret.
+func (k Key) String() string {
+	return fmt.Sprintf("Key{ID: %s, Key: %s, Mode: %s}", k.ID, k.Key, k.Mode)
+}
+
+// GoString hides the secret from %#v.
+func (k Key) GoString() string { return k.String() }
+
+// NewKey makes an API key of a workspace with the chosen mode and scopes in one call, as
+// POST /v1/keys does for a dashboard. An unknown workspace, mode or scope, or a negative
+// TTL, is an error and makes nothing.
+func (s *Server) NewKey(workspaceID string, o KeyOptions) (Key, error) {
+	c, err := s.api.Store().Workspace(workspaceID)
+	if err != nil {
+		return Key{}, httpapi.Err(err)
+	}
+	mode := o.Mode
+	if mode == "" {
+		mode = Live
+	}
+	if _, ok := store.ParseMode(string(mode)); !ok {
+		return Key{}, fmt.Errorf("mockserver: NewKey: mode %q is neither live nor test", mode)
+	}
+	scopes := store.AllScopes
+	if o.Scopes != nil {
+		scopes = 0
+		for _, sc := range o.Scopes {
+			bit := store.ScopeOf(string(sc))
+			if bit == 0 {
+				return Key{}, fmt.Errorf("mockserver: NewKey: unknown scope %q", sc)
+			}
+			scopes |= bit
+		}
+	}
+	if o.TTL < 0 {
+		return Key{}, fmt.Errorf("mockserver: NewKey: the TTL cannot be negative")
+	}
+	now := s.api.Now()
+	var expires int64
+	if o.TTL > 0 {
+		expires = now.Add(o.TTL).UnixNano()
+	}
+	k, secret, err := s.api.Store().CreateKey(c, store.KeyParams{Name: o.Name, Prefix: "pk_" + string(mode), Scopes: scopes, ExpiresAt: expires}, now.UnixNano())
+	if err != nil {
+		return Key{}, httpapi.Err(err)
+	}
+	return Key{ID: k.ID.String(), Key: k.Public, Secret: secret, Mode: mode}, nil
+}
+
+// Campaign is a campaign as a test reads it back: what it cost and where its recipients stand.
+type Campaign struct {
+	ID         string
+	Status     string // "processing", "sent" or "failed" (refused by the provider, refunded)
+	Delivery   string // "sent" while any recipient is, then "delivered", "partially_delivered" or "failed"
+	SenderID   string
+	Reference  string // "" when none was given
+	Channel    string // "generic" or "dnd"
+	Text       string // the message as sent, {{name}} unfilled; "" once its messages are forgotten
+	Recipients int
+	Counts     DeliverCounts // recipients delivered, failed and dnd
+	Sent       int           // recipients still sent
+	Amount     int64         // kobo charged; 0 when refunded
+	CreatedAt  time.Time
+}
+
+// Campaigns returns the campaigns of a workspace in one mode, newest first.
+func (s *Server) Campaigns(workspaceID string, mode Mode) ([]Campaign, error) {
+	c, err := s.api.Store().Workspace(workspaceID)
+	if err != nil {
+		return nil, httpapi.Err(err)
+	}
+	m, ok := store.ParseMode(string(mode))
+	if !ok {
+		return nil, fmt.Errorf("mockserver: Campaigns: mode %q is neither live nor test", mode)
+	}
+	c.Mode = m
+	now := s.api.Now().UnixNano()
+	_, total := s.api.Store().Campaigns(c, 1, 1, now)
+	list, _ := s.api.Store().Campaigns(c, 1, max(total, 1), now)
+	out := make([]Campaign, len(list))
+	for i := range list {
+		cp := &list[i]
+		counts := store.CountsOf(cp)
+		out[i] = Campaign{
+			ID: cp.ID.String(), Status: cp.Status.String(), Delivery: cp.Rollup(), SenderID: cp.SenderID,
+			Reference: cp.Reference, Channel: cp.Channel.String(), Text: cp.Text(), Recipients: cp.Total(),
+			Counts: DeliverCounts{Delivered: counts.Delivered, Failed: counts.Failed, DND: counts.DND},
+			Sent:   counts.Sent, Amount: cp.Amount, CreatedAt: time.Unix(0, cp.CreatedAt).UTC(),
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,98 @@
+package store
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
+)
+
+// Transition is one status a message took, and when.
+type Transition struct {
+	Status string
+	At     time.Time
+}
+
+// MessageDetail is one message with what the inbox page shows beside it: its campaign (nil
+// for an OTP), the id of the request that sent it (zero when unknown) and its history.
+type MessageDetail struct {
+	Message
+	Campaign  *Campaign
+	RequestID ids.ID
+	History   []Transition
+}
+
+// MessageByID returns the message with id ("<campaign or OTP id>-<index>"), of whichever
+// workspace and mode, or a *NotFoundError when there is none or it was forgotten. A
+// recipient's history is derived from what the store keeps anyway: its status at the send
+// and, when it moved since (a bit of its packed word), its status now.
+func (st *Store) MessageByID(id string) (MessageDetail, error) {
+	head, idx, ok := strings.Cut(id, "-")
+	cid, okID := ids.Parse(head)
+	i, err := strconv.Atoi(idx)
+	if !ok || !okID || err != nil || i < 0 || idx != strconv.Itoa(i) {
+		return MessageDetail{}, notFound("Message")
+	}
+	for _, w := range st.allWorkspaces() {
+		if ref, found := w.findMessage(cid, i); found {
+			d, ok := st.detail(ref)
+			if !ok {
+				break
+			}
+			return d, nil
+		}
+	}
+	return MessageDetail{}, notFound("Message")
+}
+
+// findMessage finds message i of campaign or OTP message id in w.
+func (w *workspace) findMessage(id ids.ID, i int) (msgRef, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for mi := range w.modes {
+		md := &w.modes[mi]
+		if c := md.findCampaign(id); c != nil {
+			if i >= len(c.recipients) || c.template == "" {
+				return msgRef{}, false
+			}
+			return msgRef{w: w, c: c, to: c.recipients[i].phone(), i: int32(i), mode: Mode(mi)}, true
+		}
+		if i != 0 {
+			continue
+		}
+		for _, o := range md.otpMsgs { // bounded by the message limit; the page asks for one at a time
+			if o.id == id {
+				return msgRef{w: w, o: o, to: o.phone, mode: Mode(mi)}, true
+			}
+		}
+	}
+	return msgRef{}, false
+}
+
+// detail renders r with its campaign and history.
+func (st *Store) detail(r msgRef) (MessageDetail, bool) {
+	m, ok := st.render(r)
+	if !ok {
+		return MessageDetail{}, false
+	}
+	d := MessageDetail{Message: m}
+	if r.o != nil {
+		d.History = []Transition{{m.Status, m.CreatedAt}}
+		return d, true
+	}
+	r.w.mu.Lock()
+	defer r.w.mu.Unlock()
+	c := r.c.Campaign
+	d.Campaign, d.RequestID = &c, r.c.requestID
+	rc := r.c.recipients[r.i]
+	first := rc.status()
+	if rc.moved() {
+		first = RecipientSent
+	}
+	d.History = []Transition{{first.String(), m.CreatedAt}}
+	if rc.moved() {
+		d.History = append(d.History, Transition{rc.status().String(), time.Unix(0, rc.updatedAt).UTC()})
+	}
+	return d, true
+}
