@@ -252,7 +252,7 @@ func TestSendResponse(t *testing.T) {
 	id := r.str("campaign.id")
 	assert.Regexp(t, oidRe, id)
 	assert.Equal(t, "sent", r.str("campaign.status"))
-	assert.Equal(t, "msg_"+id, r.str("campaign.message_id"))
+	assert.Equal(t, messageIDOf(t, id), r.str("campaign.message_id"))
 	assert.Equal(t, 2, r.int("campaign.recipients"))
 	assert.Equal(t, int64(2*gp), r.kobo("campaign.amount"))
 	assert.Equal(t, "6.40", r.str("campaign.amount"))
@@ -266,7 +266,7 @@ func TestSendResponse(t *testing.T) {
 	assert.Equal(t, map[string]any{
 		"_id": id, "senderId": "MOCKSMS", "recipientCount": l.get("data.0.recipientCount"), "amount": l.get("data.0.amount"),
 		"status": "sent", "currency": "NGN", "channel": "generic", "smsParts": l.get("data.0.smsParts"),
-		"messageId": "msg_" + id, "reference": "order-1042", "createdAt": l.get("data.0.createdAt"),
+		"messageId": messageIDOf(t, id), "reference": "order-1042", "createdAt": l.get("data.0.createdAt"),
 	}, l.get("data.0"))
 	assert.Equal(t, 2, l.int("data.0.recipientCount"))
 	assert.Equal(t, int64(2*gp), l.kobo("data.0.amount"))
@@ -470,10 +470,10 @@ func TestLargeCampaignIsProcessingForASecond(t *testing.T) {
 	e.srv.Advance(time.Millisecond)
 	l = e.do(http.MethodGet, "/v1/sms/campaigns", nil).wantStatus(http.StatusOK)
 	assert.Equal(t, "sent", l.str("data.0.status"))
-	assert.Equal(t, "msg_"+id, l.str("data.0.messageId"))
+	assert.Equal(t, messageIDOf(t, id), l.str("data.0.messageId"))
 
 	st = e.do(http.MethodGet, "/v1/sms/campaigns/"+id+"/status?limit=100", nil).wantStatus(http.StatusOK)
-	assert.Equal(t, "msg_"+id, st.str("data.messageId"))
+	assert.Equal(t, messageIDOf(t, id), st.str("data.messageId"))
 	assert.Len(t, st.list("data.recipients"), 100)
 	assert.Equal(t, []int{1, 100, 101}, []int{st.int("pagination.page"), st.int("pagination.limit"), st.int("pagination.total")})
 	assert.Equal(t, 101, st.int("data.counts.sent"))
@@ -551,7 +551,7 @@ func TestDeliveryStatus(t *testing.T) {
 
 	st := status("")
 	assert.Equal(t, id, st.str("data.campaignId"))
-	assert.Equal(t, "msg_"+id, st.str("data.messageId"))
+	assert.Equal(t, messageIDOf(t, id), st.str("data.messageId"))
 	assert.Equal(t, "sent", st.str("data.status"))
 	assert.Equal(t, [4]int{4, 0, 0, 0}, counts(st))
 	assert.Equal(t, to, ids(st, "data.recipients", "to"))

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -72,19 +73,33 @@ func sendOTP(_ *API, rq *request) (int, any, error) {
 			return 0, nil, badRequest("pin_placeholder", "pin_placeholder must be 1 to %d characters.", rules.MaxPinPlaceholderLen)
 		}
 	}
-	if in.MessageText == nil || *in.MessageText == "" {
-		return 0, nil, badRequest("message_text", "message_text is required.")
+	text := defaultOTPText(placeholder, ttl)
+	if in.MessageText != nil {
+		if text = *in.MessageText; text == "" {
+			return 0, nil, badRequest("message_text", "message_text must not be empty; leave it out for the default text.")
+		}
+		if !strings.Contains(text, placeholder) {
+			return 0, nil, badRequest("message_text", "message_text must contain the pin placeholder %q.", placeholder)
+		}
 	}
-	if !strings.Contains(*in.MessageText, placeholder) {
-		return 0, nil, badRequest("message_text", "message_text must contain the pin placeholder %q.", placeholder)
-	}
-	o, err := rq.st.store.SendOTP(rq.caller, store.OTPParams{From: *in.From, Phone: p, Text: *in.MessageText,
+	o, err := rq.st.store.SendOTP(rq.caller, store.OTPParams{From: *in.From, Phone: p, Text: text,
 		Placeholder: placeholder, Alphabet: alphabet, Length: length, TTL: time.Duration(ttl) * time.Minute}, rq.now)
 	if err != nil {
 		return 0, nil, err
 	}
 	return http.StatusOK, wire.Data{Data: otpSentJSON{SMSStatus: "Message Sent", PhoneNumber: o.Phone, PinID: o.PinID,
 		Status: "200", Amount: wire.Naira(o.Amount), Currency: "NGN"}}, nil
+}
+
+// defaultOTPText is the text of an OTP sent without message_text (the live docs make it
+// optional and do not show the service's own text): "Your verification code is < 1234 >. It
+// expires in 10 minutes.", the placeholder standing where the pin goes.
+func defaultOTPText(placeholder string, ttlMinutes int) string {
+	unit := " minutes."
+	if ttlMinutes == 1 {
+		unit = " minute."
+	}
+	return "Your verification code is " + placeholder + ". It expires in " + strconv.Itoa(ttlMinutes) + unit
 }
 
 type verificationJSON struct {

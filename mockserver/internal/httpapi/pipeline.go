@@ -37,7 +37,7 @@ type request struct {
 
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := a.state.Load()
-	rq := &request{r: r, st: st, id: "req_" + a.ids.Next().String(), now: a.clock.Now()}
+	rq := &request{r: r, st: st, id: a.ids.Next().RequestID(), now: a.clock.Now()}
 	w.Header().Set("X-Request-Id", rq.id)
 	sw := &statusWriter{ResponseWriter: w}
 	control := strings.HasPrefix(r.URL.Path, "/_mock/") || r.URL.Path == "/" // the inbox page is a control
