@@ -95,6 +95,7 @@ type config struct {
 	maxMessages    int
 	maxWorkspaces  int
 	maxDND         int
+	profile        Profile
 }
 
 // defaults is the configuration of a server given no option.
@@ -149,6 +150,8 @@ func (c *config) check() error {
 		return errors.New("mockserver: WithReadTimeout: the timeout cannot be negative")
 	case c.writeTimeout < 0:
 		return errors.New("mockserver: WithWriteTimeout: the timeout cannot be negative")
+	case c.profile != ProfileFull && c.profile != ProfileDocumented:
+		return fmt.Errorf("mockserver: WithProfile: unknown profile %d", c.profile)
 	case limitErr != nil:
 		return limitErr
 	}
@@ -167,7 +170,7 @@ func (c *config) api(err error, url func() string) httpapi.Config {
 		Country: c.country, RateLimit: c.rateLimit, JWTSecret: c.jwtSecret, Now: c.now, Logger: c.logger,
 		RequestLogSize: c.requestLogSize, ReadTimeout: c.readTimeout, AllowedHosts: c.allowedHosts,
 		IdempotencyLimit: c.idemLimit, MaxMessages: c.maxMessages, MaxWorkspaces: c.maxWorkspaces, MaxDND: c.maxDND,
-		URL: url, Err: err,
+		URL: url, Err: err, Documented: c.profile == ProfileDocumented,
 	}
 }
 
@@ -175,6 +178,50 @@ func (c *config) api(err error, url func() string) httpapi.Config {
 
 // WithAddr sets the address Start listens on (default 127.0.0.1:0, a free loopback port).
 func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
+
+// Profile is how much of the contract the /v1 routes answer with; see WithProfile.
+type Profile uint8
+
+const (
+	// ProfileFull, the default, answers with everything docs/api.md describes, the
+	// project's assumptions included (requestId everywhere, amount on OTP sends,
+	// attemptsRemaining, every member of a sender ID and campaign, field and scope on errors).
+	ProfileFull Profile = iota
+	// ProfileDocumented answers with only the members and statuses the live service's pages
+	// show, so that a test catches code that leans on an assumed member: the OTP send and
+	// verify, the sender-ID list and errors as their samples (no requestId where the sample
+	// has none, no field or scope on errors), and error statuses from the docs' table only:
+	// 405 becomes 404 not_found, and 409, 413 and 415 become 400 bad_request. Endpoints
+	// whose answers the docs do not show (keys, the campaign list and status, sender-ID
+	// requests) keep the project's shapes and their 201s. The /_mock/ controls are not
+	// affected.
+	ProfileDocumented
+)
+
+// String is the profile's name, as the binary's -profile flag takes it: "full" or
+// "documented".
+func (p Profile) String() string {
+	switch p {
+	case ProfileFull:
+		return "full"
+	case ProfileDocumented:
+		return "documented"
+	}
+	return fmt.Sprintf("Profile(%d)", uint8(p))
+}
+
+// ParseProfile reads a profile's name ("full" or "documented").
+func ParseProfile(name string) (Profile, error) {
+	for _, p := range []Profile{ProfileFull, ProfileDocumented} {
+		if name == p.String() {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("mockserver: unknown profile %q (want full or documented)", name)
+}
+
+// WithProfile sets how much of the contract the /v1 routes answer with (default ProfileFull).
+func WithProfile(p Profile) Option { return func(c *config) { c.profile = p } }
 
 // WithReadTimeout bounds how long reading one request body may take (default
 // DefaultReadTimeout; 0 means no limit). A body still unread by then fails and its

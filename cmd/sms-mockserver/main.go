@@ -125,6 +125,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	messageLimit := fs.Int("message-limit", mockserver.DefaultMaxMessages, "recipients of campaigns and OTP messages kept; past it the oldest campaigns are forgotten")
 	workspaceLimit := fs.Int("workspace-limit", mockserver.DefaultMaxWorkspaces, "workspaces the mock holds at most, the default one included")
 	dndLimit := fs.Int("dnd-limit", mockserver.DefaultMaxDND, "numbers the Do-Not-Disturb register holds at most")
+	profileName := fs.String("profile", mockserver.ProfileFull.String(), "answer with everything (full) or only the members and statuses the live docs show (documented)")
 	env := fs.Bool("env", false, "print the startup line as shell export statements of SMS_BASE_URL, SMS_API_KEY, SMS_API_SECRET and SMS_DASHBOARD_TOKEN instead of JSON")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -149,6 +150,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-%s must be at least 1", name)
 		}
 	}
+	profile, err := mockserver.ParseProfile(*profileName)
+	if err != nil {
+		return errors.New("-profile must be full or documented")
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -166,6 +171,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		mockserver.WithMessageLimit(*messageLimit),
 		mockserver.WithWorkspaceLimit(*workspaceLimit),
 		mockserver.WithDNDLimit(*dndLimit),
+		mockserver.WithProfile(profile),
 	}
 	if *jwtSecret != "" {
 		opts = append(opts, mockserver.WithJWTSecret([]byte(*jwtSecret)))

@@ -36,6 +36,7 @@ type Config struct {
 	MaxWorkspaces            int
 	MaxDND                   int
 	URL                      func() string // the server's base URL, "" before it listens
+	Documented               bool          // /v1 answers only what the live docs show
 
 	// Err is an option out of range: every request is answered 500 with it.
 	Err error

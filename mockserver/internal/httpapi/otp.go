@@ -21,6 +21,14 @@ type otpSentJSON struct {
 	Currency    string     `json:"currency"`
 }
 
+// otpSentDocumented is the otp-send sample's data.
+type otpSentDocumented struct {
+	SMSStatus   string `json:"smsStatus"`
+	PhoneNumber string `json:"phone_number"`
+	PinID       string `json:"pinId"`
+	Status      string `json:"status"`
+}
+
 func sendOTP(_ *API, rq *request) (int, any, error) {
 	var in struct {
 		To             *string `json:"to"`
@@ -87,6 +95,9 @@ func sendOTP(_ *API, rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	if rq.documented { // the otp-send sample: no amount, currency or requestId
+		return http.StatusOK, bare{wire.Data{Data: otpSentDocumented{SMSStatus: "Message Sent", PhoneNumber: o.Phone, PinID: o.PinID, Status: "200"}}}, nil
+	}
 	return http.StatusOK, wire.Data{Data: otpSentJSON{SMSStatus: "Message Sent", PhoneNumber: o.Phone, PinID: o.PinID,
 		Status: "200", Amount: wire.Naira(o.Amount), Currency: "NGN"}}, nil
 }
@@ -109,6 +120,13 @@ type verificationJSON struct {
 	AttemptsRemaining int    `json:"attemptsRemaining"`
 }
 
+// verificationDocumented is the otp-verify sample's data.
+type verificationDocumented struct {
+	PinID    string `json:"pinId"`
+	Verified bool   `json:"verified"`
+	MSISDN   string `json:"msisdn"`
+}
+
 func verifyOTP(_ *API, rq *request) (int, any, error) {
 	var in struct {
 		PinID *string `json:"pin_id"`
@@ -126,6 +144,9 @@ func verifyOTP(_ *API, rq *request) (int, any, error) {
 	v, err := rq.st.store.VerifyOTP(rq.caller, *in.PinID, *in.Pin, rq.now)
 	if err != nil {
 		return 0, nil, err
+	}
+	if rq.documented { // the otp-verify sample: no attemptsRemaining or requestId
+		return http.StatusOK, bare{wire.Data{Data: verificationDocumented{PinID: v.PinID, Verified: v.Verified, MSISDN: v.Phone}}}, nil
 	}
 	return http.StatusOK, wire.Data{Data: verificationJSON{PinID: v.PinID, Verified: v.Verified, MSISDN: v.Phone, AttemptsRemaining: v.AttemptsLeft}}, nil
 }

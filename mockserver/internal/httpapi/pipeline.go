@@ -33,6 +33,7 @@ type request struct {
 	providerFailure bool
 	bodyRead        bool            // the body was read (or failed to be), under the read deadline
 	send            *wire.SendInput // a send or campaign body decoded in one pass, if it could be
+	documented      bool            // answer as the live docs show (the documented profile, /v1 only)
 }
 
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -41,6 +42,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-Id", rq.id)
 	sw := &statusWriter{ResponseWriter: w}
 	control := strings.HasPrefix(r.URL.Path, "/_mock/") || r.URL.Path == "/" // the inbox page is a control
+	rq.documented = a.cfg.Documented && !control
 	start := time.Now()
 	defer func() {
 		v := recover()
@@ -49,7 +51,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				a.cfg.Logger.Error("mockserver: panic", "path", r.URL.Path, "requestId", rq.id, "panic", v)
 			}
 			if sw.status == 0 {
-				writeError(sw, rq.id, newError(http.StatusInternalServerError, "Internal server error."))
+				rq.fail(sw, newError(http.StatusInternalServerError, "Internal server error."))
 			}
 		}
 		if !control {
@@ -69,11 +71,11 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	if a.cfg.Err != nil {
-		writeError(sw, rq.id, newError(http.StatusInternalServerError, a.cfg.Err.Error()))
+		rq.fail(sw, newError(http.StatusInternalServerError, a.cfg.Err.Error()))
 		return
 	}
 	if e := a.guard(r); e != nil {
-		writeError(sw, rq.id, e)
+		rq.fail(sw, e)
 		return
 	}
 	var out http.ResponseWriter = sw
@@ -95,7 +97,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				if f.Status == http.StatusTooManyRequests {
 					e.retryAfter = max(f.RetryAfter, 1)
 				}
-				writeError(sw, rq.id, e)
+				rq.fail(sw, e)
 				return
 			}
 			rq.providerFailure = f.ProviderFailure
@@ -124,7 +126,7 @@ func (a *API) dispatch(w http.ResponseWriter, rq *request) {
 		param = p
 	}
 	if pr == nil {
-		writeError(w, rq.id, newError(http.StatusNotFound, "No route for "+rq.r.Method+" "+rq.r.URL.Path+"."))
+		rq.fail(w, newError(http.StatusNotFound, "No route for "+rq.r.Method+" "+rq.r.URL.Path+"."))
 		return
 	}
 	var rt *route
@@ -135,12 +137,12 @@ func (a *API) dispatch(w http.ResponseWriter, rq *request) {
 	}
 	if rt == nil {
 		w.Header().Set("Allow", pr.allow)
-		writeError(w, rq.id, newError(http.StatusMethodNotAllowed, "Method "+rq.r.Method+" is not allowed here."))
+		rq.fail(w, newError(http.StatusMethodNotAllowed, "Method "+rq.r.Method+" is not allowed here."))
 		return
 	}
 	rq.param = param
 	if e := a.admit(w, rq, rt); e != nil {
-		writeError(w, rq.id, e)
+		rq.fail(w, e)
 		return
 	}
 	if rt.stream != nil {
@@ -166,8 +168,15 @@ func (a *API) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte) {
 	status, v, err := rt.handle(a, rq)
 	if err != nil {
 		e := apiErrorOf(err)
-		writeError(w, rq.id, e)
+		rq.fail(w, e)
 		return e.status, nil
+	}
+	if rq.documented {
+		status = documentedStatus(status)
+		if b, ok := v.(bare); ok {
+			writeBare(w, status, b.v)
+			return status, nil
+		}
 	}
 	if st, ok := v.(streamer); ok && !rt.idempotent {
 		st.stream(w, status, rq.id)
@@ -179,7 +188,7 @@ func (a *API) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte) {
 	*p = body
 	if err != nil {
 		e := newError(http.StatusInternalServerError, "Could not encode the response.")
-		writeError(w, rq.id, e)
+		rq.fail(w, e)
 		return e.status, nil
 	}
 	wire.WriteBody(w, status, rq.id, body)
