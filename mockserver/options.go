@@ -139,8 +139,8 @@ func (c *config) check() error {
 		return fmt.Errorf("mockserver: WithPrices: prices must be from 0 to %d kobo", MaxPrice)
 	case c.liveBalance < 0 || c.liveBalance > MaxBalance || c.testBalance < 0 || c.testBalance > MaxBalance:
 		return fmt.Errorf("mockserver: WithBalances: balances must be from 0 to %d kobo", MaxBalance)
-	case c.country == "":
-		return errors.New("mockserver: WithCountry: the country cannot be empty")
+	case !store.ValidCountry(c.country):
+		return fmt.Errorf("mockserver: WithCountry: the country must be 1 to %d characters", store.MaxCountryLen)
 	case c.rateLimit < 0:
 		return errors.New("mockserver: WithRateLimit: the limit cannot be negative")
 	case c.now == nil:
