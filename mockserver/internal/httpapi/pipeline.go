@@ -241,6 +241,7 @@ func (a *API) admit(w http.ResponseWriter, rq *request, rt *route) *apiError {
 			return newError(http.StatusUnsupportedMediaType, "Content-Type must be application/json (a control request without a body may omit it).")
 		}
 		if r.ContentLength > rules.MaxBodyBytes {
+			a.drainTooLarge(w, rq)
 			return newError(http.StatusRequestEntityTooLarge, "Request body is larger than 1 MiB.")
 		}
 		b, e := a.readBody(w, rq)
@@ -263,16 +264,17 @@ func (a *API) readBody(w http.ResponseWriter, rq *request) ([]byte, *apiError) {
 		rc = http.NewResponseController(w)
 		_ = rc.SetReadDeadline(time.Now().Add(a.cfg.ReadTimeout)) // ErrNotSupported in-process
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(w, rq.r.Body, rules.MaxBodyBytes))
+	b, err := io.ReadAll(io.LimitReader(rq.r.Body, rules.MaxBodyBytes+1))
 	rq.bodyRead = true
+	if err == nil && len(b) > rules.MaxBodyBytes {
+		a.drainTooLarge(w, rq)
+		return nil, newError(http.StatusRequestEntityTooLarge, "Request body is larger than 1 MiB.")
+	}
 	if err != nil && rc != nil {
 		// Nothing more will be read: net/http must not wait for the rest of the body.
 		_ = rc.SetReadDeadline(time.Now())
 	}
-	var tooBig *http.MaxBytesError
 	switch {
-	case errors.As(err, &tooBig):
-		return nil, newError(http.StatusRequestEntityTooLarge, "Request body is larger than 1 MiB.")
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return nil, badRequest("", "The request body did not arrive within the read timeout (%s).", a.cfg.ReadTimeout)
 	case err != nil:
@@ -282,6 +284,25 @@ func (a *API) readBody(w http.ResponseWriter, rq *request) ([]byte, *apiError) {
 		_ = rc.SetReadDeadline(time.Time{}) // the handler may take its time (latency faults)
 	}
 	return b, nil
+}
+
+// maxDrain is how much of a body over the limit the mock reads and discards before its 413,
+// so that a client still writing gets the answer instead of a connection reset.
+const maxDrain = 4 << 20
+
+// drainTooLarge reads and discards what is left of a body over the limit, at most maxDrain
+// bytes and within the read timeout, and marks the connection to be closed after the 413: a
+// client that writes its whole body before reading then reads the 413, where closing at once
+// would reset the connection under its writes.
+func (a *API) drainTooLarge(w http.ResponseWriter, rq *request) {
+	rq.bodyRead = true
+	w.Header().Set("Connection", "close")
+	rc := http.NewResponseController(w)
+	if a.cfg.ReadTimeout > 0 {
+		_ = rc.SetReadDeadline(time.Now().Add(a.cfg.ReadTimeout))
+	}
+	_, _ = io.CopyN(io.Discard, rq.r.Body, maxDrain)
+	_ = rc.SetReadDeadline(time.Now()) // nothing more will be read
 }
 
 func isJSON(contentType string) bool {
