@@ -68,6 +68,12 @@ const DefaultMaxDND = store.DefaultMaxDND
 // 35 MB (BenchmarkIdempotencyMemory, docs/benchmarks.md).
 const DefaultIdempotencyLimit = idem.DefaultLimit
 
+// DefaultIdempotencyTotalLimit is how many references the whole server remembers at most,
+// every workspace together, unless WithIdempotencyTotalLimit says otherwise: at about 350
+// bytes an entry with a send's answer (see DefaultIdempotencyLimit), about 350 MB, where
+// 10,000 workspaces at their own limit would hold 350 GB.
+const DefaultIdempotencyTotalLimit = idem.DefaultTotalLimit
+
 // Option configures a Server. Every option is checked by New against its documented range:
 // a value out of it (a negative count or duration, a price past MaxPrice, a host that is no
 // host name, an empty address or country, a nil clock) makes Start, Serve and NewTest fail
@@ -92,6 +98,7 @@ type config struct {
 	writeTimeout   time.Duration
 	allowedHosts   []string
 	idemLimit      int
+	idemTotal      int
 	maxMessages    int
 	maxWorkspaces  int
 	maxDND         int
@@ -124,6 +131,7 @@ func (c *config) check() error {
 		{&c.maxWorkspaces, DefaultMaxWorkspaces, "WithWorkspaceLimit"},
 		{&c.maxDND, DefaultMaxDND, "WithDNDLimit"},
 		{&c.idemLimit, DefaultIdempotencyLimit, "WithIdempotencyLimit"},
+		{&c.idemTotal, DefaultIdempotencyTotalLimit, "WithIdempotencyTotalLimit"},
 	} {
 		if *limit.n < 0 && limitErr == nil {
 			limitErr = fmt.Errorf("mockserver: %s: the limit cannot be negative", limit.option)
@@ -169,7 +177,7 @@ func (c *config) api(err error, url func() string) httpapi.Config {
 		GenericPrice: c.genericPrice, DNDPrice: c.dndPrice, LiveBalance: c.liveBalance, TestBalance: c.testBalance,
 		Country: c.country, RateLimit: c.rateLimit, JWTSecret: c.jwtSecret, Now: c.now, Logger: c.logger,
 		RequestLogSize: c.requestLogSize, ReadTimeout: c.readTimeout, AllowedHosts: c.allowedHosts,
-		IdempotencyLimit: c.idemLimit, MaxMessages: c.maxMessages, MaxWorkspaces: c.maxWorkspaces, MaxDND: c.maxDND,
+		IdempotencyLimit: c.idemLimit, IdempotencyTotalLimit: c.idemTotal, MaxMessages: c.maxMessages, MaxWorkspaces: c.maxWorkspaces, MaxDND: c.maxDND,
 		URL: url, Err: err, Documented: c.profile == ProfileDocumented,
 	}
 }
@@ -302,3 +310,10 @@ func WithDNDLimit(n int) Option { return func(c *config) { c.maxDND = n } }
 // DefaultIdempotencyLimit, also for 0). Past it, the oldest answered reference is forgotten
 // first, even inside its 24-hour window.
 func WithIdempotencyLimit(n int) Option { return func(c *config) { c.idemLimit = n } }
+
+// WithIdempotencyTotalLimit sets how many references the whole server remembers at most,
+// every workspace together (default DefaultIdempotencyTotalLimit, also for 0). Past it, a
+// new reference first forgets the oldest answered one of its own workspace, or when that has
+// none, the oldest of another workspace, even inside the 24-hour window. References whose
+// first request is still running are never forgotten.
+func WithIdempotencyTotalLimit(n int) Option { return func(c *config) { c.idemTotal = n } }

@@ -125,6 +125,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	messageLimit := fs.Int("message-limit", mockserver.DefaultMaxMessages, "recipients of campaigns and OTP messages kept; past it the oldest campaigns are forgotten")
 	workspaceLimit := fs.Int("workspace-limit", mockserver.DefaultMaxWorkspaces, "workspaces the mock holds at most, the default one included")
 	dndLimit := fs.Int("dnd-limit", mockserver.DefaultMaxDND, "numbers the Do-Not-Disturb register holds at most")
+	idemTotal := fs.Int("idempotency-total-limit", mockserver.DefaultIdempotencyTotalLimit, "send references the mock remembers at most, every workspace together; past it the oldest are forgotten")
 	profileName := fs.String("profile", mockserver.ProfileFull.String(), "answer with everything (full) or only the members and statuses the live docs show (documented)")
 	env := fs.Bool("env", false, "print the startup line as shell export statements of SMS_BASE_URL, SMS_API_KEY, SMS_API_SECRET and SMS_DASHBOARD_TOKEN instead of JSON")
 	if err := fs.Parse(args); err != nil {
@@ -145,7 +146,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *readTimeout < 0 {
 		return errors.New("-read-timeout cannot be negative")
 	}
-	for name, n := range map[string]int{"message-limit": *messageLimit, "workspace-limit": *workspaceLimit, "dnd-limit": *dndLimit} {
+	for name, n := range map[string]int{"message-limit": *messageLimit, "workspace-limit": *workspaceLimit, "dnd-limit": *dndLimit, "idempotency-total-limit": *idemTotal} {
 		if n < 1 {
 			return fmt.Errorf("-%s must be at least 1", name)
 		}
@@ -172,6 +173,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		mockserver.WithWorkspaceLimit(*workspaceLimit),
 		mockserver.WithDNDLimit(*dndLimit),
 		mockserver.WithProfile(profile),
+		mockserver.WithIdempotencyTotalLimit(*idemTotal),
 	}
 	if *jwtSecret != "" {
 		opts = append(opts, mockserver.WithJWTSecret([]byte(*jwtSecret)))

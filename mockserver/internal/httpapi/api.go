@@ -32,6 +32,7 @@ type Config struct {
 	ReadTimeout              time.Duration // of a request body; 0: none
 	AllowedHosts             []string      // besides loopback ones
 	IdempotencyLimit         int           // references per workspace
+	IdempotencyTotalLimit    int           // references in all workspaces
 	MaxMessages              int
 	MaxWorkspaces            int
 	MaxDND                   int
@@ -102,7 +103,7 @@ func (a *API) Reset() {
 	a.mu.Lock()
 	seed := a.seed
 	a.mu.Unlock()
-	st := &state{idem: idem.New(a.cfg.IdempotencyLimit), faults: &faults.List{}, log: reqlog.New(a.cfg.RequestLogSize)}
+	st := &state{idem: idem.NewTotal(a.cfg.IdempotencyLimit, a.cfg.IdempotencyTotalLimit), faults: &faults.List{}, log: reqlog.New(a.cfg.RequestLogSize)}
 	var creds store.Credentials
 	st.store, creds = store.New(store.Config{
 		GenericPrice: a.cfg.GenericPrice, DNDPrice: a.cfg.DNDPrice,
