@@ -69,4 +69,3 @@ func TestTooLargeBodyGets413NotAReset(t *testing.T) {
 		})
 	}
 }
-
