@@ -145,7 +145,7 @@ func ExamplePinStateOf() {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
-	otp, err := client.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: ws.SenderID, MessageText: "Code: < 1234 >", PinLength: 6})
+	otp, err := client.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: ws.SenderID, PinLength: 6})
 	if err != nil {
 		log.Fatal(err)
 	}

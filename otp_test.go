@@ -301,6 +301,6 @@ func TestOTPLogsMaskedNumber(t *testing.T) {
 	assert.Equal(t, "POST", line["method"])
 	assert.Equal(t, "/v1/otp/send", line["path"])
 	assert.EqualValues(t, 200, line["status"])
-	assert.Contains(t, line["requestId"], "req_")
+	assert.Contains(t, line["requestId"], "req-")
 	assert.Contains(t, line, "duration")
 }

@@ -67,7 +67,7 @@ func TestRunAgainstTheMock(t *testing.T) {
 				if c.Level == doctor.Skip {
 					continue
 				}
-				assert.Regexp(t, `^req_[0-9a-f]+$`, c.RequestID, c.Name)
+				assert.Regexp(t, `^req-[0-9a-f]+$`, c.RequestID, c.Name)
 				assert.NotZero(t, c.Status, c.Name)
 			}
 			assertNothingChanged(t, srv, ws, before)

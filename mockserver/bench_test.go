@@ -124,7 +124,7 @@ func BenchmarkListCampaigns(b *testing.B) {
 			Data       []wire.CampaignJSON `json:"data"`
 			Pagination wire.Pagination     `json:"pagination"`
 			RequestID  string              `json:"requestId"`
-		}{data, wire.Pagination{Page: 1, Limit: 20, Total: total}, "req_" + ids.NewGen().Next().String()}
+		}{data, wire.Pagination{Page: 1, Limit: 20, Total: total}, ids.NewGen().Next().RequestID()}
 		baseline := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusOK)
@@ -453,7 +453,7 @@ func BenchmarkLoopbackPaired(b *testing.B) {
 			if status/100 != 2 {
 				b.Fatalf("%d %s", status, canned)
 			}
-			requestID := "req_" + strings.Repeat("0", 24)
+			requestID := "req-" + strings.Repeat("0", 24)
 			bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				_, _ = io.Copy(io.Discard, r.Body)
 				w.Header().Set("X-Request-Id", requestID)

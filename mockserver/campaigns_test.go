@@ -39,10 +39,10 @@ func TestLargeCampaignIsProcessingForASecond(t *testing.T) {
 	e.srv.Advance(time.Millisecond)
 	l = e.do(http.MethodGet, "/v1/sms/campaigns", nil).wantStatus(http.StatusOK)
 	assert.Equal(t, "sent", l.str("data.0.status"))
-	assert.Equal(t, "msg_"+id, l.str("data.0.messageId"))
+	assert.Equal(t, messageIDOf(t, id), l.str("data.0.messageId"))
 
 	st = e.do(http.MethodGet, "/v1/sms/campaigns/"+id+"/status?limit=100", nil).wantStatus(http.StatusOK)
-	assert.Equal(t, "msg_"+id, st.str("data.messageId"))
+	assert.Equal(t, messageIDOf(t, id), st.str("data.messageId"))
 	assert.Len(t, st.list("data.recipients"), 100)
 	assert.Equal(t, []int{1, 100, 101}, []int{st.int("pagination.page"), st.int("pagination.limit"), st.int("pagination.total")})
 	assert.Equal(t, 101, st.int("data.counts.sent"))
@@ -120,7 +120,7 @@ func TestDeliveryStatus(t *testing.T) {
 
 	st := status("")
 	assert.Equal(t, id, st.str("data.campaignId"))
-	assert.Equal(t, "msg_"+id, st.str("data.messageId"))
+	assert.Equal(t, messageIDOf(t, id), st.str("data.messageId"))
 	assert.Equal(t, "sent", st.str("data.status"))
 	assert.Equal(t, [4]int{4, 0, 0, 0}, counts(st))
 	assert.Equal(t, to, ids(st, "data.recipients", "to"))

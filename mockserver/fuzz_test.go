@@ -69,7 +69,7 @@ var fuzzErrorCodes = map[int]string{
 	http.StatusTooManyRequests:       "rate_limited",
 }
 
-var fuzzRequestIDRe = regexp.MustCompile(`^req_[0-9a-f]{24}$`)
+var fuzzRequestIDRe = regexp.MustCompile(`^req-[0-9a-f]{24}$`)
 
 const (
 	fuzzResetEvery = 500 // inputs between two Resets: bounds the state one process builds up

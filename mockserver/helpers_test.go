@@ -38,7 +38,7 @@ const (
 )
 
 var (
-	requestIDRe = regexp.MustCompile(`^req_[0-9a-f]{24}$`)
+	requestIDRe = regexp.MustCompile(`^req-[0-9a-f]{24}$`)
 	oidRe       = regexp.MustCompile(`^[0-9a-f]{24}$`)
 	uuidRe      = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	moneyRe     = regexp.MustCompile(`^(0|[1-9][0-9]*)\.[0-9]{2}$`)

@@ -1,6 +1,8 @@
 package mockserver
 
 import (
+	"encoding/json"
+	"log/slog"
 	"math"
 
 	"github.com/seedsms/sms-go/mockserver/internal/httpapi"
@@ -43,16 +45,38 @@ type Message struct {
 // String describes the message with an OTP's pin hidden, in its text too, so that a test log
 // printing a message with %v or %+v does not spread the pin.
 func (m Message) String() string {
-	text, pin := m.Text, ""
-	if m.Pin != "" {
-		text, pin = strings.ReplaceAll(m.Text, m.Pin, reqlog.Redacted), reqlog.Redacted
-	}
+	r := m.redacted()
 	return fmt.Sprintf("Message{ID: %s, Kind: %s, To: %s, From: %s, Text: %q, Status: %s, Pin: %s, Verified: %t, Mode: %s}",
-		m.ID, m.Kind, m.To, m.From, text, m.Status, pin, m.Verified, m.Mode)
+		r.ID, r.Kind, r.To, r.From, r.Text, r.Status, r.Pin, r.Verified, r.Mode)
 }
 
 // GoString hides an OTP's pin from %#v as String does.
 func (m Message) GoString() string { return m.String() }
+
+// Format writes String for every verb, so that no verb (%d, %t, %x, ...) reaches the pin.
+func (m Message) Format(f fmt.State, verb rune) { formatRedacted(f, verb, m.String()) }
+
+// LogValue is what log/slog writes: the message with an OTP's pin hidden, in its text too.
+func (m Message) LogValue() slog.Value {
+	r := m.redacted()
+	return slog.GroupValue(slog.String("id", r.ID), slog.String("kind", string(r.Kind)), slog.String("to", r.To),
+		slog.String("from", r.From), slog.String("text", r.Text), slog.String("status", string(r.Status)),
+		slog.String("pin", r.Pin), slog.Bool("verified", r.Verified), slog.String("mode", string(r.Mode)))
+}
+
+// MarshalJSON writes every field, with an OTP's pin replaced by "[REDACTED]", in the text too.
+func (m Message) MarshalJSON() ([]byte, error) {
+	type plain Message // without the methods
+	return json.Marshal(plain(m.redacted()))
+}
+
+// redacted is m with an OTP's pin hidden, in its text too.
+func (m Message) redacted() Message {
+	if m.Pin != "" {
+		m.Text, m.Pin = strings.ReplaceAll(m.Text, m.Pin, reqlog.Redacted), reqlog.Redacted
+	}
+	return m
+}
 
 // Filter selects messages; its zero value selects all of them. Every field set must match.
 type Filter struct {

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/seedsms/sms-go/mockserver/internal/httpapi"
+	"github.com/seedsms/sms-go/mockserver/internal/idem"
 	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
 // This file holds every option of a Server and the one policy that checks them (check).
@@ -71,6 +73,12 @@ const DefaultMaxDND = 1_000_000
 // 35 MB (BenchmarkIdempotencyMemory, docs/benchmarks.md).
 const DefaultIdempotencyLimit = 100_000
 
+// DefaultIdempotencyTotalLimit is how many references the whole server remembers at most,
+// every workspace together, unless WithIdempotencyTotalLimit says otherwise: at about 350
+// bytes an entry with a send's answer (see DefaultIdempotencyLimit), about 350 MB, where
+// 10,000 workspaces at their own limit would hold 350 GB.
+const DefaultIdempotencyTotalLimit = idem.DefaultTotalLimit
+
 // Option configures a Server. Every option is checked by New against its documented range:
 // a value out of it (a negative count or duration, a price past MaxPrice, a host that is no
 // host name, an empty address or country, a nil clock) makes Start, Serve and NewTest fail
@@ -95,10 +103,12 @@ type config struct {
 	writeTimeout   time.Duration
 	allowedHosts   []string
 	idemLimit      int
+	idemTotal      int
 	maxMessages    int
 	maxWorkspaces  int
 	maxDND         int
 	deliveryDelay  time.Duration
+	profile        Profile
 }
 
 // defaults is the configuration of a server given no option.
@@ -127,6 +137,7 @@ func (c *config) check() error {
 		{&c.maxWorkspaces, DefaultMaxWorkspaces, "WithWorkspaceLimit"},
 		{&c.maxDND, DefaultMaxDND, "WithDNDLimit"},
 		{&c.idemLimit, DefaultIdempotencyLimit, "WithIdempotencyLimit"},
+		{&c.idemTotal, DefaultIdempotencyTotalLimit, "WithIdempotencyTotalLimit"},
 	} {
 		if *limit.n < 0 && limitErr == nil {
 			limitErr = fmt.Errorf("mockserver: %s: the limit cannot be negative", limit.option)
@@ -142,8 +153,8 @@ func (c *config) check() error {
 		return fmt.Errorf("mockserver: WithPrices: prices must be from 0 to %d kobo", MaxPrice)
 	case c.liveBalance < 0 || c.liveBalance > MaxBalance || c.testBalance < 0 || c.testBalance > MaxBalance:
 		return fmt.Errorf("mockserver: WithBalances: balances must be from 0 to %d kobo", MaxBalance)
-	case c.country == "":
-		return errors.New("mockserver: WithCountry: the country cannot be empty")
+	case !store.ValidCountry(c.country):
+		return fmt.Errorf("mockserver: WithCountry: the country must be 1 to %d characters", store.MaxCountryLen)
 	case c.rateLimit < 0:
 		return errors.New("mockserver: WithRateLimit: the limit cannot be negative")
 	case c.now == nil:
@@ -155,6 +166,8 @@ func (c *config) check() error {
 		return errors.New("mockserver: WithWriteTimeout: the timeout cannot be negative")
 	case c.deliveryDelay < 0:
 		return errors.New("mockserver: WithAutoDelivery: the delay cannot be negative")
+	case c.profile != ProfileFull && c.profile != ProfileDocumented:
+		return fmt.Errorf("mockserver: WithProfile: unknown profile %d", c.profile)
 	case limitErr != nil:
 		return limitErr
 	}
@@ -172,8 +185,8 @@ func (c *config) api(err error, url func() string) httpapi.Config {
 		GenericPrice: c.genericPrice, DNDPrice: c.dndPrice, LiveBalance: c.liveBalance, TestBalance: c.testBalance,
 		Country: c.country, RateLimit: c.rateLimit, JWTSecret: c.jwtSecret, Now: c.now, Logger: c.logger,
 		RequestLogSize: c.requestLogSize, ReadTimeout: c.readTimeout, AllowedHosts: c.allowedHosts,
-		IdempotencyLimit: c.idemLimit, MaxMessages: c.maxMessages, MaxWorkspaces: c.maxWorkspaces, MaxDND: c.maxDND,
-		DeliveryDelay: c.deliveryDelay, URL: url, Err: err,
+		IdempotencyLimit: c.idemLimit, IdempotencyTotalLimit: c.idemTotal, MaxMessages: c.maxMessages, MaxWorkspaces: c.maxWorkspaces, MaxDND: c.maxDND,
+		DeliveryDelay: c.deliveryDelay, URL: url, Err: err, Documented: c.profile == ProfileDocumented,
 	}
 }
 
@@ -181,6 +194,50 @@ func (c *config) api(err error, url func() string) httpapi.Config {
 
 // WithAddr sets the address Start listens on (default 127.0.0.1:0, a free loopback port).
 func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
+
+// Profile is how much of the contract the /v1 routes answer with; see WithProfile.
+type Profile uint8
+
+const (
+	// ProfileFull, the default, answers with everything docs/api.md describes, the
+	// project's assumptions included (requestId everywhere, amount on OTP sends,
+	// attemptsRemaining, every member of a sender ID and campaign, field and scope on errors).
+	ProfileFull Profile = iota
+	// ProfileDocumented answers with only the members and statuses the live service's pages
+	// show, so that a test catches code that leans on an assumed member: the OTP send and
+	// verify, the sender-ID list and errors as their samples (no requestId where the sample
+	// has none, no field or scope on errors), and error statuses from the docs' table only:
+	// 405 becomes 404 not_found, and 409, 413 and 415 become 400 bad_request. Endpoints
+	// whose answers the docs do not show (keys, the campaign list and status, sender-ID
+	// requests) keep the project's shapes and their 201s. The /_mock/ controls are not
+	// affected.
+	ProfileDocumented
+)
+
+// String is the profile's name, as the binary's -profile flag takes it: "full" or
+// "documented".
+func (p Profile) String() string {
+	switch p {
+	case ProfileFull:
+		return "full"
+	case ProfileDocumented:
+		return "documented"
+	}
+	return fmt.Sprintf("Profile(%d)", uint8(p))
+}
+
+// ParseProfile reads a profile's name ("full" or "documented").
+func ParseProfile(name string) (Profile, error) {
+	for _, p := range []Profile{ProfileFull, ProfileDocumented} {
+		if name == p.String() {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("mockserver: unknown profile %q (want full or documented)", name)
+}
+
+// WithProfile sets how much of the contract the /v1 routes answer with (default ProfileFull).
+func WithProfile(p Profile) Option { return func(c *config) { c.profile = p } }
 
 // WithReadTimeout bounds how long reading one request body may take (default
 // DefaultReadTimeout; 0 means no limit). A body still unread by then fails and its
@@ -280,3 +337,10 @@ func WithDNDLimit(n int) Option { return func(c *config) { c.maxDND = n } }
 // DefaultIdempotencyLimit, also for 0). Past it, the oldest answered reference is forgotten
 // first, even inside its 24-hour window.
 func WithIdempotencyLimit(n int) Option { return func(c *config) { c.idemLimit = n } }
+
+// WithIdempotencyTotalLimit sets how many references the whole server remembers at most,
+// every workspace together (default DefaultIdempotencyTotalLimit, also for 0). Past it, a
+// new reference first forgets the oldest answered one of its own workspace, or when that has
+// none, the oldest of another workspace, even inside the 24-hour window. References whose
+// first request is still running are never forgotten.
+func WithIdempotencyTotalLimit(n int) Option { return func(c *config) { c.idemTotal = n } }

@@ -20,7 +20,12 @@
 package mockserver
 
 import (
+	"encoding/json"
+	"io"
+	"log/slog"
+
 	"github.com/seedsms/sms-go/mockserver/internal/httpapi"
+	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
 
 	"context"
@@ -46,7 +51,8 @@ const (
 func modeOf(m store.Mode) Mode { return Mode(m.String()) }
 
 // Workspace is what a test needs to talk to one workspace: its credentials and active sender
-// ID. Its JSON form is the mock binary's startup line.
+// ID. Printed (with any fmt verb), logged with log/slog or marshalled to JSON, it hides the
+// secrets and the dashboard token; read the fields to use them.
 type Workspace struct {
 	URL            string `json:"url"`
 	WorkspaceID    string `json:"workspaceId"`
@@ -65,6 +71,42 @@ func (w Workspace) String() string {
 
 // GoString hides the secrets and the token from %#v.
 func (w Workspace) GoString() string { return w.String() }
+
+// Format writes String for every verb, so that no verb (%d, %t, %x, ...) reaches the secrets.
+func (w Workspace) Format(f fmt.State, verb rune) { formatRedacted(f, verb, w.String()) }
+
+// LogValue is what log/slog writes: the workspace without its secrets and token.
+func (w Workspace) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("workspaceId", w.WorkspaceID), slog.String("url", w.URL),
+		slog.String("liveKey", w.LiveKey), slog.String("testKey", w.TestKey), slog.String("senderId", w.SenderID))
+}
+
+// MarshalJSON writes the workspace with the secrets and the token replaced by "[REDACTED]".
+func (w Workspace) MarshalJSON() ([]byte, error) {
+	type plain Workspace // without the methods
+	p := plain(w)
+	p.LiveSecret, p.TestSecret, p.DashboardToken = redact(p.LiveSecret), redact(p.TestSecret), redact(p.DashboardToken)
+	return json.Marshal(p)
+}
+
+// redact is reqlog.Redacted in place of a secret that is there.
+func redact(s string) string {
+	if s == "" {
+		return ""
+	}
+	return reqlog.Redacted
+}
+
+// formatRedacted writes s, the redacted form of a value, for any verb: as a string for the
+// verbs of strings (with their flags and width), as it is for the others.
+func formatRedacted(f fmt.State, verb rune, s string) {
+	switch verb {
+	case 's', 'q', 'x', 'X':
+		fmt.Fprintf(f, fmt.FormatString(f, verb), s)
+	default: // v, and every verb that means nothing for a string: d, t, ...
+		_, _ = io.WriteString(f, s)
+	}
+}
 
 // Server is the mock. Create it with New, then Start it, or serve Handler yourself. All its
 // methods are safe for concurrent use.

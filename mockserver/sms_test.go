@@ -22,7 +22,7 @@ func TestSendResponse(t *testing.T) {
 	id := r.str("campaign.id")
 	assert.Regexp(t, oidRe, id)
 	assert.Equal(t, "sent", r.str("campaign.status"))
-	assert.Equal(t, "msg_"+id, r.str("campaign.message_id"))
+	assert.Equal(t, messageIDOf(t, id), r.str("campaign.message_id"))
 	assert.Equal(t, 2, r.int("campaign.recipients"))
 	assert.Equal(t, int64(2*gp), r.kobo("campaign.amount"))
 	assert.Equal(t, "6.40", r.str("campaign.amount"))
@@ -36,7 +36,7 @@ func TestSendResponse(t *testing.T) {
 	assert.Equal(t, map[string]any{
 		"_id": id, "senderId": "MOCKSMS", "recipientCount": l.get("data.0.recipientCount"), "amount": l.get("data.0.amount"),
 		"status": "sent", "currency": "NGN", "channel": "generic", "smsParts": l.get("data.0.smsParts"),
-		"messageId": "msg_" + id, "reference": "order-1042", "createdAt": l.get("data.0.createdAt"),
+		"messageId": messageIDOf(t, id), "reference": "order-1042", "createdAt": l.get("data.0.createdAt"),
 	}, l.get("data.0"))
 	assert.Equal(t, 2, l.int("data.0.recipientCount"))
 	assert.Equal(t, int64(2*gp), l.kobo("data.0.amount"))

@@ -237,7 +237,7 @@ func serveBare(spec string) {
 	if bytes.HasPrefix(body, []byte(`{"message":"SMS request accepted."`)) {
 		status = http.StatusAccepted
 	}
-	requestID := "req_" + strings.Repeat("0", 24)
+	requestID := "req-" + strings.Repeat("0", 24)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("X-Request-Id", requestID)

@@ -150,6 +150,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	dndLimit := fs.Int("dnd-limit", mockserver.DefaultMaxDND, "numbers the Do-Not-Disturb register holds at most")
 	delivery := &delayFlag{mockserver.DefaultDeliveryDelay}
 	fs.Var(delivery, "delivery-delay", `how long after its send a campaign's recipients are delivered by themselves, by the magic numbers' rules (0 or "off": never, until a control delivers them)`)
+	idemTotal := fs.Int("idempotency-total-limit", mockserver.DefaultIdempotencyTotalLimit, "send references the mock remembers at most, every workspace together; past it the oldest are forgotten")
+	profileName := fs.String("profile", mockserver.ProfileFull.String(), "answer with everything (full) or only the members and statuses the live docs show (documented)")
 	env := fs.Bool("env", false, "print the startup line as shell export statements of SMS_BASE_URL, SMS_API_KEY, SMS_API_SECRET and SMS_DASHBOARD_TOKEN instead of JSON")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -169,10 +171,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *readTimeout < 0 {
 		return errors.New("-read-timeout cannot be negative")
 	}
-	for name, n := range map[string]int{"message-limit": *messageLimit, "workspace-limit": *workspaceLimit, "dnd-limit": *dndLimit} {
+	for name, n := range map[string]int{"message-limit": *messageLimit, "workspace-limit": *workspaceLimit, "dnd-limit": *dndLimit, "idempotency-total-limit": *idemTotal} {
 		if n < 1 {
 			return fmt.Errorf("-%s must be at least 1", name)
 		}
+	}
+	profile, err := mockserver.ParseProfile(*profileName)
+	if err != nil {
+		return errors.New("-profile must be full or documented")
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -192,6 +198,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		mockserver.WithWorkspaceLimit(*workspaceLimit),
 		mockserver.WithDNDLimit(*dndLimit),
 		mockserver.WithAutoDelivery(delivery.d),
+		mockserver.WithProfile(profile),
+		mockserver.WithIdempotencyTotalLimit(*idemTotal),
 	}
 	if *jwtSecret != "" {
 		opts = append(opts, mockserver.WithJWTSecret([]byte(*jwtSecret)))
@@ -261,10 +269,18 @@ func startupLine(ws mockserver.Workspace, env bool) ([]byte, error) {
 	if env {
 		return envLine(ws), nil
 	}
+	// Field by field: Workspace's own JSON form hides the secrets this line is there to give.
 	return json.Marshal(struct {
-		mockserver.Workspace
-		Inbox string `json:"inbox"` // the inbox page
-	}{ws, ws.URL + "/"})
+		URL            string `json:"url"`
+		WorkspaceID    string `json:"workspaceId"`
+		DashboardToken string `json:"dashboardToken"`
+		LiveKey        string `json:"liveKey"`
+		LiveSecret     string `json:"liveSecret"`
+		TestKey        string `json:"testKey"`
+		TestSecret     string `json:"testSecret"`
+		SenderID       string `json:"senderId"`
+		Inbox          string `json:"inbox"` // the inbox page
+	}{ws.URL, ws.WorkspaceID, ws.DashboardToken, ws.LiveKey, ws.LiveSecret, ws.TestKey, ws.TestSecret, ws.SenderID, ws.URL + "/"})
 }
 
 // envLine is the startup line of -env: export statements of the variables the sms command

@@ -212,7 +212,7 @@ func TestCommands(t *testing.T) {
 			code: 1,
 			check: func(t *testing.T, _ *fixture, r result) {
 				assert.Empty(t, r.stdout)
-				assert.Regexp(t, `^sms: 402 insufficient_balance: .+ \[request req_[0-9a-f]+\]\n$`, r.stderr)
+				assert.Regexp(t, `^sms: 402 insufficient_balance: .+ \[request req-[0-9a-f]+\]\n$`, r.stderr)
 			},
 		},
 		{
@@ -226,7 +226,7 @@ func TestCommands(t *testing.T) {
 			},
 			code: 1,
 			check: func(t *testing.T, _ *fixture, r result) {
-				assert.Regexp(t, `^sms: 403 insufficient_scope: the API key lacks the "sms" scope \[request req_[0-9a-f]+\]\n$`, r.stderr)
+				assert.Regexp(t, `^sms: 403 insufficient_scope: the API key lacks the "sms" scope \[request req-[0-9a-f]+\]\n$`, r.stderr)
 			},
 		},
 		{

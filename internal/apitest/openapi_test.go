@@ -19,10 +19,10 @@ import (
 )
 
 const (
-	reqID  = "req_0123456789abcdef01234567"
+	reqID  = "req-0123456789abcdef01234567"
 	oid1   = "65a1b2c3d4e5f60718293a4b"
 	oid2   = "65a1b2c3d4e5f60718293a4c"
-	msgID  = "msg_65a1b2c3d4e5f60718293a4b"
+	msgID  = "3017600245086449408013699"
 	pinID  = "9f1c2a4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b"
 	pubKey = "pk_live_0123456789ABCDEFabcdefgh"
 	secret = "sk_live_0123456789ABCDEFGHIJabcdefghij0123456789"

@@ -705,9 +705,9 @@ type OtpSendRequest struct {
 	// Example: MOCKSMS
 	From SenderIdTitle `json:"from"`
 
-	// MessageText The message; must contain `pin_placeholder`. With the pin filled in it must fit 10 parts.
-	MessageText string `json:"message_text"`
-	PinLength   *int   `json:"pin_length,omitempty"`
+	// MessageText The message; must contain `pin_placeholder`. With the pin filled in it must fit 10 parts. Optional (the service documents it so); without it the mock sends "Your verification code is < 1234 >. It expires in 10 minutes." with the placeholder and the pin's time to live of the request.
+	MessageText *string `json:"message_text,omitempty"`
+	PinLength   *int    `json:"pin_length,omitempty"`
 
 	// PinPlaceholder The text in `message_text` that the pin replaces.
 	PinPlaceholder *string `json:"pin_placeholder,omitempty"`

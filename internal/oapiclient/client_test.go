@@ -204,7 +204,7 @@ func TestEveryOperationDecodes(t *testing.T) {
 		{"sendOtp", func(t *testing.T) {
 			res, err := dev.SendOtpWithResponse(ctx, oapiclient.SendOtpJSONRequestBody{
 				To: "08025671695", From: mockserver.DefaultSenderID,
-				MessageText: "Your code is < 1234 >.", PinLength: ptr(6),
+				MessageText: ptr("Your code is < 1234 >."), PinLength: ptr(6),
 			})
 			require.NoError(t, err)
 			require.Equal(t, http.StatusOK, res.StatusCode(), "%s", res.Body)
@@ -311,7 +311,7 @@ func TestErrorsDecode(t *testing.T) {
 			require.NotNil(t, got.err, "the error body decodes")
 			assert.Equal(t, tc.code, got.err.Error.Code)
 			assert.NotEmpty(t, got.err.Error.Message)
-			assert.Regexp(t, `^req_[0-9a-f]{24}$`, got.err.RequestId)
+			assert.Regexp(t, `^req-[0-9a-f]{24}$`, got.err.RequestId)
 			if tc.field != "" {
 				require.NotNil(t, got.err.Error.Field)
 				assert.Equal(t, tc.field, *got.err.Error.Field)

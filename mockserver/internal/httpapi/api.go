@@ -32,11 +32,13 @@ type Config struct {
 	ReadTimeout              time.Duration // of a request body; 0: none
 	AllowedHosts             []string      // besides loopback ones
 	IdempotencyLimit         int           // references per workspace
+	IdempotencyTotalLimit    int           // references in all workspaces
 	MaxMessages              int
 	MaxWorkspaces            int
 	MaxDND                   int
 	DeliveryDelay            time.Duration // of automatic delivery; 0: none
 	URL                      func() string // the server's base URL, "" before it listens
+	Documented               bool          // /v1 answers only what the live docs show
 
 	// Err is an option out of range: every request is answered 500 with it.
 	Err error
@@ -104,7 +106,7 @@ func (a *API) Reset() {
 	a.mu.Lock()
 	seed := a.seed
 	a.mu.Unlock()
-	st := &state{idem: idem.New(a.cfg.IdempotencyLimit), faults: &faults.List{}, log: reqlog.New(a.cfg.RequestLogSize)}
+	st := &state{idem: idem.NewTotal(a.cfg.IdempotencyLimit, a.cfg.IdempotencyTotalLimit), faults: &faults.List{}, log: reqlog.New(a.cfg.RequestLogSize)}
 	var creds store.Credentials
 	st.store, creds = store.New(store.Config{
 		GenericPrice: a.cfg.GenericPrice, DNDPrice: a.cfg.DNDPrice,

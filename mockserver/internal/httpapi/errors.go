@@ -6,26 +6,14 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/faults"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
 	"github.com/seedsms/sms-go/mockserver/internal/wire"
 )
 
-// Error codes of the contract.
-const (
-	codeBadRequest       = "bad_request"
-	codeUnauthorized     = "unauthorized"
-	codeInsufficient     = "insufficient_balance"
-	codeInsufficientScop = "insufficient_scope"
-	codeForbidden        = "forbidden" // the mock refused where a request came from (guard.go)
-	codeNotFound         = "not_found"
-	codeMethodNotAllowed = "method_not_allowed"
-	codeConflict         = "conflict"
-	codeTooLarge         = "payload_too_large"
-	codeMediaType        = "unsupported_media_type"
-	codeRateLimited      = "rate_limited"
-	codeServerError      = "server_error"
-)
+// codeForbidden is the code of the guard's refusals (guard.go): where a request came from.
+const codeForbidden = rules.CodeForbidden
 
 // apiError is an error the mock answers with: a status, the contract's code and message, and
 // the optional field, scope and Retry-After.
@@ -40,38 +28,8 @@ type apiError struct {
 
 func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.status, e.code, e.message) }
 
-// codeFor is the contract's code for a status.
-func codeFor(status int) string {
-	switch status {
-	case http.StatusBadRequest:
-		return codeBadRequest
-	case http.StatusUnauthorized:
-		return codeUnauthorized
-	case http.StatusPaymentRequired:
-		return codeInsufficient
-	case http.StatusForbidden:
-		return codeInsufficientScop
-	case http.StatusNotFound:
-		return codeNotFound
-	case http.StatusMethodNotAllowed:
-		return codeMethodNotAllowed
-	case http.StatusConflict:
-		return codeConflict
-	case http.StatusRequestEntityTooLarge:
-		return codeTooLarge
-	case http.StatusUnsupportedMediaType:
-		return codeMediaType
-	case http.StatusTooManyRequests:
-		return codeRateLimited
-	}
-	if status >= 500 {
-		return codeServerError
-	}
-	return codeBadRequest
-}
-
 func newError(status int, message string) *apiError {
-	return &apiError{status: status, code: codeFor(status), message: message}
+	return &apiError{status: status, code: rules.CodeFor(status), message: message}
 }
 
 func badRequest(field, format string, args ...any) *apiError {

@@ -49,7 +49,7 @@ func (a *API) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) {
 		if e.Fingerprint() != fp {
 			e := conflict("reference %q was already used with a different request.", ref)
 			e.field = "reference"
-			writeError(w, rq.id, e)
+			rq.fail(w, e)
 			return
 		}
 		if done != nil && !wait(rq.r.Context(), done) {

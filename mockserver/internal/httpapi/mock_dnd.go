@@ -14,6 +14,9 @@ func ctlDND(_ *API, rq *request) (int, any, error) {
 	if e := wire.Decode(rq.body, &in); e != nil {
 		return 0, nil, e
 	}
+	if in.Numbers == nil {
+		return 0, nil, badRequest("numbers", "numbers is required: an array of phone numbers.")
+	}
 	n, err := rq.st.store.AddDND(in.Numbers...)
 	if err != nil {
 		return 0, nil, err

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -30,10 +31,22 @@ func (a *API) AddFaults(rules ...FaultRule) error {
 	return nil
 }
 
+// Bounds of a fault rule's text members: an HTTP method and a request path.
+const (
+	maxFaultMethod = 16
+	maxFaultPath   = 1000
+)
+
 // checkFault validates rule i of a list; its errors name the field as rules[i].member.
 func (a *API) checkFault(i int, r FaultRule) error {
 	field := "rules[" + strconv.Itoa(i) + "]"
 	switch {
+	case len(r.Method) > maxFaultMethod:
+		return badRequest(field+".method", "method must be at most %d bytes.", maxFaultMethod)
+	case len(r.Path) > maxFaultPath:
+		return badRequest(field+".path", "path must be at most %d bytes.", maxFaultPath)
+	case r.Status == 0 && r.Latency == 0 && !r.Drop && !r.ProviderFailure:
+		return badRequest(field, "A rule must do something: give status, latency, drop or providerFailure.")
 	case r.Path != "" && !a.faultPathRoutes(r.Path):
 		return badRequest(field+".path", "path %q matches no /v1 route (a trailing * matches by prefix).", r.Path)
 	case r.Latency < 0 || r.Latency > time.Minute:
@@ -102,16 +115,23 @@ func faultsOut(rules []FaultRule) any {
 // ctlAddFaults is POST /_mock/faults.
 func ctlAddFaults(a *API, rq *request) (int, any, error) {
 	var in struct {
-		Rules []faultJSON `json:"rules"`
+		Rules []json.RawMessage `json:"rules"`
 	}
 	if e := wire.Decode(rq.body, &in); e != nil {
 		return 0, nil, e
+	}
+	if in.Rules == nil {
+		return 0, nil, badRequest("rules", "rules is required: an array of fault rules.")
 	}
 	if len(in.Rules) > faults.MaxRules {
 		return 0, nil, badRequest("rules", "At most %d fault rules may be active.", faults.MaxRules)
 	}
 	rules := make([]FaultRule, len(in.Rules))
-	for i, r := range in.Rules {
+	for i, raw := range in.Rules {
+		r, err := decodeFault(i, raw)
+		if err != nil {
+			return 0, nil, err
+		}
 		rules[i] = r.FaultRule
 		if r.Latency != "" {
 			d, err := time.ParseDuration(r.Latency)
@@ -125,6 +145,30 @@ func ctlAddFaults(a *API, rq *request) (int, any, error) {
 		return 0, nil, err
 	}
 	return http.StatusOK, faultsOut(a.Faults()), nil
+}
+
+// decodeFault decodes rule i of a POST /_mock/faults body. Its errors name the member as
+// rules[i].member; null, as the rule or as a member, is refused.
+func decodeFault(i int, raw json.RawMessage) (faultJSON, error) {
+	field := "rules[" + strconv.Itoa(i) + "]"
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
+		return faultJSON{}, badRequest(field, "%s must be an object.", field)
+	}
+	for name, v := range members {
+		if string(v) == "null" {
+			return faultJSON{}, badRequest(field+"."+name, "%s.%s cannot be null.", field, name)
+		}
+	}
+	var r faultJSON
+	if e := wire.Decode(raw, &r); e != nil {
+		member := e.Field[strings.LastIndexByte(e.Field, '.')+1:]
+		if member == "" {
+			return faultJSON{}, badRequest(field, "%s", e.Message)
+		}
+		return faultJSON{}, badRequest(field+"."+member, "%s", strings.ReplaceAll(e.Message, e.Field, field+"."+member))
+	}
+	return r, nil
 }
 
 // ctlListFaults is GET /_mock/faults.

@@ -49,7 +49,7 @@ func ctlMessage(a *API, rq *request) (int, any, error) {
 		out.Campaign = &it
 	}
 	if d.RequestID != (ids.ID{}) {
-		want := "req_" + d.RequestID.String()
+		want := d.RequestID.RequestID()
 		for _, rec := range rq.st.log.Snapshot() {
 			if rec.RequestID == want {
 				var body any = nil
@@ -81,7 +81,7 @@ func campaignItemOf(c *store.Campaign, mode store.Mode) campaignItem {
 
 // requestID is the id of a request ID ("req_" and an id), or the zero id.
 func requestID(s string) ids.ID {
-	id, _ := ids.Parse(strings.TrimPrefix(s, "req_"))
+	id, _ := ids.Parse(strings.TrimPrefix(s, "req-"))
 	return id
 }
 

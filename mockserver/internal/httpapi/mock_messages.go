@@ -56,6 +56,9 @@ func messageOut(m *store.Message, now time.Time) messageJSON {
 
 // filterFromQuery reads the filters of GET /_mock/messages and /_mock/conversations.
 func filterFromQuery(q url.Values) (store.Query, error) {
+	if err := nonEmptyParams(q, "to", "from", "campaignId", "kind", "contains", "since", "workspaceId", "mode"); err != nil {
+		return store.Query{}, err
+	}
 	f := store.Filter{To: q.Get("to"), From: q.Get("from"), CampaignID: q.Get("campaignId"), Kind: q.Get("kind"),
 		Contains: q.Get("contains"), WorkspaceID: q.Get("workspaceId"), Mode: q.Get("mode")}
 	if v := q.Get("since"); v != "" {

@@ -32,12 +32,19 @@ func ctlNewWorkspace(a *API, rq *request) (int, any, error) {
 	var in struct {
 		LiveBalance *wire.Naira `json:"liveBalance"`
 		TestBalance *wire.Naira `json:"testBalance"`
-		Country     string      `json:"country"`
+		Country     *string     `json:"country"`
 	}
 	if e := decodeOptional(rq.body, &in); e != nil {
 		return 0, nil, e
 	}
-	ws, err := a.NewWorkspace(store.WorkspaceParams{LiveBalance: (*int64)(in.LiveBalance), TestBalance: (*int64)(in.TestBalance), Country: in.Country})
+	p := store.WorkspaceParams{LiveBalance: (*int64)(in.LiveBalance), TestBalance: (*int64)(in.TestBalance)}
+	if in.Country != nil {
+		if !store.ValidCountry(*in.Country) { // "" too: the member is there, so it must say something
+			return 0, nil, badRequest("country", "country must be 1 to %d characters.", store.MaxCountryLen)
+		}
+		p.Country = *in.Country
+	}
+	ws, err := a.NewWorkspace(p)
 	if err != nil {
 		return 0, nil, err
 	}

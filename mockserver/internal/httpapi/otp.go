@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -18,6 +19,14 @@ type otpSentJSON struct {
 	Status      string     `json:"status"`
 	Amount      wire.Naira `json:"amount"`
 	Currency    string     `json:"currency"`
+}
+
+// otpSentDocumented is the otp-send sample's data.
+type otpSentDocumented struct {
+	SMSStatus   string `json:"smsStatus"`
+	PhoneNumber string `json:"phone_number"`
+	PinID       string `json:"pinId"`
+	Status      string `json:"status"`
 }
 
 // sendOTP is POST /v1/otp/send.
@@ -73,19 +82,36 @@ func sendOTP(_ *API, rq *request) (int, any, error) {
 			return 0, nil, badRequest("pin_placeholder", "pin_placeholder must be 1 to %d characters.", rules.MaxPinPlaceholderLen)
 		}
 	}
-	if in.MessageText == nil || *in.MessageText == "" {
-		return 0, nil, badRequest("message_text", "message_text is required.")
+	text := defaultOTPText(placeholder, ttl)
+	if in.MessageText != nil {
+		if text = *in.MessageText; text == "" {
+			return 0, nil, badRequest("message_text", "message_text must not be empty; leave it out for the default text.")
+		}
+		if !strings.Contains(text, placeholder) {
+			return 0, nil, badRequest("message_text", "message_text must contain the pin placeholder %q.", placeholder)
+		}
 	}
-	if !strings.Contains(*in.MessageText, placeholder) {
-		return 0, nil, badRequest("message_text", "message_text must contain the pin placeholder %q.", placeholder)
-	}
-	o, err := rq.st.store.SendOTP(rq.caller, store.OTPParams{From: *in.From, Phone: p, Text: *in.MessageText,
+	o, err := rq.st.store.SendOTP(rq.caller, store.OTPParams{From: *in.From, Phone: p, Text: text,
 		Placeholder: placeholder, Alphabet: alphabet, Length: length, TTL: time.Duration(ttl) * time.Minute}, rq.now)
 	if err != nil {
 		return 0, nil, err
 	}
+	if rq.documented { // the otp-send sample: no amount, currency or requestId
+		return http.StatusOK, bare{wire.Data{Data: otpSentDocumented{SMSStatus: "Message Sent", PhoneNumber: o.Phone, PinID: o.PinID, Status: "200"}}}, nil
+	}
 	return http.StatusOK, wire.Data{Data: otpSentJSON{SMSStatus: "Message Sent", PhoneNumber: o.Phone, PinID: o.PinID,
 		Status: "200", Amount: wire.Naira(o.Amount), Currency: "NGN"}}, nil
+}
+
+// defaultOTPText is the text of an OTP sent without message_text (the live docs make it
+// optional and do not show the service's own text): "Your verification code is < 1234 >. It
+// expires in 10 minutes.", the placeholder standing where the pin goes.
+func defaultOTPText(placeholder string, ttlMinutes int) string {
+	unit := " minutes."
+	if ttlMinutes == 1 {
+		unit = " minute."
+	}
+	return "Your verification code is " + placeholder + ". It expires in " + strconv.Itoa(ttlMinutes) + unit
 }
 
 type verificationJSON struct {
@@ -93,6 +119,13 @@ type verificationJSON struct {
 	Verified          bool   `json:"verified"`
 	MSISDN            string `json:"msisdn"`
 	AttemptsRemaining int    `json:"attemptsRemaining"`
+}
+
+// verificationDocumented is the otp-verify sample's data.
+type verificationDocumented struct {
+	PinID    string `json:"pinId"`
+	Verified bool   `json:"verified"`
+	MSISDN   string `json:"msisdn"`
 }
 
 // verifyOTP is POST /v1/otp/verify.
@@ -113,6 +146,9 @@ func verifyOTP(_ *API, rq *request) (int, any, error) {
 	v, err := rq.st.store.VerifyOTP(rq.caller, *in.PinID, *in.Pin, rq.now)
 	if err != nil {
 		return 0, nil, err
+	}
+	if rq.documented { // the otp-verify sample: no attemptsRemaining or requestId
+		return http.StatusOK, bare{wire.Data{Data: verificationDocumented{PinID: v.PinID, Verified: v.Verified, MSISDN: v.Phone}}}, nil
 	}
 	return http.StatusOK, wire.Data{Data: verificationJSON{PinID: v.PinID, Verified: v.Verified, MSISDN: v.Phone, AttemptsRemaining: v.AttemptsLeft}}, nil
 }

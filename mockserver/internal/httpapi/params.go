@@ -41,9 +41,24 @@ func pageOffset(page, limit int) int {
 	return (page - 1) * limit
 }
 
+// nonEmptyParams refuses a filter given with an empty value (?to=), as /v1 does: a filter
+// that is there must say something.
+func nonEmptyParams(q url.Values, names ...string) error {
+	for _, name := range names {
+		if vs, ok := q[name]; ok && vs[0] == "" {
+			return badRequest(name, "%s cannot be empty; leave it out to match every value.", name)
+		}
+	}
+	return nil
+}
+
 // modeParam reads mode (live, the default, or test).
 func modeParam(rq *request) (store.Mode, error) {
-	switch m := rq.r.URL.Query().Get("mode"); m {
+	q := rq.r.URL.Query()
+	if err := nonEmptyParams(q, "mode"); err != nil {
+		return 0, err
+	}
+	switch m := q.Get("mode"); m {
 	case "", "live":
 		return store.Live, nil
 	case "test":

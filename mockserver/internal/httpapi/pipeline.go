@@ -33,14 +33,16 @@ type request struct {
 	providerFailure bool
 	bodyRead        bool            // the body was read (or failed to be), under the read deadline
 	send            *wire.SendInput // a send or campaign body decoded in one pass, if it could be
+	documented      bool            // answer as the live docs show (the documented profile, /v1 only)
 }
 
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := a.state.Load()
-	rq := &request{r: r, st: st, id: "req_" + a.ids.Next().String(), now: a.clock.Now()}
+	rq := &request{r: r, st: st, id: a.ids.Next().RequestID(), now: a.clock.Now()}
 	w.Header().Set("X-Request-Id", rq.id)
 	sw := &statusWriter{ResponseWriter: w}
 	control := strings.HasPrefix(r.URL.Path, "/_mock/") || r.URL.Path == "/" // the inbox page is a control
+	rq.documented = a.cfg.Documented && !control
 	start := time.Now()
 	defer func() {
 		v := recover()
@@ -49,7 +51,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				a.cfg.Logger.Error("mockserver: panic", "path", r.URL.Path, "requestId", rq.id, "panic", v)
 			}
 			if sw.status == 0 {
-				writeError(sw, rq.id, newError(http.StatusInternalServerError, "Internal server error."))
+				rq.fail(sw, newError(http.StatusInternalServerError, "Internal server error."))
 			}
 		}
 		if !control {
@@ -69,11 +71,11 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	if a.cfg.Err != nil {
-		writeError(sw, rq.id, newError(http.StatusInternalServerError, a.cfg.Err.Error()))
+		rq.fail(sw, newError(http.StatusInternalServerError, a.cfg.Err.Error()))
 		return
 	}
 	if e := a.guard(r, control); e != nil {
-		writeError(sw, rq.id, e)
+		rq.fail(sw, e)
 		return
 	}
 	a.settle() // what automatic delivery has due, before anyone reads it
@@ -96,7 +98,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				if f.Status == http.StatusTooManyRequests {
 					e.retryAfter = max(f.RetryAfter, 1)
 				}
-				writeError(sw, rq.id, e)
+				rq.fail(sw, e)
 				return
 			}
 			rq.providerFailure = f.ProviderFailure
@@ -125,7 +127,7 @@ func (a *API) dispatch(w http.ResponseWriter, rq *request) {
 		param = p
 	}
 	if pr == nil {
-		writeError(w, rq.id, newError(http.StatusNotFound, "No route for "+rq.r.Method+" "+rq.r.URL.Path+"."))
+		rq.fail(w, newError(http.StatusNotFound, "No route for "+rq.r.Method+" "+rq.r.URL.Path+"."))
 		return
 	}
 	var rt *route
@@ -136,12 +138,12 @@ func (a *API) dispatch(w http.ResponseWriter, rq *request) {
 	}
 	if rt == nil {
 		w.Header().Set("Allow", pr.allow)
-		writeError(w, rq.id, newError(http.StatusMethodNotAllowed, "Method "+rq.r.Method+" is not allowed here."))
+		rq.fail(w, newError(http.StatusMethodNotAllowed, "Method "+rq.r.Method+" is not allowed here."))
 		return
 	}
 	rq.param = param
 	if e := a.admit(w, rq, rt); e != nil {
-		writeError(w, rq.id, e)
+		rq.fail(w, e)
 		return
 	}
 	if rt.stream != nil {
@@ -167,8 +169,15 @@ func (a *API) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte) {
 	status, v, err := rt.handle(a, rq)
 	if err != nil {
 		e := apiErrorOf(err)
-		writeError(w, rq.id, e)
+		rq.fail(w, e)
 		return e.status, nil
+	}
+	if rq.documented {
+		status = documentedStatus(status)
+		if b, ok := v.(bare); ok {
+			writeBare(w, status, b.v)
+			return status, nil
+		}
 	}
 	if st, ok := v.(streamer); ok && !rt.idempotent {
 		st.stream(w, status, rq.id)
@@ -180,7 +189,7 @@ func (a *API) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte) {
 	*p = body
 	if err != nil {
 		e := newError(http.StatusInternalServerError, "Could not encode the response.")
-		writeError(w, rq.id, e)
+		rq.fail(w, e)
 		return e.status, nil
 	}
 	wire.WriteBody(w, status, rq.id, body)
@@ -233,6 +242,7 @@ func (a *API) admit(w http.ResponseWriter, rq *request, rt *route) *apiError {
 			return newError(http.StatusUnsupportedMediaType, "Content-Type must be application/json (a control request without a body may omit it).")
 		}
 		if r.ContentLength > rules.MaxBodyBytes {
+			a.drainTooLarge(w, rq)
 			return newError(http.StatusRequestEntityTooLarge, "Request body is larger than 1 MiB.")
 		}
 		b, e := a.readBody(w, rq)
@@ -255,16 +265,17 @@ func (a *API) readBody(w http.ResponseWriter, rq *request) ([]byte, *apiError) {
 		rc = http.NewResponseController(w)
 		_ = rc.SetReadDeadline(time.Now().Add(a.cfg.ReadTimeout)) // ErrNotSupported in-process
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(w, rq.r.Body, rules.MaxBodyBytes))
+	b, err := io.ReadAll(io.LimitReader(rq.r.Body, rules.MaxBodyBytes+1))
 	rq.bodyRead = true
+	if err == nil && len(b) > rules.MaxBodyBytes {
+		a.drainTooLarge(w, rq)
+		return nil, newError(http.StatusRequestEntityTooLarge, "Request body is larger than 1 MiB.")
+	}
 	if err != nil && rc != nil {
 		// Nothing more will be read: net/http must not wait for the rest of the body.
 		_ = rc.SetReadDeadline(time.Now())
 	}
-	var tooBig *http.MaxBytesError
 	switch {
-	case errors.As(err, &tooBig):
-		return nil, newError(http.StatusRequestEntityTooLarge, "Request body is larger than 1 MiB.")
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return nil, badRequest("", "The request body did not arrive within the read timeout (%s).", a.cfg.ReadTimeout)
 	case err != nil:
@@ -274,6 +285,25 @@ func (a *API) readBody(w http.ResponseWriter, rq *request) ([]byte, *apiError) {
 		_ = rc.SetReadDeadline(time.Time{}) // the handler may take its time (latency faults)
 	}
 	return b, nil
+}
+
+// maxDrain is how much of a body over the limit the mock reads and discards before its 413,
+// so that a client still writing gets the answer instead of a connection reset.
+const maxDrain = 4 << 20
+
+// drainTooLarge reads and discards what is left of a body over the limit, at most maxDrain
+// bytes and within the read timeout, and marks the connection to be closed after the 413: a
+// client that writes its whole body before reading then reads the 413, where closing at once
+// would reset the connection under its writes.
+func (a *API) drainTooLarge(w http.ResponseWriter, rq *request) {
+	rq.bodyRead = true
+	w.Header().Set("Connection", "close")
+	rc := http.NewResponseController(w)
+	if a.cfg.ReadTimeout > 0 {
+		_ = rc.SetReadDeadline(time.Now().Add(a.cfg.ReadTimeout))
+	}
+	_, _ = io.CopyN(io.Discard, rq.r.Body, maxDrain)
+	_ = rc.SetReadDeadline(time.Now()) // nothing more will be read
 }
 
 func isJSON(contentType string) bool {

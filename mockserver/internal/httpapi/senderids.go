@@ -22,6 +22,13 @@ type senderJSON struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
+// senderDocumented is a sender ID as the sender-ids sample lists it.
+type senderDocumented struct {
+	Title   string `json:"title"`
+	Status  string `json:"status"`
+	Country string `json:"country"`
+}
+
 func senderOut(s *store.SenderID) senderJSON {
 	return senderJSON{ID: s.ID.String(), Title: s.Title, Status: s.Status.String(), Country: s.Country,
 		Usecase: s.Usecase, Company: s.Company, CreatedAt: wire.Time(s.CreatedAt)}
@@ -85,5 +92,13 @@ func listSenderIDs(_ *API, rq *request) (int, any, error) {
 		}
 		status, all = store.SenderStatus(i), false
 	}
-	return http.StatusOK, sendersOut(rq.st.store.SenderIDs(rq.caller, status, all)), nil
+	list := rq.st.store.SenderIDs(rq.caller, status, all)
+	if rq.documented { // the sender-ids sample: title, status, country and count, no requestId
+		out := make([]senderDocumented, len(list))
+		for i, s := range list {
+			out[i] = senderDocumented{Title: s.Title, Status: s.Status.String(), Country: s.Country}
+		}
+		return http.StatusOK, bare{wire.List{Data: out, Count: len(out)}}, nil
+	}
+	return http.StatusOK, sendersOut(list), nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"crypto/sha256"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,6 +23,10 @@ const Window = 24 * time.Hour
 // DefaultLimit is how many references a workspace remembers at most unless New is told
 // otherwise (mockserver.DefaultIdempotencyLimit documents its memory).
 const DefaultLimit = 100_000
+
+// DefaultTotalLimit is how many references the whole server remembers at most unless
+// NewTotal is told otherwise (mockserver.DefaultIdempotencyTotalLimit documents its memory).
+const DefaultTotalLimit = 1_000_000
 
 // Key names a reference inside a workspace: a hash of the mode and the reference, so that the
 // map holds no string of its own.
@@ -58,8 +63,10 @@ func (e *Entry) Answer() (status int, body []byte) { return int(e.status), e.bod
 
 // Table remembers references per workspace. It is safe for concurrent use.
 type Table struct {
-	limit  int
-	spaces sync.Map // ids.ID -> *space
+	limit      int
+	totalLimit int64
+	total      atomic.Int64 // entries in every space
+	spaces     sync.Map     // ids.ID -> *space
 }
 
 // space is the references of one workspace. queue holds the answered entries in the
@@ -67,6 +74,7 @@ type Table struct {
 // all and the clock only moves forward): expiry and eviction pop its head, and nothing ever
 // walks the whole map.
 type space struct {
+	total   *atomic.Int64 // the table's
 	mu      sync.Mutex
 	entries map[Key]*Entry
 	queue   fifo.Queue[*Entry]
@@ -75,18 +83,44 @@ type space struct {
 // New returns a table that remembers at most limit references per workspace (DefaultLimit
 // when limit < 1). Past it, the oldest answered reference is forgotten first, before its
 // window is up.
-func New(limit int) *Table {
+func New(limit int) *Table { return NewTotal(limit, 0) }
+
+// NewTotal is New with a bound on the whole table too: at most total references in all
+// workspaces (DefaultTotalLimit when total < 1). Past it, a new reference first forgets the
+// oldest answered one of its own workspace, or when that has none, the oldest of another
+// workspace. References whose first request is still running are never forgotten, so the
+// table may pass the bound by as many requests as run at once.
+func NewTotal(limit, total int) *Table {
 	if limit < 1 {
 		limit = DefaultLimit
 	}
-	return &Table{limit: limit}
+	if total < 1 {
+		total = DefaultTotalLimit
+	}
+	return &Table{limit: limit, totalLimit: int64(total)}
+}
+
+// Len is how many references the table holds in all.
+func (m *Table) Len() int { return int(m.total.Load()) }
+
+// evictElsewhere forgets the oldest answered reference of the first workspace other than sp
+// that has one. It takes one space's lock at a time, and none may be held by the caller.
+func (m *Table) evictElsewhere(sp *space) {
+	m.spaces.Range(func(_, v any) bool { return v.(*space) == sp || !v.(*space).popLocked() })
+}
+
+// popLocked is pop under sp's lock.
+func (sp *space) popLocked() bool {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.pop()
 }
 
 func (m *Table) space(ws ids.ID) *space {
 	if sp, ok := m.spaces.Load(ws); ok {
 		return sp.(*space)
 	}
-	sp, _ := m.spaces.LoadOrStore(ws, &space{entries: make(map[Key]*Entry)})
+	sp, _ := m.spaces.LoadOrStore(ws, &space{total: &m.total, entries: make(map[Key]*Entry)})
 	return sp.(*space)
 }
 
@@ -96,15 +130,28 @@ func (m *Table) space(ws ids.ID) *space {
 func (m *Table) Begin(ws ids.ID, k Key, fp [32]byte, now int64) (*Entry, <-chan struct{}, bool) {
 	sp := m.space(ws)
 	sp.mu.Lock()
-	defer sp.mu.Unlock()
 	sp.expire(now)
 	if e := sp.entries[k]; e != nil && (e.done != nil || now < e.expires) {
+		sp.mu.Unlock()
 		return e, e.done, false
 	}
 	for len(sp.entries) >= m.limit && sp.pop() {
 	}
+	// Past the total, the workspace forgets its own oldest first; when it has none, another
+	// workspace does, once this lock is released.
+	elsewhere := m.total.Load() >= m.totalLimit && !sp.pop()
+	defer func() {
+		if elsewhere {
+			m.evictElsewhere(sp)
+		}
+	}()
+	defer sp.mu.Unlock()
 	e := &Entry{key: k, fingerprint: fp, done: make(chan struct{})}
+	if old := sp.entries[k]; old != nil {
+		sp.total.Add(-1) // an expired entry the queue still holds: replaced here
+	}
 	sp.entries[k] = e
+	sp.total.Add(1)
 	return e, e.done, true
 }
 
@@ -119,6 +166,7 @@ func (m *Table) Finish(ws ids.ID, e *Entry, status int, body []byte, now int64) 
 		sp.queue.Push(e)
 	} else if sp.entries[e.key] == e {
 		delete(sp.entries, e.key)
+		sp.total.Add(-1)
 	}
 	close(e.done)
 	e.done = nil
@@ -140,6 +188,7 @@ func (sp *space) pop() bool {
 	sp.queue.Pop()
 	if sp.entries[e.key] == e { // a newer request may have taken the reference over
 		delete(sp.entries, e.key)
+		sp.total.Add(-1)
 	}
 	return true
 }

@@ -32,6 +32,41 @@ func Parse(s string) (ID, bool) {
 	return id, true
 }
 
+// MessageIDLen is the length of a message ID: 25 digits, as the live service's samples show.
+const MessageIDLen = 25
+
+// AppendMessageID appends the provider message ID of id: 25 decimal digits, "3", seven digits
+// from the generator's random prefix and seventeen of the counter. Ids of one generator give
+// distinct message IDs, since the counter (seven bytes, below 10^17) differs.
+func (id ID) AppendMessageID(b []byte) []byte {
+	var p, n uint64
+	for _, c := range id[:5] {
+		p = p<<8 | uint64(c)
+	}
+	for _, c := range id[5:] {
+		n = n<<8 | uint64(c)
+	}
+	b = append(b, '3')
+	b = appendDigits(b, p%1e7, 7)
+	return appendDigits(b, n, 17)
+}
+
+// MessageID is AppendMessageID as a string.
+func (id ID) MessageID() string { return string(id.AppendMessageID(make([]byte, 0, MessageIDLen))) }
+
+// appendDigits writes v as exactly width digits, zero-padded (v < 10^width).
+func appendDigits(b []byte, v uint64, width int) []byte {
+	start := len(b)
+	for range width {
+		b = append(b, '0')
+	}
+	for i := len(b) - 1; i >= start && v > 0; i-- {
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return b
+}
+
 // Less reports whether id was made before o by the same generator.
 func (id ID) Less(o ID) bool { return bytes.Compare(id[:], o[:]) < 0 }
 
@@ -76,6 +111,14 @@ func Random62(n int) string {
 		}
 	}
 	return string(out)
+}
+
+// RequestID returns a request ID: "req-" and id's 24 lowercase hex characters (the live
+// service's samples show "req-123").
+func (id ID) RequestID() string {
+	b := make([]byte, 0, 28)
+	b = append(b, "req-"...)
+	return string(hex.AppendEncode(b, id[:]))
 }
 
 // UUID returns a random (version 4) UUID.

@@ -42,3 +42,25 @@ func TestRandomTokens(t *testing.T) {
 	assert.NotEqual(t, Random62(24), Random62(24))
 	assert.Regexp(t, regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`), UUID())
 }
+
+// TestLiveShapes: message IDs are 25 digits and distinct; request IDs are req- and 24 hex.
+func TestLiveShapes(t *testing.T) {
+	t.Parallel()
+	g := NewGen()
+	seen := map[string]bool{}
+	digits := regexp.MustCompile(`^[0-9]{25}$`)
+	for range 1000 {
+		id := g.Next()
+		m := id.MessageID()
+		require.Regexp(t, digits, m)
+		require.False(t, seen[m], "repeated %s", m)
+		seen[m] = true
+		require.Regexp(t, `^req-[0-9a-f]{24}$`, id.RequestID())
+	}
+	var top ID
+	for i := range top {
+		top[i] = 0xff
+	}
+	assert.Regexp(t, digits, top.MessageID(), "the largest counter still fits")
+	assert.Equal(t, "3000000000000000000000001", ID{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}.MessageID())
+}

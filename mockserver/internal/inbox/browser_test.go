@@ -412,6 +412,9 @@ func TestPageInBrowser(t *testing.T) {
 		assert.Equal(t, 1, count(ctx, t, `#details .history li`))
 		require.NoError(t, chromedp.Run(ctx, click(`#details-close`), chromedp.WaitNotVisible(`#details`)))
 		require.NoError(t, srv.Deliver(id, nil))
+		// The delivery's event draws the thread again: click the button once it has, or the
+		// click may land on the one being replaced.
+		require.NoError(t, within(ctx, 2*time.Second, textHas(`#messages li.msg`, "delivered")))
 		require.NoError(t, within(ctx, 2*time.Second, click(`#messages li.msg button.details-button`), chromedp.WaitVisible(`#details .request pre`)))
 		assert.Contains(t, text(ctx, t, `#details .request`), "POST /v1/sms/send")
 		assert.Contains(t, text(ctx, t, `#details .request pre`), `"reference": "spring-sale:3"`)

@@ -87,7 +87,7 @@ func (c *Campaign) Text() string { return c.template }
 func (c *Campaign) HasMessageID() bool { return c.Status == CampaignSent }
 
 // MessageID is the provider's message ID of a sent campaign.
-func (c *Campaign) MessageID() string { return "msg_" + c.ID.String() }
+func (c *Campaign) MessageID() string { return c.ID.MessageID() }
 
 // Total is the number of recipients, whatever their status.
 func (c *Campaign) Total() int {

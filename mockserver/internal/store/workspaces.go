@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/fifo"
@@ -57,6 +58,14 @@ type Credentials struct {
 	SenderID    string
 }
 
+// MaxCountryLen is the longest country name, in characters, of a workspace.
+const MaxCountryLen = 100
+
+// ValidCountry reports whether s can be a workspace's country: 1 to MaxCountryLen characters.
+func ValidCountry(s string) bool {
+	return s != "" && utf8.RuneCountInString(s) <= MaxCountryLen
+}
+
 // WorkspaceParams configures NewWorkspace. Nil balances take the store's defaults; an empty
 // Country takes the store's.
 type WorkspaceParams struct {
@@ -76,7 +85,9 @@ func (st *Store) NewWorkspace(p WorkspaceParams, now int64) (Credentials, error)
 		test = *p.TestBalance
 	}
 	if p.Country != "" {
-		country = p.Country
+		if country = p.Country; !ValidCountry(country) {
+			return Credentials{}, fieldError("country", "country must be 1 to %d characters.", MaxCountryLen)
+		}
 	}
 	if err := checkBalance("liveBalance", live); err != nil {
 		return Credentials{}, err

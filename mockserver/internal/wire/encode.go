@@ -96,8 +96,8 @@ func appendCampaign(b []byte, c *store.Campaign) []byte {
 	b = strconv.AppendInt(b, int64(c.Parts), 10)
 	b = append(b, `,"messageId":`...)
 	if c.HasMessageID() {
-		b = append(b, `"msg_`...)
-		b = hex.AppendEncode(b, c.ID[:])
+		b = append(b, '"')
+		b = c.ID.AppendMessageID(b)
 		b = append(b, '"')
 	} else {
 		b = append(b, "null"...)
@@ -137,8 +137,8 @@ func (a SentAnswer) AppendJSON(b []byte) []byte {
 	b = append(b, c.Status.String()...)
 	b = append(b, `","message_id":`...)
 	if c.HasMessageID() {
-		b = append(b, `"msg_`...)
-		b = hex.AppendEncode(b, c.ID[:])
+		b = append(b, '"')
+		b = c.ID.AppendMessageID(b)
 		b = append(b, '"')
 	} else {
 		b = append(b, "null"...)
