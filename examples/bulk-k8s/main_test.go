@@ -55,10 +55,19 @@ func runShard(t *testing.T, srv *mockserver.Server, file string, index, shards i
 	return code, s
 }
 
-// Four pods at once, then one of them again: every recipient once.
+// Four pods at once, then one of them again: every recipient once, against the mock in both
+// profiles (the documented one answers only what the live service's pages show).
 func TestShardsSendEveryRecipientOnce(t *testing.T) {
 	t.Parallel()
-	srv := mockserver.NewTest(t)
+	for _, profile := range []mockserver.Profile{mockserver.ProfileFull, mockserver.ProfileDocumented} {
+		t.Run(profile.String(), func(t *testing.T) {
+			t.Parallel()
+			testShards(t, mockserver.NewTest(t, mockserver.WithProfile(profile)))
+		})
+	}
+}
+
+func testShards(t *testing.T, srv *mockserver.Server) {
 	file := recipientsFile(t, 25_000) // three batches of 10,000 at most: shard 3 has none
 	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 10_000_000))
 	var wg sync.WaitGroup
