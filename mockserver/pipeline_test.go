@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -225,5 +226,8 @@ func rawExchange(t *testing.T, e *env, head string, drip func(net.Conn), limit t
 	_ = resp.Body.Close()
 	answered := time.Now()
 	_, err = br.ReadByte()
-	return strings.TrimSpace(status), errors.Is(err, io.EOF), time.Since(answered)
+	// Closed: a FIN (EOF), or a reset when the server closed a connection whose unread bytes
+	// (a body still dripping in) were pending: both end the connection; a timeout does not.
+	closed = errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
+	return strings.TrimSpace(status), closed, time.Since(answered)
 }
