@@ -15,15 +15,12 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -33,13 +30,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-)
 
-type creds struct {
-	URL        string `json:"url"`
-	LiveKey    string `json:"liveKey"`
-	LiveSecret string `json:"liveSecret"`
-}
+	"github.com/seedsms/sms-go/benchmark/internal/mockproc"
+)
 
 const sendBody = `{"to":"2348025671695","from":"MOCKSMS","message":"Your order 42 has shipped.","reference":"%s"}`
 
@@ -61,9 +54,9 @@ func main() {
 	if *mock == "" {
 		log.Fatal("-mock is required")
 	}
-	mp, c := startMock(*mock, strings.Fields(*mockArgs))
-	defer func() { _ = mp.Process.Kill(); _, _ = mp.Process.Wait() }()
-	pid := mp.Process.Pid
+	c := startMock(*mock, strings.Fields(*mockArgs))
+	defer c.Stop()
+	pid := c.Cmd.Process.Pid
 	fmt.Printf("mock idle: RSS %.1f MB\n", rssMB(pid))
 	switch *route {
 	case "rss":
@@ -80,14 +73,15 @@ func main() {
 	_, err = f.Write(body)
 	check(err)
 	check(f.Close())
-	bareAddr := freeAddr()
+	bareAddr, err := mockproc.FreeAddr()
+	check(err)
 	self, err := os.Executable()
 	check(err)
 	bp := exec.Command(self, "-serve-bare", bareAddr+"="+f.Name())
 	bp.Stderr = os.Stderr
 	check(bp.Start())
 	defer func() { _ = bp.Process.Kill(); _, _ = bp.Process.Wait() }()
-	waitListening(bareAddr)
+	check(mockproc.WaitListening(bareAddr))
 	script := luaScript(c, *route)
 	defer func() { _ = os.Remove(script) }()
 
@@ -134,40 +128,16 @@ func median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-func freeAddr() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// startMock runs the mock with a wallet that cannot run out.
+func startMock(path string, args []string) *mockproc.Mock {
+	addr, err := mockproc.FreeAddr()
 	check(err)
-	defer func() { _ = ln.Close() }()
-	return ln.Addr().String()
+	m, err := mockproc.Start(path, append([]string{"-addr", addr, "-live-balance", "1000000000000.00"}, args...)...)
+	check(err)
+	return m
 }
 
-func waitListening(addr string) {
-	for range 100 {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			_ = c.Close()
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	log.Fatalf("nothing listens on %s", addr)
-}
-
-// startMock runs the mock with a wallet that cannot run out and reads its startup line.
-func startMock(path string, args []string) (*exec.Cmd, creds) {
-	cmd := exec.Command(path, append([]string{"-addr", freeAddr(), "-live-balance", "1000000000000.00"}, args...)...)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	check(err)
-	check(cmd.Start())
-	line, err := bufio.NewReader(out).ReadBytes('\n')
-	check(err)
-	var c creds
-	check(json.Unmarshal(line, &c))
-	go func() { _, _ = io.Copy(io.Discard, out) }()
-	return cmd, c
-}
-
-func request(c creds, method, target, body string) (*http.Response, []byte) {
+func request(c *mockproc.Mock, method, target, body string) (*http.Response, []byte) {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -186,7 +156,7 @@ func request(c creds, method, target, body string) (*http.Response, []byte) {
 }
 
 // fillSends makes n sends with a reference each, from 8 goroutines.
-func fillSends(c creds, n int) {
+func fillSends(c *mockproc.Mock, n int) {
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range 8 {
@@ -207,7 +177,7 @@ func fillSends(c creds, n int) {
 }
 
 // capture returns the route's target and the body the mock answers it with.
-func capture(c creds, route string) (string, []byte) {
+func capture(c *mockproc.Mock, route string) (string, []byte) {
 	switch route {
 	case "list":
 		const target = "/v1/sms/campaigns?limit=20"
@@ -253,7 +223,7 @@ func serveBare(spec string) {
 
 // luaScript writes the wrk script: the key pair on every request and, for sends, a body with
 // a reference unique across threads and runs (the run's name comes as wrk's argument).
-func luaScript(c creds, route string) string {
+func luaScript(c *mockproc.Mock, route string) string {
 	s := fmt.Sprintf(`wrk.headers["X-API-Key"] = %q
 wrk.headers["X-API-Secret"] = %q
 `, c.LiveKey, c.LiveSecret)
@@ -305,14 +275,7 @@ func runWrk(threads, conns int, d time.Duration, script, url, run string) float6
 
 // rssMB is the process's resident memory from /proc, in MB (10^6 bytes).
 func rssMB(pid int) float64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	kb, err := mockproc.RSSKB(pid)
 	check(err)
-	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
-			check(err)
-			return kb * 1024 / 1e6
-		}
-	}
-	return 0
+	return float64(kb) * 1024 / 1e6
 }

@@ -17,8 +17,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,12 +24,13 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/seedsms/sms-go/benchmark/internal/mockproc"
 )
 
 func main() {
@@ -54,7 +53,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mockload:", err)
 		os.Exit(1)
 	}
-	defer m.stop()
+	defer m.Stop()
 	switch *mode {
 	case "slowloris":
 		for w := range *waves {
@@ -76,71 +75,31 @@ func main() {
 	}
 }
 
-type mock struct {
-	cmd  *exec.Cmd
-	addr string // host:port
-	ws   struct{ URL, LiveKey, LiveSecret string }
-}
+type mock struct{ *mockproc.Mock }
 
 func start(bin string, extra []string) (*mock, error) {
-	m := &mock{cmd: exec.Command(bin, append([]string{"-addr", "127.0.0.1:0"}, extra...)...)}
-	m.cmd.Stderr = os.Stderr
-	out, err := m.cmd.StdoutPipe()
+	m, err := mockproc.Start(bin, append([]string{"-addr", "127.0.0.1:0"}, extra...)...)
 	if err != nil {
 		return nil, err
 	}
-	if err := m.cmd.Start(); err != nil {
-		return nil, err
-	}
-	line, err := bufio.NewReader(out).ReadBytes('\n')
-	if err != nil {
-		m.stop()
-		return nil, fmt.Errorf("no startup line: %w", err)
-	}
-	if err := json.Unmarshal(line, &m.ws); err != nil {
-		m.stop()
-		return nil, err
-	}
-	m.addr = strings.TrimPrefix(m.ws.URL, "http://")
-	if host, _, _ := net.SplitHostPort(m.addr); host != "127.0.0.1" {
-		m.stop()
-		return nil, fmt.Errorf("the mock is not on loopback: %s", m.addr)
-	}
-	return m, nil
-}
-
-func (m *mock) stop() {
-	_ = m.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { _ = m.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		_ = m.cmd.Process.Kill()
-	}
+	return &mock{m}, nil
 }
 
 // rssMB is the mock's resident memory, in MB.
 func (m *mock) rssMB() float64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(m.cmd.Process.Pid) + "/status")
+	kb, err := m.RSSKB()
 	if err != nil {
 		return -1
 	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-			return float64(kb) / 1024
-		}
-	}
-	return -1
+	return float64(kb) / 1024
 }
 
 // probe times one GET /v1/balance on a fresh connection.
 func (m *mock) probe() string {
 	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	req, _ := http.NewRequest(http.MethodGet, m.ws.URL+"/v1/balance", nil)
-	req.Header.Set("X-API-Key", m.ws.LiveKey)
-	req.Header.Set("X-API-Secret", m.ws.LiveSecret)
+	req, _ := http.NewRequest(http.MethodGet, m.URL+"/v1/balance", nil)
+	req.Header.Set("X-API-Key", m.LiveKey)
+	req.Header.Set("X-API-Secret", m.LiveSecret)
 	t0 := time.Now()
 	resp, err := c.Do(req)
 	if err != nil {
@@ -154,8 +113,8 @@ func (m *mock) probe() string {
 // slowloris runs one wave; release closes its connections.
 func slowloris(m *mock, n int, wait time.Duration) (release func(), err error) {
 	fmt.Printf("idle: rss %.1f MB\n", m.rssMB())
-	head := "POST /v1/sms/send HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + m.ws.LiveKey +
-		"\r\nX-API-Secret: " + m.ws.LiveSecret + "\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"
+	head := "POST /v1/sms/send HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: " + m.LiveKey +
+		"\r\nX-API-Secret: " + m.LiveSecret + "\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"
 	var open atomic.Int64
 	var wg sync.WaitGroup
 	conns := make([]net.Conn, 0, n)
@@ -166,7 +125,7 @@ func slowloris(m *mock, n int, wait time.Duration) (release func(), err error) {
 		wg.Wait()
 	}
 	for i := range n {
-		c, err := net.DialTimeout("tcp", m.addr, 5*time.Second)
+		c, err := net.DialTimeout("tcp", m.Addr, 5*time.Second)
 		if err != nil {
 			return release, fmt.Errorf("connection %d: %w", i, err)
 		}
@@ -199,9 +158,9 @@ func requestLog(m *mock, readers, rounds, fillKB int) error {
 	tr := &http.Transport{MaxIdleConnsPerHost: 64}
 	c := &http.Client{Transport: tr, Timeout: time.Minute}
 	for i := range entries {
-		req, _ := http.NewRequest(http.MethodGet, m.ws.URL+"/v1/balance?i="+strconv.Itoa(i), nil)
-		req.Header.Set("X-API-Key", m.ws.LiveKey)
-		req.Header.Set("X-API-Secret", m.ws.LiveSecret)
+		req, _ := http.NewRequest(http.MethodGet, m.URL+"/v1/balance?i="+strconv.Itoa(i), nil)
+		req.Header.Set("X-API-Key", m.LiveKey)
+		req.Header.Set("X-API-Secret", m.LiveSecret)
 		for h := range headers {
 			req.Header.Set("X-Fill-"+strconv.Itoa(h), value)
 		}
@@ -239,7 +198,7 @@ func requestLog(m *mock, readers, rounds, fillKB int) error {
 	for range readers {
 		wg.Go(func() {
 			for range rounds {
-				resp, err := c.Get(m.ws.URL + "/_mock/requests")
+				resp, err := c.Get(m.URL + "/_mock/requests")
 				if err != nil {
 					errs <- err
 					return
