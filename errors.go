@@ -3,12 +3,13 @@ package sms
 import (
 	"encoding/json"
 	"errors"
-	"github.com/seedsms/sms-go/internal/rules"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/seedsms/sms-go/internal/rules"
+	"github.com/seedsms/sms-go/internal/safetext"
 )
 
 // Sentinel errors. Every *Error (and *ScopeError) matches, with errors.Is, the sentinel of its
@@ -105,31 +106,8 @@ func (e *Error) Error() string {
 // maxErrorText bounds, in bytes, each piece of server text in an error string.
 const maxErrorText = 200
 
-// printable returns server text fit for an error string: valid UTF-8 (invalid bytes become
-// U+FFFD), with every character that strconv.IsPrint refuses (control characters such as
-// newline and ESC, format characters such as U+202E) escaped as in a Go string literal, and
-// cut at maxErrorText bytes, on a character boundary, with an ellipsis.
-func printable(s string) string {
-	if len(s) <= maxErrorText && utf8.ValidString(s) && strings.IndexFunc(s, notPrint) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s { // an invalid byte comes as utf8.RuneError, which is printable
-		piece := string(r)
-		if notPrint(r) {
-			q := strconv.QuoteRune(r)
-			piece = q[1 : len(q)-1]
-		}
-		if b.Len()+len(piece) > maxErrorText {
-			b.WriteString("…")
-			break
-		}
-		b.WriteString(piece)
-	}
-	return b.String()
-}
-
-func notPrint(r rune) bool { return !strconv.IsPrint(r) }
+// printable returns server text escaped and cut at maxErrorText bytes (see safetext.Printable).
+func printable(s string) string { return safetext.Printable(s, maxErrorText) }
 
 // Is reports whether target is the sentinel of e's status, such as ErrNotFound for a 404.
 func (e *Error) Is(target error) bool {

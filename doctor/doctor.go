@@ -56,9 +56,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/internal/safetext"
 )
 
 // DefaultTimeout bounds each request of Run when Config.Timeout is 0.
@@ -756,27 +756,5 @@ func firstListed(body []byte) string {
 // maxText bounds, in bytes, each piece of server text in a report.
 const maxText = 200
 
-// printable returns server text fit for a terminal: valid UTF-8, every character that
-// strconv.IsPrint refuses (newlines, escape sequences) escaped as in a Go string, and cut at
-// maxText bytes with an ellipsis.
-func printable(s string) string {
-	if len(s) <= maxText && utf8.ValidString(s) && strings.IndexFunc(s, notPrint) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		piece := string(r)
-		if notPrint(r) {
-			q := strconv.QuoteRune(r)
-			piece = q[1 : len(q)-1]
-		}
-		if b.Len()+len(piece) > maxText {
-			b.WriteString("…")
-			break
-		}
-		b.WriteString(piece)
-	}
-	return b.String()
-}
-
-func notPrint(r rune) bool { return !strconv.IsPrint(r) }
+// printable returns server text escaped and cut at maxText bytes (see safetext.Printable).
+func printable(s string) string { return safetext.Printable(s, maxText) }
