@@ -132,8 +132,9 @@ func (m *Table) Begin(ws ids.ID, k Key, fp [32]byte, now int64) (*Entry, <-chan 
 	sp.mu.Lock()
 	sp.expire(now)
 	if e := sp.entries[k]; e != nil && (e.done != nil || now < e.expires) {
+		done := e.done // read under the lock: Finish clears it under the lock
 		sp.mu.Unlock()
-		return e, e.done, false
+		return e, done, false
 	}
 	for len(sp.entries) >= m.limit && sp.pop() {
 	}

@@ -2,6 +2,7 @@ package idem
 
 import (
 	"strconv"
+	"sync"
 
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
 
@@ -162,4 +163,32 @@ func TestIdempotencyQueueStaysAtTheLimit(t *testing.T) {
 	sp := m.space(ws)
 	assert.Equal(t, 10, m.stored(ws))
 	assert.Less(t, sp.queue.Len(), 11)
+}
+
+// Duplicates that arrive while the leader finishes each get either the channel to wait on or
+// the stored answer: under -race, reading the entry's channel after the lock was released
+// (while Finish cleared it) was a data race.
+func TestDuplicatesWhileTheLeaderFinishes(t *testing.T) {
+	t.Parallel()
+	m := New(10)
+	var ws ids.ID
+	for round := range 200 {
+		k := NewKey(0, "ref-"+strconv.Itoa(round))
+		e, _, lead := m.Begin(ws, k, [32]byte{1}, 0)
+		require.True(t, lead)
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				d, done, lead := m.Begin(ws, k, [32]byte{1}, 0)
+				if assert.False(t, lead, "a running reference has one leader") && done != nil {
+					<-done
+				}
+				status, body := d.Answer()
+				assert.Equal(t, 202, status)
+				assert.NotNil(t, body)
+			})
+		}
+		m.Finish(ws, e, 202, []byte(`{}`), 0)
+		wg.Wait()
+	}
 }
