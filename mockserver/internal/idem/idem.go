@@ -87,9 +87,9 @@ func New(limit int) *Table { return NewTotal(limit, 0) }
 
 // NewTotal is New with a bound on the whole table too: at most total references in all
 // workspaces (DefaultTotalLimit when total < 1). Past it, a new reference first forgets the
-// oldest answered one of its own workspace, or when that has none, the oldest of another
-// workspace. References whose first request is still running are never forgotten, so the
-// table may pass the bound by as many requests as run at once.
+// oldest answered one of its own workspace, or when that has none, the oldest of the other
+// workspace that holds the most. References whose first request is still running are never
+// forgotten, so the table may pass the bound by as many requests as run at once.
 func NewTotal(limit, total int) *Table {
 	if limit < 1 {
 		limit = DefaultLimit
@@ -103,10 +103,33 @@ func NewTotal(limit, total int) *Table {
 // Len is how many references the table holds in all.
 func (m *Table) Len() int { return int(m.total.Load()) }
 
-// evictElsewhere forgets the oldest answered reference of the first workspace other than sp
-// that has one. It takes one space's lock at a time, and none may be held by the caller.
+// evictElsewhere forgets the oldest answered reference of the workspace other than sp that
+// holds the most of them, so that the heaviest user gives way first and the choice does not
+// depend on map order. It walks the workspaces, not their references, takes one space's lock
+// at a time, and none may be held by the caller.
 func (m *Table) evictElsewhere(sp *space) {
-	m.spaces.Range(func(_, v any) bool { return v.(*space) == sp || !v.(*space).popLocked() })
+	var (
+		victim *space
+		most   int
+	)
+	m.spaces.Range(func(_, v any) bool {
+		if other := v.(*space); other != sp {
+			if n := other.answered(); n > most {
+				victim, most = other, n
+			}
+		}
+		return true
+	})
+	if victim != nil {
+		victim.popLocked()
+	}
+}
+
+// answered is how many answered references sp holds, under its lock.
+func (sp *space) answered() int {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.queue.Len()
 }
 
 // popLocked is pop under sp's lock.
