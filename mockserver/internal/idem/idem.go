@@ -1,7 +1,7 @@
 // Package idem remembers the references of idempotent requests per workspace: the first
 // request with a reference runs, and until the window passes, later ones with the same
 // fingerprint replay its answer. Each workspace has its own lock, map and queue, so that one
-// workspace's traffic does not wait on another's, and nothing ever walks a whole map.
+// workspace's traffic does not wait on another's, and nothing walks a workspace's references.
 //
 // It is a leaf: it imports only the mock's ids and fifo.
 package idem
