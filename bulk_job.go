@@ -324,7 +324,7 @@ func (j *bulkJob) observe(cl *call) {
 		d = time.Second // the server did not say: a short pause, whatever maxPause
 	} else if d > j.maxPause {
 		j.stop(fmt.Errorf("sms: bulk job %q stopped: the server asked to wait %v, more than MaxRetryAfter (%v); run the job again after that: %w",
-			j.p.JobID, d, j.maxPause, apiError(cl.status, cl.header, cl.data)))
+			j.p.JobID, d, j.maxPause, cl.apiError()))
 		return
 	}
 	until := now.Add(d).UnixNano()

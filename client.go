@@ -288,6 +288,16 @@ type call struct {
 
 func (cl *call) op() string { return cl.method + " " + cl.path }
 
+// apiError is the typed error of the latest response. A *ScopeError whose body named no scope
+// names the scope the endpoint needs: the live pages document the 403 but not its members.
+func (cl *call) apiError() error {
+	err := apiError(cl.status, cl.header, cl.data)
+	if se, ok := err.(*ScopeError); ok && se.Scope == "" {
+		se.Scope = scopeOf(cl.path)
+	}
+	return err
+}
+
 type callKey struct{}
 
 func callFrom(ctx context.Context) *call {
@@ -379,14 +389,14 @@ func (cl *call) result(ctx context.Context, doErr error, out any) error {
 		// Ended while waiting to retry: keep the reason for the retry too.
 		switch {
 		case cl.err == nil && (cl.status < 200 || cl.status > 299):
-			err = &waitError{ctx: err, last: apiError(cl.status, cl.header, cl.data)}
+			err = &waitError{ctx: err, last: cl.apiError()}
 		case cl.err != nil && !errors.Is(cl.err, err):
 			err = &waitError{ctx: err, last: cl.err}
 		}
 	case cl.err != nil:
 		err = cl.err
 	case cl.status < 200 || cl.status > 299:
-		err = apiError(cl.status, cl.header, cl.data)
+		err = cl.apiError()
 	default:
 		if out == nil {
 			return nil

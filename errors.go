@@ -143,7 +143,8 @@ func sentinelFor(status int) error {
 // ScopeError is the error of a 403: the API key lacks Scope. It unwraps to the *Error, so
 // errors.As(err, &apiErr) and errors.Is(err, ErrInsufficientScope) both work.
 type ScopeError struct {
-	// Scope is the scope the key lacks, as named by the server.
+	// Scope is the scope the key lacks: as named by the server, or when its answer names
+	// none, the scope of the endpoint called (ScopeOTP for OTP.Verify, for example).
 	Scope Scope
 	// Err is the API error, with the status, message and request ID.
 	Err *Error

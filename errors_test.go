@@ -60,65 +60,66 @@ func TestEveryMethodErrorForms(t *testing.T) {
 	}
 	methods := []struct {
 		name, method, path string
+		scope              sms.Scope // the *ScopeError's Scope when the 403 names none
 		call               func(e env) error
 	}{
-		{"SMS.Send", "POST", "/v1/sms/send", func(e env) error {
+		{"SMS.Send", "POST", "/v1/sms/send", sms.ScopeSMS, func(e env) error {
 			_, err := e.client.SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "MOCKSMS", Message: "hi"})
 			return err
 		}},
-		{"Campaigns.Create", "POST", "/v1/sms/campaigns", func(e env) error {
+		{"Campaigns.Create", "POST", "/v1/sms/campaigns", sms.ScopeCampaigns, func(e env) error {
 			_, err := e.client.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: []sms.Recipient{{Phone: "2348025671695"}}, From: "MOCKSMS", Message: "hi"})
 			return err
 		}},
-		{"Campaigns.List", "GET", "/v1/sms/campaigns", func(e env) error {
+		{"Campaigns.List", "GET", "/v1/sms/campaigns", sms.ScopeCampaigns, func(e env) error {
 			_, err := e.client.Campaigns.List(ctx, nil)
 			return err
 		}},
-		{"Campaigns.All", "GET", "/v1/sms/campaigns", func(e env) error {
+		{"Campaigns.All", "GET", "/v1/sms/campaigns", sms.ScopeCampaigns, func(e env) error {
 			for _, err := range e.client.Campaigns.All(ctx, nil) {
 				return err
 			}
 			return errors.New("no error yielded")
 		}},
-		{"Campaigns.Status", "GET", "/v1/sms/campaigns/*", func(e env) error {
+		{"Campaigns.Status", "GET", "/v1/sms/campaigns/*", sms.ScopeCampaigns, func(e env) error {
 			_, err := e.client.Campaigns.Status(ctx, "0123456789abcdef01234567", nil)
 			return err
 		}},
-		{"Campaigns.Recipients", "GET", "/v1/sms/campaigns/*", func(e env) error {
+		{"Campaigns.Recipients", "GET", "/v1/sms/campaigns/*", sms.ScopeCampaigns, func(e env) error {
 			for _, err := range e.client.Campaigns.Recipients(ctx, "0123456789abcdef01234567", nil) {
 				return err
 			}
 			return errors.New("no error yielded")
 		}},
-		{"OTP.Send", "POST", "/v1/otp/send", func(e env) error {
+		{"OTP.Send", "POST", "/v1/otp/send", sms.ScopeOTP, func(e env) error {
 			_, err := e.client.OTP.Send(ctx, &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
 			return err
 		}},
-		{"OTP.Verify", "POST", "/v1/otp/verify", func(e env) error {
+		{"OTP.Verify", "POST", "/v1/otp/verify", sms.ScopeOTP, func(e env) error {
 			_, err := e.client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "p", Pin: "1234"})
 			return err
 		}},
-		{"Balance.Get", "GET", "/v1/balance", func(e env) error {
+		{"Balance.Get", "GET", "/v1/balance", sms.ScopeBalance, func(e env) error {
 			_, err := e.client.Balance.Get(ctx)
 			return err
 		}},
-		{"SenderIDs.Request", "POST", "/v1/sender-ids", func(e env) error {
+		{"SenderIDs.Request", "POST", "/v1/sender-ids", sms.ScopeSenderIDs, func(e env) error {
 			_, err := e.client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "u", Company: "c"})
 			return err
 		}},
-		{"SenderIDs.List", "GET", "/v1/sender-ids", func(e env) error {
+		{"SenderIDs.List", "GET", "/v1/sender-ids", sms.ScopeSenderIDs, func(e env) error {
 			_, err := e.client.SenderIDs.List(ctx, nil)
 			return err
 		}},
-		{"Keys.Create", "POST", "/v1/keys", func(e env) error {
+		{"Keys.Create", "POST", "/v1/keys", "", func(e env) error {
 			_, err := e.dash.Keys.Create(ctx, &sms.CreateKeyParams{Name: "k", Scopes: sms.Scopes{sms.ScopeSMS}})
 			return err
 		}},
-		{"Keys.List", "GET", "/v1/keys", func(e env) error {
+		{"Keys.List", "GET", "/v1/keys", "", func(e env) error {
 			_, err := e.dash.Keys.List(ctx)
 			return err
 		}},
-		{"Keys.Revoke", "DELETE", "/v1/keys/*", func(e env) error {
+		{"Keys.Revoke", "DELETE", "/v1/keys/*", "", func(e env) error {
 			_, err := e.dash.Keys.Revoke(ctx, "0123456789abcdef01234567")
 			return err
 		}},
@@ -154,6 +155,9 @@ func TestEveryMethodErrorForms(t *testing.T) {
 				assert.NotEmpty(t, apiErr.RequestID)
 				var se *sms.ScopeError
 				assert.Equal(t, st.status == http.StatusForbidden, errors.As(err, &se), "%d", st.status)
+				if se != nil {
+					assert.Equal(t, m.scope, se.Scope, "the injected 403 names no scope: the endpoint's")
+				}
 				if st.status == http.StatusTooManyRequests {
 					assert.Positive(t, apiErr.RetryAfter)
 				}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/seedsms/sms-go/internal/rules"
 )
@@ -20,6 +21,24 @@ const (
 	ScopeSenderIDs Scope = "sender_ids" // SenderIDs.*
 	ScopeBalance   Scope = "balance"    // Balance.Get
 )
+
+// scopeOf is the scope that the endpoint at path (escaped, starting with /v1) needs, or ""
+// for the dashboard's endpoints, which need none.
+func scopeOf(path string) Scope {
+	switch {
+	case path == "/v1/sms/send":
+		return ScopeSMS
+	case path == "/v1/sms/campaigns" || strings.HasPrefix(path, "/v1/sms/campaigns/"):
+		return ScopeCampaigns
+	case strings.HasPrefix(path, "/v1/otp/"):
+		return ScopeOTP
+	case path == "/v1/balance":
+		return ScopeBalance
+	case path == "/v1/sender-ids" || strings.HasPrefix(path, "/v1/sender-ids/"):
+		return ScopeSenderIDs
+	}
+	return ""
+}
 
 // Scopes is the set of scopes an API key holds. On the wire it is an object with a boolean for
 // each of the five scopes: Scopes{ScopeSMS} is {"sms": true, "otp": false, ...}.
