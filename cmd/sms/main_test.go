@@ -619,3 +619,39 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 	walk(a.rootCmd())
 	assert.Equal(t, 25, n, "sms, its 10 commands and groups, 10 subcommands and 4 shells")
 }
+
+// --reference-dedup lets a send whose answer was lost be retried: without it the command
+// stops, says the outcome is unknown and names the flag; with it the retry is replayed by
+// reference. Either way the wallet moves once.
+func TestReferenceDedupFlag(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		flags    []string
+		code     int
+		requests int
+		stderr   string
+	}{
+		{"default", nil, 1, 1, "--reference-dedup"},
+		{"reference-dedup", []string{"--reference-dedup"}, 0, 2, "replayed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			before := f.balance(t)
+			require.NoError(t, f.srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Drop: true, Times: 1}))
+			args := append([]string{"send", "--to", "2348025671695", "--from", f.ws.SenderID, "--message", "Hello", "--reference", "order-7"}, tt.flags...)
+			r := runCLI(t, f.env, "", args...)
+			require.Equal(t, tt.code, r.code, r.stderr)
+			assert.Contains(t, r.stderr, tt.stderr)
+			assert.NotContains(t, r.stderr, "WithReferenceDeduplication", "the error speaks of the flag")
+			assert.Equal(t, tt.requests, f.requests("/v1/sms/send"))
+			assert.Less(t, f.balance(t), before, "the first request was charged")
+			charged := before - f.balance(t)
+			r = runCLI(t, f.env, "", "send", "--to", "2348025671695", "--from", f.ws.SenderID, "--message", "Hello", "--reference", "order-7")
+			require.Equal(t, 0, r.code, r.stderr)
+			assert.Equal(t, charged, before-f.balance(t), "repeating the reference charges nothing more")
+		})
+	}
+}

@@ -45,6 +45,7 @@ type app struct {
 	jsonOut       bool
 	maxRetries    int
 	insecure      bool
+	dedup         bool // the server deduplicates references: sends may be retried
 
 	// transport, when set, sends the requests instead of the default transport: tests use
 	// the mock's in-process transport to run on a testing/synctest bubble's virtual time.
@@ -183,6 +184,7 @@ Exit status: 0 success, 1 an API or network error, 2 a usage or input error,
 	pf.StringVar(&a.dashTokenFile, "dashboard-token-file", "", "read the dashboard JWT from this file (- for stdin)")
 	pf.BoolVar(&a.jsonOut, "json", false, "print JSON for scripts: one document, or one object per line for lists")
 	pf.IntVar(&a.maxRetries, "max-retries", sms.DefaultMaxRetries, "retries of a failed request, 0 to "+itoa(maxRetries)+" (0 turns them off); each is shown on stderr")
+	pf.BoolVar(&a.dedup, "reference-dedup", false, "the server deduplicates the reference of a send: retry sends after a failure whose outcome is unknown, and rerun bulk jobs safely (only if you know it does: see the README)")
 	pf.BoolVar(&a.insecure, "insecure-http", false, "allow a plain http:// base URL to a host that is not loopback")
 
 	root.AddCommand(
@@ -316,6 +318,9 @@ func (a *app) options() ([]sms.Option, error) {
 	}
 	if a.insecure {
 		opts = append(opts, sms.WithInsecureHTTP())
+	}
+	if a.dedup {
+		opts = append(opts, sms.WithReferenceDeduplication())
 	}
 	if a.transport != nil {
 		opts = append(opts, sms.WithHTTPClient(&http.Client{Transport: a.transport, Timeout: sms.DefaultTimeout}))

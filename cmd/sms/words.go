@@ -58,6 +58,7 @@ var optionWords = strings.NewReplacer(
 	"use WithBaseURL or set "+sms.BaseURLEnv, "use --base-url or set "+sms.BaseURLEnv,
 	"WithBaseURL", "--base-url",
 	"WithMaxRetries", "--max-retries",
+	"WithReferenceDeduplication", "--reference-dedup",
 )
 
 // fieldPattern splits a field into its name and index: "To[3]", "to[3]".
