@@ -171,9 +171,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *readTimeout < 0 {
 		return errors.New("-read-timeout cannot be negative")
 	}
-	for name, n := range map[string]int{"message-limit": *messageLimit, "workspace-limit": *workspaceLimit, "dnd-limit": *dndLimit, "idempotency-total-limit": *idemTotal} {
-		if n < 1 {
-			return fmt.Errorf("-%s must be at least 1", name)
+	for _, l := range []struct {
+		name string
+		n    int
+	}{{"message-limit", *messageLimit}, {"workspace-limit", *workspaceLimit}, {"dnd-limit", *dndLimit}, {"idempotency-total-limit", *idemTotal}} {
+		if l.n < 1 {
+			return fmt.Errorf("-%s must be at least 1", l.name)
 		}
 	}
 	profile, err := mockserver.ParseProfile(*profileName)
