@@ -341,6 +341,6 @@ func WithIdempotencyLimit(n int) Option { return func(c *config) { c.idemLimit =
 // WithIdempotencyTotalLimit sets how many references the whole server remembers at most,
 // every workspace together (default DefaultIdempotencyTotalLimit, also for 0). Past it, a
 // new reference first forgets the oldest answered one of its own workspace, or when that has
-// none, the oldest of another workspace, even inside the 24-hour window. References whose
-// first request is still running are never forgotten.
+// none, the oldest of the workspace that holds the most, even inside the 24-hour window.
+// References whose first request is still running are never forgotten.
 func WithIdempotencyTotalLimit(n int) Option { return func(c *config) { c.idemTotal = n } }
