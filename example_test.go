@@ -7,15 +7,36 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	sms "github.com/seedsms/sms-go"
 	"github.com/seedsms/sms-go/mockserver"
 )
 
-// exampleProfile is the profile of the examples' mock server: CI runs the examples again with
-// -mock-profile=documented, so that they hold against answers shaped like the live service's.
+// exampleProfile is the profile of the examples' mock server. TestExamplesUnderTheDocumentedProfile
+// runs the examples again with -mock-profile=documented, so that they hold against answers
+// shaped like the live service's.
 var exampleProfile = flag.String("mock-profile", "full", "the profile of the examples' mock server: full or documented")
+
+// TestExamplesUnderTheDocumentedProfile runs every Example of this package again, in a child
+// process of this test binary, against a mock that answers only what the live service's pages
+// show: an example leaning on a member the service may not send fails here.
+func TestExamplesUnderTheDocumentedProfile(t *testing.T) {
+	t.Parallel()
+	if *exampleProfile != "full" {
+		t.Skip("already under the", *exampleProfile, "profile")
+	}
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^Example", "-test.count=1", "-test.v", "-mock-profile=documented")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the examples under the documented profile:\n%s", out)
+	require.GreaterOrEqual(t, strings.Count(string(out), "--- PASS: Example"), 13, "every example ran:\n%s", out)
+}
 
 // newMock returns the in-memory mock server of the examples, with the profile asked for.
 func newMock() *mockserver.Server {
