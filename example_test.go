@@ -114,24 +114,27 @@ func ExampleCampaignsService_All() {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, ref := range []string{"spring", "summer", "autumn"} {
-		_, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{
-			To:        []sms.Recipient{{Phone: "08025671695", Name: "Ada"}, {Phone: "08030000001"}},
-			From:      ws.SenderID,
-			Message:   "Hello {{name}}, our " + ref + " sale starts today.",
-			Reference: ref,
+	sale := map[string]string{} // campaign ID -> sale
+	for _, name := range []string{"spring", "summer", "autumn"} {
+		res, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{
+			To:      []sms.Recipient{{Phone: "08025671695", Name: "Ada"}, {Phone: "08030000001"}},
+			From:    ws.SenderID,
+			Message: "Hello {{name}}, our " + name + " sale starts today.",
 		})
 		if err != nil {
 			log.Fatal(err)
 		}
+		sale[res.Campaign.ID] = name
 	}
 
-	// Newest first; pages are fetched as the loop needs them.
+	// Newest first; pages are fetched as the loop needs them. A listed campaign surely has
+	// its ID, sender ID, recipients, amount and status; other members (Reference, CreatedAt,
+	// ...) only when the server sends them.
 	for c, err := range client.Campaigns.All(ctx, nil) {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println(c.Reference, c.Recipients, c.Amount)
+		fmt.Println(sale[c.ID], c.Recipients, c.Amount)
 	}
 	// Output:
 	// autumn 2 6.40

@@ -207,10 +207,11 @@ const (
 	// show, so that a test catches code that leans on an assumed member: the OTP send and
 	// verify, the sender-ID list and errors as their samples (no requestId where the sample
 	// has none, no field or scope on errors), and error statuses from the docs' table only:
-	// 405 becomes 404 not_found, and 409, 413 and 415 become 400 bad_request. Endpoints
-	// whose answers the docs do not show (keys, the campaign list and status, sender-ID
-	// requests) keep the project's shapes and their 201s. The /_mock/ controls are not
-	// affected.
+	// 405 becomes 404 not_found, and 409, 413 and 415 become 400 bad_request. The campaign
+	// list, which only the service's published spec describes, has the spec's members only
+	// (_id, senderId, recipientCount, amount, status; page, limit, total). Endpoints whose
+	// answers nothing shows (keys, campaign status, sender-ID requests) keep the project's
+	// shapes and their 201s. The /_mock/ controls are not affected.
 	ProfileDocumented
 )
 

@@ -88,6 +88,17 @@ func TestDocumentedProfile(t *testing.T) {
 	assert.ElementsMatch(t, []string{"data", "requestId"}, membersOf(balance))
 	assert.ElementsMatch(t, []string{"balance", "cashback", "currency"}, membersOf(balance["data"]))
 
+	// The live pages show no campaign list: the public spec's members, no requestId.
+	status, list := e.exchange(http.MethodGet, "/v1/sms/campaigns", nil)
+	require.Equal(t, http.StatusOK, status)
+	assert.ElementsMatch(t, []string{"data", "pagination"}, membersOf(list))
+	assert.ElementsMatch(t, []string{"page", "limit", "total"}, membersOf(list["pagination"]))
+	require.NotEmpty(t, list["data"])
+	item := list["data"].([]any)[0].(map[string]any)
+	assert.ElementsMatch(t, []string{"_id", "senderId", "recipientCount", "amount", "status"}, membersOf(item))
+	assert.Equal(t, send["campaign"].(map[string]any)["id"], item["_id"])
+	assert.Equal(t, send["campaign"].(map[string]any)["amount"], item["amount"])
+
 	status, created := e.exchange(http.MethodPost, "/v1/sender-ids", M{"sender_id": "Acme", "usecase": "Alerts", "company": "Acme"})
 	assert.Equal(t, http.StatusCreated, status, "an undocumented answer keeps its status: %v", created)
 	status, dup := e.exchange(http.MethodPost, "/v1/sender-ids", M{"sender_id": "Acme", "usecase": "Alerts", "company": "Acme"})

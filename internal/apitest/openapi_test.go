@@ -378,6 +378,8 @@ func TestValidResponses(t *testing.T) {
 				strings.NewReplacer(`"messageId":"`+msgID+`"`, `"messageId":null`, `"reference":"order-1042"`, `"reference":null`,
 					`"status":"sent"`, `"status":"processing"`).Replace(campaignItemJSON) +
 				`],"pagination":{"page":1,"limit":20,"total":2},"requestId":"` + reqID + `"}`},
+		{"list campaigns, the spec's members only", "GET", "/v1/sms/campaigns", 200, contentJSON(),
+			`{"data":[{"_id":"` + oid2 + `","senderId":"MOCKSMS","recipientCount":2,"amount":6.4,"status":"sent"}],"pagination":{"page":1,"limit":20,"total":1}}`},
 		{"list campaigns past the end", "GET", "/v1/sms/campaigns?page=9", 200, jsonHeader(),
 			`{"data":[],"pagination":{"page":9,"limit":20,"total":2},"requestId":"` + reqID + `"}`},
 		{"delivery status", "GET", "/v1/sms/campaigns/" + oid1 + "/status", 200, jsonHeader(),
@@ -512,8 +514,8 @@ func TestInvalidResponses(t *testing.T) {
 			"recipients":[]},"pagination":{"page":1,"limit":20,"total":0},"requestId":"` + reqID + `"}`},
 		{"missing pagination", "GET", "/v1/sms/campaigns", 200, jsonHeader(),
 			`{"data":[],"requestId":"` + reqID + `"}`},
-		{"null reference missing", "GET", "/v1/sms/campaigns", 200, jsonHeader(),
-			`{"data":[` + strings.Replace(campaignItemJSON, `"reference":"order-1042",`, ``, 1) +
+		{"listed campaign without recipientCount", "GET", "/v1/sms/campaigns", 200, jsonHeader(),
+			`{"data":[` + strings.Replace(campaignItemJSON, `"recipientCount":2,`, ``, 1) +
 				`],"pagination":{"page":1,"limit":20,"total":1},"requestId":"` + reqID + `"}`},
 		{"key without lastUsedAt", "GET", "/v1/keys", 200, jsonHeader(),
 			`{"data":[` + strings.Replace(keyJSON, `,"lastUsedAt":null`, ``, 1) + `],"count":1,"requestId":"` + reqID + `"}`},

@@ -440,7 +440,7 @@ type Balance struct {
 	Currency Currency `json:"currency"`
 }
 
-// CampaignListItem defines model for CampaignListItem.
+// CampaignListItem The public spec's members are required; the others are this project's (the mock's full profile sends them all, its documented profile only the required ones).
 type CampaignListItem struct {
 	// UnderscoreId An identifier, 24 lowercase hex characters, increasing in creation order.
 	//
@@ -450,27 +450,27 @@ type CampaignListItem struct {
 	// Amount Naira with at most two decimals (kobo are the smallest unit), always written with exactly two (`3.20`, `10000.00`). Read it exactly (for example into integer kobo from the decimal text), or at least as a 64-bit float rounded to two decimals: a 32-bit float cannot hold every amount (1234551.89 would read as 1234551.875).
 	//
 	// Example: 6.4
-	Amount  Money                   `json:"amount"`
-	Channel CampaignListItemChannel `json:"channel"`
+	Amount  Money                    `json:"amount"`
+	Channel *CampaignListItemChannel `json:"channel,omitempty"`
 
 	// CreatedAt RFC 3339, UTC.
 	//
 	// Example: 2026-11-21T10:00:00Z
-	CreatedAt Timestamp `json:"createdAt"`
-	Currency  Currency  `json:"currency"`
+	CreatedAt *Timestamp `json:"createdAt,omitempty"`
+	Currency  *Currency  `json:"currency,omitempty"`
 
 	// MessageId The provider message id, 25 digits in the service's samples (`3017600245086449408013699`); `null` while the campaign has none (`processing`, `failed`). Opaque to clients.
 	//
 	// Example: 3017600245086449408013699
-	MessageId      *MessageId `json:"messageId"`
+	MessageId      *MessageId `json:"messageId,omitempty"`
 	RecipientCount int        `json:"recipientCount"`
 
 	// Reference The request's `reference`; `null` when none was given.
-	Reference *string `json:"reference"`
+	Reference *string `json:"reference,omitempty"`
 
 	// SenderId The sender ID (`from`) used.
 	SenderId string `json:"senderId"`
-	SmsParts int    `json:"smsParts"`
+	SmsParts *int   `json:"smsParts,omitempty"`
 
 	// Status `processing` becomes `sent`; `failed` means the provider refused it and the debit was refunded.
 	Status CampaignStatus `json:"status"`

@@ -179,7 +179,8 @@ func TestEveryOperationDecodes(t *testing.T) {
 			assert.Equal(t, oapiclient.Pagination{Page: 1, Limit: 20, Total: 2}, res.JSON200.Pagination)
 			older := res.JSON200.Data[1]
 			assert.Equal(t, campaignID, older.UnderscoreId)
-			assert.Equal(t, oapiclient.CampaignListItemChannelGeneric, older.Channel)
+			require.NotNil(t, older.Channel, "the full profile sends the project's members too")
+			assert.Equal(t, oapiclient.CampaignListItemChannelGeneric, *older.Channel)
 			require.NotNil(t, older.Reference)
 			assert.Equal(t, "order-1042", *older.Reference)
 			assert.Nil(t, res.JSON200.Data[0].Reference)

@@ -17,7 +17,32 @@ func listCampaigns(_ *API, rq *request) (int, any, error) {
 		return 0, nil, err
 	}
 	cs, total := rq.st.store.Campaigns(rq.caller, page, limit, rq.now.UnixNano())
-	return http.StatusOK, &wire.CampaignPage{Campaigns: cs, Pagination: wire.Pagination{Page: page, Limit: limit, Total: total}}, nil
+	pagination := wire.Pagination{Page: page, Limit: limit, Total: total}
+	if rq.documented { // the public spec's members: the live pages show no campaign list
+		out := make([]campaignDocumented, len(cs))
+		for i := range cs {
+			c := &cs[i]
+			out[i] = campaignDocumented{ID: c.ID.String(), SenderID: c.SenderID, RecipientCount: c.Total(), Amount: wire.Naira(c.Amount), Status: c.Status.String()}
+		}
+		return http.StatusOK, bare{campaignPageDocumented{Data: out, Pagination: pagination}}, nil
+	}
+	return http.StatusOK, &wire.CampaignPage{Campaigns: cs, Pagination: pagination}, nil
+}
+
+// campaignPageDocumented is the campaign list as the public spec describes it: data and
+// pagination, no requestId.
+type campaignPageDocumented struct {
+	Data       []campaignDocumented `json:"data"`
+	Pagination wire.Pagination      `json:"pagination"`
+}
+
+// campaignDocumented is a listed campaign with only the public spec's members.
+type campaignDocumented struct {
+	ID             string     `json:"_id"`
+	SenderID       string     `json:"senderId"`
+	RecipientCount int        `json:"recipientCount"`
+	Amount         wire.Naira `json:"amount"`
+	Status         string     `json:"status"`
 }
 
 type deliveryJSON struct {
