@@ -250,14 +250,15 @@ func redactBody(b []byte) json.RawMessage {
 	if len(b) > maxRecordedBody {
 		return json.RawMessage(`"[body of ` + strconv.Itoa(len(b)) + ` bytes not kept]"`)
 	}
+	if !mayHoldSecret(b) { // the common case: keep the body as it came, compacted
+		out := bytes.NewBuffer(make([]byte, 0, len(b)))
+		if json.Compact(out, b) != nil { // Compact checks the JSON as json.Valid would
+			return json.RawMessage(`"[not JSON]"`)
+		}
+		return out.Bytes()
+	}
 	if !json.Valid(b) {
 		return json.RawMessage(`"[not JSON]"`)
-	}
-	if !mayHoldSecret(b) { // the common case: keep the body as it came, compacted
-		var out bytes.Buffer
-		if json.Compact(&out, b) == nil {
-			return out.Bytes()
-		}
 	}
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -273,13 +274,36 @@ func redactBody(b []byte) json.RawMessage {
 	return out
 }
 
-// mayHoldSecret reports whether a JSON body might have a member that redactPins redacts: one
-// named pin or secret in any case, or any escaped name, which could spell either.
+// mayHoldSecret reports whether a JSON body might have a member that redactPins redacts: a
+// string equal to pin or secret under strings.EqualFold, or one with a \u escape, which could
+// spell either. One pass, no allocation; other escapes cannot yield a letter, so a string
+// with them is no such name.
 func mayHoldSecret(b []byte) bool {
-	lower := bytes.ToLower(b)
-	return bytes.Contains(lower, []byte(`"pin"`)) || bytes.Contains(lower, []byte(`"secret"`)) ||
-		bytes.Contains(b, []byte(`\u`))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '"' {
+			continue
+		}
+		start, escaped := i+1, false
+		for i = start; i < len(b) && b[i] != '"'; i++ {
+			if b[i] == '\\' {
+				if i+1 < len(b) && b[i+1] == 'u' {
+					return true
+				}
+				escaped = true
+				i++ // the escaped byte, which may be a quote
+			}
+		}
+		if name := b[start:min(i, len(b))]; !escaped && len(name) <= maxSecretName &&
+			(bytes.EqualFold(name, []byte("pin")) || bytes.EqualFold(name, []byte("secret"))) {
+			return true
+		}
+	}
+	return false
 }
+
+// maxSecretName bounds the bytes of a string that can fold to "pin" or "secret" (a letter
+// folds to at most 3 bytes of UTF-8).
+const maxSecretName = 3 * len("secret")
 
 func redactPins(v any) {
 	switch t := v.(type) {
