@@ -265,7 +265,7 @@ func (a *API) readBody(w http.ResponseWriter, rq *request) ([]byte, *apiError) {
 		rc = http.NewResponseController(w)
 		_ = rc.SetReadDeadline(time.Now().Add(a.cfg.ReadTimeout)) // ErrNotSupported in-process
 	}
-	b, err := io.ReadAll(io.LimitReader(rq.r.Body, rules.MaxBodyBytes+1))
+	b, err := readAtMost(rq.r.Body, rq.r.ContentLength, rules.MaxBodyBytes+1)
 	rq.bodyRead = true
 	if err == nil && len(b) > rules.MaxBodyBytes {
 		a.drainTooLarge(w, rq)
@@ -285,6 +285,29 @@ func (a *API) readBody(w http.ResponseWriter, rq *request) ([]byte, *apiError) {
 		_ = rc.SetReadDeadline(time.Time{}) // the handler may take its time (latency faults)
 	}
 	return b, nil
+}
+
+// readAtMost reads r to its end or to max bytes, whichever comes first. With a declared
+// length (n >= 0) within max, the buffer is sized once; otherwise it grows as io.ReadAll's.
+func readAtMost(r io.Reader, n, max int64) ([]byte, error) {
+	if n < 0 || n >= max {
+		return io.ReadAll(io.LimitReader(r, max))
+	}
+	// One byte more than declared, so that reading to EOF needs no growth.
+	b, lr := make([]byte, 0, n+1), io.LimitReader(r, max)
+	for {
+		if len(b) == cap(b) { // the body is longer than declared
+			b = append(b, 0)[:len(b)]
+		}
+		m, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // maxDrain is how much of a body over the limit the mock reads and discards before its 413,
