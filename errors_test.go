@@ -178,3 +178,20 @@ func TestLiveErrorSample(t *testing.T) {
 	assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "a 402 sent and charged nothing")
 	assert.Equal(t, "sms: 402 insufficient_balance: Insufficient wallet balance. [request req-123]", err.Error())
 }
+
+// Headers over the mock's 64 KiB are refused by net/http itself, in plain text: the SDK still
+// returns a typed error with the status, as docs/api.md says.
+func TestHeadersTooLargeIsATypedError(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	ws := srv.Default()
+	c, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()),
+		sms.WithUserAgent(strings.Repeat("a", 70<<10)), sms.WithMaxRetries(0))
+	require.NoError(t, err)
+	_, err = c.Balance.Get(context.Background())
+	var e *sms.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, http.StatusRequestHeaderFieldsTooLarge, e.StatusCode)
+	assert.Equal(t, "bad_request", e.Code)
+	assert.ErrorIs(t, err, sms.ErrBadRequest)
+}
