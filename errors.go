@@ -140,8 +140,9 @@ func sentinelFor(status int) error {
 	return nil
 }
 
-// ScopeError is the error of a 403: the API key lacks Scope. It unwraps to the *Error, so
-// errors.As(err, &apiErr) and errors.Is(err, ErrInsufficientScope) both work.
+// ScopeError is the error of a 403 insufficient_scope: the API key lacks Scope (any other 403
+// matches ErrForbidden). It unwraps to the *Error, so errors.As(err, &apiErr) and
+// errors.Is(err, ErrInsufficientScope) both work.
 type ScopeError struct {
 	// Scope is the scope the key lacks: as named by the server, or when its answer names
 	// none, the scope of the endpoint called (ScopeOTP for OTP.Verify, for example).

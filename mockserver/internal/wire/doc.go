@@ -1,7 +1,9 @@
-// Package wire is the API's JSON: the decoding of request bodies (strict: the contract's exact
-// member names, no nulls, valid UTF-8, errors that name the member at fault), the one-pass
-// decoder of the send bodies, the fingerprint of a request for idempotency, and the encoders
-// of the answers, whose hand-written hot paths write exactly what encoding/json writes.
+// Package wire is the API's shared JSON: the decoding of request bodies (strict: the contract's
+// exact member names, no nulls, valid UTF-8, errors that name the member at fault), the
+// one-pass decoder of the send bodies, the fingerprint of a request for idempotency, and the
+// encoders of the hot answers, whose hand-written paths write exactly what encoding/json
+// writes. An answer written by one handler only keeps its shape beside that handler, in
+// httpapi (ARCHITECTURE.md, "Who owns which JSON").
 //
 // It imports the store for the values it reads into and writes out, and must not import the
 // HTTP layer (httpapi); its errors are *Error, which the HTTP layer turns into 400s.
