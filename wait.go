@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 )
@@ -32,6 +32,11 @@ type WaitParams struct {
 	// Concurrency is the number of campaigns WaitBulk polls at once: 1 to
 	// MaxBulkConcurrency (0: DefaultBulkConcurrency).
 	Concurrency int
+	// Progress, when set, is told where the delivery stands after the first round of polls
+	// that read a status, and after each round that changed it (a count, a campaign final). It
+	// is called from the goroutine that called Wait or WaitBulk, never concurrently, and the
+	// wait goes on when it returns. Wait reports its one campaign as a BulkDelivery of one.
+	Progress func(BulkDelivery)
 }
 
 // waitConfig is WaitParams checked, with the defaults filled in.
@@ -39,6 +44,7 @@ type waitConfig struct {
 	lo, hi        time.Duration // delays between polls
 	maxRetryAfter time.Duration
 	workers       int
+	progress      func(BulkDelivery)
 }
 
 func (p *WaitParams) config() (waitConfig, error) {
@@ -53,6 +59,7 @@ func (p *WaitParams) config() (waitConfig, error) {
 		hi:            cmp.Or(p.MaxDelay, DefaultWaitMaxDelay),
 		maxRetryAfter: cmp.Or(p.MaxRetryAfter, DefaultMaxRetryAfter),
 		workers:       cmp.Or(p.Concurrency, DefaultBulkConcurrency),
+		progress:      p.Progress,
 	}
 	if cfg.hi < cfg.lo {
 		return waitConfig{}, invalid("MaxDelay", "the maximum delay cannot be less than the minimum delay")
@@ -83,45 +90,117 @@ func (s *CampaignsService) Wait(ctx context.Context, id string, p *WaitParams) (
 	if _, err := pathID("id", id); err != nil {
 		return nil, err
 	}
-	return s.wait(ctx, id, cfg)
+	last, err := s.wait(ctx, []string{id}, nil, cfg)
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("sms: waiting for campaign %s: %w", id, ctx.Err())
+	}
+	return last[0], err
 }
 
-func (s *CampaignsService) wait(ctx context.Context, id string, cfg waitConfig) (*DeliveryStatus, error) {
-	var last *DeliveryStatus
+// wait is the one wait loop: it polls the campaigns ids, in rounds of cfg.workers at a
+// time, with the page of recipients sp, until the delivery of each is final, and returns the
+// last status read of each (nil where none was). Between rounds it waits the backoff of the
+// round, or the longest Retry-After the round was answered with.
+func (s *CampaignsService) wait(ctx context.Context, ids []string, sp *CampaignStatusParams, cfg waitConfig) ([]*DeliveryStatus, error) {
+	last := make([]*DeliveryStatus, len(ids))
+	pending := make([]int, len(ids))
+	for i := range pending {
+		pending[i] = i
+	}
+	var shown *BulkDelivery
 	for attempt := 0; ; attempt++ {
-		st, err := s.Status(ctx, id, nil)
-		var wait time.Duration
-		switch {
-		case err == nil:
-			if err := checkCounts(id, val(st.Counts)); err != nil {
-				return last, err
-			}
-			last = st
-			if st.Final() {
-				return st, nil
-			}
-		case ctx.Err() != nil:
-			return last, fmt.Errorf("sms: waiting for campaign %s: %w", id, ctx.Err())
-		case errors.Is(err, ErrRateLimited) || errors.Is(err, ErrServer):
-			var e *Error
-			if errors.As(err, &e) {
-				wait = e.RetryAfter
-			}
-			if wait > cfg.maxRetryAfter {
-				return last, fmt.Errorf("sms: waiting for campaign %s: the server asked to wait %v, more than MaxRetryAfter (%v): %w",
-					id, wait, cfg.maxRetryAfter, err)
-			}
-		default:
+		wait, err := s.pollRound(ctx, ids, pending, last, sp, cfg)
+		if err != nil {
 			return last, err
 		}
-		wait = max(wait, waiterDelay(cfg.lo, cfg.hi, attempt))
-		t := time.NewTimer(wait)
+		d, err := deliveryOf(ids, last)
+		if err != nil {
+			return last, err
+		}
+		if cfg.progress != nil && d.Read > 0 && (shown == nil || !d.sameAs(*shown)) {
+			cfg.progress(d.BulkDelivery)
+			shown = &d.BulkDelivery
+		}
+		pending = slices.DeleteFunc(pending, func(i int) bool { return last[i] != nil && last[i].Final() })
+		if len(pending) == 0 {
+			return last, nil
+		}
+		t := time.NewTimer(max(wait, backoff(cfg.lo, cfg.hi, attempt, nil)))
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return last, fmt.Errorf("sms: waiting for campaign %s: %w", id, ctx.Err())
+			return last, ctx.Err()
 		}
+	}
+}
+
+// pollRound polls the campaigns pending, cfg.workers at a time, into last. It returns the
+// longest wait the answers asked for, and the first error that ends the wait; that error
+// stops the other polls of the round.
+func (s *CampaignsService) pollRound(ctx context.Context, ids []string, pending []int, last []*DeliveryStatus, sp *CampaignStatusParams, cfg waitConfig) (time.Duration, error) {
+	if len(pending) == 1 { // Wait: no goroutine
+		st, wait, err := s.poll(ctx, ids[pending[0]], sp, cfg)
+		if st != nil {
+			last[pending[0]] = st
+		}
+		return wait, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu    sync.Mutex
+		wait  time.Duration
+		first error
+		wg    sync.WaitGroup
+		slots = make(chan struct{}, cfg.workers)
+	)
+	for _, i := range pending {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			st, w, err := s.poll(ctx, ids[i], sp, cfg)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case st != nil:
+				last[i] = st
+			case err != nil && first == nil:
+				first = err
+				cancel()
+			}
+			wait = max(wait, w)
+		})
+	}
+	wg.Wait()
+	return wait, first
+}
+
+// poll reads the delivery status of campaign id once. It returns the status, or the wait a
+// 429 or 5xx answer asked for, or the error that ends the wait.
+func (s *CampaignsService) poll(ctx context.Context, id string, sp *CampaignStatusParams, cfg waitConfig) (*DeliveryStatus, time.Duration, error) {
+	st, err := s.Status(ctx, id, sp)
+	var wait time.Duration
+	switch {
+	case err == nil:
+		if err := checkCounts(id, val(st.Counts)); err != nil {
+			return nil, 0, err
+		}
+		return st, 0, nil
+	case ctx.Err() != nil:
+		return nil, 0, fmt.Errorf("sms: waiting for campaign %s: %w", id, ctx.Err())
+	case errors.Is(err, ErrRateLimited) || errors.Is(err, ErrServer):
+		var e *Error
+		if errors.As(err, &e) {
+			wait = e.RetryAfter
+		}
+		if wait > cfg.maxRetryAfter {
+			return nil, 0, fmt.Errorf("sms: waiting for campaign %s: the server asked to wait %v, more than MaxRetryAfter (%v): %w",
+				id, wait, cfg.maxRetryAfter, err)
+		}
+		return nil, wait, nil
+	default:
+		return nil, 0, err
 	}
 }
 
@@ -139,34 +218,66 @@ func checkCounts(id string, c DeliveryCounts) error {
 	return nil
 }
 
-// waiterDelay is the wait after poll attempt (0-based): MinDelay after the first, then a
-// random wait between MinDelay and a ceiling that doubles each time, up to MaxDelay.
-func waiterDelay(lo, hi time.Duration, attempt int) time.Duration {
-	ceil := lo
-	for i := 0; i < attempt && ceil < hi; i++ {
-		ceil *= 2
-	}
-	ceil = min(ceil, hi)
-	if attempt == 0 || ceil <= lo {
-		return lo
-	}
-	return lo + rand.N(ceil-lo+1)
+// BulkDelivery is where the delivery of a set of campaigns stands: what WaitBulk returns, and
+// what WaitParams.Progress is told.
+type BulkDelivery struct {
+	// Counts sums the latest counts of the campaigns waited for (of those whose status was
+	// read); when every campaign is final, the counts of the whole job.
+	Counts DeliveryCounts
+	// Campaigns is the number of campaigns waited for, Final the number of them whose
+	// delivery is final, and Failed the number of those the provider refused (refunded;
+	// their recipients are counted as failed).
+	Campaigns int
+	Final     int
+	Failed    int
+	// Pending lists the campaigns whose delivery is not final, in the report's order: when a
+	// wait ends early, those to wait for again (Wait, or the command sms campaigns wait).
+	Pending []string
 }
 
-// BulkDelivery is the delivery of a bulk job's campaigns, as WaitBulk reports it.
-type BulkDelivery struct {
-	// Counts sums the counts of the campaigns waited for.
-	Counts DeliveryCounts
-	// Campaigns is the number of campaigns waited for, and Failed the number of them the
-	// provider refused (refunded; their recipients are counted as failed).
-	Campaigns int
-	Failed    int
+// delivery is a BulkDelivery with the number of campaigns whose status was read.
+type delivery struct {
+	BulkDelivery
+	Read int
+}
+
+// sameAs reports whether d stands where e does: the same counts, the same campaigns final.
+func (d delivery) sameAs(e BulkDelivery) bool {
+	return d.Counts == e.Counts && d.Final == e.Final && d.Failed == e.Failed
+}
+
+// deliveryOf sums the last statuses read of the campaigns ids. It fails when the counts do not
+// fit an int.
+func deliveryOf(ids []string, last []*DeliveryStatus) (delivery, error) {
+	d := delivery{BulkDelivery: BulkDelivery{Campaigns: len(ids)}}
+	for i, st := range last {
+		if st == nil {
+			d.Pending = append(d.Pending, ids[i])
+			continue
+		}
+		d.Read++
+		sum, ok := addCounts(d.Counts, val(st.Counts))
+		if !ok {
+			return d, fmt.Errorf("sms: waiting for %d campaigns: the counts of campaign %s take the sum past what an int holds", len(ids), ids[i])
+		}
+		d.Counts = sum
+		if !st.Final() {
+			d.Pending = append(d.Pending, ids[i])
+			continue
+		}
+		d.Final++
+		if st.Status == StatusFailed && st.MessageID == "" {
+			d.Failed++
+		}
+	}
+	return d, nil
 }
 
 // WaitBulk waits, as Wait does, for every campaign of a bulk job's report (see
-// BulkReport.CampaignIDs), p.Concurrency at a time, and sums their delivery counts. When ctx
-// ends or a wait fails, it returns what it has summed of the campaigns that became final,
-// and the first error.
+// BulkReport.CampaignIDs): it polls them in rounds, p.Concurrency at a time, each round
+// reading only the counts, until every campaign is final. It returns where the delivery stands
+// then; when ctx ends or a wait fails, where it stood at the last round (Pending lists the
+// campaigns not final), and the error.
 func (s *CampaignsService) WaitBulk(ctx context.Context, r *BulkReport, p *WaitParams) (*BulkDelivery, error) {
 	if r == nil {
 		return nil, invalid("BulkReport", "a report is required")
@@ -175,59 +286,16 @@ func (s *CampaignsService) WaitBulk(ctx context.Context, r *BulkReport, p *WaitP
 	if err != nil {
 		return nil, err
 	}
-	ids := make(chan string)
-	var (
-		mu    sync.Mutex
-		out   BulkDelivery
-		first error
-		wg    sync.WaitGroup
-	)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	fail := func(err error) { // with mu held
-		if first == nil {
-			first = err
-			cancel()
-		}
+	ids := r.CampaignIDs()
+	last, err := s.wait(ctx, ids, &CampaignStatusParams{Limit: 1}, cfg)
+	d, sumErr := deliveryOf(ids, last)
+	if err == nil {
+		err = sumErr
 	}
-	for range cfg.workers {
-		wg.Go(func() {
-			for id := range ids {
-				st, err := s.wait(ctx, id, cfg)
-				mu.Lock()
-				switch {
-				case err != nil:
-					fail(err)
-				default:
-					sum, ok := addCounts(out.Counts, val(st.Counts))
-					if !ok {
-						fail(fmt.Errorf("sms: waiting for bulk job %q: the counts of campaign %s take the sum past what an int holds", r.JobID, id))
-						break
-					}
-					out.Counts = sum
-					out.Campaigns++
-					if st.Status == StatusFailed && st.MessageID == "" {
-						out.Failed++
-					}
-				}
-				mu.Unlock()
-			}
-		})
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("sms: waiting for bulk job %q: %w", r.JobID, ctx.Err())
 	}
-feed:
-	for _, id := range r.CampaignIDs() {
-		select {
-		case ids <- id:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(ids)
-	wg.Wait()
-	if first == nil && ctx.Err() != nil {
-		first = fmt.Errorf("sms: waiting for bulk job %q: %w", r.JobID, ctx.Err())
-	}
-	return &out, first
+	return &d.BulkDelivery, err
 }
 
 // addCounts returns a + b of counts that are not negative, and whether every sum, and

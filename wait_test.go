@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -304,4 +305,64 @@ func TestWaitRefusesMalformedCounts(t *testing.T) {
 			})
 		})
 	}
+}
+
+// WaitParams.Progress is told where the delivery stands after the first round of polls and
+// after each round that changed it, never twice for the same state, and never concurrently;
+// when the wait ends early, Pending names the campaigns not final.
+func TestWaitBulkProgressAndPending(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := newClient(t, srv)
+		fund(t, srv, 100_000_000)
+		r, err := c.Campaigns.SendBulk(context.Background(), bulkParams("progress", bulkInput{n: 30}, 10))
+		require.NoError(t, err)
+		ids := r.CampaignIDs()
+		require.Len(t, ids, 3)
+		time.AfterFunc(10*time.Second, func() { _ = srv.Deliver(ids[0], &mockserver.DeliverCounts{Delivered: 9, Failed: 1}) })
+		time.AfterFunc(30*time.Second, func() { _ = srv.Deliver(ids[2], nil) })
+
+		var (
+			calls  []sms.BulkDelivery
+			inCall atomic.Int32
+		)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		d, err := c.Campaigns.WaitBulk(ctx, r, &sms.WaitParams{MinDelay: time.Second, MaxDelay: 4 * time.Second,
+			Progress: func(d sms.BulkDelivery) {
+				require.Equal(t, int32(1), inCall.Add(1), "never concurrently")
+				calls = append(calls, d)
+				inCall.Add(-1)
+			}})
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Equal(t, &sms.BulkDelivery{Campaigns: 3, Final: 2, Pending: []string{ids[1]},
+			Counts: sms.DeliveryCounts{Sent: 10, Delivered: 19, Failed: 1}}, d)
+		assert.Equal(t, []sms.BulkDelivery{
+			{Campaigns: 3, Pending: ids, Counts: sms.DeliveryCounts{Sent: 30}},
+			{Campaigns: 3, Final: 1, Pending: ids[1:], Counts: sms.DeliveryCounts{Sent: 20, Delivered: 9, Failed: 1}},
+			{Campaigns: 3, Final: 2, Pending: ids[1:2], Counts: sms.DeliveryCounts{Sent: 10, Delivered: 19, Failed: 1}},
+		}, calls, "once at the start, then once per change")
+	})
+}
+
+// Wait reports its one campaign to Progress, and polls once per round: the loop WaitBulk uses.
+func TestWaitProgress(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mockserver.New()
+		c := newClient(t, srv)
+		res, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{To: numbers(2), From: "MOCKSMS", Message: "hi"})
+		require.NoError(t, err)
+		id := res.Campaign.ID
+		time.AfterFunc(4500*time.Millisecond, func() { _ = srv.Deliver(id, nil) })
+		var calls []sms.BulkDelivery
+		st, err := c.Campaigns.Wait(context.Background(), id, &sms.WaitParams{MinDelay: time.Second, MaxDelay: time.Second,
+			Progress: func(d sms.BulkDelivery) { calls = append(calls, d) }})
+		require.NoError(t, err)
+		assert.True(t, st.Final())
+		require.NotEmpty(t, calls)
+		assert.Equal(t, sms.BulkDelivery{Campaigns: 1, Final: 1, Counts: sms.DeliveryCounts{Delivered: 2}}, calls[len(calls)-1])
+		assert.Equal(t, 6, statusPolls(srv, id), "at once, then every second until the delivery at 4.5s")
+	})
 }

@@ -258,16 +258,18 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	if ids := rep.CampaignIDs(); o.wait && len(ids) > 0 {
 		a.note("waiting for the delivery of %s", plural(len(ids), "campaign", "campaigns"))
 		line := a.deliveryLine()
-		w := &deliveryWait{
-			c: c, min: o.poll, max: max(o.poll, sms.DefaultWaitMaxDelay), show: line.show,
-			params: &sms.CampaignStatusParams{Limit: 1}, // the counts are all it needs
-		}
-		_, d, err := w.run(ctx, o.timeout, ids)
+		wctx, cancel := waitContext(ctx, o.timeout)
+		defer cancel()
+		d, err := c.Campaigns.WaitBulk(wctx, rep, &sms.WaitParams{
+			MinDelay: o.poll, MaxDelay: max(o.poll, sms.DefaultWaitMaxDelay), Progress: line.show,
+		})
 		line.end()
-		out.Delivery = &deliverySumJSON{Campaigns: d.Campaigns, Final: d.Final, Failed: d.Failed, Counts: countsOut(d.Counts)}
-		if errors.Is(err, errWaitTimeout) {
-			err = &failure{fmt.Errorf("the delivery of %d of %s was not final after %v",
-				d.Campaigns-d.Final, plural(d.Campaigns, "campaign", "campaigns"), o.timeout)}
+		if d == nil { // invalid parameters: the flags are checked before any request
+			return a.finishBulk(out, o, apiErr(ctx, err))
+		}
+		out.Delivery = &deliverySumJSON{Campaigns: d.Campaigns, Final: d.Final, Failed: d.Failed, Counts: countsOut(d.Counts), Pending: d.Pending}
+		if timedOut(ctx, wctx) {
+			err = &failure{notFinal(*d, o.timeout)}
 		}
 		if err != nil {
 			return a.finishBulk(out, o, apiErr(ctx, err))
@@ -443,6 +445,7 @@ type deliverySumJSON struct {
 	Final     int        `json:"finalCampaigns"`
 	Failed    int        `json:"failedCampaigns"`
 	Counts    countsJSON `json:"counts"`
+	Pending   []string   `json:"pendingCampaigns,omitempty"` // not final when the wait ended
 }
 
 func bulkOut(r *sms.BulkReport, sum *csvSummary) bulkJSON {

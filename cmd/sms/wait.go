@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,10 +40,11 @@ printed) or on an API error.`,
 				return err
 			}
 			line := a.deliveryLine()
-			w := &deliveryWait{c: c, min: minDelay, max: maxDelay, show: line.show}
-			last, _, err := w.run(ctx, timeout, []string{args[0]})
+			wctx, cancel := waitContext(ctx, timeout)
+			defer cancel()
+			st, err := c.Campaigns.Wait(wctx, args[0], &sms.WaitParams{MinDelay: minDelay, MaxDelay: maxDelay, Progress: line.show})
 			line.end()
-			if st := last[0]; st != nil {
+			if st != nil {
 				var perr error
 				if a.jsonOut {
 					perr = writeJSON(a.stdout, deliveryOut(st, false))
@@ -57,8 +55,8 @@ printed) or on an API error.`,
 					err = perr
 				}
 			}
-			if errors.Is(err, errWaitTimeout) {
-				return &failure{fmt.Errorf("campaign %s: the delivery was not final after %v", args[0], timeout)}
+			if timedOut(ctx, wctx) {
+				return &failure{notFinal(sms.BulkDelivery{Campaigns: 1, Pending: args[0:1]}, timeout)}
 			}
 			return apiErr(ctx, err)
 		},
@@ -91,154 +89,56 @@ func checkWaitFlags(minDelay, maxDelay, timeout time.Duration) error {
 	return nil
 }
 
-// errWaitTimeout is the error of a wait whose --timeout passed.
+// errWaitTimeout is the cause of a wait's end when its --timeout passed.
 var errWaitTimeout = errors.New("sms: the delivery was not final in time")
 
-// deliveryWait follows the delivery of campaigns until each is final, as Campaigns.Wait does
-// for one: it polls at once, then after min, then backs off with jitter up to max; a 429 or a
-// 5xx (after the request's own retries) waits for its Retry-After and polls again. After each
-// round of polls that changed where the delivery stands, it calls show.
-type deliveryWait struct {
-	c        *sms.Client
-	min, max time.Duration
-	params   *sms.CampaignStatusParams // the page of recipients each poll reads (nil: the first)
-	show     func(deliverySum)
+// waitContext is ctx bounded by timeout (0: no bound), its cause errWaitTimeout.
+func waitContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, timeout, errWaitTimeout)
 }
 
-// deliverySum is where the delivery of a set of campaigns stands.
-type deliverySum struct {
-	Campaigns int                // waited for
-	Final     int                // whose delivery is final
-	Failed    int                // refused by the provider: refunded, every recipient failed
-	Counts    sms.DeliveryCounts // the latest counts of every campaign
+// timedOut reports whether the wait on wctx, made by waitContext from ctx, ended at its
+// --timeout (and not because ctx ended).
+func timedOut(ctx, wctx context.Context) bool {
+	return ctx.Err() == nil && errors.Is(context.Cause(wctx), errWaitTimeout)
 }
 
-// pollers is how many campaigns are polled at once.
-const pollers = 4
+// pendingShown is how many campaigns not final the message of a timeout names.
+const pendingShown = 5
 
-// run polls the campaigns ids until the delivery of each is final, or for timeout (0: no
-// limit; then the error matches errWaitTimeout). It returns the last status read of each (nil
-// when none was), their sum, and the error that ended the wait.
-func (w *deliveryWait) run(ctx context.Context, timeout time.Duration, ids []string) ([]*sms.DeliveryStatus, deliverySum, error) {
-	wctx := ctx
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		wctx, cancel = context.WithTimeoutCause(ctx, timeout, errWaitTimeout)
-		defer cancel()
-	}
-	last := make([]*sms.DeliveryStatus, len(ids))
-	pending := make([]int, len(ids))
-	for i := range pending {
-		pending[i] = i
-	}
-	var shown *deliverySum
-	for attempt := 0; ; attempt++ {
-		wait, err := w.poll(wctx, ids, pending, last)
-		sum := summarize(last)
-		read := slices.ContainsFunc(last, func(st *sms.DeliveryStatus) bool { return st != nil })
-		if w.show != nil && read && (shown == nil || *shown != sum) {
-			w.show(sum)
-			shown = &sum
-		}
-		if err == nil {
-			pending = slices.DeleteFunc(pending, func(i int) bool { return last[i] != nil && last[i].Final() })
-			if len(pending) == 0 {
-				return last, sum, nil
-			}
-			err = wctx.Err()
-		}
-		if err != nil {
-			if ctx.Err() == nil && errors.Is(context.Cause(wctx), errWaitTimeout) {
-				err = fmt.Errorf("%w: %w", errWaitTimeout, err)
-			}
-			return last, sum, err
-		}
-		t := time.NewTimer(max(wait, pollDelay(w.min, w.max, attempt)))
-		select {
-		case <-t.C:
-		case <-wctx.Done():
-			t.Stop()
+// notFinal is the error of a wait whose --timeout passed: it names the campaigns not final
+// and the command that goes on waiting.
+func notFinal(d sms.BulkDelivery, timeout time.Duration) error {
+	var b strings.Builder
+	if d.Campaigns == 1 && len(d.Pending) == 1 {
+		fmt.Fprintf(&b, "the delivery of campaign %s was not final after %v", d.Pending[0], timeout)
+	} else {
+		fmt.Fprintf(&b, "the delivery of %d of %s was not final after %v: %s", len(d.Pending),
+			plural(d.Campaigns, "campaign", "campaigns"), timeout, strings.Join(d.Pending[:min(len(d.Pending), pendingShown)], ", "))
+		if more := len(d.Pending) - pendingShown; more > 0 {
+			fmt.Fprintf(&b, " and %d more", more)
 		}
 	}
+	if len(d.Pending) > 0 {
+		fmt.Fprintf(&b, "\nto go on waiting: sms campaigns wait %s", d.Pending[0])
+		if len(d.Pending) > 1 {
+			b.WriteString(" (and likewise for each campaign named)")
+		}
+	}
+	return errors.New(b.String())
 }
 
-// poll reads the status of the campaigns pending, pollers at a time, into last. It returns
-// the longest Retry-After of the answers that asked to wait, and the first error that ends
-// the wait.
-func (w *deliveryWait) poll(ctx context.Context, ids []string, pending []int, last []*sms.DeliveryStatus) (time.Duration, error) {
-	var (
-		mu    sync.Mutex
-		wait  time.Duration
-		first error
-		wg    sync.WaitGroup
-		slots = make(chan struct{}, pollers)
-	)
-	for _, i := range pending {
-		slots <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-slots }()
-			st, err := w.c.Campaigns.Status(ctx, ids[i], w.params)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				last[i] = st
-			case ctx.Err() == nil && (errors.Is(err, sms.ErrRateLimited) || errors.Is(err, sms.ErrServer)):
-				var e *sms.Error
-				if errors.As(err, &e) {
-					wait = max(wait, e.RetryAfter)
-				}
-			case first == nil:
-				first = err
-			}
-		})
-	}
-	wg.Wait()
-	return wait, first
-}
-
-// pollDelay is the wait after poll round attempt (0-based): lo after the first, then a random
-// wait between lo and a ceiling that doubles each time, up to hi.
-func pollDelay(lo, hi time.Duration, attempt int) time.Duration {
-	ceil := lo
-	for i := 0; i < attempt && ceil < hi; i++ {
-		ceil *= 2
-	}
-	ceil = min(ceil, hi)
-	if attempt == 0 || ceil <= lo {
-		return lo
-	}
-	return lo + rand.N(ceil-lo+1)
-}
-
-// summarize sums the statuses read.
-func summarize(last []*sms.DeliveryStatus) deliverySum {
-	sum := deliverySum{Campaigns: len(last)}
-	for _, st := range last {
-		if st == nil {
-			continue
-		}
-		if st.Counts != nil { // a server that sends no counts adds nothing
-			sum.Counts = sum.Counts.Add(*st.Counts)
-		}
-		if st.Final() {
-			sum.Final++
-			if st.Status == sms.StatusFailed && st.MessageID == "" {
-				sum.Failed++
-			}
-		}
-	}
-	return sum
-}
-
-// String says where the delivery stands, for people.
-func (s deliverySum) String() string {
+// deliveryText says where the delivery stands, for people.
+func deliveryText(d sms.BulkDelivery) string {
 	var b strings.Builder
 	b.WriteString("delivery: ")
-	if s.Campaigns > 1 {
-		fmt.Fprintf(&b, "%d of %s final; ", s.Final, plural(s.Campaigns, "campaign", "campaigns"))
+	if d.Campaigns > 1 {
+		fmt.Fprintf(&b, "%d of %s final; ", d.Final, plural(d.Campaigns, "campaign", "campaigns"))
 	}
-	c := s.Counts
+	c := d.Counts
 	if c.Total() == 0 {
 		b.WriteString("no recipient counted yet")
 		return b.String()
@@ -260,14 +160,14 @@ func (a *app) deliveryLine() *deliveryLine {
 	return &deliveryLine{con: a.console(), tty: a.console().terminal()}
 }
 
-// show shows s: deliveryWait.show.
-func (l *deliveryLine) show(s deliverySum) {
+// show shows d: it is a WaitParams.Progress.
+func (l *deliveryLine) show(d sms.BulkDelivery) {
 	if !l.tty {
-		fmt.Fprintln(l.con, s)
+		fmt.Fprintln(l.con, deliveryText(d))
 		return
 	}
 	l.con.locked(func() {
-		fmt.Fprint(l.con.w, "\r"+s.String()+"\x1b[K")
+		fmt.Fprint(l.con.w, "\r"+deliveryText(d)+"\x1b[K")
 		l.open = true
 		l.con.clear = func() { // a line written meanwhile takes its place; the next show draws it again
 			fmt.Fprint(l.con.w, "\r\x1b[K")

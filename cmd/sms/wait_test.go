@@ -62,7 +62,9 @@ func TestCampaignsWait(t *testing.T) {
 			code:    1,
 			check: func(t *testing.T, r result, elapsed time.Duration, _ int) {
 				assert.Regexp(t, `(?m)^[0-9a-f]{24}\s+sent\s+1\s+0\s+0\s+0$`, r.stdout)
-				assert.Regexp(t, `^delivery: 0 of 1 recipient delivered, 0 failed, 0 dnd, 1 awaiting a report\nsms: campaign [0-9a-f]{24}: the delivery was not final after 1m0s\n$`, r.stderr, "progress once, as the counts never changed")
+				assert.Regexp(t, `^delivery: 0 of 1 recipient delivered, 0 failed, 0 dnd, 1 awaiting a report\n`+
+					`sms: the delivery of campaign ([0-9a-f]{24}) was not final after 1m0s\n`+
+					`to go on waiting: sms campaigns wait ([0-9a-f]{24})\n$`, r.stderr, "progress once, as the counts never changed; the campaign and the command to go on")
 				assert.Equal(t, time.Minute, elapsed)
 			},
 		},
@@ -164,10 +166,12 @@ func TestBulkWait(t *testing.T) {
 			code: 1,
 			stderr: []string{
 				"delivery: 1 of 3 campaigns final; 10 of 25 recipients delivered, 0 failed, 0 dnd, 15 awaiting a report\n" +
-					"sms: the delivery of 2 of 3 campaigns was not final after 1m0s\n",
+					"sms: the delivery of 2 of 3 campaigns was not final after 1m0s: ID1, ID2\n" +
+					"to go on waiting: sms campaigns wait ID1 (and likewise for each campaign named)\n",
 			},
 			json: map[string]any{"campaigns": 3.0, "finalCampaigns": 1.0, "failedCampaigns": 0.0,
-				"counts": map[string]any{"sent": 15.0, "delivered": 10.0, "failed": 0.0, "dnd": 0.0}},
+				"counts":           map[string]any{"sent": 15.0, "delivered": 10.0, "failed": 0.0, "dnd": 0.0},
+				"pendingCampaigns": []any{"ID1", "ID2"}},
 		},
 	}
 	for _, tt := range tests {
@@ -195,10 +199,14 @@ func TestBulkWait(t *testing.T) {
 				start := time.Now()
 				r = bubbleCLI(srv, args...)
 				require.Equal(t, tt.code, r.code, r.stderr)
+				named := strings.NewReplacer("ID1", ids[1], "ID2", ids[2]) // the campaigns not final
 				for _, s := range tt.stderr {
-					assert.Contains(t, r.stderr, s)
+					assert.Contains(t, r.stderr, named.Replace(s))
 				}
 				m := decodeJSON(t, r.stdout)
+				if p, ok := tt.json["pendingCampaigns"].([]any); ok {
+					tt.json["pendingCampaigns"] = []any{named.Replace(p[0].(string)), named.Replace(p[1].(string))}
+				}
 				assert.Equal(t, tt.json, m["delivery"])
 				if tt.timeout != "" {
 					assert.Equal(t, time.Minute, time.Since(start), "waited --timeout, on virtual time")
