@@ -23,7 +23,7 @@ type WorkspaceParams struct {
 // an error and creates nothing.
 func (s *Server) NewWorkspace(p WorkspaceParams) (Workspace, error) {
 	ws, err := s.api.NewWorkspace(store.WorkspaceParams{LiveBalance: p.LiveBalance, TestBalance: p.TestBalance, Country: p.Country})
-	return Workspace(ws), err
+	return ws, err
 }
 
 // SetBalance sets a wallet of a workspace, in kobo.

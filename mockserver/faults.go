@@ -1,10 +1,6 @@
 package mockserver
 
-import (
-	"time"
-
-	"github.com/seedsms/sms-go/mockserver/internal/faults"
-)
+import "github.com/seedsms/sms-go/mockserver/internal/faults"
 
 // FaultRule injects a fault into the requests it matches. Method and Path select requests
 // (empty matches any; a Path ending in "*" matches by prefix). Times is how many matching
@@ -18,18 +14,12 @@ import (
 // chance (a request it skips goes on to the next rule), for soak tests with random faults.
 //
 // At most MaxFaultRules rules are active at once, and a Path must be able to match a /v1 route
-// (faults never apply to /_mock/).
-type FaultRule struct {
-	Method          string        `json:"method,omitempty"`
-	Path            string        `json:"path,omitempty"`
-	Status          int           `json:"status,omitempty"`
-	Times           int           `json:"times,omitempty"`
-	Latency         time.Duration `json:"-"`
-	Drop            bool          `json:"drop,omitempty"`
-	ProviderFailure bool          `json:"providerFailure,omitempty"`
-	RetryAfter      int           `json:"retryAfter,omitempty"`
-	Probability     float64       `json:"probability,omitempty"`
-}
+// (faults never apply to /_mock/). Its JSON form is that of GET /_mock/faults (Latency apart,
+// as latencyMs).
+//
+// Its fields: Method, Path string; Status, Times int; Latency time.Duration; Drop,
+// ProviderFailure bool; RetryAfter int (seconds); Probability float64.
+type FaultRule = faults.Rule
 
 // MaxFaultRules is how many fault rules may be active at once: every request tries them in
 // order under one lock, so their number bounds the cost of each request (about 100 bytes
@@ -40,22 +30,11 @@ const MaxFaultRules = 1000
 // that matches no /v1 route, a Status outside 400-599, a negative count) or more than
 // MaxFaultRules active in all is an error, and nothing is added.
 func (s *Server) AddFaults(rules ...FaultRule) error {
-	list := make([]faults.Rule, len(rules))
-	for i, r := range rules {
-		list[i] = faults.Rule(r)
-	}
-	return s.api.AddFaults(list...)
+	return s.api.AddFaults(rules...)
 }
 
 // ClearFaults removes every fault rule.
 func (s *Server) ClearFaults() { s.api.ClearFaults() }
 
 // Faults returns the active fault rules, with Times counting what is left.
-func (s *Server) Faults() []FaultRule {
-	rules := s.api.Faults()
-	out := make([]FaultRule, len(rules))
-	for i, r := range rules {
-		out[i] = FaultRule(r)
-	}
-	return out
-}
+func (s *Server) Faults() []FaultRule { return s.api.Faults() }

@@ -54,7 +54,7 @@ func (m Message) String() string {
 func (m Message) GoString() string { return m.String() }
 
 // Format writes String for every verb, so that no verb (%d, %t, %x, ...) reaches the pin.
-func (m Message) Format(f fmt.State, verb rune) { formatRedacted(f, verb, m.String()) }
+func (m Message) Format(f fmt.State, verb rune) { reqlog.FormatRedacted(f, verb, m.String()) }
 
 // LogValue is what log/slog writes: the message with an OTP's pin hidden, in its text too.
 func (m Message) LogValue() slog.Value {

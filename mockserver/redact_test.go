@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -64,4 +66,25 @@ func TestWorkspaceAndMessageHideSecrets(t *testing.T) {
 	assert.Equal(t, m.Pin, latest.str("pin"))
 	listed := e.do("GET", "/_mock/messages?kind=otp", nil).wantStatus(200)
 	assert.Equal(t, m.Pin, listed.str("data.0.pin"))
+}
+
+// Workspace.Credentials is the one way to the secrets in JSON: its form has the members of
+// POST /_mock/workspaces's answer, with the real values.
+func TestWorkspaceCredentialsShowTheSecrets(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	answered := e.do("POST", "/_mock/workspaces", nil).wantStatus(201).Body
+	delete(answered, "requestId") // every answer of the mock's has one
+	ws, err := e.srv.NewWorkspace(mockserver.WorkspaceParams{})
+	require.NoError(t, err)
+
+	b, err := json.Marshal(ws.Credentials())
+	require.NoError(t, err)
+	var shown map[string]any
+	require.NoError(t, json.Unmarshal(b, &shown))
+	assert.ElementsMatch(t, slices.Collect(maps.Keys(answered)), slices.Collect(maps.Keys(shown)))
+	assert.Equal(t, map[string]any{"url": ws.URL, "workspaceId": ws.WorkspaceID, "dashboardToken": ws.DashboardToken,
+		"liveKey": ws.LiveKey, "liveSecret": ws.LiveSecret, "testKey": ws.TestKey, "testSecret": ws.TestSecret,
+		"senderId": ws.SenderID}, shown)
+	assert.Regexp(t, `^sk_live_`, shown["liveSecret"])
 }

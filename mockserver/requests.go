@@ -1,9 +1,6 @@
 package mockserver
 
-import (
-	"encoding/json"
-	"time"
-)
+import "github.com/seedsms/sms-go/mockserver/internal/reqlog"
 
 // RecordedRequest is a request the mock received, as GET /_mock/requests shows it. Secrets
 // are replaced by "[REDACTED]": the values of X-API-Secret, Authorization,
@@ -11,25 +8,12 @@ import (
 // (an sk_live_ or sk_test_ secret, a Bearer or Basic credential, a JWT) whatever its name,
 // and OTP pins and secrets in bodies. Headers beyond 8 KiB in all are left out, with
 // HeadersTruncated set.
-type RecordedRequest struct {
-	Method           string              `json:"method"`
-	Path             string              `json:"path"`
-	Query            string              `json:"query"`
-	Status           int                 `json:"status"`
-	RequestID        string              `json:"requestId"`
-	Time             time.Time           `json:"time"`
-	Headers          map[string][]string `json:"headers"`
-	HeadersTruncated bool                `json:"headersTruncated,omitempty"`
-	Body             json.RawMessage     `json:"body,omitempty"`
-}
+//
+// Its fields, as JSON shows them: Method, Path, Query (raw) string; Status int; RequestID
+// string; Time time.Time; Headers map[string][]string; HeadersTruncated bool; Body
+// json.RawMessage (absent when the request had none).
+type RecordedRequest = reqlog.Record
 
 // Requests returns the /v1 requests received (the newest 1,000), oldest first, with secrets
 // and pins redacted.
-func (s *Server) Requests() []RecordedRequest {
-	recs := s.api.Requests()
-	out := make([]RecordedRequest, len(recs))
-	for i, r := range recs {
-		out[i] = RecordedRequest(r)
-	}
-	return out
-}
+func (s *Server) Requests() []RecordedRequest { return s.api.Requests() }

@@ -20,12 +20,7 @@
 package mockserver
 
 import (
-	"encoding/json"
-	"io"
-	"log/slog"
-
 	"github.com/seedsms/sms-go/mockserver/internal/httpapi"
-	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
 
 	"context"
@@ -52,61 +47,17 @@ func modeOf(m store.Mode) Mode { return Mode(m.String()) }
 
 // Workspace is what a test needs to talk to one workspace: its credentials and active sender
 // ID. Printed (with any fmt verb), logged with log/slog or marshalled to JSON, it hides the
-// secrets and the dashboard token; read the fields to use them.
-type Workspace struct {
-	URL            string `json:"url"`
-	WorkspaceID    string `json:"workspaceId"`
-	DashboardToken string `json:"dashboardToken"`
-	LiveKey        string `json:"liveKey"`
-	LiveSecret     string `json:"liveSecret"`
-	TestKey        string `json:"testKey"`
-	TestSecret     string `json:"testSecret"`
-	SenderID       string `json:"senderId"`
-}
+// secrets and the dashboard token; read the fields to use them, or Credentials for a form
+// whose JSON shows them (what POST /_mock/workspaces answers).
+//
+// Its fields, each a string: URL (the server's base URL, empty before it listens),
+// WorkspaceID, DashboardToken, LiveKey, LiveSecret, TestKey, TestSecret and SenderID (active).
+type Workspace = httpapi.Workspace
 
-// String hides the secrets and the token.
-func (w Workspace) String() string {
-	return fmt.Sprintf("Workspace{ID: %s, LiveKey: %s, TestKey: %s, SenderID: %s}", w.WorkspaceID, w.LiveKey, w.TestKey, w.SenderID)
-}
-
-// GoString hides the secrets and the token from %#v.
-func (w Workspace) GoString() string { return w.String() }
-
-// Format writes String for every verb, so that no verb (%d, %t, %x, ...) reaches the secrets.
-func (w Workspace) Format(f fmt.State, verb rune) { formatRedacted(f, verb, w.String()) }
-
-// LogValue is what log/slog writes: the workspace without its secrets and token.
-func (w Workspace) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("workspaceId", w.WorkspaceID), slog.String("url", w.URL),
-		slog.String("liveKey", w.LiveKey), slog.String("testKey", w.TestKey), slog.String("senderId", w.SenderID))
-}
-
-// MarshalJSON writes the workspace with the secrets and the token replaced by "[REDACTED]".
-func (w Workspace) MarshalJSON() ([]byte, error) {
-	type plain Workspace // without the methods
-	p := plain(w)
-	p.LiveSecret, p.TestSecret, p.DashboardToken = redact(p.LiveSecret), redact(p.TestSecret), redact(p.DashboardToken)
-	return json.Marshal(p)
-}
-
-// redact is reqlog.Redacted in place of a secret that is there.
-func redact(s string) string {
-	if s == "" {
-		return ""
-	}
-	return reqlog.Redacted
-}
-
-// formatRedacted writes s, the redacted form of a value, for any verb: as a string for the
-// verbs of strings (with their flags and width), as it is for the others.
-func formatRedacted(f fmt.State, verb rune, s string) {
-	switch verb {
-	case 's', 'q', 'x', 'X':
-		fmt.Fprintf(f, fmt.FormatString(f, verb), s)
-	default: // v, and every verb that means nothing for a string: d, t, ...
-		_, _ = io.WriteString(f, s)
-	}
-}
+// Credentials is a Workspace whose printed and JSON forms show the secrets and the token, for
+// where they are meant to be read (Workspace.Credentials returns it): the mock binary's
+// startup line prints it.
+type Credentials = httpapi.Credentials
 
 // Server is the mock. Create it with New, then Start it, or serve Handler yourself. All its
 // methods are safe for concurrent use.
@@ -244,7 +195,7 @@ func (s *Server) URL() string {
 }
 
 // Default returns the default workspace's credentials, with URL set once the server started.
-func (s *Server) Default() Workspace { return Workspace(s.api.Default()) }
+func (s *Server) Default() Workspace { return s.api.Default() }
 
 // Now returns the mock's current time.
 func (s *Server) Now() time.Time { return s.api.Now() }

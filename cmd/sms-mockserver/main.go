@@ -272,18 +272,11 @@ func startupLine(ws mockserver.Workspace, env bool) ([]byte, error) {
 	if env {
 		return envLine(ws), nil
 	}
-	// Field by field: Workspace's own JSON form hides the secrets this line is there to give.
+	// Credentials: Workspace's own JSON form hides the secrets this line is there to give.
 	return json.Marshal(struct {
-		URL            string `json:"url"`
-		WorkspaceID    string `json:"workspaceId"`
-		DashboardToken string `json:"dashboardToken"`
-		LiveKey        string `json:"liveKey"`
-		LiveSecret     string `json:"liveSecret"`
-		TestKey        string `json:"testKey"`
-		TestSecret     string `json:"testSecret"`
-		SenderID       string `json:"senderId"`
-		Inbox          string `json:"inbox"` // the inbox page
-	}{ws.URL, ws.WorkspaceID, ws.DashboardToken, ws.LiveKey, ws.LiveSecret, ws.TestKey, ws.TestSecret, ws.SenderID, ws.URL + "/"})
+		mockserver.Credentials
+		Inbox string `json:"inbox"` // the inbox page
+	}{ws.Credentials(), ws.URL + "/"})
 }
 
 // envLine is the startup line of -env: export statements of the variables the sms command

@@ -19,18 +19,18 @@ import (
 // all).
 const MaxRules = 1000
 
-// Rule is one fault rule; mockserver.FaultRule documents its fields. Its JSON form is the
-// wire form of GET /_mock/faults, with Latency written apart.
+// Rule is one fault rule: the facade's mockserver.FaultRule, which documents what it does.
+// Its JSON form is the wire form of GET /_mock/faults, with Latency written apart.
 type Rule struct {
-	Method          string        `json:"method,omitempty"`
-	Path            string        `json:"path,omitempty"`
-	Status          int           `json:"status,omitempty"`
-	Times           int           `json:"times,omitempty"`
-	Latency         time.Duration `json:"-"`
-	Drop            bool          `json:"drop,omitempty"`
-	ProviderFailure bool          `json:"providerFailure,omitempty"`
-	RetryAfter      int           `json:"retryAfter,omitempty"`
-	Probability     float64       `json:"probability,omitempty"`
+	Method          string        `json:"method,omitempty"`          // empty: any
+	Path            string        `json:"path,omitempty"`            // empty: any; "*" at the end: a prefix
+	Status          int           `json:"status,omitempty"`          // answer with it, 400-599
+	Times           int           `json:"times,omitempty"`           // matching requests it applies to; 0: until cleared
+	Latency         time.Duration `json:"-"`                         // delay
+	Drop            bool          `json:"drop,omitempty"`            // commit, then close without an answer
+	ProviderFailure bool          `json:"providerFailure,omitempty"` // the provider refuses the send
+	RetryAfter      int           `json:"retryAfter,omitempty"`      // seconds, with Status
+	Probability     float64       `json:"probability,omitempty"`     // between 0 and 1: the chance per request
 }
 
 // LimitError is Add's answer when the rules would be more than MaxRules.

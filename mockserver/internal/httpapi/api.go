@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"crypto/rand"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -71,17 +73,49 @@ type state struct {
 	log    *reqlog.Log
 }
 
-// Workspace is what a test needs to talk to one workspace; mockserver.Workspace documents it.
-// Its JSON form is the answer of POST /_mock/workspaces and the mock binary's startup line.
+// Workspace is what a test needs to talk to one workspace: the facade's mockserver.Workspace,
+// which documents it. Printed (with any fmt verb), logged with log/slog or marshalled to JSON,
+// it hides the secrets and the dashboard token; Credentials shows them.
 type Workspace struct {
-	URL            string `json:"url"`
+	URL            string `json:"url"` // "" before the server listens
 	WorkspaceID    string `json:"workspaceId"`
 	DashboardToken string `json:"dashboardToken"`
 	LiveKey        string `json:"liveKey"`
 	LiveSecret     string `json:"liveSecret"`
 	TestKey        string `json:"testKey"`
 	TestSecret     string `json:"testSecret"`
-	SenderID       string `json:"senderId"`
+	SenderID       string `json:"senderId"` // active
+}
+
+// Credentials is a Workspace whose printed and JSON forms show the secrets and the token: the
+// answer of POST /_mock/workspaces, and the mock binary's startup line.
+type Credentials Workspace
+
+// Credentials returns w in the form that shows its secrets and token.
+func (w Workspace) Credentials() Credentials { return Credentials(w) }
+
+// String hides the secrets and the token.
+func (w Workspace) String() string {
+	return fmt.Sprintf("Workspace{ID: %s, LiveKey: %s, TestKey: %s, SenderID: %s}", w.WorkspaceID, w.LiveKey, w.TestKey, w.SenderID)
+}
+
+// GoString hides the secrets and the token from %#v.
+func (w Workspace) GoString() string { return w.String() }
+
+// Format writes String for every verb, so that no verb (%d, %t, %x, ...) reaches the secrets.
+func (w Workspace) Format(f fmt.State, verb rune) { reqlog.FormatRedacted(f, verb, w.String()) }
+
+// LogValue is what log/slog writes: the workspace without its secrets and token.
+func (w Workspace) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("workspaceId", w.WorkspaceID), slog.String("url", w.URL),
+		slog.String("liveKey", w.LiveKey), slog.String("testKey", w.TestKey), slog.String("senderId", w.SenderID))
+}
+
+// MarshalJSON writes the workspace with the secrets and the token replaced by "[REDACTED]".
+func (w Workspace) MarshalJSON() ([]byte, error) {
+	c := w.Credentials()
+	c.LiveSecret, c.TestSecret, c.DashboardToken = reqlog.Redact(c.LiveSecret), reqlog.Redact(c.TestSecret), reqlog.Redact(c.DashboardToken)
+	return json.Marshal(c)
 }
 
 // New returns an API with a default workspace.

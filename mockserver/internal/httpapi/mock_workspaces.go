@@ -48,7 +48,7 @@ func ctlNewWorkspace(a *API, rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusCreated, ws, nil
+	return http.StatusCreated, ws.Credentials(), nil
 }
 
 func (a *API) listWorkspaces() []workspaceJSON {

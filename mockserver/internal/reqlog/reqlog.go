@@ -9,6 +9,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -19,7 +21,8 @@ import (
 	"time"
 )
 
-// Record is a request as the log keeps it; mockserver.RecordedRequest documents its fields.
+// Record is a request as the log keeps it: the facade's mockserver.RecordedRequest, which
+// documents what is redacted.
 type Record struct {
 	Method           string              `json:"method"`
 	Path             string              `json:"path"`
@@ -34,6 +37,26 @@ type Record struct {
 
 // Redacted replaces every secret.
 const Redacted = "[REDACTED]"
+
+// Redact is Redacted in place of a secret that is there, and "" for one that is not.
+func Redact(s string) string {
+	if s == "" {
+		return ""
+	}
+	return Redacted
+}
+
+// FormatRedacted writes s, the redacted form of a value, for any verb: as a string for the
+// verbs of strings (with their flags and width), as it is for the others. A Format method
+// that calls it keeps every verb (%d, %t, %x, ...) away from the secrets.
+func FormatRedacted(f fmt.State, verb rune, s string) {
+	switch verb {
+	case 's', 'q', 'x', 'X':
+		fmt.Fprintf(f, fmt.FormatString(f, verb), s)
+	default: // v, and every verb that means nothing for a string: d, t, ...
+		_, _ = io.WriteString(f, s)
+	}
+}
 
 // What the log keeps of one request: a body up to maxRecordedBody (a longer one is recorded
 // as a note) and headers up to maxRecordedHeaders bytes (names and values). With the ring's
