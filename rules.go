@@ -6,19 +6,21 @@ import (
 	"github.com/seedsms/sms-go/internal/rules"
 )
 
-// Encoding is the character set an SMS is sent in: GSM7 or UCS2. Its String method returns
-// "GSM-7" or "UCS-2".
-type Encoding = rules.Encoding
+// Encoding is the character set an SMS is sent in: GSM7 or UCS2.
+type Encoding int
 
 // The two SMS encodings.
 const (
 	// GSM7 is the GSM 03.38 alphabet: 160 characters in one part, 153 per part when split;
 	// the extension characters ^{}\[~]|€ and form feed count twice.
-	GSM7 = rules.GSM7
+	GSM7 Encoding = 1
 	// UCS2 is used as soon as one character is outside GSM 03.38: 70 UTF-16 code units in one
 	// part, 67 per part when split.
-	UCS2 = rules.UCS2
+	UCS2 Encoding = 2
 )
+
+// String returns "GSM-7" or "UCS-2".
+func (e Encoding) String() string { return rules.Encoding(e).String() }
 
 // MaxParts is the most parts one message may take; longer messages are refused.
 const MaxParts = 10
@@ -26,7 +28,8 @@ const MaxParts = 10
 // CountParts returns how many SMS parts message takes and its encoding, counted exactly as the
 // API counts and charges them. The empty message has 0 parts.
 func CountParts(message string) (parts int, enc Encoding) {
-	return rules.CountParts(message)
+	parts, e := rules.CountParts(message)
+	return parts, Encoding(e)
 }
 
 // NormalizePhone returns number in the form the API shows: international digits without "+".

@@ -83,7 +83,7 @@ const (
 )
 
 // SlowDeliveryDelay is how long after its send MagicSlow is delivered automatically.
-const SlowDeliveryDelay = store.SlowDeliveryDelay
+const SlowDeliveryDelay = 10 * time.Minute
 
 // AddDND puts numbers on the Do-Not-Disturb register: sends to them on the generic channel
 // get the recipient status dnd.

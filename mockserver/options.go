@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/seedsms/sms-go/mockserver/internal/httpapi"
-	"github.com/seedsms/sms-go/mockserver/internal/idem"
 	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
@@ -77,7 +76,7 @@ const DefaultIdempotencyLimit = 100_000
 // every workspace together, unless WithIdempotencyTotalLimit says otherwise: at about 350
 // bytes an entry with a send's answer (see DefaultIdempotencyLimit), about 350 MB, where
 // 10,000 workspaces at their own limit would hold 350 GB.
-const DefaultIdempotencyTotalLimit = idem.DefaultTotalLimit
+const DefaultIdempotencyTotalLimit = 1_000_000
 
 // Option configures a Server. Every option is checked by New against its documented range:
 // a value out of it (a negative count or duration, a price past MaxPrice, a host that is no

@@ -1,0 +1,62 @@
+package mockserver
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedsms/sms-go/mockserver/internal/faults"
+	"github.com/seedsms/sms-go/mockserver/internal/idem"
+	"github.com/seedsms/sms-go/mockserver/internal/store"
+)
+
+// The exported constants are written as values go doc shows (no name of an internal package),
+// and equal the internal values that the mock runs on.
+func TestExportedConstantsAreTheInternalOnes(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, store.SlowDeliveryDelay, SlowDeliveryDelay)
+	assert.Equal(t, idem.DefaultTotalLimit, DefaultIdempotencyTotalLimit)
+	assert.Equal(t, faults.MaxRules, MaxFaultRules)
+
+	internal := map[string]bool{"store": true, "idem": true, "faults": true, "httpapi": true, "wire": true, "reqlog": true}
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	checked := 0
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+		require.NoError(t, err)
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					if !name.IsExported() || i >= len(vs.Values) {
+						continue
+					}
+					checked++
+					ast.Inspect(vs.Values[i], func(n ast.Node) bool {
+						if sel, ok := n.(*ast.SelectorExpr); ok {
+							if x, ok := sel.X.(*ast.Ident); ok && internal[x.Name] {
+								t.Errorf("%s = %s.%s: go doc cannot show the value; write it out (and bind it here)", name.Name, x.Name, sel.Sel.Name)
+							}
+						}
+						return true
+					})
+				}
+			}
+		}
+	}
+	assert.Greater(t, checked, 10, "the package's constants were read")
+}
