@@ -28,7 +28,10 @@ import (
 // With refs, every send carries a reference, as the SDK's sends always do; without, the
 // mock keeps no idempotency entries, which keeps a store of 100,000 campaigns lean.
 func benchMock(n int, refs bool) (*mockserver.Server, error) {
-	srv := mockserver.New(mockserver.WithBalances(1<<50, 1<<50))
+	srv, err := mockserver.New(mockserver.WithBalances(1<<50, 1<<50))
+	if err != nil {
+		return nil, err
+	}
 	ws := srv.Default()
 	hc := &http.Client{Transport: srv.Transport()}
 	var (

@@ -100,7 +100,7 @@ func BenchmarkSendBulk(b *testing.B) {
 	for _, total := range bulkTotals {
 		for _, kind := range []string{"bulk", "loop"} {
 			b.Run(fmt.Sprintf("recipients=%d/%s", total, kind), func(b *testing.B) {
-				srv := mockserver.New(mockserver.WithBalances(1<<50, 1<<50))
+				srv := newServer(b, mockserver.WithBalances(1<<50, 1<<50))
 				client := benchClient(b, srv, inProcessBase, &http.Client{Transport: srv.Transport()})
 				ctx := context.Background()
 				b.ReportAllocs()

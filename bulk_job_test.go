@@ -28,7 +28,7 @@ import (
 func TestSendBulkExactlyOnceThroughFaults(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		// Its 300 exchanges go unchecked against the OpenAPI document, which would take three
 		// times as long; the smaller bulk tests check theirs.
 		c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: srv.Transport()}),
@@ -120,7 +120,7 @@ func TestSendBulkOutOfMoneyThenTopUp(t *testing.T) {
 		t.Run(fmt.Sprint("concurrency ", concurrency), func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				srv := mockserver.New()
+				srv := newServer(t)
 				c := newClient(t, srv)
 				const start = 1_000_000 // enough for 3 batches of 1,000 at 3.20
 				fund(t, srv, start)
@@ -189,7 +189,7 @@ func TestSendBulkInputChangedIsConflict(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := mockserver.New()
+			srv := newServer(t)
 			c := newClient(t, srv)
 			ctx := context.Background()
 			_, err := c.Campaigns.SendBulk(ctx, bulkParams("job-7", bulkInput{n: 250}, 100))
@@ -208,7 +208,7 @@ func TestSendBulkInputChangedIsConflict(t *testing.T) {
 func TestSendBulkFailedBatchIsRetriedByRerun(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		c := newClient(t, srv, sms.WithReferenceDeduplication())
 		ctx := context.Background()
 		// The first batch fails on every attempt: 1 + DefaultMaxRetries.
@@ -239,7 +239,7 @@ func TestSendBulkFailedBatchIsRetriedByRerun(t *testing.T) {
 func TestSendBulk429PausesEveryWorker(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		c := newClient(t, srv, sms.WithRetryWait(10*time.Millisecond, 30*time.Second))
 		srv.AddFaults(
 			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 429, RetryAfter: 5, Times: 1},
@@ -278,7 +278,7 @@ func TestSendBulk429PausesEveryWorker(t *testing.T) {
 func TestSendBulkRate(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		c := newClient(t, srv)
 		p := bulkParams("slow", bulkInput{n: 1000}, 100)
 		p.Rate, p.Concurrency = 2, 4
@@ -317,7 +317,7 @@ func TestSendBulkDryRun(t *testing.T) {
 func TestSendBulkContextCancelStops(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		c := newClient(t, srv)
 		ctx, cancel := context.WithTimeout(context.Background(), 2200*time.Millisecond)
 		defer cancel()
@@ -345,7 +345,7 @@ func TestSendBulkStopsOnRefusedCredentials(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
 			t.Parallel()
-			srv := mockserver.New()
+			srv := newServer(t)
 			c := newClient(t, srv)
 			srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: tt.status, Times: 1})
 			p := bulkParams("refused", bulkInput{n: 500}, 100)
@@ -369,7 +369,7 @@ func TestSendBulkStopsOnRefusedCredentials(t *testing.T) {
 func TestSendBulkInputError(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		c := newClient(t, srv)
 		fund(t, srv, 100_000_000)
 		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Latency: time.Second})
@@ -414,7 +414,7 @@ func TestSendBulkInputError(t *testing.T) {
 func TestSendBulkReportsTheWholeCostAfterAnInterruptedRun(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		const start = 100_000_000
 		fund(t, srv, start)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -490,7 +490,7 @@ func TestSendBulkRetryAfterBeyondTheCapStopsTheJob(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				srv := mockserver.New()
+				srv := newServer(t)
 				c := newClient(t, srv)
 				srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 429, RetryAfter: tt.retryAfter, Times: 1})
 				p := bulkParams("limited", bulkInput{n: 500}, 100)
@@ -599,7 +599,7 @@ func TestSendBulkRefusesAnswersThatContradictTheBatch(t *testing.T) {
 func TestSendBulkInputPanics(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		c := newClient(t, srv)
 		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Latency: time.Second})
 		in := bulkInput{n: 1000}

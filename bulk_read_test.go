@@ -20,7 +20,7 @@ import (
 func TestSendBulkShards(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		c := newClient(t, srv)
 		fund(t, srv, 100_000_000)
 		in := bulkInput{n: 2_050, dups: 60, bad: 3}
@@ -102,7 +102,7 @@ func TestSendBulkSkipsNamesThatDoNotFit(t *testing.T) {
 func TestSendBulkSkipsNamesThatAreNotUTF8(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	srv := mockserver.New()
+	srv := newServer(t)
 	c := newClient(t, srv)
 	people := []sms.Recipient{
 		{Phone: "08030000001", Name: "Ada"},
@@ -140,7 +140,7 @@ func TestSendBulkEmptyMessageWithoutName(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.message, func(t *testing.T) {
 			t.Parallel()
-			srv := mockserver.New()
+			srv := newServer(t)
 			c := newClient(t, srv)
 			r, err := c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
 				JobID: "unnamed", From: "MOCKSMS", Message: tt.message, Recipients: sms.RecipientsFrom(people),
@@ -162,7 +162,7 @@ func TestSendBulkCutsBatchesUnderOneMiB(t *testing.T) {
 	for _, jobID := range []string{"big-names", strings.Repeat("<", sms.MaxJobIDLen), strings.Repeat(`&"\>`, sms.MaxJobIDLen/4)} {
 		t.Run(jobID[:min(len(jobID), 10)], func(t *testing.T) {
 			t.Parallel()
-			srv := mockserver.New()
+			srv := newServer(t)
 			rec := &recorder{base: srv.Transport()}
 			c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: rec}))
 			fund(t, srv, 100_000_000)

@@ -130,7 +130,7 @@ func TestCampaignsCreateErrors(t *testing.T) {
 // answered from the committed campaign: one campaign, one debit.
 func TestCampaignsCreateDroppedAfterCommitIsReplayed(t *testing.T) {
 	t.Parallel()
-	srv := mockserver.New()
+	srv := newServer(t)
 	c := newClient(t, srv, sms.WithRetryWait(time.Millisecond, 5*time.Millisecond), sms.WithReferenceDeduplication())
 	before := balance(t, srv)
 	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 2})
@@ -151,7 +151,7 @@ func TestCampaignsCreateDroppedAfterCommitIsReplayed(t *testing.T) {
 func TestCampaignsCreateRetriedOnlyWhenUnprocessedByDefault(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		c := newClient(t, srv)
 		srv.AddFaults(
 			mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 429, RetryAfter: 1, Times: 1},

@@ -137,7 +137,7 @@ func TestBaseURLFromEnvironment(t *testing.T) {
 
 func TestBaseURLPathPrefix(t *testing.T) {
 	t.Parallel()
-	srv := mockserver.New()
+	srv := newServer(t)
 	var paths []string
 	var mu sync.Mutex
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -44,7 +44,11 @@ func newMock() *mockserver.Server {
 	if err != nil {
 		log.Fatal(err)
 	}
-	return mockserver.New(mockserver.WithProfile(p))
+	srv, err := mockserver.New(mockserver.WithProfile(p))
+	if err != nil {
+		log.Fatal(err)
+	}
+	return srv
 }
 
 // startMock starts the examples' mock server on a free loopback port.

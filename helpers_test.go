@@ -126,7 +126,7 @@ func mockOver(t *testing.T, transport string, opts ...sms.Option) (*mockserver.S
 		srv := mockserver.NewTest(t)
 		return srv, newClient(t, srv, opts...)
 	}
-	srv := mockserver.New()
+	srv := newServer(t)
 	return srv, newClient(t, srv, append([]sms.Option{sms.WithRetryWait(time.Millisecond, 5*time.Millisecond)}, opts...)...)
 }
 
@@ -497,4 +497,12 @@ func ptr[T any](v T) *T { return &v }
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// newServer returns a mock with opts, failing the test if New refuses them.
+func newServer(t testing.TB, opts ...mockserver.Option) *mockserver.Server {
+	t.Helper()
+	srv, err := mockserver.New(opts...)
+	require.NoError(t, err)
+	return srv
 }

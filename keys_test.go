@@ -81,7 +81,7 @@ func TestKeysDefaults(t *testing.T) {
 func TestKeysCreateRetriedOn429(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		dash := newDashboardClient(t, srv)
 		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/keys", Status: 429, RetryAfter: 2, Times: 1})
 		start := time.Now()
@@ -98,7 +98,7 @@ func TestKeysErrors(t *testing.T) {
 	ctx := context.Background()
 	p := &sms.CreateKeyParams{Name: "k", Scopes: sms.Scopes{sms.ScopeSMS}}
 
-	other := mockserver.New()
+	other := newServer(t)
 	bad, err := sms.NewDashboardClient(other.DashboardToken(srv.Default().WorkspaceID, time.Hour), mockOpts(t, srv)...)
 	require.NoError(t, err)
 	_, err = bad.Keys.List(ctx)

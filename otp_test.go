@@ -119,7 +119,7 @@ func TestOTPSendWithoutMessageText(t *testing.T) {
 // it; the request body still carries it, and the mock verifies it.
 func TestVerifyOTPParamsKeepsThePinOutOfJSON(t *testing.T) {
 	t.Parallel()
-	srv := mockserver.New()
+	srv := newServer(t)
 	rec := &recorder{base: srv.Transport()}
 	ws := srv.Default()
 	c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: rec}))
@@ -207,7 +207,7 @@ func TestOTPRetryPolicy(t *testing.T) {
 			t.Parallel()
 			// In a bubble: the 429's Retry-After of 1 s takes no wall time.
 			synctest.Test(t, func(t *testing.T) {
-				srv := mockserver.New()
+				srv := newServer(t)
 				client := newClient(t, srv)
 				pinID := "00000000-0000-4000-8000-000000000000"
 				if tt.path == "/v1/otp/verify" {
@@ -264,7 +264,7 @@ func TestOTPSendDroppedIsNotRetried(t *testing.T) {
 func TestOTPSendRetriedOn429Only(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		c := newClient(t, srv)
 		srv.AddFaults(
 			mockserver.FaultRule{Method: "POST", Path: "/v1/otp/send", Status: 429, RetryAfter: 1, Times: 1},

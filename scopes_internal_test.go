@@ -17,7 +17,8 @@ import (
 // names for every developer endpoint: the two tables cannot drift apart.
 func TestScopeOfAgreesWithTheMock(t *testing.T) {
 	t.Parallel()
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	require.NoError(t, err)
 	ws := srv.Default()
 	key, err := srv.NewKey(ws.WorkspaceID, mockserver.KeyOptions{Name: "none", Scopes: []mockserver.Scope{}})
 	require.NoError(t, err)

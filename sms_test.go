@@ -136,7 +136,7 @@ func TestSMSSendRetriedWithSameReference(t *testing.T) {
 			t.Parallel()
 			// In a bubble: the 429's Retry-After of 1 s takes no wall time.
 			synctest.Test(t, func(t *testing.T) {
-				srv := mockserver.New()
+				srv := newServer(t)
 				before := balance(t, srv)
 				tt.fault.Method, tt.fault.Path = "POST", "/v1/sms/send"
 				srv.AddFaults(tt.fault)

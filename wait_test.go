@@ -30,7 +30,7 @@ func TestWaitReturnsWhenDelivered(t *testing.T) {
 	t.Parallel()
 	wall := time.Now()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		c := newClient(t, srv)
 		ctx := context.Background()
 		res, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(150), From: "MOCKSMS", Message: "hi"})
@@ -64,7 +64,7 @@ func TestWaitReturnsWhenDelivered(t *testing.T) {
 func TestWaitFailedCampaignReturnsAtOnce(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		c := newClient(t, srv)
 		ctx := context.Background()
 		srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/campaigns", ProviderFailure: true, Times: 1})
@@ -88,7 +88,7 @@ func TestWaitFailedCampaignReturnsAtOnce(t *testing.T) {
 func TestWaitContextEndsFirst(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		c := newClient(t, srv)
 		res, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{To: numbers(2), From: "MOCKSMS", Message: "hi"})
 		require.NoError(t, err)
@@ -108,7 +108,7 @@ func TestWaitContextEndsFirst(t *testing.T) {
 func TestWaitHonoursRetryAfter(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		c := newClient(t, srv, sms.WithMaxRetries(0))
 		ctx := context.Background()
 		res, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(2), From: "MOCKSMS", Message: "hi"})
@@ -128,7 +128,7 @@ func TestWaitHonoursRetryAfter(t *testing.T) {
 
 func TestWaitErrors(t *testing.T) {
 	t.Parallel()
-	srv := mockserver.New()
+	srv := newServer(t)
 	c := newClient(t, srv)
 	ctx := context.Background()
 
@@ -160,7 +160,7 @@ func TestWaitErrors(t *testing.T) {
 func TestWaitBulkSumsTheJob(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		c := newClient(t, srv)
 		fund(t, srv, 100_000_000)
 		ctx := context.Background()
@@ -220,7 +220,7 @@ func TestWaitRetryAfterBeyondTheCap(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				srv := mockserver.New()
+				srv := newServer(t)
 				c := newClient(t, srv, sms.WithMaxRetries(0))
 				ctx := context.Background()
 				res, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(2), From: "MOCKSMS", Message: "hi"})
@@ -313,7 +313,7 @@ func TestWaitRefusesMalformedCounts(t *testing.T) {
 func TestWaitBulkProgressAndPending(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		c := newClient(t, srv)
 		fund(t, srv, 100_000_000)
 		r, err := c.Campaigns.SendBulk(context.Background(), bulkParams("progress", bulkInput{n: 30}, 10))
@@ -350,7 +350,7 @@ func TestWaitBulkProgressAndPending(t *testing.T) {
 func TestWaitProgress(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		c := newClient(t, srv)
 		res, err := c.Campaigns.Create(context.Background(), &sms.CreateCampaignParams{To: numbers(2), From: "MOCKSMS", Message: "hi"})
 		require.NoError(t, err)

@@ -329,7 +329,7 @@ func TestRunReportsTrouble(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				srv := mockserver.New()
+				srv := newServer(t)
 				ws := srv.Default()
 				hc := &http.Client{Transport: srv.Transport()}
 				const base = "http://127.0.0.1:4010"
@@ -563,7 +563,7 @@ func TestRunRefusesABadConfig(t *testing.T) {
 func TestRunStopsWithTheContext(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		ws := srv.Default()
 		require.NoError(t, srv.AddFaults(mockserver.FaultRule{Path: "/v1/sender-ids", Latency: time.Minute}))
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -618,4 +618,12 @@ func TestConfigHidesSecrets(t *testing.T) {
 		assert.Contains(t, out, "pk_live_abc")
 	}
 	assert.Contains(t, doctor.Config{}.String(), `APISecret: "", DashboardToken: ""`, "an empty secret is shown empty")
+}
+
+// newServer returns a mock with opts, failing the test if New refuses them.
+func newServer(t testing.TB, opts ...mockserver.Option) *mockserver.Server {
+	t.Helper()
+	srv, err := mockserver.New(opts...)
+	require.NoError(t, err)
+	return srv
 }

@@ -12,7 +12,10 @@ import (
 // Check the mock server with its test key: every check passes, except those with nothing to
 // read (no campaign yet) or nothing to read with (no dashboard token).
 func ExampleRun() {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	if err := srv.Start(); err != nil {
 		log.Fatal(err)
 	}

@@ -29,7 +29,10 @@ import (
 // workspace's live caller.
 func benchServer(tb testing.TB) (*Server, store.Caller) {
 	tb.Helper()
-	s := New(WithBalances(1<<60, 1<<60))
+	s, err := New(WithBalances(1<<60, 1<<60))
+	if err != nil {
+		tb.Fatal(err)
+	}
 	c, err := s.api.Store().Workspace(s.Default().WorkspaceID)
 	if err != nil {
 		tb.Fatal(err)
@@ -382,7 +385,10 @@ func BenchmarkSendReference(b *testing.B) {
 			if testing.Short() && stored > 1_000 {
 				b.Skip("300,000 references: not with -short")
 			}
-			s := New(WithBalances(1<<60, 1<<60), WithIdempotencyLimit(1_000_000))
+			s, err := New(WithBalances(1<<60, 1<<60), WithIdempotencyLimit(1_000_000))
+			if err != nil {
+				b.Fatal(err)
+			}
 			h := s.Handler()
 			body := func(ref string) []byte {
 				return []byte(`{"to":"2348025671695","from":"MOCKSMS","message":"Your order 42 has shipped.","reference":"` + ref + `"}`)

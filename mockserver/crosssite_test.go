@@ -10,8 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/seedsms/sms-go/mockserver"
 )
 
 // TestCrossSiteReadsRefused: every request to the controls and the page that a browser marks
@@ -21,7 +19,7 @@ import (
 // across origins, and are not the guard's.
 func TestCrossSiteReadsRefused(t *testing.T) {
 	t.Parallel()
-	srv := mockserver.New()
+	srv := newServer(t)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	ws := srv.Default()

@@ -85,7 +85,7 @@ func TestAutoDeliveryOffByDefault(t *testing.T) {
 	require.NoError(t, e.srv.Advance(24*time.Hour))
 	assert.Equal(t, "sent", e.recipientStatus(id))
 
-	srv := mockserver.New(mockserver.WithClock(func() time.Time { return fixedNow }))
+	srv := newServer(t, mockserver.WithClock(func() time.Time { return fixedNow }))
 	require.NoError(t, srv.Start())
 	t.Cleanup(func() { _ = srv.Close() })
 	e2 := &env{t: t, srv: srv, ws: srv.Default(), base: srv.URL(), hc: e.hc, v: e.v}
@@ -98,7 +98,7 @@ func TestAutoDeliveryOffByDefault(t *testing.T) {
 // campaign and the event stream says so, with no other request.
 func TestAutoDeliveryPublishes(t *testing.T) {
 	t.Parallel()
-	srv := mockserver.New(mockserver.WithAutoDelivery(50 * time.Millisecond))
+	srv := newServer(t, mockserver.WithAutoDelivery(50*time.Millisecond))
 	require.NoError(t, srv.Start())
 	t.Cleanup(func() { _ = srv.Close() })
 	e := newEnv(t)

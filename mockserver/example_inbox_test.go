@@ -3,6 +3,7 @@ package mockserver_test
 import (
 	"context"
 	"fmt"
+	"log"
 	"net/http"
 	"strings"
 	"time"
@@ -12,7 +13,10 @@ import (
 
 // Waiting for the OTP an application sent: WaitMessage answers as soon as it arrives.
 func ExampleServer_WaitMessage() {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	ws := srv.Default()
 	hc := &http.Client{Transport: srv.Transport()}
 

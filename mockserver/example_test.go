@@ -11,7 +11,10 @@ import (
 )
 
 func ExampleNew() {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	if err := srv.Start(); err != nil {
 		log.Fatal(err)
 	}
@@ -32,7 +35,10 @@ func ExampleNew() {
 }
 
 func ExampleServer_AddFaults() {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	ws := srv.Default()
 	client := &http.Client{Transport: srv.Transport()} // in-process: no Start needed
 
@@ -61,7 +67,10 @@ func ExampleServer_AddFaults() {
 }
 
 func ExampleServer_LatestOTP() {
-	srv := mockserver.New()
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
 	ws := srv.Default()
 	req, _ := http.NewRequest(http.MethodPost, "http://mock/v1/otp/send",
 		strings.NewReader(`{"to":"08025671695","from":"MOCKSMS","message_text":"Your code: < 1234 >"}`))

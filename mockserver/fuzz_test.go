@@ -95,7 +95,7 @@ type fuzzHarness struct {
 func newFuzzHarness(tb testing.TB) *fuzzHarness {
 	h := &fuzzHarness{v: apitest.NewValidator(tb)}
 	logger := slog.New(slog.NewTextHandler(&h.log, &slog.HandlerOptions{Level: slog.LevelError}))
-	h.srv = mockserver.New(
+	h.srv = newServer(tb,
 		mockserver.WithBalances(fuzzWallet, fuzzWallet),
 		mockserver.WithClock(func() time.Time { return time.Date(2026, 3, 4, 5, 6, 5, 0, time.UTC) }),
 		mockserver.WithLogger(logger),

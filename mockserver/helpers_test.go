@@ -83,7 +83,7 @@ func newEnv(t testing.TB, opts ...mockserver.Option) *env {
 // testing/synctest bubble runs every timer on virtual time.
 func newInProcessEnv(t testing.TB, opts ...mockserver.Option) *env {
 	t.Helper()
-	srv := mockserver.New(testOptions(opts)...)
+	srv := newServer(t, testOptions(opts)...)
 	return &env{
 		t: t, srv: srv, ws: srv.Default(), base: "http://mock.invalid",
 		hc: &http.Client{Transport: srv.Transport(), Timeout: 30 * time.Second},
@@ -569,4 +569,12 @@ func (e *env) parallel(n int, req func(i int) call) []*resp {
 		require.NoError(e.t, err, "request %d", i)
 	}
 	return out
+}
+
+// newServer returns a mock with opts, failing the test if New refuses them.
+func newServer(t testing.TB, opts ...mockserver.Option) *mockserver.Server {
+	t.Helper()
+	srv, err := mockserver.New(opts...)
+	require.NoError(t, err)
+	return srv
 }

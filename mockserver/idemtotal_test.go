@@ -26,7 +26,8 @@ func TestIdempotencyTotalLimitOverHTTP(t *testing.T) {
 	assert.Equal(t, "true", replay.Header.Get("Idempotent-Replayed"))
 
 	// The option's policy: negative is an error, 0 the default.
-	assert.ErrorContains(t, mockserver.New(mockserver.WithIdempotencyTotalLimit(-1)).Start(), "WithIdempotencyTotalLimit")
+	_, err := mockserver.New(mockserver.WithIdempotencyTotalLimit(-1))
+	assert.ErrorContains(t, err, "WithIdempotencyTotalLimit")
 	e0 := newEnv(t, mockserver.WithIdempotencyTotalLimit(0))
 	e0.do(http.MethodGet, "/v1/balance", nil).wantStatus(http.StatusOK)
 }

@@ -21,7 +21,7 @@ import (
 func TestLongPollHandedWhatArrives(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		hc := &http.Client{Transport: srv.Transport()}
 		send := func(to string) {
 			ws := srv.Default()

@@ -80,8 +80,8 @@ const DefaultIdempotencyTotalLimit = 1_000_000
 
 // Option configures a Server. Every option is checked by New against its documented range:
 // a value out of it (a negative count or duration, a price past MaxPrice, a host that is no
-// host name, an empty address or country, a nil clock) makes Start, Serve and NewTest fail
-// with an error naming the option, and every request to Handler is answered 500 with it. No
+// host name, an empty address or country, a nil clock) makes New return an error naming the
+// option (and NewTest fail the test), so that no request ever meets a configuration error. No
 // value is ever replaced by a default in silence; a zero means the documented default where
 // the option says so.
 type Option func(*config)
@@ -179,13 +179,13 @@ func (c *config) check() error {
 }
 
 // api is the configuration of the server's HTTP side.
-func (c *config) api(err error, url func() string) httpapi.Config {
+func (c *config) api(url func() string) httpapi.Config {
 	return httpapi.Config{
 		GenericPrice: c.genericPrice, DNDPrice: c.dndPrice, LiveBalance: c.liveBalance, TestBalance: c.testBalance,
 		Country: c.country, RateLimit: c.rateLimit, JWTSecret: c.jwtSecret, Now: c.now, Logger: c.logger,
 		RequestLogSize: c.requestLogSize, ReadTimeout: c.readTimeout, AllowedHosts: c.allowedHosts,
 		IdempotencyLimit: c.idemLimit, IdempotencyTotalLimit: c.idemTotal, MaxMessages: c.maxMessages, MaxWorkspaces: c.maxWorkspaces, MaxDND: c.maxDND,
-		DeliveryDelay: c.deliveryDelay, URL: url, Err: err, Documented: c.profile == ProfileDocumented,
+		DeliveryDelay: c.deliveryDelay, URL: url, Documented: c.profile == ProfileDocumented,
 	}
 }
 

@@ -1,9 +1,8 @@
 package mockserver_test
 
 import (
+	"fmt"
 	"math"
-	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,9 +16,9 @@ import (
 )
 
 // TestOptionsOutOfRange: every option checks its value with the one policy: out of its range,
-// Start fails naming the option, requests are answered 500 with the same words before
-// anything is charged, and the server still has its default workspace. A negative limit is
-// never taken for the default.
+// New fails naming the option, and NewTest fails the test with the same words, so that no
+// server exists to answer a request with a configuration error. A negative limit is never
+// taken for the default.
 func TestOptionsOutOfRange(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -46,20 +45,29 @@ func TestOptionsOutOfRange(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			e := newInProcessEnv(t, tt.opt)
-			err := e.srv.Start()
+			srv, err := mockserver.New(tt.opt)
 			require.Error(t, err)
+			assert.Nil(t, srv)
 			assert.Contains(t, err.Error(), tt.name)
-			require.NoError(t, e.srv.Close())
-			assert.NotEmpty(t, e.ws.LiveKey, "the default workspace is there all the same")
 
-			before := e.balance(mockserver.Live)
-			r := e.do(http.MethodPost, "/v1/sms/send", sms(num(1), "message", strings.Repeat("x", 200)))
-			r.wantError(http.StatusInternalServerError, "server_error")
-			assert.Contains(t, r.str("error.message"), tt.name)
-			assert.Equal(t, before, e.balance(mockserver.Live), "nothing charged")
+			ft := &fatalT{}
+			func() {
+				defer func() { _ = recover() }() // fatalT stops the goroutine as t.Fatal would
+				mockserver.NewTest(ft, tt.opt)
+			}()
+			assert.Contains(t, ft.msg, tt.name, "NewTest fails the test, naming the option")
 		})
 	}
+}
+
+// fatalT is a mockserver.TB that records the message of Fatalf and stops there.
+type fatalT struct{ msg string }
+
+func (*fatalT) Helper()        {}
+func (*fatalT) Cleanup(func()) {}
+func (f *fatalT) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	panic(f)
 }
 
 // TestZeroLimitsMeanTheDefaults: a zero limit is the documented default, not a store that
@@ -87,4 +95,6 @@ func TestConstantsAreTheInternalOnes(t *testing.T) {
 	assert.Equal(t, store.DefaultMaxDND, mockserver.DefaultMaxDND)
 	assert.Equal(t, idem.DefaultLimit, mockserver.DefaultIdempotencyLimit)
 	assert.Equal(t, faults.MaxRules, mockserver.MaxFaultRules)
+	assert.Equal(t, idem.DefaultTotalLimit, mockserver.DefaultIdempotencyTotalLimit)
+	assert.Equal(t, store.SlowDeliveryDelay, mockserver.SlowDeliveryDelay)
 }

@@ -145,6 +145,6 @@ func TestProfileOption(t *testing.T) {
 	}
 	_, err := mockserver.ParseProfile("live")
 	assert.Error(t, err)
-	srv := mockserver.New(mockserver.WithProfile(7))
-	assert.ErrorContains(t, srv.Start(), "WithProfile")
+	_, err = mockserver.New(mockserver.WithProfile(7))
+	assert.ErrorContains(t, err, "WithProfile")
 }

@@ -62,9 +62,8 @@ type Credentials = httpapi.Credentials
 // Server is the mock. Create it with New, then Start it, or serve Handler yourself. All its
 // methods are safe for concurrent use.
 type Server struct {
-	cfg    config
-	cfgErr error // an option out of range: Start and Serve fail, requests get 500
-	api    *httpapi.API
+	cfg config
+	api *httpapi.API
 
 	mu  sync.Mutex
 	ln  net.Listener
@@ -73,16 +72,18 @@ type Server struct {
 }
 
 // New returns a server with a default workspace: a live and a test key with every scope, the
-// active sender ID MOCKSMS, and both wallets funded. An option out of its documented range
-// makes Start and Serve return an error saying which.
-func New(opts ...Option) *Server {
+// active sender ID MOCKSMS, and both wallets funded. An option out of its documented range is
+// an error naming the option, and no server. New without options cannot fail.
+func New(opts ...Option) (*Server, error) {
 	s := &Server{cfg: defaults()}
 	for _, o := range opts {
 		o(&s.cfg)
 	}
-	s.cfgErr = s.cfg.check()
-	s.api = httpapi.New(s.cfg.api(s.cfgErr, s.URL))
-	return s
+	if err := s.cfg.check(); err != nil {
+		return nil, err
+	}
+	s.api = httpapi.New(s.cfg.api(s.URL))
+	return s, nil
 }
 
 // Reset forgets everything: workspaces, campaigns, OTPs, faults, recorded requests and clock
@@ -99,9 +100,6 @@ func (s *Server) Handler() http.Handler { return s.api }
 
 // Start listens on the configured address and serves in the background.
 func (s *Server) Start() error {
-	if s.cfgErr != nil {
-		return s.cfgErr
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ln != nil {
@@ -119,9 +117,6 @@ func (s *Server) Start() error {
 // Serve serves on ln until Shutdown or Close; it is what Start does, for callers that need the
 // listener in hand (the mock binary prints its startup line once ln accepts).
 func (s *Server) Serve(ln net.Listener) error {
-	if s.cfgErr != nil {
-		return s.cfgErr
-	}
 	s.mu.Lock()
 	if s.ln != nil {
 		s.mu.Unlock()
@@ -207,13 +202,17 @@ type TB interface {
 	Fatalf(format string, args ...any)
 }
 
-// NewTest starts a server on a free loopback port and closes it when the test ends. Like New,
+// NewTest starts a server on a free loopback port and closes it when the test ends; an option
+// out of its range fails the test, as New would return it. Like New,
 // it delivers nothing by itself unless WithAutoDelivery is among opts: recipients stay sent
 // until the test moves them (Deliver, DeliverAll), or Advance passes the delay it chose.
 func NewTest(t TB, opts ...Option) *Server {
 	t.Helper()
-	s := New(opts...)
-	if err := s.Start(); err != nil {
+	s, err := New(opts...)
+	if err == nil {
+		err = s.Start()
+	}
+	if err != nil {
 		t.Fatalf("mockserver: %v", err)
 	}
 	t.Cleanup(func() { _ = s.Close() })

@@ -21,7 +21,7 @@ import (
 func TestCloseRightAfterStart(t *testing.T) {
 	t.Parallel()
 	for range 200 {
-		s := mockserver.New()
+		s := newServer(t)
 		require.NoError(t, s.Start())
 		require.NoError(t, s.Close())
 	}
@@ -29,7 +29,7 @@ func TestCloseRightAfterStart(t *testing.T) {
 
 func TestStartTwiceAndURL(t *testing.T) {
 	t.Parallel()
-	s := mockserver.New()
+	s := newServer(t)
 	assert.Empty(t, s.URL())
 	assert.Empty(t, s.Default().URL)
 	require.NoError(t, s.Start())

@@ -210,7 +210,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *verbose {
 		opts = append(opts, mockserver.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
 	}
-	srv := mockserver.New(opts...)
+	srv, err := mockserver.New(opts...)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 

@@ -97,7 +97,7 @@ func TestRetriesAreVisible(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				srv := mockserver.New()
+				srv := newServer(t)
 				ws := srv.Default()
 				env := map[string]string{envBaseURL: "http://127.0.0.1:8080", envAPIKey: ws.TestKey, envAPISecret: ws.TestSecret}
 				errw := &timedWriter{start: time.Now()}

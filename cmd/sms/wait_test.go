@@ -73,7 +73,7 @@ func TestCampaignsWait(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				srv := mockserver.New()
+				srv := newServer(t)
 				r := bubbleCLI(srv, "send", "--to", "08025671695", "--from", srv.Default().SenderID, "--message", "Hi", "--json")
 				require.Equal(t, 0, r.code, r.stderr)
 				id := decodeJSON(t, r.stdout)["id"].(string)
@@ -111,7 +111,7 @@ func bubbleCLI(srv *mockserver.Server, args ...string) result {
 func TestCampaignsWaitProgress(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		srv := mockserver.New()
+		srv := newServer(t)
 		r := bubbleCLI(srv, "send", "--to", "08025671695,08031234567,08051234567", "--from", srv.Default().SenderID, "--message", "Hi", "--json")
 		require.Equal(t, 0, r.code, r.stderr)
 		id := decodeJSON(t, r.stdout)["id"].(string)
@@ -178,7 +178,7 @@ func TestBulkWait(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				srv := mockserver.New()
+				srv := newServer(t)
 				csv := peopleCSV(t, 25, 0, 0)
 				base := []string{"bulk", "--csv", csv, "--from", srv.Default().SenderID, "--message", "Hi", "--job-id", "j", "--batch-size", "10"}
 				report := filepath.Join(t.TempDir(), "report.json")
@@ -239,4 +239,12 @@ func TestCampaignsWaitFlagBounds(t *testing.T) {
 	r := runCLI(t, f.env, "", "campaigns", "wait", "ffffffffffffffffffffffff")
 	assert.Equal(t, 1, r.code)
 	assert.Regexp(t, `^sms: 404 not_found: .*\n$`, r.stderr, "no progress before the first status is read")
+}
+
+// newServer returns a mock with opts, failing the test if New refuses them.
+func newServer(t testing.TB, opts ...mockserver.Option) *mockserver.Server {
+	t.Helper()
+	srv, err := mockserver.New(opts...)
+	require.NoError(t, err)
+	return srv
 }

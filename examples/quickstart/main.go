@@ -43,7 +43,10 @@ func orUnknown[T any](v *T) string {
 // run walks through the SDK against a mock started with opts (the tests run it under both
 // profiles: what the walk-through does must work against what the live docs show).
 func run(ctx context.Context, opts ...mockserver.Option) error {
-	srv := mockserver.New(append([]mockserver.Option{mockserver.WithAddr("127.0.0.1:0")}, opts...)...)
+	srv, err := mockserver.New(append([]mockserver.Option{mockserver.WithAddr("127.0.0.1:0")}, opts...)...)
+	if err != nil {
+		return err
+	}
 	if err := srv.Start(); err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func TestExamplesAreAcceptedByTheMock(t *testing.T) {
 				}
 				t.Run(method+" "+path, func(t *testing.T) {
 					t.Parallel()
-					srv := mockserver.New()
+					srv := newServer(t)
 					ws := srv.Default()
 					target, body := fromExamples(t, path, append(item.Parameters, op.Parameters...), op.RequestBody)
 					req, err := http.NewRequest(method, "http://127.0.0.1:4010"+target, nil)
@@ -122,4 +122,12 @@ func mustJSON(t *testing.T, v any) string {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// newServer returns a mock with opts, failing the test if New refuses them.
+func newServer(t testing.TB, opts ...mockserver.Option) *mockserver.Server {
+	t.Helper()
+	srv, err := mockserver.New(opts...)
+	require.NoError(t, err)
+	return srv
 }

@@ -64,7 +64,7 @@ func operationIDs(t *testing.T) []string {
 func TestEveryOperationDecodes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	srv := mockserver.New()
+	srv := newServer(t)
 	ws := srv.Default()
 	dev := newClient(t, srv, true, apiKey(ws.LiveKey, ws.LiveSecret))
 	dash := newClient(t, srv, true, bearer(ws.DashboardToken))
@@ -253,7 +253,7 @@ func TestEveryOperationDecodes(t *testing.T) {
 func TestErrorsDecode(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	srv := mockserver.New()
+	srv := newServer(t)
 	ws := srv.Default()
 	dev := newClient(t, srv, false, apiKey(ws.LiveKey, ws.LiveSecret))
 	wrong := newClient(t, srv, true, apiKey(ws.LiveKey, "sk_live_"+strings.Repeat("x", 40)))
@@ -319,4 +319,12 @@ func TestErrorsDecode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newServer returns a mock with opts, failing the test if New refuses them.
+func newServer(t testing.TB, opts ...mockserver.Option) *mockserver.Server {
+	t.Helper()
+	srv, err := mockserver.New(opts...)
+	require.NoError(t, err)
+	return srv
 }

@@ -41,9 +41,6 @@ type Config struct {
 	DeliveryDelay            time.Duration // of automatic delivery; 0: none
 	URL                      func() string // the server's base URL, "" before it listens
 	Documented               bool          // /v1 answers only what the live docs show
-
-	// Err is an option out of range: every request is answered 500 with it.
-	Err error
 }
 
 // API serves the mock's routes. Its methods are safe for concurrent use.

@@ -70,10 +70,6 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			panic(v)
 		}
 	}()
-	if a.cfg.Err != nil {
-		rq.fail(sw, newError(http.StatusInternalServerError, a.cfg.Err.Error()))
-		return
-	}
 	if e := a.guard(r, control); e != nil {
 		rq.fail(sw, e)
 		return
