@@ -119,8 +119,10 @@ job.
 
 Progress is shown on stderr: a bar when it is a terminal, plain lines otherwise, with the
 recipients replayed from an earlier run. --wait then follows the delivery (campaigns final,
-recipients delivered) until every campaign is final, or for --timeout. The summary goes to
-stdout (JSON with --json); --report writes the full report to a file.`,
+recipients delivered) until every campaign is final, or for --timeout: past it, the campaigns
+not final are named (pendingCampaigns in the JSON), with the sms campaigns wait command that
+goes on. The summary goes to stdout (JSON with --json); --report writes the full report to a
+file.`,
 		Example: `  sms bulk --csv people.csv --from ACME --message 'Hi {{name}}' --job-id promo-2026-11
   sms bulk --csv people.csv --from ACME --message 'Hi {{name}}' --job-id promo-2026-11 --dry-run
   sms bulk --csv export.csv --phone-column msisdn --name-column first_name --from ACME \
