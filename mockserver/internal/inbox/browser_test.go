@@ -469,9 +469,25 @@ func TestPageInBrowser(t *testing.T) {
 		row := `#campaigns tr[data-id="` + id + `"]`
 		require.NoError(t, chromedp.Run(ctx, click(`#tabs button[data-tab="campaigns"]`)))
 		require.NoError(t, within(ctx, 2*time.Second, chromedp.WaitVisible(row), textIs(row+` td.delivery`, "sent")))
-		assert.Equal(t, "summer:12", text(ctx, t, row+` td.reference`))
-		assert.Equal(t, "summer", text(ctx, t, row+` td.job`))
+		assert.Equal(t, "summer:12", text(ctx, t, row+` td.reference code.reference`))
+		assert.Equal(t, "summer", text(ctx, t, row+` td.reference .job`))
 		require.NoError(t, within(ctx, 2*time.Second, textIs(row+` td.text`, "Sale today")))
+
+		// A bulk job's batches are accepted in any order: the tab shows them together, by
+		// number, whatever came between them; and the table fits a 1280-pixel window.
+		for _, b := range []string{"3", "1", "4"} {
+			send("Autumn sale", "autumn:"+b, "2348022222222")
+		}
+		send("Unrelated", "", "2348022222222")
+		send("Autumn sale", "autumn:2", "2348022222222")
+		const refsJS = `[...document.querySelectorAll('#campaigns td.reference code')].map((c) => c.textContent).filter((r) => /^(autumn|summer):/.test(r))`
+		require.NoError(t, within(ctx, 2*time.Second, chromedp.Poll(refsJS+`.length === 5`, nil)))
+		var refs []string
+		require.NoError(t, chromedp.Run(ctx, chromedp.Evaluate(refsJS, &refs)))
+		assert.Equal(t, []string{"autumn:4", "autumn:3", "autumn:2", "autumn:1", "summer:12"}, refs)
+		var overflow float64
+		require.NoError(t, chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('#tab-campaigns table').getBoundingClientRect().right - document.documentElement.clientWidth`, &overflow)))
+		assert.LessOrEqual(t, overflow, 0.0, "the campaigns table is wider than a 1280-pixel window")
 		require.NoError(t, within(ctx, 2*time.Second, click(row+` button.deliver`), textIs(row+` td.delivery`, "delivered")))
 		got := srv.Messages(mockserver.Filter{CampaignID: id})
 		require.Len(t, got, 2)
