@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"time"
 
 	sms "github.com/seedsms/sms-go"
 )
@@ -43,4 +44,37 @@ func ExampleCampaignsService_SendBulk() {
 	// 2 sent, charged 6.40
 	// 1 duplicate, 1 invalid at position 3
 	// 0 sent, 2 replayed, charged 0.00 complete: true
+}
+
+func ExampleCampaignsService_WaitBulk() {
+	srv := startMock()
+	defer srv.Close()
+	ws := srv.Default()
+	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	report, err := client.Campaigns.SendBulk(ctx, &sms.BulkParams{
+		JobID: "doors-2026-11", From: ws.SenderID, Message: "Doors open at 9", BatchSize: 1,
+		Recipients: sms.RecipientsFrom([]sms.Recipient{{Phone: "08025671695"}, {Phone: "08025671696"}}),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Delivery reports come in while WaitBulk polls; here the mock's control delivers them.
+	srv.DeliverAll()
+	d, err := client.Campaigns.WaitBulk(ctx, report, &sms.WaitParams{
+		MinDelay: 50 * time.Millisecond,
+		Progress: func(d sms.BulkDelivery) { // after the first round of polls, then on each change
+			fmt.Printf("%d of %d campaigns final, %d delivered\n", d.Final, d.Campaigns, d.Counts.Delivered)
+		},
+	})
+	if err != nil {
+		log.Fatal(err) // d.Pending names the campaigns not final
+	}
+	fmt.Println(d.Counts.Delivered, "of", d.Counts.Total(), "delivered")
+	// Output:
+	// 2 of 2 campaigns final, 2 delivered
+	// 2 of 2 delivered
 }

@@ -1,6 +1,7 @@
 package mockserver_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -87,4 +88,21 @@ func ExampleServer_LatestOTP() {
 	pinID, pin, err := srv.LatestOTP("08025671695")
 	fmt.Println(err == nil, pinID != "", len(pin))
 	// Output: true true 6
+}
+
+// A Workspace never shows its secrets when printed, logged or marshalled; Credentials is the
+// form that does, for where they are meant to be read.
+func ExampleWorkspace_Credentials() {
+	srv, err := mockserver.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	ws := srv.Default()
+	hidden, _ := json.Marshal(ws)
+	shown, _ := json.Marshal(ws.Credentials())
+	fmt.Println(strings.Contains(string(hidden), ws.LiveSecret), strings.Contains(string(hidden), "[REDACTED]"))
+	fmt.Println(strings.Contains(string(shown), ws.LiveSecret))
+	// Output:
+	// false true
+	// true
 }
