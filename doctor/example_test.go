@@ -9,8 +9,9 @@ import (
 	"github.com/seedsms/sms-go/mockserver"
 )
 
-// Check the mock server with its test key: every check passes, except those with nothing to
-// read (no campaign yet) or nothing to read with (no dashboard token).
+// Check the mock server with its test key, with GET requests only: every check passes, except
+// those with nothing to read (no campaign yet) or nothing to read with (no dashboard token: the
+// sms and otp scopes, which no GET shows, and the key list).
 func ExampleRun() {
 	srv := mockserver.New()
 	if err := srv.Start(); err != nil {
@@ -29,9 +30,9 @@ func ExampleRun() {
 	fmt.Println("failed:", r.Failed())
 	// Output:
 	// ok   credentials      accepted: a test key (test wallet and data)
-	// ok   scope.sms        granted (inferred: the server checked the scope, then refused the empty body with 400)
-	// ok   scope.otp        granted (inferred: the server checked the scope, then refused the empty body with 400)
-	// ok   scope.campaigns  granted (inferred: the server checked the scope, then refused the empty body with 400)
+	// skip scope.sms        not checked: no GET shows it; a dashboard token (the key list) or --probe-writes (an empty POST) checks it
+	// skip scope.otp        not checked: no GET shows it; a dashboard token (the key list) or --probe-writes (an empty POST) checks it
+	// ok   scope.campaigns  granted
 	// ok   scope.sender_ids granted
 	// ok   scope.balance    granted
 	// ok   balance          10000.00 NGN
