@@ -766,6 +766,10 @@ func (d *doctor) scopeFrom(s sms.Scope, as *answers) Check {
 		return c
 	case probe != nil:
 		return d.probeScope(s, probe)
+	case as.accepted != nil && probePath(s) != "":
+		c := check(ScopeCheck(s), endpoint, true, nil)
+		c.Level, c.Detail = Skip, "not checked: the server accepted an empty write to "+as.accepted.endpoint+"; no other was sent"
+		return c
 	case read != nil:
 		c := check(ScopeCheck(s), endpoint, true, read)
 		c.Level, c.Detail = Warn, "could not tell: "+read.endpoint+" was not answered with a success (see its check)"
@@ -774,8 +778,6 @@ func (d *doctor) scopeFrom(s sms.Scope, as *answers) Check {
 	c := check(ScopeCheck(s), endpoint, true, nil)
 	c.Level = Skip
 	switch {
-	case as.accepted != nil:
-		c.Detail = "not checked: the server accepted an empty write to " + as.accepted.endpoint + "; no other was sent"
 	case as.keys != nil && as.keys.ex.status/100 != 2:
 		c.Detail = "not checked: the key list could not be read (see its check); " + notChecked
 	case as.keys != nil:

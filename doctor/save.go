@@ -102,7 +102,8 @@ func (r redactor) headers(h http.Header) map[string][]string {
 }
 
 // The shapes of a secret in text: an API secret (up to a character that cannot be in one), a
-// Bearer or Basic credential, a JWT; and a run of digits, a phone number when it has 10 to 15.
+// Bearer or Basic credential, a JWT; and a run of digits, a phone number when it has 10 to 15
+// and stands alone.
 var (
 	secretShape = regexp.MustCompile(`(?i)sk_(?:live|test)_[^\s"'<>&,;]*|(?i)\b(?:bearer|basic)\s+[^\s"'<>&,;]+|eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`)
 	digitRun    = regexp.MustCompile(`\+?[0-9]+`)
@@ -116,14 +117,31 @@ func (r redactor) secrets(s string) string {
 	return secretShape.ReplaceAllString(s, Redacted)
 }
 
-// text replaces secrets and phone numbers.
+// text replaces secrets and phone numbers: runs of 10 to 15 digits (after an optional +) that
+// stand alone, not inside an ID of letters and digits.
 func (r redactor) text(s string) string {
-	return digitRun.ReplaceAllStringFunc(r.secrets(s), func(run string) string {
-		if n := len(strings.TrimPrefix(run, "+")); n >= 10 && n <= 15 {
-			return Redacted
+	s = r.secrets(s)
+	var b strings.Builder
+	last := 0
+	for _, m := range digitRun.FindAllStringIndex(s, -1) {
+		i, j := m[0], m[1]
+		n := j - i - strings.Count(s[i:j], "+")
+		if n < 10 || n > 15 || i > 0 && word(s[i-1]) || j < len(s) && word(s[j]) {
+			continue
 		}
-		return run
-	})
+		b.WriteString(s[last:i])
+		b.WriteString(Redacted)
+		last = j
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func word(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
 }
 
 // body returns a JSON body redacted, its members in their order, or any other body as a JSON
