@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 
 	"github.com/seedsms/sms-go/doctor"
 	"github.com/seedsms/sms-go/mockserver"
@@ -41,4 +42,40 @@ func ExampleRun() {
 	// skip campaign_status  not checked: no campaign listed
 	// skip keys             not checked: no dashboard token given
 	// failed: false
+}
+
+// Keep every answer of a run, redacted, for a bug report or new test fixtures: one file per
+// request, in the order sent.
+func ExampleRun_saveDir() {
+	srv := mockserver.New()
+	if err := srv.Start(); err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	ws := srv.Default()
+	dir, err := os.MkdirTemp("", "doctor")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	_, err = doctor.Run(context.Background(), doctor.Config{
+		BaseURL: srv.URL(), APIKey: ws.TestKey, APISecret: ws.TestSecret, DashboardToken: ws.DashboardToken,
+		SaveDir: dir,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, e := range entries {
+		fmt.Println(e.Name())
+	}
+	// Output:
+	// 01-get-v1-balance.json
+	// 02-get-v1-sender-ids.json
+	// 03-get-v1-sms-campaigns.json
+	// 04-get-v1-keys.json
 }
