@@ -35,7 +35,10 @@ const (
 
 // ErrBulkIncomplete matches the error of a bulk job in which some batches failed after their
 // retries while the others were sent. Running the same job again sends only those batches:
-// the others are answered from the earlier run without sending or charging again.
+// the others are answered from the earlier run without sending or charging again, when the
+// server deduplicates references. Batches accepted at an unknown cost
+// (BulkBatch.Unconfirmed) do not fail the job; a rerun sends them again unless the server
+// deduplicates references, and the error then says so.
 var ErrBulkIncomplete = errors.New("sms: bulk job incomplete")
 
 // BulkParams is the input of CampaignsService.SendBulk.
@@ -142,9 +145,17 @@ type BulkBatch struct {
 	// was sent or charged this time. A replay that follows an attempt of this run that may
 	// have been processed (a dropped connection) is that attempt's answer: not Replayed.
 	Replayed bool
-	// Err is why the batch failed after its retries; nil when it was sent or replayed. An
-	// answer that contradicts the batch (another number of recipients, a negative amount)
-	// is an error too: the campaign it names may exist, and the error names it.
+	// Unconfirmed is true when the server accepted the batch (a 2xx, or a 303 See Other) but
+	// its answer cannot be read: empty, not JSON, without the campaign's id or status, with a
+	// negative amount or another number of recipients, or cut short (also by ctx ending). The
+	// batch was sent and charged at a cost the report does not know: it is not among Failed,
+	// its Amount is not counted, and Err, which matches ErrOutcomeUnknown, says why and names
+	// the HTTP status, the request ID and the reference to find its campaign by. A rerun of
+	// the job sends it again unless the server deduplicates references (see
+	// WithReferenceDeduplication).
+	Unconfirmed bool
+	// Err is why the batch failed after its retries, or why an Unconfirmed batch's answer
+	// cannot be read; nil when it was sent or replayed.
 	Err error
 }
 
@@ -190,21 +201,28 @@ type BulkReport struct {
 	// outcome is counted here.
 	Replayed       int
 	ReplayedAmount Amount
+	// Unconfirmed is the number of recipients of the UnconfirmedBatches: batches the server
+	// accepted (so sent and charged) whose answers cannot be read, at a cost not counted in
+	// Amount or JobAmount (see BulkBatch.Unconfirmed).
+	Unconfirmed        int
+	UnconfirmedBatches int
 	// JobAmount is Amount + ReplayedAmount: what the batches of the report cost over every
 	// run of the job. Once Complete, it is the whole cost of the job (of this shard, with
 	// Shard): what the wallet moved over all its runs, less the refunds of campaigns that the
 	// provider refused after answering (see WaitBulk).
 	JobAmount Amount
-	// Complete is true when the whole input was read and every batch of this shard was sent
-	// or replayed: running the job again would send nothing. It is false in a dry run.
+	// Complete is true when the whole input was read and every batch of this shard was sent,
+	// replayed or accepted at an unknown cost (Unconfirmed): nothing is left to send. It is
+	// false in a dry run.
 	Complete bool
 }
 
-// Failed returns the batches that failed after their retries.
+// Failed returns the batches that failed after their retries; an Unconfirmed batch, which
+// the server accepted, is not among them.
 func (r *BulkReport) Failed() []BulkBatch {
 	var out []BulkBatch
 	for _, b := range r.Batches {
-		if b.Err != nil {
+		if b.Err != nil && !b.Unconfirmed {
 			out = append(out, b)
 		}
 	}
@@ -227,14 +245,16 @@ type BulkProgress struct {
 	// Batch is the batch that just finished.
 	Batch BulkBatch
 	// Batches is the number of batches finished so far, and Failed the number of them that
-	// failed.
+	// failed (not counting Unconfirmed ones).
 	Batches int
 	Failed  int
 	// Recipients is the number of recipients in the finished batches; Sent and Replayed
-	// count those sent by this run and those answered from an earlier one.
-	Recipients int
-	Sent       int
-	Replayed   int
+	// count those sent by this run and those answered from an earlier one, Unconfirmed those
+	// of batches accepted at an unknown cost (see BulkBatch.Unconfirmed).
+	Recipients  int
+	Sent        int
+	Replayed    int
+	Unconfirmed int
 	// Amount is what this run has charged so far, and ReplayedAmount what the replayed
 	// batches cost when an earlier run sent them.
 	Amount         Amount

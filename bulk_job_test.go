@@ -542,24 +542,25 @@ func sentAnswer(id string, recipients int, amount string) string {
 		id, recipients, amount)
 }
 
-// A 202 that contradicts its batch is an error for that batch, never a count or an amount
-// the report trusts: a campaign of another number of recipients, a negative amount, or
-// amounts whose sum an Amount cannot hold.
+// A 202 that contradicts its batch is never a count or an amount the report trusts, nor a
+// failure: the batch was accepted, at a cost the report does not know (Unconfirmed), for a
+// campaign of another number of recipients, a negative amount, or amounts whose sum an
+// Amount cannot hold. Without reference deduplication, nothing advises a rerun.
 func TestSendBulkRefusesAnswersThatContradictTheBatch(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name   string
-		answer func(n, k int) string
-		failed []int // batches
-		want   string
-		amount sms.Amount // the report's JobAmount
+		name        string
+		answer      func(n, k int) string
+		unconfirmed []int // batches
+		want        string
+		amount      sms.Amount // the report's JobAmount
 	}{
 		{"fewer recipients", func(n, k int) string { return sentAnswer(fmt.Sprint("c", k), n-1, "3.20") },
 			[]int{0, 1}, `the 202 answer counts 99 recipients in campaign "c`, sms.Amount{}},
 		{"more recipients", func(n, k int) string { return sentAnswer(fmt.Sprint("c", k), n+1, "3.20") },
 			[]int{0, 1}, `counts 101 recipients`, sms.Amount{}},
 		{"a negative amount", func(n, k int) string { return sentAnswer(fmt.Sprint("c", k), n, "-320.00") },
-			[]int{0, 1}, `a negative amount, -320.00`, sms.Amount{}},
+			[]int{0, 1}, `the member "campaign.amount" is negative, -320.00`, sms.Amount{}},
 		{"amounts that overflow", func(n, k int) string { return sentAnswer(fmt.Sprint("c", k), n, "92233720368547758.07") },
 			[]int{1}, "takes the job's total past what an Amount holds", sms.AmountFromKobo(math.MaxInt64)},
 		{"no recipients member", func(n, k int) string {
@@ -573,20 +574,27 @@ func TestSendBulkRefusesAnswersThatContradictTheBatch(t *testing.T) {
 			p := bulkParams("hostile", bulkInput{n: 200}, 100)
 			p.Concurrency = 1
 			r, err := c.Campaigns.SendBulk(context.Background(), p)
-			var failed []int
-			for _, b := range r.Failed() {
-				failed = append(failed, b.Index)
-				assert.Empty(t, b.CampaignID, "a failed batch names no campaign")
-				assert.Contains(t, b.Err.Error(), tt.want)
+			assert.Empty(t, r.Failed(), "an accepted batch did not fail")
+			var unconfirmed []int
+			for _, b := range r.Batches {
+				if b.Unconfirmed {
+					unconfirmed = append(unconfirmed, b.Index)
+					assert.ErrorIs(t, b.Err, sms.ErrOutcomeUnknown)
+					assert.Contains(t, b.Err.Error(), tt.want)
+				}
 			}
-			assert.Equal(t, tt.failed, failed)
-			if tt.failed == nil {
+			assert.Equal(t, tt.unconfirmed, unconfirmed)
+			assert.Equal(t, 100*len(tt.unconfirmed), r.Unconfirmed)
+			assert.Equal(t, len(tt.unconfirmed), r.UnconfirmedBatches)
+			if tt.unconfirmed == nil {
 				require.NoError(t, err)
 			} else {
-				require.ErrorIs(t, err, sms.ErrBulkIncomplete)
+				require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+				assert.NotErrorIs(t, err, sms.ErrBulkIncomplete)
 				assert.Contains(t, err.Error(), tt.want)
+				assert.Contains(t, err.Error(), "do not run the job again before checking their campaigns by reference")
 			}
-			assert.Equal(t, tt.failed == nil, r.Complete)
+			assert.True(t, r.Complete, "nothing is left to send")
 			assert.Equal(t, tt.amount, r.JobAmount)
 			assert.GreaterOrEqual(t, r.Amount.Kobo(), int64(0))
 		})

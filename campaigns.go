@@ -92,7 +92,7 @@ func (s *CampaignsService) Create(ctx context.Context, p *CreateCampaignParams) 
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
-	return out.result(cl, p.From, p.Channel, ref)
+	return cl.sent(&out, p.From, p.Channel, ref)
 }
 
 const nameTag = "{{name}}"

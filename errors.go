@@ -186,25 +186,6 @@ func invalid(field, reason string) *ValidationError {
 	return &ValidationError{Field: field, Reason: reason}
 }
 
-// outcomeError marks an error after which the request may have taken effect.
-type outcomeError struct {
-	op   string // "POST /v1/otp/send"
-	err  error
-	hint string // what the caller may do, or ""
-}
-
-func (e *outcomeError) Error() string {
-	msg := "sms: " + e.op + ": outcome unknown, the request may have been processed: " + strings.TrimPrefix(e.err.Error(), "sms: ")
-	if e.hint != "" {
-		msg += "; " + e.hint
-	}
-	return msg
-}
-
-func (e *outcomeError) Is(target error) bool { return target == ErrOutcomeUnknown }
-
-func (e *outcomeError) Unwrap() error { return e.err }
-
 // waitError is the error of a call whose context ended while it waited to retry: it matches
 // both the context's error and the last attempt's (such as an *Error of a 429 or a 503).
 type waitError struct {
