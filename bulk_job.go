@@ -157,7 +157,7 @@ func (j *bulkJob) unconfirmedError(err error) error {
 	if !j.s.c.dedup {
 		what = "do not run the job again before checking their campaigns by reference: the server is not known to deduplicate references (see WithReferenceDeduplication), so a rerun would send them again"
 	}
-	note := fmt.Sprintf("%d of %d batches (%d recipients) were accepted by the server but their answers cannot be read, so their cost is unknown; %s: batch %d (reference %q)",
+	note := fmt.Sprintf("the server accepted %d of %d batches (%d recipients) whose answers cannot be read, so their cost is unknown; %s: batch %d (reference %q)",
 		r.UnconfirmedBatches, len(r.Batches), r.Unconfirmed, what, first.Index, first.Reference)
 	if err == nil {
 		return fmt.Errorf("sms: bulk job %q: %s: %w", j.p.JobID, note, first.Err)

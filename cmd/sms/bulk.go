@@ -329,8 +329,47 @@ func (a *app) priceDryRun(ctx context.Context, c *sms.Client, out *bulkJSON, pri
 	return nil
 }
 
+// unconfirmedShown is how many references of batches accepted at an unknown cost are shown.
+const unconfirmedShown = 3
+
+// noteUnconfirmed tells of the batches the server accepted whose answers could not be read,
+// and reports whether a rerun would send them again: the server is not known to deduplicate
+// references (no --reference-dedup).
+func (a *app) noteUnconfirmed(rep *sms.BulkReport) (noRerun bool) {
+	if rep.UnconfirmedBatches == 0 {
+		return false
+	}
+	var refs []string
+	for _, b := range rep.Batches {
+		if b.Unconfirmed && len(refs) < unconfirmedShown {
+			refs = append(refs, b.Reference)
+		}
+	}
+	more := ""
+	if rep.UnconfirmedBatches > len(refs) {
+		more = ", ..."
+	}
+	were := "were"
+	if rep.UnconfirmedBatches == 1 {
+		were = "was"
+	}
+	a.note("%s (%s) %s accepted by the server, but the answers could not be read: sent and charged, at a cost not counted here (references %s%s)",
+		plural(rep.UnconfirmedBatches, "batch", "batches"), plural(rep.Unconfirmed, "recipient", "recipients"), were, strings.Join(refs, ", "), more)
+	if a.dedup {
+		return false
+	}
+	a.note("running the same command again would send them again, as the server is not known to deduplicate references: check their campaigns first (sms campaigns list), and rerun with --reference-dedup only if it does")
+	return true
+}
+
 // bulkStopped explains why a job stopped before the end and how to finish it.
 func (a *app) bulkStopped(ctx context.Context, rep *sms.BulkReport, err error) error {
+	if a.noteUnconfirmed(rep) { // no rerun to advise
+		if ctx.Err() != nil {
+			return &interrupted{errors.New("interrupted")}
+		}
+		return apiErr(ctx, err)
+	}
 	done := 0
 	for _, b := range rep.Batches {
 		if b.Err == nil {
@@ -354,6 +393,9 @@ func (a *app) bulkStopped(ctx context.Context, rep *sms.BulkReport, err error) e
 		a.note("this job ID was used before with other recipients or another message: use a new --job-id for a new job")
 	case errors.Is(err, sms.ErrBulkIncomplete):
 		a.note("%s failed; run the same command again to retry only them:", plural(len(rep.Failed()), "batch", "batches"))
+		a.noteResume()
+	case rep.Complete: // only batches accepted at an unknown cost, told of above
+		a.note("every batch was sent; running the same command again sends nothing and reports what the job cost:")
 		a.noteResume()
 	default:
 		a.note("the job stopped after %s; run the same command again to finish it:", batches)
@@ -424,6 +466,10 @@ type bulkJSON struct {
 	Delivery   *deliverySumJSON `json:"delivery,omitempty"`
 	BatchList  []batchJSON      `json:"batchList,omitempty"` // only in --report
 	BadList    []badRow         `json:"badRowList,omitempty"`
+
+	// Unconfirmed counts the recipients of batches the server accepted whose answers could
+	// not be read: sent and charged, at a cost not in Amount.
+	Unconfirmed int `json:"unconfirmed"`
 }
 
 type batchJSON struct {
@@ -436,6 +482,8 @@ type batchJSON struct {
 	Amount     sms.Amount `json:"amount"`
 	Replayed   bool       `json:"replayed,omitempty"`
 	Error      string     `json:"error,omitempty"`
+
+	Unconfirmed bool `json:"unconfirmed,omitempty"` // accepted by the server, at a cost unknown
 }
 
 type deliverySumJSON struct {
@@ -449,16 +497,17 @@ func bulkOut(r *sms.BulkReport, sum *csvSummary) bulkJSON {
 	out := bulkJSON{
 		JobID: r.JobID, Complete: r.Complete, Rows: sum.Rows, BadRows: sum.BadCount, Duplicates: r.Duplicates,
 		Batches: len(r.Batches), Recipients: r.Recipients, Parts: r.Parts, Sent: r.Sent, Replayed: r.Replayed,
-		Amount: r.Amount, Currency: "NGN", BadList: sum.Bad,
+		Amount: r.Amount, Currency: "NGN", Unconfirmed: r.Unconfirmed, BadList: sum.Bad,
 	}
 	for _, b := range r.Batches {
-		// A batch held back by an interrupt was not sent: it did not fail.
-		if b.Err != nil && !errors.Is(b.Err, context.Canceled) {
+		// A batch held back by an interrupt was not sent: it did not fail; nor did one the
+		// server accepted.
+		if b.Err != nil && !b.Unconfirmed && !errors.Is(b.Err, context.Canceled) {
 			out.Failed++
 		}
 		bj := batchJSON{
 			Index: b.Index, Reference: b.Reference, CampaignID: b.CampaignID, Status: b.Status,
-			Recipients: b.Recipients, Parts: b.Parts, Amount: b.Amount, Replayed: b.Replayed,
+			Recipients: b.Recipients, Parts: b.Parts, Amount: b.Amount, Replayed: b.Replayed, Unconfirmed: b.Unconfirmed,
 		}
 		if b.Err != nil {
 			bj.Error = b.Err.Error()
