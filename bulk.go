@@ -281,7 +281,9 @@ type BulkProgress struct {
 // ctx ends: the requests in flight then end with it, and running the job again replays any
 // of them the server committed. To stop without cutting requests short, stop the input
 // instead. Any other failure is recorded in its batch and the job goes on; the error then
-// matches ErrBulkIncomplete and the batch's error.
+// matches ErrBulkIncomplete and the batch's error. A batch the server accepted whose answer
+// cannot be read is recorded as Unconfirmed, not failed, and the job goes on; the error then
+// matches ErrOutcomeUnknown.
 //
 // Should the input panic, the job stops and the batches under way are finished before the
 // panic goes on up the caller's goroutine: no goroutine of the job outlives SendBulk.

@@ -45,7 +45,11 @@
 // the error at once. A request that changes something is retried only when it cannot have
 // been processed (no byte of it was written, or a 429); after an ambiguous failure (a
 // connection dropped after sending, a timeout, a 5xx) it returns an error matching
-// ErrOutcomeUnknown, and the caller decides. The final error is the API's error of the last
+// ErrOutcomeUnknown, and the caller decides. So does a write whose answer's status line was a
+// 2xx when its result cannot be built, or when the context ended before its body was read
+// whole: the server accepted it, and the *OutcomeError names the status, the request ID, the
+// reference and the start of the body. A 2xx read whole is the result even when the context
+// ended afterwards. The final error is the API's error of the last
 // response, and a cancelled context ends a wait at once, with an error that matches both the
 // context's error and the last response's.
 //
