@@ -395,9 +395,9 @@ func (cl *call) result(ctx context.Context, doErr error, out any) error {
 		return nil
 	case cl.accepted() && cl.method != http.MethodGet: // a 2xx cut short, or a 3xx
 		if cl.err != nil {
-			return cl.outcome(ctx, cl.err)
+			return cl.outcome(ctx.Err(), cl.err)
 		}
-		return cl.outcome(ctx, redirectError(cl.header))
+		return cl.outcome(ctx.Err(), redirectError(cl.header))
 	case ctx.Err() != nil && (doErr != nil || cl.err != nil):
 		err = ctx.Err()
 		// Ended while waiting to retry: keep the reason for the retry too.
@@ -413,7 +413,7 @@ func (cl *call) result(ctx context.Context, doErr error, out any) error {
 		err = cl.apiError()
 	}
 	if cl.maybeDone && cl.method != http.MethodGet {
-		return cl.outcome(ctx, err)
+		return cl.outcome(ctx.Err(), err)
 	}
 	if cl.err == nil && ctx.Err() == nil {
 		return err // the *Error names itself

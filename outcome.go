@@ -1,7 +1,6 @@
 package sms
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -151,13 +150,10 @@ func redirectError(h http.Header) error {
 	return errors.New("the answer is a redirect")
 }
 
-// outcome returns the *OutcomeError of the latest attempt, whose cause is cause; ctx, when
-// not nil, is the call's context, whose error it then matches too.
-func (cl *call) outcome(ctx context.Context, cause error) *OutcomeError {
-	e := &OutcomeError{Op: cl.op(), StatusCode: cl.status, Reference: cl.ref, Err: cause}
-	if ctx != nil {
-		e.ctx = ctx.Err()
-	}
+// outcome returns the *OutcomeError of the latest attempt, whose cause is cause; ctxErr,
+// when not nil, is the error of the call's context, which it then matches too.
+func (cl *call) outcome(ctxErr, cause error) *OutcomeError {
+	e := &OutcomeError{Op: cl.op(), StatusCode: cl.status, Reference: cl.ref, Err: cause, ctx: ctxErr}
 	if cl.ref != "" {
 		e.hint = repeatHint(cl.dedup, cl.ref)
 	}
