@@ -149,7 +149,8 @@ func TestErrorStrings(t *testing.T) {
 	assert.Nil(t, (&OutcomeError{}).Unwrap())
 }
 
-// An error's snippet of a body never shows a secret or a pin, even cut short.
+// An error's snippet of a body never shows a secret or a pin, even cut short, and masks phone
+// numbers.
 func TestSnippetRedacts(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct{ body, want string }{
@@ -159,6 +160,7 @@ func TestSnippetRedacts(t *testing.T) {
 		{`key sk_test_abc123 leaked`, `key [REDACTED] leaked`},
 		{strings.Repeat(" ", maxSnippetScan-12) + `{"secret":"sk_live_0123456789"}`, ""},
 		{"line\n\x1b[31m", `line\n\x1b[31m`},
+		{`{"data":{"phone_number":"2348025671695","msisdn":2348025671695}}`, `{"data":{"phone_number":"234802****695","msisdn":234802****695}}`},
 	} {
 		got := snippet([]byte(tt.body))
 		assert.NotContains(t, got, "sk_", tt.body)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/seedsms/sms-go/internal/rules"
 )
 
 // OutcomeError is the error of a call that changes something (a send, an OTP, a sender ID
@@ -41,7 +43,8 @@ type OutcomeError struct {
 	// SendBulk), to repeat it with or to find its campaign by; empty for other calls.
 	Reference string
 	// Body is the start of the answer's body, made printable and bounded as the server's
-	// text is in Error.Error, with secrets and pins redacted; empty when there was none.
+	// text is in Error.Error, with secrets and pins redacted and phone numbers masked; empty
+	// when there was none.
 	Body string
 	// Err is the cause: a transport or read error, the *Error of a 5xx, or why the 2xx
 	// answer cannot be read.
@@ -176,10 +179,13 @@ func (cl *call) outcome(ctxErr, cause error) *OutcomeError {
 // maxSnippetScan is how much of a body is redacted and made printable for an error.
 const maxSnippetScan = 4 * maxErrorText
 
-// secretText matches what a body may hold that an error string must not: a key's secret, a
-// pin, a token or a password, as a JSON member (also cut short at the end of the scanned
-// part), and an API secret anywhere.
-var secretText = regexp.MustCompile(`(?i)("(?:secret|apiSecret|api_secret|pin|otp|token|jwt|password)"\s*:\s*)("(?:[^"\\]|\\.)*"?|[0-9]+)|sk_(?:live|test)_[^\s"',;}&]*`)
+// secretText matches what a body may hold that an error string must not show: a key's
+// secret, a pin, a token or a password, as a JSON member (also cut short at the end of the
+// scanned part); an API secret anywhere; and a phone number as a member, which is masked as
+// in the debug log.
+var secretText = regexp.MustCompile(`(?i)("(?:secret|apiSecret|api_secret|pin|otp|token|jwt|password)"\s*:\s*)("(?:[^"\\]|\\.)*"?|[0-9]+)` +
+	`|sk_(?:live|test)_[^\s"',;}&]*` +
+	`|("(?:phone_number|phoneNumber|phone|msisdn|to)"\s*:\s*"?)(\+?[0-9]+)`)
 
 // snippet returns the start of body for an error: redacted, printable and bounded.
 func snippet(body []byte) string {
@@ -188,8 +194,11 @@ func snippet(body []byte) string {
 	}
 	s := string(body[:min(len(body), maxSnippetScan)])
 	s = secretText.ReplaceAllStringFunc(s, func(m string) string {
-		if sub := secretText.FindStringSubmatch(m); sub[1] != "" {
+		switch sub := secretText.FindStringSubmatch(m); {
+		case sub[1] != "":
 			return sub[1] + `"[REDACTED]"`
+		case sub[3] != "":
+			return sub[3] + rules.MaskPhone(sub[4])
 		}
 		return "[REDACTED]"
 	})
