@@ -34,16 +34,20 @@ const (
 )
 
 // ErrBulkIncomplete matches the error of a bulk job in which some batches failed after their
-// retries while the others were sent. Running the same job again sends only those batches:
-// the others are answered from the earlier run without sending or charging again.
+// retries while the others were sent. Running the same job again within 24 hours, against a
+// server that deduplicates references, sends only those batches: the others are answered from
+// the earlier run without sending or charging again.
 var ErrBulkIncomplete = errors.New("sms: bulk job incomplete")
 
 // BulkParams is the input of CampaignsService.SendBulk.
 type BulkParams struct {
 	// JobID names the job: 1 to MaxJobIDLen printable ASCII characters. Batch k is sent with
-	// the reference JobID + ":" + k, so running the same job again, with the same input,
-	// Message and BatchSize, replays what was sent instead of sending it again (for 24
-	// hours).
+	// the reference JobID + ":" + k. When the server deduplicates references (see
+	// WithReferenceDeduplication; the mock does), running the same job again within 24 hours
+	// of the earlier run, with the same input, Message and BatchSize, replays what was sent
+	// instead of sending it again. After 24 hours the server has forgotten the references,
+	// and a server that does not deduplicate never knew them: a rerun then sends every batch
+	// again. To finish a job whose input changed, see SkipSentBy.
 	JobID string
 	// From is an active sender ID of the workspace.
 	From string
@@ -88,7 +92,8 @@ type BulkParams struct {
 	// be run again once that time has passed.
 	MaxRetryAfter time.Duration
 	// Shard, when Count > 1, sends only the batches k with k % Count == Index, so that Count
-	// processes given the same JobID and input send the job exactly once between them.
+	// processes given the same JobID and input share the job, each batch sent by one of
+	// them.
 	Shard Shard
 	// Progress, when set, is called after each batch with the totals so far, one call at a
 	// time and in the order the batches finish, on the job's goroutines; never after
@@ -241,15 +246,17 @@ type BulkProgress struct {
 	ReplayedAmount Amount
 }
 
-// SendBulk sends Message to every recipient of p.Recipients exactly once, in campaigns of up
+// SendBulk sends Message to every distinct valid recipient of p.Recipients, in campaigns of up
 // to p.BatchSize recipients, p.Concurrency at a time, at most p.Rate requests per second.
 //
 // The input is streamed: numbers are normalized and de-duplicated over the whole job, invalid
 // recipients are skipped, and batch k is the k-th group of BatchSize valid distinct
 // recipients, so the same input always gives the same batches. Each batch carries the
-// reference JobID + ":" + k: running the same job again, after a crash, an error or a top-up,
-// replays the batches already sent (reported as Replayed, not charged) and sends only the
-// others. Each request is retried as Campaigns.Create is.
+// reference JobID + ":" + k: against a server that deduplicates references, running the same
+// job again within 24 hours, after a crash, an error or a top-up, replays the batches already
+// sent (reported as Replayed, not charged) and sends only the others. That is the only
+// guarantee against sending twice: without deduplication, or after 24 hours, a rerun sends
+// every batch again. Each request is retried as Campaigns.Create is.
 //
 // SendBulk stops early, sending nothing more and returning the report with the error, when
 // what follows cannot succeed: the input yields an error, the wallet cannot pay

@@ -91,7 +91,7 @@ func (a *app) bulkCmd() *cobra.Command {
 	var o bulkOptions
 	cmd := &cobra.Command{
 		Use:   "bulk --csv FILE --from SENDER --message TEXT --job-id ID",
-		Short: "Send a campaign to every number of a CSV file, exactly once",
+		Short: "Send a campaign to every number of a CSV file, resumable by running it again",
 		Long: `Send a message to every recipient of a CSV file: phone[,name], one per row (or
 separated by semicolons or tabs, when the first line has no comma). A header row is
 recognised (columns named phone, msisdn, number, mobile, name, ...); --phone-column
@@ -110,12 +110,20 @@ can pay. Batches that an earlier run of the job sent are counted, although a rer
 charge them again.
 
 The job is sent in batches, each a campaign whose reference is derived from --job-id and
-the batch's position. Running the same command again therefore never sends anything twice:
-batches already sent are answered from the first run, and only the rest are sent. So when
-the job stops (an empty wallet, a network failure, or Ctrl-C, which lets the batches in
-flight finish first), run the same command again to finish it; the command to run is
-printed. --shard i/n sends only batches k with k % n == i, so that n processes share a
-job.
+the batch's position. When the server deduplicates references (give --reference-dedup once
+you know it does; the mock does), running the same command again within 24 hours of the
+first run sends nothing twice: batches already sent are answered from the first run, and
+only the rest are sent. After 24 hours, or against a server that does not deduplicate,
+a rerun sends every batch again. So when the job stops (an empty wallet, a network failure,
+or Ctrl-C, which lets the batches in flight finish first), run the same command again
+within 24 hours to finish it; the command to run is printed. --shard i/n sends only
+batches k with k % n == i, so that n processes share a job.
+
+A job whose file changed (a row fixed, rows added) cannot be rerun: its batches would
+differ from the first run's (409). Send the new file as a new job with --skip-sent-by
+naming the earlier one: the numbers that job's campaigns reached are skipped (read from the
+server's campaign list, by reference, and each campaign's recipients), and only the others
+are sent.
 
 Progress is shown on stderr: a bar when it is a terminal, plain lines otherwise, with the
 recipients replayed from an earlier run. --wait then follows the delivery (campaigns final,
@@ -137,7 +145,7 @@ stdout (JSON with --json); --report writes the full report to a file.`,
 	f.StringVar(&o.file.nameCol, "name-column", "", "the name column: a header name or a 1-based number (default: found by name, or the second)")
 	f.StringVar(&o.from, "from", "", "an active sender ID")
 	f.StringVar(&o.file.message, "message", "", "the text; {{name}} is replaced by each recipient's name")
-	f.StringVar(&o.jobID, "job-id", "", "names the job; the same job run again never sends twice")
+	f.StringVar(&o.jobID, "job-id", "", "names the job; run again within 24h, with --reference-dedup, it sends only what it has not")
 	f.StringVar(&o.channel, "channel", "", "generic (default) or dnd")
 	f.BoolVar(&o.skipInvalid, "skip-invalid", false, "send the valid rows when some cannot be sent")
 	f.IntVar(&o.batchSize, "batch-size", 0, "recipients per campaign request, 1 to 10000 (default 10000)")
@@ -340,7 +348,8 @@ func (a *app) bulkStopped(ctx context.Context, rep *sms.BulkReport, err error) e
 	batches := plural(done, "batch", "batches")
 	switch {
 	case ctx.Err() != nil:
-		a.note("interrupted after %s (%s sent or replayed, %s NGN charged), once the batches in flight were done.\nTo finish the job, run the same command again; it never sends anything twice:",
+		a.note("interrupted after %s (%s sent or replayed, %s NGN charged), once the batches in flight were done.\n"+
+			"To finish the job, run the same command again within 24 hours: a server that deduplicates references (--reference-dedup) then replays the batches already sent instead of sending them twice:",
 			batches, plural(rep.Sent+rep.Replayed, "recipient", "recipients"), rep.Amount)
 		a.noteResume()
 		return &interrupted{errors.New("interrupted")}

@@ -176,7 +176,7 @@ func TestBulk(t *testing.T) {
 				code := run(ctx, args, strings.NewReader(""), &out, errw, func(k string) string { return env[k] })
 				stderr := errw.buf.String()
 				require.Equal(t, exitInterrupted, code, stderr)
-				assert.Contains(t, stderr, "once the batches in flight were done.\nTo finish the job, run the same command again; it never sends anything twice:\n  sms bulk --csv ")
+				assert.Contains(t, stderr, "once the batches in flight were done.\nTo finish the job, run the same command again within 24 hours: a server that deduplicates references (--reference-dedup) then replays the batches already sent instead of sending them twice:\n  sms bulk --csv ")
 				assert.NotContains(t, stderr, f.env[envAPISecret], "the resume command leaves the secret out")
 				assert.Contains(t, stderr, "(the secret given as a flag is left out: set SMS_API_SECRET or add --api-secret-file)")
 				first := decodeJSON(t, out.String())
