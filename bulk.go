@@ -66,9 +66,11 @@ type BulkParams struct {
 	// skipped and reported with its position (a duplicate with an invalid name counts as
 	// invalid).
 	//
-	// A pair with a non-nil error, such as a file that cannot be read, stops the job: no
-	// batch is started after it, the batch being filled is not sent, and SendBulk returns
-	// the error, wrapped. For recipients held in a slice, use RecipientsFrom.
+	// A pair whose error is a *CSVRowError (a row that CSVReader found invalid) is skipped
+	// and reported with its line. A pair with any other non-nil error, such as a file that
+	// cannot be read, stops the job: no batch is started after it, the batch being filled is
+	// not sent, and SendBulk returns the error, wrapped. For recipients held in a slice, use
+	// RecipientsFrom; for a CSV file, ReadCSV.
 	//
 	// Every run of a job must be given the same sequence.
 	Recipients iter.Seq2[Recipient, error]
@@ -156,12 +158,15 @@ type BulkBatch struct {
 // InvalidRecipient is an input recipient SendBulk skipped.
 type InvalidRecipient struct {
 	// Position is the recipient's 0-based position in BulkParams.Recipients: the number of
-	// pairs the input yielded before it. (A reader of a file adds its own offset to find the
-	// line: one for a header row, one more for 1-based line numbers.)
+	// pairs the input yielded before it.
 	Position int
-	// Field is "Phone" or "Name".
+	// Line is the 1-based line of the file on which the recipient's row starts, when the
+	// input said (a *CSVRowError, as CSVReader yields); 0 otherwise.
+	Line int
+	// Field is "Phone" or "Name" ("" for a row of a file that is too long).
 	Field string
-	// Reason says what is wrong.
+	// Reason says what is wrong, quoting the bad value (escaped, cut at 40 bytes), such as
+	// `invalid phone number "12345": must be 8-15 digits ...`.
 	Reason string
 }
 

@@ -148,6 +148,10 @@ func (j *bulkJob) feed(ctx context.Context, rd *bulkReader, work chan<- *bulkBat
 // dry run, recording them). It reports whether it read the whole input.
 func (j *bulkJob) read(ctx context.Context, rd *bulkReader, work chan<- *bulkBatch) bool {
 	for r, err := range j.p.Recipients {
+		if row := (*CSVRowError)(nil); errors.As(err, &row) {
+			rd.skipRow(row)
+			continue
+		}
 		if err != nil {
 			j.stop(fmt.Errorf("sms: bulk job %q: reading the input at position %d: %w", j.p.JobID, rd.pos, err))
 			return false
