@@ -28,6 +28,8 @@ type bulkJob struct {
 	limiter  *rate.Limiter
 	pause    atomic.Int64 // unix nanoseconds before which no worker starts a request
 	pool     *batchPool
+	// sentBefore holds the numbers that the jobs of p.SkipSentBy sent; nil without any.
+	sentBefore *numberSet
 
 	halt     chan struct{} // closed when the job stops early
 	haltOnce sync.Once
@@ -107,12 +109,13 @@ func (j *bulkJob) run(ctx context.Context) (*BulkReport, error) {
 		}
 	}
 	rd := newBulkReader(j.p, j.pool)
+	rd.sentBefore = j.sentBefore
 	read := j.feed(ctx, rd, work, &wg)
 	wg.Wait()
 
 	// The workers are done: the report is this goroutine's alone.
 	r := &j.report
-	r.Duplicates, r.Invalid, r.InvalidRecipients = rd.duplicates, rd.invalid, rd.invalidList
+	r.Duplicates, r.Invalid, r.InvalidRecipients, r.Skipped = rd.duplicates, rd.invalid, rd.invalidList, rd.skipped
 	slices.SortFunc(r.Batches, func(a, b BulkBatch) int { return a.Index - b.Index })
 	failed := r.Failed()
 	r.Complete = read && !j.p.DryRun && !j.halted() && len(failed) == 0

@@ -25,11 +25,13 @@ type bulkReader struct {
 	overhead int  // the body size of a batch without its recipients, at most
 	pool     *batchPool
 
-	seen    numberSet
-	partsOf map[string]int // the message's parts by name, for the batch being filled
+	seen       numberSet
+	sentBefore *numberSet     // numbers to skip, sent by earlier jobs; nil for none
+	partsOf    map[string]int // the message's parts by name, for the batch being filled
 
 	pos         int // of the next pair of the input, from 0
 	duplicates  int
+	skipped     int // distinct numbers in sentBefore
 	invalid     int
 	invalidList []InvalidRecipient
 
@@ -80,6 +82,10 @@ func (rd *bulkReader) add(r Recipient) (*bulkBatch, error) {
 	n, _ := strconv.ParseUint(phone, 10, 64) // at most 15 digits
 	if !rd.seen.add(n) {
 		rd.duplicates++
+		return nil, nil
+	}
+	if rd.sentBefore != nil && rd.sentBefore.has(n) {
+		rd.skipped++
 		return nil, nil
 	}
 	var done *bulkBatch

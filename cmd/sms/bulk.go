@@ -23,6 +23,7 @@ type bulkOptions struct {
 	file        recipientsFile
 	from        string
 	jobID       string
+	skipSentBy  []string
 	channel     string
 	skipInvalid bool
 	batchSize   int
@@ -146,6 +147,7 @@ stdout (JSON with --json); --report writes the full report to a file.`,
 	f.StringVar(&o.from, "from", "", "an active sender ID")
 	f.StringVar(&o.file.message, "message", "", "the text; {{name}} is replaced by each recipient's name")
 	f.StringVar(&o.jobID, "job-id", "", "names the job; run again within 24h, with --reference-dedup, it sends only what it has not")
+	f.StringSliceVar(&o.skipSentBy, "skip-sent-by", nil, "skip the numbers that the campaigns of this earlier job reached (repeatable)")
 	f.StringVar(&o.channel, "channel", "", "generic (default) or dnd")
 	f.BoolVar(&o.skipInvalid, "skip-invalid", false, "send the valid rows when some cannot be sent")
 	f.IntVar(&o.batchSize, "batch-size", 0, "recipients per campaign request, 1 to 10000 (default 10000)")
@@ -221,7 +223,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 
 	params := sms.BulkParams{
 		JobID: o.jobID, From: o.from, Message: o.file.message, Channel: sms.Channel(o.channel),
-		BatchSize: o.batchSize, Concurrency: o.concurrency, Rate: o.rate, Shard: shard,
+		BatchSize: o.batchSize, Concurrency: o.concurrency, Rate: o.rate, Shard: shard, SkipSentBy: o.skipSentBy,
 	}
 	params.Recipients = o.file.recipients()
 
@@ -240,6 +242,9 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	a.note("%s: %s, %s, %s; %s sent once", which, plural(len(plan.Batches), "batch", "batches"),
 		plural(plan.Recipients, "recipient", "recipients"), plural(plan.Parts, "SMS part", "SMS parts"),
 		plural(plan.Duplicates, "duplicate number", "duplicate numbers"))
+	if len(o.skipSentBy) > 0 {
+		a.note("%s skipped: sent by job %s", plural(plan.Skipped, "number", "numbers"), strings.Join(o.skipSentBy, ", "))
+	}
 	if o.dryRun {
 		out.DryRun = true
 		if sum.BadCount > 0 && !o.skipInvalid {
@@ -418,6 +423,7 @@ type bulkJSON struct {
 	Rows       int              `json:"rows"`
 	BadRows    int              `json:"badRows"`
 	Duplicates int              `json:"duplicates"`
+	Skipped    int              `json:"skipped"` // numbers sent by the jobs of --skip-sent-by
 	Batches    int              `json:"batches"`
 	Recipients int              `json:"recipients"`
 	Parts      int              `json:"parts"`
@@ -457,7 +463,7 @@ type deliverySumJSON struct {
 func bulkOut(r *sms.BulkReport, sum *csvSummary) bulkJSON {
 	out := bulkJSON{
 		JobID: r.JobID, Complete: r.Complete, Rows: sum.Rows, BadRows: sum.BadCount, Duplicates: r.Duplicates,
-		Batches: len(r.Batches), Recipients: r.Recipients, Parts: r.Parts, Sent: r.Sent, Replayed: r.Replayed,
+		Skipped: r.Skipped, Batches: len(r.Batches), Recipients: r.Recipients, Parts: r.Parts, Sent: r.Sent, Replayed: r.Replayed,
 		Amount: r.Amount, Currency: "NGN", BadList: sum.Bad,
 	}
 	for _, b := range r.Batches {

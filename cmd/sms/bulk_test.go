@@ -556,3 +556,47 @@ func TestBulkFlagBounds(t *testing.T) {
 	}
 	assert.Empty(t, f.srv.Requests(), "nothing was sent")
 }
+
+// A file fixed and extended after its job was sent is finished by a new job that skips the
+// numbers the first one reached: the rerun under the first job ID is refused (409), and
+// --skip-sent-by sends and charges only the new numbers.
+func TestBulkSkipSentBy(t *testing.T) {
+	t.Parallel()
+	const price = mockserver.DefaultGenericPrice
+	f := newFixture(t)
+	first := writeFile(t, "people.csv", "phone,name\n08030000001,Ada\n0803000000X,Bola\n08030000003,Chi\n")
+	fixed := writeFile(t, "fixed.csv", "phone,name\n08030000001,Ada\n08030000002,Bola\n08030000003,Chi\n08030000004,Dayo\n")
+	send := func(csv, job string, more ...string) result {
+		args := append([]string{"bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi {{name}}", "--job-id", job}, more...)
+		return runCLI(t, f.env, "", args...)
+	}
+	r := send(first, "promo", "--skip-invalid")
+	require.Equal(t, 0, r.code, r.stderr)
+	wallet := f.balance(t)
+
+	r = send(fixed, "promo")
+	require.NotEqual(t, 0, r.code, "the input changed: the first job cannot be rerun with it")
+	assert.Contains(t, r.stderr, "use a new --job-id")
+	assert.Equal(t, wallet, f.balance(t))
+
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		stderr  string
+		charged int64
+	}{
+		{name: "a dry run counts what is left", args: []string{"--dry-run"}, stderr: "2 numbers skipped: sent by job promo\n"},
+		{name: "an unknown job sends nothing", args: []string{"--skip-sent-by", "nope"}, code: 1, stderr: `no campaign with the reference "nope:k" found`},
+		{name: "only the numbers not reached are sent", stderr: "2 numbers skipped: sent by job promo\n", charged: 2 * price},
+	}
+	for _, tt := range tests {
+		r := send(fixed, "promo-fixed", append([]string{"--skip-sent-by", "promo"}, tt.args...)...)
+		if tt.code != 0 {
+			r = send(fixed, "promo-fixed", tt.args...)
+		}
+		require.Equal(t, tt.code, r.code, "%s: %s", tt.name, r.stderr)
+		assert.Contains(t, r.stderr, tt.stderr, tt.name)
+		assert.Equal(t, wallet-tt.charged, f.balance(t), tt.name)
+	}
+}
