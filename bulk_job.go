@@ -121,7 +121,7 @@ func (j *bulkJob) run(ctx context.Context) (*BulkReport, error) {
 	r.Complete = read && !j.p.DryRun && !j.halted() && len(failed) == 0
 	switch {
 	case j.halted():
-		return r, j.haltErr
+		return r, j.haltError()
 	case len(failed) > 0:
 		return r, fmt.Errorf("%w: %d of %d batches of job %q failed; run the job again to retry them: batch %d: %w",
 			ErrBulkIncomplete, len(failed), len(r.Batches), j.p.JobID, failed[0].Index, failed[0].Err)
@@ -265,6 +265,24 @@ func (j *bulkJob) stopOn(ctx context.Context, index int, ref string, err error) 
 	case ctx.Err() != nil:
 		j.stopCtx(err)
 	}
+}
+
+// haltError is the error that stopped the job, once the report is sorted. A 402 names the
+// first batch in input order that the wallet could not pay, whichever worker met one first,
+// so that identical runs say the same.
+func (j *bulkJob) haltError() error {
+	r := &j.report
+	if !errors.Is(j.haltErr, ErrInsufficientBalance) {
+		return j.haltErr
+	}
+	for _, b := range r.Batches {
+		if errors.Is(b.Err, ErrInsufficientBalance) {
+			return fmt.Errorf("sms: bulk job %q stopped at batch %d, the first in input order that the wallet could not pay (%d recipients); "+
+				"this run sent %d recipients for %s before it: top up, then run the job again: %w",
+				j.p.JobID, b.Index, b.Recipients, r.Sent, r.Amount, b.Err)
+		}
+	}
+	return j.haltErr
 }
 
 // checkAnswer refuses a 2xx answer that contradicts the batch of n distinct recipients it

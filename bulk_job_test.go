@@ -131,7 +131,13 @@ func TestSendBulkOutOfMoneyThenTopUp(t *testing.T) {
 				p.Concurrency = concurrency
 				r, err := c.Campaigns.SendBulk(ctx, p)
 				require.ErrorIs(t, err, sms.ErrInsufficientBalance)
-				assert.Contains(t, err.Error(), `job "promo" stopped at batch`)
+				first := -1 // the first batch in input order that the wallet refused
+				for _, b := range r.Batches {
+					if b.Err != nil && first < 0 {
+						first = b.Index
+					}
+				}
+				assert.Contains(t, err.Error(), fmt.Sprintf(`job "promo" stopped at batch %d, the first in input order that the wallet could not pay (1000 recipients); this run sent 3000 recipients for 9600.00 before it`, first))
 				assert.False(t, r.Complete)
 				assert.Equal(t, 3000, r.Sent, "three batches were paid for")
 				assert.Equal(t, r.Recipients, r.Parts, "parts of the batches in the report only, one each")
@@ -639,4 +645,25 @@ func TestSendBulkInputPanics(t *testing.T) {
 		assert.Equal(t, int32(2), calls.Load(), "the two batches handed over were finished first")
 		assert.Equal(t, 2, campaignTotal(t, c))
 	})
+}
+
+// An empty wallet refuses every batch in flight: the error names batch 0, the first in input
+// order, whichever request the server refused first, so that identical runs say the same.
+func TestSendBulkOutOfMoneyNamesTheFirstBatch(t *testing.T) {
+	t.Parallel()
+	for run := range 5 {
+		t.Run(fmt.Sprint("run ", run), func(t *testing.T) {
+			t.Parallel()
+			srv := mockserver.New()
+			c := newClient(t, srv)
+			fund(t, srv, 0)
+			p := bulkParams("broke", bulkInput{n: 800}, 100)
+			p.Concurrency = 8
+			r, err := c.Campaigns.SendBulk(context.Background(), p)
+			require.ErrorIs(t, err, sms.ErrInsufficientBalance)
+			require.NotEmpty(t, r.Batches)
+			assert.Equal(t, `sms: bulk job "broke" stopped at batch 0, the first in input order that the wallet could not pay (100 recipients); `+
+				`this run sent 0 recipients for 0.00 before it: top up, then run the job again: `+r.Batches[0].Err.Error(), err.Error())
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -266,7 +267,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	}
 	out = bulkOut(rep, sum)
 	if sendErr != nil {
-		return a.finishBulk(out, o, a.bulkStopped(ctx, rep, sendErr))
+		return a.finishBulk(out, o, a.bulkStopped(ctx, c, rep, sendErr, jobCost{plan: plan, price: price}))
 	}
 	if ids := rep.CampaignIDs(); o.wait && len(ids) > 0 {
 		a.note("waiting for the delivery of %s", plural(len(ids), "campaign", "campaigns"))
@@ -342,8 +343,32 @@ func (a *app) priceDryRun(ctx context.Context, c *sms.Client, out *bulkJSON, pri
 	return nil
 }
 
+// jobCost is what the dry run counted, and the price of one part it assumed.
+type jobCost struct {
+	plan  *sms.BulkReport
+	price sms.Amount
+}
+
+// left says what the rest of the job would cost against the wallet's balance, as the dry run
+// does: the job's cost at the price of a part, less what its batches done cost. It is ""
+// when the balance cannot be read.
+func (a *app) left(ctx context.Context, c *sms.Client, rep *sms.BulkReport, jc jobCost) string {
+	b, err := c.Balance.Get(ctx)
+	if err != nil {
+		return ""
+	}
+	recipients := max(0, jc.plan.Recipients-rep.Sent-rep.Replayed)
+	cost := sms.AmountFromKobo(max(0, jc.price.Kobo()*int64(jc.plan.Parts)-rep.JobAmount.Kobo()))
+	s := fmt.Sprintf("the balance is %s %s against about %s NGN for the %s not sent (at %s NGN a part, --price): top up",
+		b.Balance, b.Currency, cost, plural(recipients, "recipient", "recipients"), jc.price)
+	if short := cost.Sub(b.Balance); short.Kobo() > 0 {
+		s += fmt.Sprintf(" %s NGN or more", short)
+	}
+	return s
+}
+
 // bulkStopped explains why a job stopped before the end and how to finish it.
-func (a *app) bulkStopped(ctx context.Context, rep *sms.BulkReport, err error) error {
+func (a *app) bulkStopped(ctx context.Context, c *sms.Client, rep *sms.BulkReport, err error, jc jobCost) error {
 	done := 0
 	for _, b := range rep.Batches {
 		if b.Err == nil {
@@ -362,7 +387,8 @@ func (a *app) bulkStopped(ctx context.Context, rep *sms.BulkReport, err error) e
 		a.note("the API key was refused after %s: fix the credentials, then run the same command again to send the rest:", batches)
 		a.noteResume()
 	case errors.Is(err, sms.ErrInsufficientBalance):
-		a.note("the wallet ran out after %s (%s NGN charged): top up, then run the same command again to send the rest:", batches, rep.Amount)
+		left := cmp.Or(a.left(ctx, c, rep, jc), "top up")
+		a.note("the wallet ran out after %s (%s NGN charged); %s, then run the same command again within 24 hours to send the rest:", batches, rep.Amount, left)
 		a.noteResume()
 	case errors.Is(err, sms.ErrConflict):
 		a.note("this job ID was used before with other recipients or another message: use a new --job-id for a new job")
