@@ -551,7 +551,7 @@ func (a *app) finishBulk(out bulkJSON, o *bulkOptions, err error) error {
 		if perr == nil && out.Delivery != nil {
 			d := out.Delivery
 			a.stdoutLine("")
-			t = newTable(a.stdout, "CAMPAIGNS", "FINAL", "FAILED CAMPAIGNS", "SENT", "DELIVERED", "FAILED", "DND")
+			t = newTable(a.stdout, "CAMPAIGNS", "FINAL", "FAILED CAMPAIGNS", "NO REPORT", "DELIVERED", "FAILED", "DND")
 			t.row(itoa(d.Campaigns), itoa(d.Final), itoa(d.Failed), itoa(d.Counts.Sent), itoa(d.Counts.Delivered), itoa(d.Counts.Failed), itoa(d.Counts.DND))
 			perr = t.flush()
 		}

@@ -238,7 +238,7 @@ func TestBulk(t *testing.T) {
 				}
 				r = runCLI(t, f.env, "", append(base, "--skip-invalid", "--wait", "--poll-interval", "100ms")...)
 				require.Equal(t, 0, r.code, r.stderr)
-				assert.Regexp(t, fmt.Sprintf(`(?m)^CAMPAIGNS\s+FINAL\s+FAILED CAMPAIGNS\s+SENT\s+DELIVERED\s+FAILED\s+DND\n5\s+5\s+0\s+0\s+%d\s+2\s+0$`, distinct-2), r.stdout)
+				assert.Regexp(t, fmt.Sprintf(`(?m)^CAMPAIGNS\s+FINAL\s+FAILED CAMPAIGNS\s+NO REPORT\s+DELIVERED\s+FAILED\s+DND\n5\s+5\s+0\s+0\s+%d\s+2\s+0$`, distinct-2), r.stdout)
 				assert.Contains(t, r.stderr, "waiting for the delivery of 5 campaigns\n")
 				assert.Contains(t, r.stderr, fmt.Sprintf("delivery: 5 of 5 campaigns final; %d of %d recipients delivered, 2 failed, 0 dnd, 0 awaiting a report\n", distinct-2, distinct))
 			},

@@ -170,7 +170,7 @@ func deliveryOut(st *sms.DeliveryStatus, withPage bool) deliveryJSON {
 // printDelivery prints a campaign's delivery: the counts, then the recipients when any.
 // A hint about further pages goes to hint (stderr).
 func printDelivery(w, hint io.Writer, st *sms.DeliveryStatus) error {
-	t := newTable(w, "CAMPAIGN", "STATUS", "SENT", "DELIVERED", "FAILED", "DND")
+	t := newTable(w, "CAMPAIGN", "DELIVERY", "NO REPORT", "DELIVERED", "FAILED", "DND")
 	counts := make([]string, 4) // "-" when the server sent no counts
 	if c := st.Counts; c != nil {
 		counts = []string{itoa(c.Sent), itoa(c.Delivered), itoa(c.Failed), itoa(c.DND)}
@@ -183,7 +183,7 @@ func printDelivery(w, hint io.Writer, st *sms.DeliveryStatus) error {
 		return nil
 	}
 	fmt.Fprintln(w)
-	t = newTable(w, "TO", "STATUS", "UPDATED")
+	t = newTable(w, "TO", "DELIVERY", "UPDATED")
 	for _, r := range st.Recipients {
 		t.row(r.To, string(r.Status), when(r.UpdatedAt))
 	}
