@@ -384,7 +384,7 @@ func (a *app) bulkStopped(ctx context.Context, c *sms.Client, rep *sms.BulkRepor
 		a.noteResume()
 		return &interrupted{errors.New("interrupted")}
 	case errors.Is(err, sms.ErrUnauthorized), errors.Is(err, sms.ErrInsufficientScope):
-		a.note("the API key was refused after %s: fix the credentials, then run the same command again to send the rest:", batches)
+		a.note("the API key was refused after %s: fix the credentials, then run the same command again within 24 hours to send the rest:", batches)
 		a.noteResume()
 	case errors.Is(err, sms.ErrInsufficientBalance):
 		left := cmp.Or(a.left(ctx, c, rep, jc), "top up")
@@ -393,10 +393,10 @@ func (a *app) bulkStopped(ctx context.Context, c *sms.Client, rep *sms.BulkRepor
 	case errors.Is(err, sms.ErrConflict):
 		a.note("this job ID was used before with other recipients or another message: use a new --job-id for a new job")
 	case errors.Is(err, sms.ErrBulkIncomplete):
-		a.note("%s failed; run the same command again to retry only them:", plural(len(rep.Failed()), "batch", "batches"))
+		a.note("%s failed; run the same command again within 24 hours to retry only them:", plural(len(rep.Failed()), "batch", "batches"))
 		a.noteResume()
 	default:
-		a.note("the job stopped after %s; run the same command again to finish it:", batches)
+		a.note("the job stopped after %s; run the same command again within 24 hours to finish it:", batches)
 		a.noteResume()
 	}
 	return apiErr(ctx, err)

@@ -249,7 +249,7 @@ func TestBulk(t *testing.T) {
 				f.env[envAPISecret] = "sk_test_" + strings.Repeat("x", 40)
 				r := runCLI(t, f.env, "", append(base, "--skip-invalid")...)
 				require.Equal(t, 1, r.code, r.stderr)
-				assert.Contains(t, r.stderr, "the API key was refused after 0 batches: fix the credentials, then run the same command again to send the rest:\n  sms bulk ")
+				assert.Contains(t, r.stderr, "the API key was refused after 0 batches: fix the credentials, then run the same command again within 24 hours to send the rest:\n  sms bulk ")
 				assert.Contains(t, r.stderr, "401 unauthorized")
 				assert.Equal(t, int64(mockserver.DefaultBalance), f.balance(t))
 			},
