@@ -278,7 +278,7 @@ func (j *bulkJob) haltError() error {
 	for _, b := range r.Batches {
 		if errors.Is(b.Err, ErrInsufficientBalance) {
 			return fmt.Errorf("sms: bulk job %q stopped at batch %d, the first in input order that the wallet could not pay (%d recipients); "+
-				"this run sent %d recipients for %s before it: top up, then run the job again: %w",
+				"this run sent %d recipients, for %s: top up, then run the job again: %w",
 				j.p.JobID, b.Index, b.Recipients, r.Sent, r.Amount, b.Err)
 		}
 	}

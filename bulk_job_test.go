@@ -137,7 +137,7 @@ func TestSendBulkOutOfMoneyThenTopUp(t *testing.T) {
 						first = b.Index
 					}
 				}
-				assert.Contains(t, err.Error(), fmt.Sprintf(`job "promo" stopped at batch %d, the first in input order that the wallet could not pay (1000 recipients); this run sent 3000 recipients for 9600.00 before it`, first))
+				assert.Contains(t, err.Error(), fmt.Sprintf(`job "promo" stopped at batch %d, the first in input order that the wallet could not pay (1000 recipients); this run sent 3000 recipients, for 9600.00`, first))
 				assert.False(t, r.Complete)
 				assert.Equal(t, 3000, r.Sent, "three batches were paid for")
 				assert.Equal(t, r.Recipients, r.Parts, "parts of the batches in the report only, one each")
@@ -663,7 +663,7 @@ func TestSendBulkOutOfMoneyNamesTheFirstBatch(t *testing.T) {
 			require.ErrorIs(t, err, sms.ErrInsufficientBalance)
 			require.NotEmpty(t, r.Batches)
 			assert.Equal(t, `sms: bulk job "broke" stopped at batch 0, the first in input order that the wallet could not pay (100 recipients); `+
-				`this run sent 0 recipients for 0.00 before it: top up, then run the job again: `+r.Batches[0].Err.Error(), err.Error())
+				`this run sent 0 recipients, for 0.00: top up, then run the job again: `+r.Batches[0].Err.Error(), err.Error())
 		})
 	}
 }
