@@ -29,7 +29,7 @@ func (a *app) campaignsListCmd() *cobra.Command {
 		Long: `List the campaigns of the key's mode (live or test), newest first: one page, or
 every campaign with --all. With --json, one JSON object per line.
 
-SENDING is how far the campaign went: processing (accepted, not yet handed to the
+The SENT TO PROVIDER column says how far the campaign went: processing (accepted, not yet handed to the
 provider), sent (handed to the provider and charged) or failed (refused by the provider
 and refunded). It says nothing of the phones: their delivery is "sms campaigns status ID".`,
 		Example: `  sms campaigns list
@@ -44,7 +44,7 @@ and refunded). It says nothing of the phones: their delivery is "sms campaigns s
 			}
 			var t *table
 			if !a.jsonOut {
-				t = newTable(a.stdout, "CAMPAIGN", "CREATED", "SENDER", "SENDING", "RECIPIENTS", "PARTS", "AMOUNT", "REFERENCE")
+				t = newTable(a.stdout, "CAMPAIGN", "CREATED", "SENDER", "SENT TO PROVIDER", "RECIPIENTS", "PARTS", "AMOUNT", "REFERENCE")
 			}
 			emit := func(c sms.Campaign) error {
 				if a.jsonOut {
@@ -106,7 +106,7 @@ handed to the provider; then sent while any recipient has no report yet, deliver
 partially_delivered or failed), the counts of recipients with no report yet (NO REPORT,
 "sent" in JSON), delivered, failed and blocked by the Do-Not-Disturb register (dnd), then
 one page of its recipients, or every one with --all. "sms campaigns list" shows instead
-whether the campaign was handed to the provider (SENDING).`,
+whether the campaign was handed to the provider (SENT TO PROVIDER).`,
 		Example: `  sms campaigns status 6740a1b2c3d4e5f601234567
   sms campaigns status 6740a1b2c3d4e5f601234567 --all --json | jq '.recipients[] | select(.status == "failed")'`,
 		Args: cobra.ExactArgs(1),

@@ -71,7 +71,7 @@ func (a *app) printSent(res *sms.SendResult) error {
 		return writeJSON(a.stdout, out)
 	}
 	c := res.Campaign
-	t := newTable(a.stdout, "CAMPAIGN", "SENDING", "RECIPIENTS", "PARTS", "AMOUNT", "REFERENCE")
+	t := newTable(a.stdout, "CAMPAIGN", "SENT TO PROVIDER", "RECIPIENTS", "PARTS", "AMOUNT", "REFERENCE")
 	t.row(c.ID, string(c.Status), itoa(c.Recipients), optItoa(c.Parts), c.Amount.String()+" "+c.Currency, c.Reference)
 	if res.Replayed {
 		defer a.note("replayed: this reference was sent before; nothing was sent or charged this time")
