@@ -3,6 +3,8 @@ package sms_test
 import (
 	"context"
 	"fmt"
+	"log"
+	"strings"
 	"testing"
 	"time"
 
@@ -159,4 +161,34 @@ func TestSendBulkSkipSentByRefused(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, r.Skipped)
 	assert.Equal(t, 1, r.Sent)
+}
+
+func ExampleBulkParams_skipSentBy() {
+	srv := startMock()
+	defer srv.Close()
+	ws := srv.Default()
+	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	// The first export had a typo in Bola's number: the job sent the two others.
+	first := "phone,name\n08025671695,Ada\n0803123456,Bola\n08051234567,Chi\n"
+	if _, err := client.Campaigns.SendBulk(ctx, &sms.BulkParams{
+		JobID: "promo", From: ws.SenderID, Message: "Hi {{name}}", Recipients: sms.ReadCSV(strings.NewReader(first)),
+	}); err != nil {
+		log.Fatal(err)
+	}
+	// Fixed, and with a new row: a new job that skips what "promo" reached.
+	fixed := "phone,name\n08025671695,Ada\n08031234567,Bola\n08051234567,Chi\n08061234567,Dayo\n"
+	report, err := client.Campaigns.SendBulk(ctx, &sms.BulkParams{
+		JobID: "promo-fixed", From: ws.SenderID, Message: "Hi {{name}}", Recipients: sms.ReadCSV(strings.NewReader(fixed)),
+		SkipSentBy: []string{"promo"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(report.Sent, "sent,", report.Skipped, "skipped; charged", report.Amount)
+	// Output:
+	// 2 sent, 2 skipped; charged 6.40
 }

@@ -390,3 +390,26 @@ func ExampleReadCSV() {
 	// line 3: "2.34803E+12" is a number in scientific notation, its last digits lost: format the column as text, then export again
 	// line 4: the cell holds the spreadsheet error "#REF!", not a number: fix the formula, then export again
 }
+
+func ExampleNewCSVReader() {
+	// A CRM export: the number is in "cell", the name in "first_name", the header row on line 1.
+	export := strings.NewReader("id;cell;first_name\n7;+234 802 567 1695;Ada\n8;12345;Bola\n")
+	r := sms.NewCSVReader(export)
+	r.PhoneColumn, r.NameColumn = "cell", "first_name"
+	for rcpt, err := range r.All() {
+		var bad *sms.CSVRowError
+		switch {
+		case errors.As(err, &bad):
+			fmt.Println("skipped:", bad)
+		case err != nil:
+			log.Fatal(err)
+		default:
+			fmt.Println(rcpt.Phone, rcpt.Name)
+		}
+	}
+	fmt.Println(r.Columns())
+	// Output:
+	// 2348025671695 Ada
+	// skipped: line 3: invalid phone number "12345": must be 8-15 digits with an optional leading + and no leading 0, or a local Nigerian number (0 + 10 digits)
+	// a header row; numbers from column 2 ("cell"), names from column 3 ("first_name")
+}
