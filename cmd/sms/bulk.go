@@ -122,10 +122,11 @@ within 24 hours to finish it; the command to run is printed. --shard i/n sends o
 batches k with k % n == i, so that n processes share a job.
 
 A job whose file changed (a row fixed, rows added) cannot be rerun: its batches would
-differ from the first run's (409). Send the new file as a new job with --skip-sent-by
-naming the earlier one: the numbers that job's campaigns reached are skipped (read from the
-server's campaign list, by reference, and each campaign's recipients), and only the others
-are sent.
+differ from the first run's, and the server refuses them (409), though batches that the
+first run never sent may go out before the refusal stops the job. Send the new file as a
+new job with --skip-sent-by naming the earlier one instead: the numbers that job's
+campaigns reached are skipped (read from the server's campaign list, by reference, and
+each campaign's recipients), and only the others are sent.
 
 Progress is shown on stderr: a bar when it is a terminal, plain lines otherwise, with the
 recipients replayed from an earlier run. --wait then follows the delivery (campaigns final,
@@ -135,7 +136,8 @@ stdout (JSON with --json); --report writes the full report to a file.`,
   sms bulk --csv people.csv --from ACME --message 'Hi {{name}}' --job-id promo-2026-11 --dry-run
   sms bulk --csv export.csv --phone-column msisdn --name-column first_name --from ACME \
       --message 'Hi {{name}}, our sale starts today' --job-id sale-42 --skip-invalid --report sale-42.json
-  sms bulk --csv people.csv --from ACME --message 'Hello' --job-id promo --shard 0/4 --rate 5 --wait`,
+  sms bulk --csv people.csv --from ACME --message 'Hello' --job-id promo --shard 0/4 --rate 5 --wait
+  sms bulk --csv people-fixed.csv --from ACME --message 'Hi {{name}}' --job-id promo-2026-11b --skip-sent-by promo-2026-11`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runBulk(cmd.Context(), &o)
