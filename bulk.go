@@ -316,7 +316,7 @@ func (s *CampaignsService) SendBulk(ctx context.Context, p *BulkParams) (*BulkRe
 		if err != nil {
 			return nil, err
 		}
-		j.sentBefore = &sent.numbers
+		j.sentBefore = sent
 	}
 	return j.run(ctx)
 }

@@ -10,13 +10,6 @@ import (
 	"github.com/seedsms/sms-go/internal/rules"
 )
 
-// sentBefore is what the earlier jobs of BulkParams.SkipSentBy reached: the numbers of their
-// campaigns.
-type sentBefore struct {
-	numbers   numberSet
-	campaigns int
-}
-
 // jobOf returns the JobID of a bulk batch's reference, JobID + ":" + k, or false when ref is
 // not one.
 func jobOf(ref string) (string, bool) {
@@ -30,10 +23,10 @@ func jobOf(ref string) (string, bool) {
 	return ref[:i], true
 }
 
-// readSentBy reads the numbers that the campaigns of the jobs named in p.SkipSentBy were sent
-// to: it walks every campaign of the key's mode, keeps those whose reference is JobID + ":" +
+// readSentBy returns the numbers that the campaigns of the jobs named in p.SkipSentBy were
+// sent to: it walks every campaign of the key's mode, keeps those whose reference is JobID + ":" +
 // k of one of the jobs and that did not fail, and walks their recipients.
-func (s *CampaignsService) readSentBy(ctx context.Context, p *BulkParams) (*sentBefore, error) {
+func (s *CampaignsService) readSentBy(ctx context.Context, p *BulkParams) (*numberSet, error) {
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("sms: bulk job %q: SkipSentBy: "+format, append([]any{p.JobID}, a...)...)
 	}
@@ -58,7 +51,7 @@ func (s *CampaignsService) readSentBy(ctx context.Context, p *BulkParams) (*sent
 				"(a wrong job ID, campaigns of the other mode, or a server that does not list references)", job+":k")
 		}
 	}
-	sent := &sentBefore{campaigns: len(camps)}
+	sent := &numberSet{}
 	for _, c := range camps {
 		if c.Status == StatusProcessing {
 			return nil, fail("campaign %s (reference %q) is still processing, and its recipients are not listed until the provider takes it: run the job again in a moment",
@@ -73,7 +66,7 @@ func (s *CampaignsService) readSentBy(ctx context.Context, p *BulkParams) (*sent
 			if err != nil || x == 0 {
 				return nil, fail("campaign %s lists the recipient %s, which is not a normalized number", c.ID, quoteValue(r.To))
 			}
-			sent.numbers.add(x)
+			sent.add(x)
 			n++
 		}
 		if c.Recipients != 0 && n != c.Recipients {
