@@ -123,7 +123,7 @@ func (j *bulkJob) run(ctx context.Context) (*BulkReport, error) {
 	case j.halted():
 		return r, j.haltError()
 	case len(failed) > 0:
-		return r, fmt.Errorf("%w: %d of %d batches of job %q failed; run the job again to retry them: batch %d: %w",
+		return r, fmt.Errorf("%w: %d of %d batches of job %q failed; run the job again within 24 hours to retry them: batch %d: %w",
 			ErrBulkIncomplete, len(failed), len(r.Batches), j.p.JobID, failed[0].Index, failed[0].Err)
 	}
 	return r, nil
