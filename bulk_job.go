@@ -28,6 +28,8 @@ type bulkJob struct {
 	limiter  *rate.Limiter
 	pause    atomic.Int64 // unix nanoseconds before which no worker starts a request
 	pool     *batchPool
+	// sentBefore holds the numbers that the jobs of p.SkipSentBy sent; nil without any.
+	sentBefore *numberSet
 
 	halt     chan struct{} // closed when the job stops early
 	haltOnce sync.Once
@@ -107,18 +109,19 @@ func (j *bulkJob) run(ctx context.Context) (*BulkReport, error) {
 		}
 	}
 	rd := newBulkReader(j.p, j.pool)
+	rd.sentBefore = j.sentBefore
 	read := j.feed(ctx, rd, work, &wg)
 	wg.Wait()
 
 	// The workers are done: the report is this goroutine's alone.
 	r := &j.report
-	r.Duplicates, r.Invalid, r.InvalidRecipients = rd.duplicates, rd.invalid, rd.invalidList
+	r.Duplicates, r.Invalid, r.InvalidRecipients, r.Skipped = rd.duplicates, rd.invalid, rd.invalidList, rd.skipped
 	slices.SortFunc(r.Batches, func(a, b BulkBatch) int { return a.Index - b.Index })
 	failed := r.Failed()
 	r.Complete = read && !j.p.DryRun && !j.halted() && len(failed) == 0
 	switch {
 	case j.halted():
-		return r, j.unconfirmedError(j.haltErr)
+		return r, j.unconfirmedError(j.haltError())
 	case len(failed) > 0:
 		return r, j.unconfirmedError(fmt.Errorf("%w: %d of %d batches of job %q failed; %s: batch %d: %w",
 			ErrBulkIncomplete, len(failed), len(r.Batches), j.p.JobID, j.rerun("retry them"), failed[0].Index, failed[0].Err))
@@ -128,14 +131,31 @@ func (j *bulkJob) run(ctx context.Context) (*BulkReport, error) {
 	return r, nil
 }
 
-// rerun advises running the job again to do what, unless a batch was accepted at an
-// unknown cost and the server is not known to deduplicate references: a rerun would then
-// send that batch again.
+// rerun advises running the job again to do what, unless the server is not known to
+// deduplicate references and a rerun could send a batch twice: one accepted at an unknown
+// cost, or one that failed with an unknown outcome (a dropped connection or a 5xx after the
+// request was written), which the server may have sent.
 func (j *bulkJob) rerun(what string) string {
-	if j.report.UnconfirmedBatches > 0 && !j.s.c.dedup {
-		return "a rerun would retry them, but would also send again the batches accepted at an unknown cost"
+	if !j.s.c.dedup {
+		switch {
+		case j.report.UnconfirmedBatches > 0:
+			return "a rerun would retry them, but would also send again the batches accepted at an unknown cost"
+		case j.maybeSent():
+			return "a rerun would retry them, but some may have been sent (their outcome is unknown) and the server is not known to deduplicate references: check their campaigns by reference first"
+		}
 	}
-	return "run the job again to " + what
+	return "run the job again within 24 hours to " + what
+}
+
+// maybeSent reports whether a failed batch ended with an unknown outcome: the server may have
+// sent it.
+func (j *bulkJob) maybeSent() bool {
+	for _, b := range j.report.Batches {
+		if b.Err != nil && !b.Unconfirmed && errors.Is(b.Err, ErrOutcomeUnknown) {
+			return true
+		}
+	}
+	return false
 }
 
 // unconfirmedError returns err, followed, when batches were accepted at an unknown cost
@@ -187,6 +207,10 @@ func (j *bulkJob) feed(ctx context.Context, rd *bulkReader, work chan<- *bulkBat
 // dry run, recording them). It reports whether it read the whole input.
 func (j *bulkJob) read(ctx context.Context, rd *bulkReader, work chan<- *bulkBatch) bool {
 	for r, err := range j.p.Recipients {
+		if row := (*CSVRowError)(nil); errors.As(err, &row) {
+			rd.skipRow(row)
+			continue
+		}
 		if err != nil {
 			j.stop(fmt.Errorf("sms: bulk job %q: reading the input at position %d: %w", j.p.JobID, rd.pos, err))
 			return false
@@ -297,6 +321,24 @@ func (j *bulkJob) stopOn(ctx context.Context, index int, ref string, err error) 
 	case ctx.Err() != nil:
 		j.stopCtx(err)
 	}
+}
+
+// haltError is the error that stopped the job, once the report is sorted. A 402 names the
+// first batch in input order that the wallet could not pay, whichever worker met one first,
+// so that identical runs say the same.
+func (j *bulkJob) haltError() error {
+	r := &j.report
+	if !errors.Is(j.haltErr, ErrInsufficientBalance) {
+		return j.haltErr
+	}
+	for _, b := range r.Batches {
+		if errors.Is(b.Err, ErrInsufficientBalance) {
+			return fmt.Errorf("sms: bulk job %q stopped at batch %d, the first in input order that the wallet could not pay (%d recipients); "+
+				"this run sent %d recipients, for %s: top up, then run the job again: %w",
+				j.p.JobID, b.Index, b.Recipients, r.Sent, r.Amount, b.Err)
+		}
+	}
+	return j.haltErr
 }
 
 // checkAnswer refuses a 2xx answer that contradicts the batch of n distinct recipients it

@@ -131,7 +131,13 @@ func TestSendBulkOutOfMoneyThenTopUp(t *testing.T) {
 				p.Concurrency = concurrency
 				r, err := c.Campaigns.SendBulk(ctx, p)
 				require.ErrorIs(t, err, sms.ErrInsufficientBalance)
-				assert.Contains(t, err.Error(), `job "promo" stopped at batch`)
+				first := -1 // the first batch in input order that the wallet refused
+				for _, b := range r.Batches {
+					if b.Err != nil && first < 0 {
+						first = b.Index
+					}
+				}
+				assert.Contains(t, err.Error(), fmt.Sprintf(`job "promo" stopped at batch %d, the first in input order that the wallet could not pay (1000 recipients); this run sent 3000 recipients, for 9600.00`, first))
 				assert.False(t, r.Complete)
 				assert.Equal(t, 3000, r.Sent, "three batches were paid for")
 				assert.Equal(t, r.Recipients, r.Parts, "parts of the batches in the report only, one each")
@@ -647,4 +653,56 @@ func TestSendBulkInputPanics(t *testing.T) {
 		assert.Equal(t, int32(2), calls.Load(), "the two batches handed over were finished first")
 		assert.Equal(t, 2, campaignTotal(t, c))
 	})
+}
+
+// An empty wallet refuses every batch in flight: the error names batch 0, the first in input
+// order, whichever request the server refused first, so that identical runs say the same.
+func TestSendBulkOutOfMoneyNamesTheFirstBatch(t *testing.T) {
+	t.Parallel()
+	for run := range 5 {
+		t.Run(fmt.Sprint("run ", run), func(t *testing.T) {
+			t.Parallel()
+			srv := mockserver.New()
+			c := newClient(t, srv)
+			fund(t, srv, 0)
+			p := bulkParams("broke", bulkInput{n: 800}, 100)
+			p.Concurrency = 8
+			r, err := c.Campaigns.SendBulk(context.Background(), p)
+			require.ErrorIs(t, err, sms.ErrInsufficientBalance)
+			require.NotEmpty(t, r.Batches)
+			assert.Equal(t, `sms: bulk job "broke" stopped at batch 0, the first in input order that the wallet could not pay (100 recipients); `+
+				`this run sent 0 recipients, for 0.00: top up, then run the job again: `+r.Batches[0].Err.Error(), err.Error())
+		})
+	}
+}
+
+// A batch that failed with an unknown outcome (its connection dropped after the request was
+// written) may have been sent: without reference deduplication the job's error does not
+// advise a rerun, which could send it twice; with it, a rerun replays it.
+func TestSendBulkUnknownOutcomeIsNotAdvisedForARerun(t *testing.T) {
+	t.Parallel()
+	for _, dedup := range []bool{false, true} {
+		t.Run(fmt.Sprint("dedup=", dedup), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				srv := mockserver.New()
+				opts := []sms.Option{sms.WithHTTPClient(&http.Client{Transport: srv.Transport()}), sms.WithRetryWait(100*time.Millisecond, 2*time.Second)}
+				if dedup {
+					opts = append(opts, sms.WithReferenceDeduplication())
+				}
+				c := newClient(t, srv, opts...)
+				fund(t, srv, 100_000)
+				require.NoError(t, srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 100}))
+				_, err := c.Campaigns.SendBulk(context.Background(), bulkParams("maybe-sent", bulkInput{n: 5}, 5))
+				require.ErrorIs(t, err, sms.ErrBulkIncomplete)
+				require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+				if dedup {
+					assert.Contains(t, err.Error(), "run the job again within 24 hours to retry them")
+					return
+				}
+				assert.NotContains(t, err.Error(), "run the job again")
+				assert.Contains(t, err.Error(), "check their campaigns by reference first")
+			})
+		})
+	}
 }

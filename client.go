@@ -367,7 +367,7 @@ func (c *core) policy(p retryPolicy) retryPolicy {
 // server deduplicates references (dedup) or is not known to.
 func repeatHint(dedup bool, ref string) string {
 	if dedup {
-		return "repeat it with the same Reference " + strconv.Quote(ref) + ": the server deduplicates references, so it is not sent or charged twice"
+		return "repeat it with the same Reference " + strconv.Quote(ref) + " within 24 hours of this attempt: the server deduplicates references, so it is not sent or charged twice"
 	}
 	return "it was not retried, as the server is not known to deduplicate references: repeat it with the same Reference " + strconv.Quote(ref) +
 		" only if it does (see WithReferenceDeduplication); otherwise check the campaigns first, or risk sending and charging twice"

@@ -71,3 +71,32 @@ func TestBulkUnconfirmedBatch(t *testing.T) {
 		})
 	}
 }
+
+// A batch whose connection dropped after it was written may have been sent: without
+// --reference-dedup the command says to check its campaign before a rerun; with it, a rerun
+// is the way to finish.
+func TestBulkUnknownOutcomeBatch(t *testing.T) {
+	t.Parallel()
+	for _, dedup := range []bool{false, true} {
+		t.Run(map[bool]string{false: "default", true: "reference-dedup"}[dedup], func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			require.NoError(t, f.srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 100}))
+			csv := peopleCSV(t, 10, 0, 0)
+			args := []string{"bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi {{name}}", "--job-id", "dropped",
+				"--batch-size", "10", "--concurrency", "1"}
+			if dedup {
+				args = append(args, "--reference-dedup")
+			}
+			r := runCLI(t, f.env, "", args...)
+			assert.NotZero(t, r.code, r.stderr)
+			if dedup {
+				assert.Contains(t, r.stderr, "run the same command again within 24 hours to retry only them")
+				return
+			}
+			assert.Contains(t, r.stderr, "the outcome of some is unknown")
+			assert.Contains(t, r.stderr, "Check their campaigns by reference first")
+			assert.NotContains(t, r.stderr, "run the same command again within 24 hours to retry only them")
+		})
+	}
+}

@@ -1,7 +1,8 @@
 // Command bulk-k8s sends one shard of a bulk SMS job: it is the program the Kubernetes
 // Indexed Job in job.yaml runs, one pod per shard. Every pod reads the whole recipient file
 // (so that all agree on the batches) and sends only the batches of its shard; a pod that
-// fails is simply run again, and the batches it had sent are replayed, not sent twice.
+// fails is simply run again, and the batches it had sent are replayed, not sent twice, provided
+// the server deduplicates references (the mock does) and the rerun comes within 24 hours.
 //
 // Configuration, all from the environment:
 //
