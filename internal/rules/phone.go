@@ -28,13 +28,13 @@ const maxPhoneDigits = 15
 // NigerianDigits is how many digits a Nigerian number has after its country code, 234.
 const NigerianDigits = 10
 
-// errNigerianLength says that the national part of a Nigerian number, d after 234 and its
-// trunk 0, is not NigerianDigits digits long, or starts with another 0.
+// errNigerianLength says that the national part of a Nigerian number (its digits after 234
+// and its trunk 0) is national digits long, not NigerianDigits, or (zero) starts with 0.
 func errNigerianLength(national int, zero bool) error {
 	if zero {
-		return phoneError("a Nigerian number has " + strconv.Itoa(NigerianDigits) + " digits after 234 (and its trunk 0, if written), the first not 0: this one has another 0 after 2340")
+		return phoneError("another 0 after 234 and its trunk 0, where a Nigerian number has " + strconv.Itoa(NigerianDigits) + " digits after 234, the first not 0")
 	}
-	return phoneError("a Nigerian number has " + strconv.Itoa(NigerianDigits) + " digits after 234 (and its trunk 0, if written): this one has " + strconv.Itoa(national))
+	return phoneError(strconv.Itoa(national) + " digits after 234, where a Nigerian number has " + strconv.Itoa(NigerianDigits) + " (a trunk 0 after 234 not counted)")
 }
 
 // NormalizePhone returns number in its normalized form: digits only, international. It accepts
