@@ -156,7 +156,7 @@ func ctlAddFaults(a *API, rq *request) (int, any, error) {
 		rules[i] = r.FaultRule
 		if r.Latency != "" {
 			d, err := time.ParseDuration(r.Latency)
-			if err != nil || d < 0 || d > time.Minute {
+			if err != nil || d < 0 || d > time.Minute || strings.HasPrefix(r.Latency, "-") { // "-0s" too, as the document's pattern says
 				return 0, nil, badRequest("rules["+strconv.Itoa(i)+"].latency", "latency must be a Go duration from 0 to 1m.")
 			}
 			rules[i].Latency = d
