@@ -3,6 +3,8 @@ package mockserver_test
 import (
 	"fmt"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -140,4 +142,40 @@ func TestProviderFailureFaultMustApplyToASend(t *testing.T) {
 			assert.Empty(t, e.srv.Faults(), "all or none")
 		})
 	}
+}
+
+// TestOTPWalletConservedUnderFaults: concurrent OTPs to the magic numbers, half of them
+// refused by a providerFailure rule, move the wallet by exactly the sum of what their
+// answers say they cost.
+func TestOTPWalletConservedUnderFaults(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.do(http.MethodPost, "/_mock/faults", M{"rules": []M{{"path": "/v1/otp/send", "providerFailure": true, "probability": 0.5}}}).wantStatus(http.StatusOK)
+	numbers := []string{mockserver.MagicFailed, mockserver.MagicPending, mockserver.MagicDND, mockserver.MagicRefused, mockserver.MagicSlow, "2348039990009"}
+	before := e.balance(mockserver.Live)
+	var (
+		wg      sync.WaitGroup
+		charged atomic.Int64
+		refused atomic.Int32
+	)
+	for _, to := range numbers {
+		for range 5 { // the per-number limit
+			wg.Go(func() {
+				r, err := e.try(http.MethodPost, "/v1/otp/send", otpBody(to))
+				if !assert.NoError(t, err) || !assert.Equal(t, http.StatusOK, r.Status, string(r.Raw)) {
+					return
+				}
+				amount := r.kobo("data.amount")
+				if amount == 0 {
+					refused.Add(1)
+				}
+				charged.Add(amount)
+			})
+		}
+	}
+	wg.Wait()
+	assert.Equal(t, before-charged.Load(), e.balance(mockserver.Live), "the wallet moved by what the answers said")
+	assert.GreaterOrEqual(t, refused.Load(), int32(5), "MagicRefused is refused every time")
+	assert.Less(t, refused.Load(), int32(30), "not every OTP is refused")
+	assert.Len(t, e.srv.Messages(mockserver.Filter{Kind: mockserver.KindOTP}), 30)
 }
