@@ -62,7 +62,7 @@ type SendOTPParams struct {
 type OTP struct {
 	PinID     string  // pass it to Verify
 	To        string  // the normalized number; empty when the server did not send it
-	SMSStatus string  // such as "Message Sent"
+	SMSStatus string  // such as "Message Sent"; the mock answers "Message Failed" (and Amount 0.00) when the provider refused it
 	Amount    *Amount // what the SMS cost; nil when the server did not say
 	Currency  string  // "NGN"; empty when the server did not say
 	// Response is the HTTP answer, with its request ID (the service's OTP answers show no
