@@ -62,7 +62,7 @@ type SendOTPParams struct {
 type OTP struct {
 	PinID     string  // pass it to Verify
 	To        string  // the normalized number; empty when the server did not send it
-	SMSStatus string  // such as "Message Sent"
+	SMSStatus string  // such as "Message Sent"; the mock answers "Message Failed" (and Amount 0.00) when the provider refused it
 	Amount    *Amount // what the SMS cost; nil when the server did not say
 	Currency  string  // "NGN"; empty when the server did not say
 	// Response is the HTTP answer, with its request ID (the service's OTP answers show no
@@ -100,6 +100,9 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 	d := out.Data
 	if err := cl.need(member{"data.pinId", d.PinID != ""}); err != nil {
 		return nil, err
+	}
+	if err := checkAmount(cl, "data.amount", d.Amount); err != nil {
+		return nil, cl.unbuildable(err)
 	}
 	return &OTP{PinID: d.PinID, To: d.PhoneNumber, SMSStatus: d.SMSStatus, Amount: d.Amount, Currency: d.Currency, Response: cl.response(out.RequestID)}, nil
 }
