@@ -60,6 +60,7 @@ type otpMessage struct {
 	parts     uint8
 	verified  bool
 	pinState  uint8 // otpPending, otpVerified, otpVoided or otpLocked, as the pin record says
+	forgotten bool  // by the message limit or a clear
 	expiresAt int64 // when its pin expires, unix nanoseconds
 	senderID  string
 	pinID     string
@@ -105,6 +106,7 @@ func (st *Store) SendOTP(c Caller, p OTPParams, now time.Time) (OTPSent, error) 
 		return OTPSent{}, err
 	}
 	st.latestPins.Deliver(o.phone, o.pinID, pin, m.createdAt)
+	st.indexOTP(c.w, c.Mode, m)
 	st.keep(1)
 	st.arrivedOTP(c.w, c.Mode, m)
 	st.otpSent(c, m.id, o.phone, o.pinID, balance)
