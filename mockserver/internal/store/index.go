@@ -320,9 +320,13 @@ func (x *msgIndex) find(id ids.ID) *entry {
 	return x.all.find(id)
 }
 
-// find is the live entry of id in the list, or nil; the index's lock must be held.
+// find is the live entry of id in the list, or nil; the index's lock must be held. The
+// oldest, which a trim asks for, is found at once.
 func (sc *scope) find(id ids.ID) *entry {
 	list := sc.list
+	if len(list) > 0 && list[0].id == id {
+		return list[0] // never dead: compact drops dead heads
+	}
 	k := sort.Search(len(list), func(k int) bool { return !list[k].id.Less(id) })
 	if k < len(list) && list[k].id == id && !list[k].dead {
 		return list[k]
