@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,14 +83,15 @@ func rss() int64 {
 
 // BenchmarkInboxReaders is POST /v1/sms/send to one recipient, a send about every
 // millisecond, while 32 clients read over loopback HTTP, on a store of 1,000,000 messages (as
-// BenchmarkInboxFirstPage's). It runs twice: first for 3 s with the 32 clients reading
-// GET /v1/balance (the baseline: the same connections and handlers, and garbage enough for the
-// heap to reach its collection goal), then for the benchmark's sends with them reading the
-// inbox. It reports, while they read the inbox, the send's median and worst time
-// (ms-send-p50, ms-send-max; ms-send-max-base: the worst of the baseline), how far the
-// process's peak RSS (sampled every 5 ms) rose above the baseline's (MB-rss-growth) and above
-// the RSS right after the fill (MB-rss-over-fill), and the reads answered and refused (reads,
-// 429s). Readers:
+// BenchmarkInboxFirstPage's). One op is one whole measurement of two phases of 10 s each,
+// each started from the same resident memory (debug.FreeOSMemory): first the baseline, the
+// 32 clients reading GET /v1/balance (the same connections and handlers, and garbage enough to
+// move the heap towards its collection goal), then the 32 clients reading the inbox. It
+// reports, for the inbox phase, the send's median, 99th percentile and worst time
+// (ms-send-p50, -p99, -max; ms-send-max-base: the worst of the baseline), how far the
+// process's peak RSS (sampled every 5 ms) rose above the baseline's peak (MB-rss-growth) and
+// the peak live heap (after each collection) above the store's (MB-live-growth), and the
+// reads answered and refused (reads, 429s). Readers:
 //
 //   - index: messages?limit=1 and conversations?limit=1, by turns;
 //   - search: messages?contains=... (a text no message holds) and conversations?to=..., each
@@ -98,7 +101,7 @@ func BenchmarkInboxReaders(b *testing.B) {
 	if testing.Short() {
 		b.Skip("a million messages: not with -short")
 	}
-	const readers = 32
+	const readers, span = 32, 10 * time.Second
 	targets := map[string][]string{
 		"index":    {"/_mock/messages?limit=1", "/_mock/conversations?limit=1"},
 		"search":   {"/_mock/messages?limit=1&contains=no+such+text", "/_mock/conversations?limit=1&to=2349999999999"},
@@ -108,17 +111,14 @@ func BenchmarkInboxReaders(b *testing.B) {
 		b.Run(kind, func(b *testing.B) {
 			s, c := benchServer(b)
 			benchFill(b, s.api.Store(), c, 1_000_000, 1)
-			runtime.GC()
 			srv := httptest.NewServer(s.Handler())
 			defer srv.Close()
 			ws := s.Default()
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: readers + 1}}
-			get := func(ctx context.Context, path string, withKey bool) int {
+			get := func(ctx context.Context, path string) int {
 				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+path, nil)
-				if withKey {
-					req.Header.Set("X-API-Key", ws.LiveKey)
-					req.Header.Set("X-API-Secret", ws.LiveSecret)
-				}
+				req.Header.Set("X-API-Key", ws.LiveKey)
+				req.Header.Set("X-API-Secret", ws.LiveSecret)
 				resp, err := client.Do(req)
 				if err != nil {
 					return 0
@@ -149,32 +149,37 @@ func BenchmarkInboxReaders(b *testing.B) {
 				time.Sleep(time.Millisecond)
 				return d
 			}
-			// phase runs the readers on list (with the key when withKey) and calls sends;
-			// it returns the peak RSS seen meanwhile.
-			var reads, refused atomic.Int64
-			phase := func(list []string, withKey bool, sends func()) int64 {
+			type result struct {
+				times             []time.Duration // of the sends, sorted
+				peakRSS, peakLive int64
+				reads, refused    int64
+			}
+			// phase has the readers read list for span while sends go on.
+			phase := func(list []string) result {
+				debug.FreeOSMemory()
 				ctx, cancel := context.WithCancel(context.Background())
 				var wg sync.WaitGroup
-				var peak atomic.Int64
-				peak.Store(rss())
+				var r result
+				var reads, refused, peakRSS, peakLive atomic.Int64
 				wg.Go(func() {
+					sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 					t := time.NewTicker(5 * time.Millisecond)
 					defer t.Stop()
-					for {
-						select {
-						case <-ctx.Done():
-							return
-						case <-t.C:
-							if r := rss(); r > peak.Load() {
-								peak.Store(r)
-							}
+					for ctx.Err() == nil {
+						if v := rss(); v > peakRSS.Load() {
+							peakRSS.Store(v)
 						}
+						metrics.Read(sample)
+						if v := int64(sample[0].Value.Uint64()); v > peakLive.Load() {
+							peakLive.Store(v)
+						}
+						<-t.C
 					}
 				})
 				for k := range readers {
 					wg.Go(func() {
 						for n := 0; ctx.Err() == nil; n++ {
-							switch code := get(ctx, list[(k+n)%len(list)], withKey); {
+							switch code := get(ctx, list[(k+n)%len(list)]); {
 							case ctx.Err() != nil:
 							case code == http.StatusOK:
 								reads.Add(1)
@@ -187,33 +192,34 @@ func BenchmarkInboxReaders(b *testing.B) {
 						}
 					})
 				}
-				sends()
+				for end := time.Now().Add(span); time.Now().Before(end); {
+					r.times = append(r.times, send())
+				}
 				cancel()
 				wg.Wait()
-				return peak.Load()
+				slices.Sort(r.times)
+				r.peakRSS, r.peakLive, r.reads, r.refused = peakRSS.Load(), peakLive.Load(), reads.Load(), refused.Load()
+				return r
 			}
-			afterFill := rss()
-			var baseMax time.Duration
-			basePeak := phase([]string{"/v1/balance"}, true, func() {
-				for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
-					baseMax = max(baseMax, send())
-				}
-			})
-			reads.Store(0)
-			var times []time.Duration
-			peak := phase(targets[kind], false, func() {
-				for b.Loop() {
-					times = append(times, send())
-				}
-			})
-			slices.Sort(times)
-			b.ReportMetric(float64(times[len(times)/2])/1e6, "ms-send-p50")
-			b.ReportMetric(float64(times[len(times)-1])/1e6, "ms-send-max")
-			b.ReportMetric(float64(baseMax)/1e6, "ms-send-max-base")
-			b.ReportMetric(float64(peak-basePeak)/(1<<20), "MB-rss-growth")
-			b.ReportMetric(float64(peak-afterFill)/(1<<20), "MB-rss-over-fill")
-			b.ReportMetric(float64(reads.Load()), "reads")
-			b.ReportMetric(float64(refused.Load()), "429s")
+			var base, inbox result
+			var live int64
+			for b.Loop() {
+				runtime.GC()
+				sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+				metrics.Read(sample)
+				live = int64(sample[0].Value.Uint64())
+				base = phase([]string{"/v1/balance"})
+				inbox = phase(targets[kind])
+			}
+			at := func(q float64) float64 { return float64(inbox.times[int(q*float64(len(inbox.times)-1))]) / 1e6 }
+			b.ReportMetric(at(0.5), "ms-send-p50")
+			b.ReportMetric(at(0.99), "ms-send-p99")
+			b.ReportMetric(at(1), "ms-send-max")
+			b.ReportMetric(float64(base.times[len(base.times)-1])/1e6, "ms-send-max-base")
+			b.ReportMetric(float64(inbox.peakRSS-base.peakRSS)/(1<<20), "MB-rss-growth")
+			b.ReportMetric(float64(inbox.peakLive-live)/(1<<20), "MB-live-growth")
+			b.ReportMetric(float64(inbox.reads), "reads")
+			b.ReportMetric(float64(inbox.refused), "429s")
 		})
 	}
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"runtime"
 	"sort"
 	"sync"
 
@@ -300,6 +301,7 @@ func (x *msgIndex) walk(w *workspace, fn func(*entry) bool) {
 		if !more {
 			return
 		}
+		runtime.Gosched() // a long walk lets sends run between chunks
 	}
 }
 

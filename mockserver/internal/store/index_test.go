@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -82,10 +83,7 @@ func refConversations(msgs []refMessage) (tos []string, counts map[string]int, l
 // invariants (id order, a bounded share of dead entries, counts that add up).
 func checkIndex(t *testing.T, st *Store) {
 	t.Helper()
-	scopes := []*workspace{nil}
-	for _, w := range st.allWorkspaces() {
-		scopes = append(scopes, w)
-	}
+	scopes := append([]*workspace{nil}, st.allWorkspaces()...)
 	for _, w := range scopes {
 		q := Query{mode: -1, kind: -1}
 		name := "server"
@@ -352,4 +350,29 @@ func TestScanLetsSendsThrough(t *testing.T) {
 	}
 	close(resume)
 	<-done
+}
+
+// TestContainsLower: the search by text ignores case, in ASCII and beyond, as
+// strings.Contains of the lower-case text does.
+func TestContainsLower(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		s, sub string
+		want   bool
+	}{
+		{"Your Code is 1234", "code is", true},
+		{"Your Code is 1234", "", true},
+		{"abc", "abcd", false},
+		{"ABC", "abc", true},
+		{"aaab", "aab", true},
+		{"Ünïcode TEXT", "text", true},
+		{"ÜNÏCODE", "ünï", true},
+		{"hello", "world", false},
+		{"[Z]", "[z]", true},
+		{"@", "`", false}, // the bytes next to A and Z stay as they are
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, containsLower(tt.s, tt.sub), "%q in %q", tt.sub, tt.s)
+		assert.Equal(t, strings.Contains(strings.ToLower(tt.s), tt.sub), containsLower(tt.s, tt.sub), "%q in %q", tt.sub, tt.s)
+	}
 }

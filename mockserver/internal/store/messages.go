@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
@@ -131,11 +132,31 @@ type msgRef struct {
 	mode Mode
 }
 
-func (r *msgRef) id() ids.ID {
-	if r.o != nil {
-		return r.o.id
+// containsLower reports whether s, in lower case, contains sub (lower case already), without
+// a lower-case copy of s when s is ASCII: a scan asks it of every kept message.
+func containsLower(s, sub string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Contains(strings.ToLower(s), sub)
+		}
 	}
-	return r.c.ID
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && lowerASCII(s[i+j]) == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func lowerASCII(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + 'a' - 'A'
+	}
+	return b
 }
 
 // addCampaign appends the messages of c that q selects; w.mu must be held.
@@ -143,7 +164,7 @@ func (q *Query) addCampaign(refs []msgRef, w *workspace, mode Mode, c *campaign)
 	if c.CreatedAt < q.since || q.hasCamp && c.ID != q.campaign || q.from != "" && !strings.EqualFold(q.from, c.SenderID) {
 		return refs
 	}
-	whole := q.contains == "" || !c.personal && strings.Contains(strings.ToLower(c.template), q.contains)
+	whole := q.contains == "" || !c.personal && containsLower(c.template, q.contains)
 	if q.contains != "" && !whole && !c.personal {
 		return refs // the same text for every recipient, and it does not match
 	}
@@ -152,7 +173,7 @@ func (q *Query) addCampaign(refs []msgRef, w *workspace, mode Mode, c *campaign)
 		if q.to != 0 && to != q.to {
 			continue
 		}
-		if !whole && !strings.Contains(strings.ToLower(c.text(i)), q.contains) {
+		if !whole && !containsLower(c.text(i), q.contains) {
 			continue
 		}
 		refs = append(refs, msgRef{w: w, c: c, to: to, i: int32(i), mode: mode})
@@ -163,7 +184,7 @@ func (q *Query) addCampaign(refs []msgRef, w *workspace, mode Mode, c *campaign)
 // addOTP appends o if q selects it; w.mu must be held.
 func (q *Query) addOTP(refs []msgRef, w *workspace, mode Mode, o *otpMessage) []msgRef {
 	if o.createdAt < q.since || q.from != "" && !strings.EqualFold(q.from, o.senderID) ||
-		q.to != 0 && o.phone != q.to || q.contains != "" && !strings.Contains(strings.ToLower(o.text), q.contains) {
+		q.to != 0 && o.phone != q.to || q.contains != "" && !containsLower(o.text, q.contains) {
 		return refs
 	}
 	return append(refs, msgRef{w: w, o: o, to: o.phone, mode: mode})
