@@ -95,7 +95,7 @@ func rss() int64 {
 //
 //   - index: messages?limit=1 and conversations?limit=1, by turns;
 //   - search: messages?contains=... (a text no message holds) and conversations?to=..., each
-//     a scan of the store; past the 4 that run at once, 429 (the client waits 10 ms);
+//     a scan of the store; past the 2 that run at once, 429 (the client waits 10 ms);
 //   - longpoll: messages?contains=...&wait=1s, each first scan queued for a turn, then waiting.
 func BenchmarkInboxReaders(b *testing.B) {
 	if testing.Short() {

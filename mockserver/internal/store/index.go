@@ -29,7 +29,7 @@ const walkChunk = 256
 
 // MaxSearches is how many reads that must scan the store (a filter by number, sender, text,
 // time, mode or kind) run at once; more wait for a turn or are refused.
-const MaxSearches = 4
+const MaxSearches = 2
 
 // entry is one campaign or OTP message of the index. All but dead is set before it is
 // published and never changes; dead is guarded by the index's lock.

@@ -267,16 +267,14 @@ func (st *Store) scopeOf(q *Query) (*workspace, bool) {
 // a workspace's lock only to match one campaign or OTP message, and the index's only to copy
 // a chunk of entries.
 func (st *Store) each(q *Query, fn func(msgRef) bool) {
-	var w *workspace
 	if q.hasCamp {
 		e := st.idx.find(q.campaign)
 		if e == nil || e.c == nil || q.hasWS && e.w.id != q.ws || !q.selectsEntry(e) {
 			return
 		}
-		w = e.w
-		w.mu.Lock()
+		e.w.mu.Lock()
 		refs := q.match(nil, e)
-		w.mu.Unlock()
+		e.w.mu.Unlock()
 		for k := len(refs) - 1; k >= 0 && fn(refs[k]); k-- {
 		}
 		return
