@@ -27,8 +27,13 @@ type CampaignsService struct{ c *core }
 // left them out would make them read 0. Parts and CreatedAt, which not every answer shows,
 // are nil when the server did not send them; strings are empty then.
 type Campaign struct {
-	ID     string
-	Status Status // StatusProcessing, StatusSent or StatusFailed
+	ID string
+	// Status is how far the campaign went: StatusProcessing (accepted, not yet handed to
+	// the provider), StatusSent (handed to the provider and charged) or StatusFailed
+	// (refused by the provider and refunded). It is not the delivery to the phones, which
+	// CampaignsService.Status reports (DeliveryStatus.Status): a campaign can be
+	// StatusSent here and StatusDelivered, or StatusFailed, there.
+	Status Status
 	// MessageID is the provider's message ID, used for delivery status; empty while the
 	// campaign is processing, when it failed, and when the server did not send it.
 	MessageID  string
@@ -92,7 +97,7 @@ func (s *CampaignsService) Create(ctx context.Context, p *CreateCampaignParams) 
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
-	return out.result(cl, p.From, p.Channel, ref)
+	return cl.sent(&out, p.From, p.Channel, ref)
 }
 
 const nameTag = "{{name}}"

@@ -270,6 +270,7 @@ type call struct {
 	body   any    // marshalled to JSON once, or nil
 	policy retryPolicy
 	ref    string      // the reference a send carries, named in an ErrOutcomeUnknown error
+	dedup  bool        // the server deduplicates references: see WithReferenceDeduplication
 	attrs  []slog.Attr // extra debug-log attributes; never secrets, phone numbers masked
 	// observe, when set, sees every attempt's outcome as soon as it is recorded (SendBulk
 	// pauses all its workers on a 429).
@@ -314,7 +315,7 @@ func (c *core) do(ctx context.Context, cl *call, out any) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sms: %s: %w", cl.op(), err)
 	}
-	cl.policy = c.policy(cl.policy)
+	cl.policy, cl.dedup = c.policy(cl.policy), c.dedup
 	target := c.base + cl.path
 	if cl.query != nil {
 		v, err := query.Values(cl.query)
@@ -347,11 +348,7 @@ func (c *core) do(ctx context.Context, cl *call, out any) error {
 	if resp != nil {
 		_ = resp.Body.Close() // already read by the retry policy
 	}
-	err = cl.result(ctx, err, out)
-	if oe := (*outcomeError)(nil); cl.ref != "" && errors.As(err, &oe) {
-		oe.hint = c.repeatHint(cl.ref)
-	}
-	return err
+	return cl.result(ctx, err, out)
 }
 
 // policy resolves retrySend, the one place where the reference-deduplication assumption
@@ -366,16 +363,20 @@ func (c *core) policy(p retryPolicy) retryPolicy {
 	return retryUnsent
 }
 
-// repeatHint says how a send that ended with an unknown outcome may be repeated.
-func (c *core) repeatHint(ref string) string {
-	if c.dedup {
-		return "repeat it with the same Reference " + strconv.Quote(ref) + ": the server deduplicates references, so it is not sent or charged twice"
+// repeatHint says how a send that ended with an unknown outcome may be repeated, when the
+// server deduplicates references (dedup) or is not known to.
+func repeatHint(dedup bool, ref string) string {
+	if dedup {
+		return "repeat it with the same Reference " + strconv.Quote(ref) + " within 24 hours of this attempt: the server deduplicates references, so it is not sent or charged twice"
 	}
 	return "it was not retried, as the server is not known to deduplicate references: repeat it with the same Reference " + strconv.Quote(ref) +
 		" only if it does (see WithReferenceDeduplication); otherwise check the campaigns first, or risk sending and charging twice"
 }
 
-// result turns the latest attempt into the call's answer.
+// result turns the latest attempt into the call's answer. A 2xx answer read whole is
+// decoded even when the context ended meanwhile: the call reports what it knows. A call that
+// changes something and got a 2xx or a 3xx that cannot be read (or whose reading the context
+// cut short) returns an *OutcomeError (see unbuildable).
 func (cl *call) result(ctx context.Context, doErr error, out any) error {
 	var err error // unprefixed: a transport or context error, or the *Error of a response
 	switch {
@@ -384,6 +385,19 @@ func (cl *call) result(ctx context.Context, doErr error, out any) error {
 			doErr = errors.New("no request was sent")
 		}
 		return fmt.Errorf("sms: %s: %w", cl.op(), doErr)
+	case cl.status >= 200 && cl.status <= 299 && cl.err == nil: // read whole
+		if out == nil {
+			return nil
+		}
+		if err := json.Unmarshal(cl.data, out); err != nil {
+			return cl.unbuildable(fmt.Errorf("decoding the %d response: %w", cl.status, err))
+		}
+		return nil
+	case cl.accepted() && cl.method != http.MethodGet: // a 2xx cut short, or a 3xx
+		if cl.err != nil {
+			return cl.outcome(ctx.Err(), cl.err)
+		}
+		return cl.outcome(ctx.Err(), redirectError(cl.header))
 	case ctx.Err() != nil && (doErr != nil || cl.err != nil):
 		err = ctx.Err()
 		// Ended while waiting to retry: keep the reason for the retry too.
@@ -395,19 +409,11 @@ func (cl *call) result(ctx context.Context, doErr error, out any) error {
 		}
 	case cl.err != nil:
 		err = cl.err
-	case cl.status < 200 || cl.status > 299:
-		err = cl.apiError()
 	default:
-		if out == nil {
-			return nil
-		}
-		if err := json.Unmarshal(cl.data, out); err != nil {
-			return fmt.Errorf("sms: %s: decoding the %d response: %w", cl.op(), cl.status, err)
-		}
-		return nil
+		err = cl.apiError()
 	}
 	if cl.maybeDone && cl.method != http.MethodGet {
-		return &outcomeError{op: cl.op(), err: err}
+		return cl.outcome(ctx.Err(), err)
 	}
 	if cl.err == nil && ctx.Err() == nil {
 		return err // the *Error names itself
@@ -428,7 +434,7 @@ type member struct {
 func (cl *call) need(ms ...member) error {
 	for _, m := range ms {
 		if !m.ok {
-			return fmt.Errorf("sms: %s: decoding the %d response: the member %q is missing or empty", cl.op(), cl.status, m.name)
+			return cl.unbuildable(fmt.Errorf("decoding the %d response: the member %q is missing or empty", cl.status, m.name))
 		}
 	}
 	return nil

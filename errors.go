@@ -45,10 +45,12 @@ var (
 	// ErrServer matches any 5xx.
 	ErrServer = errors.New("sms: server error")
 	// ErrOutcomeUnknown matches an error after which a request that changes something may or
-	// may not have taken effect: an attempt failed once a byte of it may have been written
-	// (a dropped connection, a malformed TLS record, a timeout), the server answered a 5xx
-	// other than 501 and 505 (it may have done part of the work), or the context ended while
-	// waiting for the answer. GETs never return it.
+	// may not have taken effect, or did: an attempt failed once a byte of it may have been
+	// written (a dropped connection, a malformed TLS record, a timeout), the server answered a
+	// 5xx other than 501 and 505 (it may have done part of the work), the context ended while
+	// waiting for the answer or while reading it, the server answered a 2xx whose result
+	// cannot be built (it accepted the request: a send was sent and charged), or a 3xx, which
+	// is not followed. Such an error is an *OutcomeError. GETs never return it.
 	//
 	// Calls that are not retried after such a failure return it so that the caller decides:
 	// OTP.Send, OTP.Verify, Keys.Create and Revoke, SenderIDs.Request, and by default
@@ -185,25 +187,6 @@ func (e *ValidationError) Is(target error) bool { return target == ErrInvalidPar
 func invalid(field, reason string) *ValidationError {
 	return &ValidationError{Field: field, Reason: reason}
 }
-
-// outcomeError marks an error after which the request may have taken effect.
-type outcomeError struct {
-	op   string // "POST /v1/otp/send"
-	err  error
-	hint string // what the caller may do, or ""
-}
-
-func (e *outcomeError) Error() string {
-	msg := "sms: " + e.op + ": outcome unknown, the request may have been processed: " + strings.TrimPrefix(e.err.Error(), "sms: ")
-	if e.hint != "" {
-		msg += "; " + e.hint
-	}
-	return msg
-}
-
-func (e *outcomeError) Is(target error) bool { return target == ErrOutcomeUnknown }
-
-func (e *outcomeError) Unwrap() error { return e.err }
 
 // waitError is the error of a call whose context ended while it waited to retry: it matches
 // both the context's error and the last attempt's (such as an *Error of a 429 or a 503).

@@ -1,9 +1,11 @@
 package sms
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,10 +133,40 @@ func TestErrorStrings(t *testing.T) {
 	assert.Equal(t, `sms: 403 insufficient_scope: the API key lacks the "balance" scope [request req_2]`, se.Error())
 	assert.Nil(t, (&ScopeError{}).Unwrap())
 	assert.Equal(t, "sms: invalid To[0]: bad", invalid("To[0]", "bad").Error())
-	oe := &outcomeError{op: "POST /v1/otp/send", err: io.EOF}
+	oe := &OutcomeError{Op: "POST /v1/otp/send", Err: io.EOF}
 	assert.Equal(t, "sms: POST /v1/otp/send: outcome unknown, the request may have been processed: EOF", oe.Error())
 	assert.ErrorIs(t, oe, io.EOF)
 	assert.ErrorIs(t, oe, ErrOutcomeUnknown)
 	oe.hint = "repeat it"
 	assert.Equal(t, "sms: POST /v1/otp/send: outcome unknown, the request may have been processed: EOF; repeat it", oe.Error())
+	accepted := &OutcomeError{Op: "POST /v1/sms/send", StatusCode: 202, RequestID: "req_3", Reference: "r1",
+		Body: "<html>", Err: errors.New("decoding the 202 response: bad"), ctx: context.Canceled}
+	assert.Equal(t, `sms: POST /v1/sms/send: outcome unknown, the server accepted the request (202 Accepted) but its answer cannot be read: `+
+		`decoding the 202 response: bad (context canceled) [request req_3] (body: "<html>")`, accepted.Error())
+	assert.ErrorIs(t, accepted, context.Canceled)
+	redirect := &OutcomeError{Op: "POST /v1/sms/send", StatusCode: 303, Err: errors.New("the answer redirects to \"/x\"")}
+	assert.Equal(t, `sms: POST /v1/sms/send: outcome unknown, the server redirected the request (303 See Other), which may have been processed; redirects are not followed: the answer redirects to "/x"`, redirect.Error())
+	assert.Nil(t, (&OutcomeError{}).Unwrap())
+}
+
+// An error's snippet of a body never shows a secret or a pin, even cut short, and masks phone
+// numbers.
+func TestSnippetRedacts(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ body, want string }{
+		{`{"data":{"secret":"sk_live_abc","publicKey":"pk_live_x"}}`, `{"data":{"secret":"[REDACTED]","publicKey":"pk_live_x"}}`},
+		{`{"pin": 123456, "pinId":"p1"}`, `{"pin": "[REDACTED]", "pinId":"p1"}`},
+		{`{"Secret":"a\"b"}`, `{"Secret":"[REDACTED]"}`},
+		{`key sk_test_abc123 leaked`, `key [REDACTED] leaked`},
+		{strings.Repeat(" ", maxSnippetScan-12) + `{"secret":"sk_live_0123456789"}`, ""},
+		{"line\n\x1b[31m", `line\n\x1b[31m`},
+		{`{"data":{"phone_number":"2348025671695","msisdn":2348025671695}}`, `{"data":{"phone_number":"234802****695","msisdn":234802****695}}`},
+	} {
+		got := snippet([]byte(tt.body))
+		assert.NotContains(t, got, "sk_", tt.body)
+		assert.NotContains(t, got, "123456", tt.body)
+		if tt.want != "" {
+			assert.Equal(t, tt.want, got, tt.body)
+		}
+	}
 }

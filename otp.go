@@ -101,6 +101,9 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 	if err := cl.need(member{"data.pinId", d.PinID != ""}); err != nil {
 		return nil, err
 	}
+	if err := checkAmount(cl, "data.amount", d.Amount); err != nil {
+		return nil, cl.unbuildable(err)
+	}
 	return &OTP{PinID: d.PinID, To: d.PhoneNumber, SMSStatus: d.SMSStatus, Amount: d.Amount, Currency: d.Currency, Response: cl.response(out.RequestID)}, nil
 }
 

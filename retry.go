@@ -164,8 +164,8 @@ func (cl *call) record(resp *http.Response, err error) {
 	switch {
 	case !ok: // an error is typed by its status even when its body is cut short
 		cl.data = data[:min(int64(len(data)), limit)]
-	case rerr != nil:
-		cl.err, cl.maybeDone = fmt.Errorf("reading the %d response: %w", resp.StatusCode, rerr), true
+	case rerr != nil: // what was read is kept for the error's snippet
+		cl.data, cl.err, cl.maybeDone = data, fmt.Errorf("reading the %d response: %w", resp.StatusCode, rerr), true
 	case int64(len(data)) > limit:
 		cl.err, cl.maybeDone = fmt.Errorf("the %d response is larger than %d bytes", resp.StatusCode, limit), true
 	default:

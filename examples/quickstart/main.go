@@ -206,7 +206,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 	fmt.Printf("complete=%t: %d batches, %d sent, %d duplicates removed, %d invalid (position %d), charged %s NGN\n",
 		report.Complete, len(report.Batches), report.Sent, report.Duplicates, report.Invalid,
 		report.InvalidRecipients[0].Position, report.Amount)
-	job.Recipients = customers(1000) // the same job again, as after a crash: nothing is sent twice
+	job.Recipients = customers(1000) // the same job again, as after a crash: the mock deduplicates references, so nothing is sent twice
 	rerun, err := client.Campaigns.SendBulk(ctx, job)
 	if err != nil {
 		return err
