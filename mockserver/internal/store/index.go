@@ -96,16 +96,8 @@ func (x *msgIndex) scope(w *workspace) *scope {
 
 // indexCampaign adds c's messages unless a trim or a clear forgot them first.
 func (st *Store) indexCampaign(w *workspace, mode Mode, c *campaign) {
-	x := st.idx
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if c.template == "" {
-		return
-	}
 	e := &entry{id: c.ID, w: w, c: c, n: int32(len(c.recipients)), mode: mode}
-	x.add(e, func(yield func(phone uint64, i int32)) {
+	st.idx.addLocked(e, func() bool { return c.template == "" }, func(yield func(phone uint64, i int32)) {
 		for i, r := range c.recipients {
 			yield(r.phone(), int32(i))
 		}
@@ -114,15 +106,20 @@ func (st *Store) indexCampaign(w *workspace, mode Mode, c *campaign) {
 
 // indexOTP adds an OTP message unless a trim or a clear forgot it first.
 func (st *Store) indexOTP(w *workspace, mode Mode, o *otpMessage) {
-	x := st.idx
+	e := &entry{id: o.id, w: w, o: o, n: 1, mode: mode}
+	st.idx.addLocked(e, func() bool { return o.forgotten }, func(yield func(uint64, int32)) { yield(o.phone, 0) })
+}
+
+// addLocked takes the index's lock, then e's workspace's, and adds e with its phones unless
+// forgotten says it was forgotten meanwhile.
+func (x *msgIndex) addLocked(e *entry, forgotten func() bool, phones func(func(uint64, int32))) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if o.forgotten {
-		return
+	e.w.mu.Lock()
+	defer e.w.mu.Unlock()
+	if !forgotten() {
+		x.add(e, phones)
 	}
-	x.add(&entry{id: o.id, w: w, o: o, n: 1, mode: mode}, func(yield func(uint64, int32)) { yield(o.phone, 0) })
 }
 
 // add puts e in the server's list and its workspace's; x.mu and e.w.mu must be held.
@@ -361,6 +358,15 @@ func (x *msgIndex) convPage(w *workspace, offset, limit int) ([]int32, []msgRef,
 // ref is message i of e, to phone.
 func (e *entry) ref(i int32, phone uint64) msgRef {
 	return msgRef{w: e.w, c: e.c, o: e.o, to: phone, i: i, mode: e.mode}
+}
+
+// turnFor takes a turn (see turn) for a read of q that scans the lists; a read of one
+// campaign, bounded by its recipients, needs none, and its release does nothing.
+func (x *msgIndex) turnFor(ctx context.Context, q *Query, queue bool) (func(), error) {
+	if q.hasCamp {
+		return func() {}, nil
+	}
+	return x.turn(ctx, queue)
 }
 
 // turn waits for one of MaxSearches turns to scan, until ctx is done, or with queue false

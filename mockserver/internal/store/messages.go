@@ -343,13 +343,11 @@ func (st *Store) ReadMessages(ctx context.Context, q Query, offset, limit int, q
 		total = st.idx.count(w)
 		refs = st.page(w, offset, end)
 	} else {
-		if !q.hasCamp { // one campaign costs at most its recipients
-			release, err := st.idx.turn(ctx, queue)
-			if err != nil {
-				return nil, 0, err
-			}
-			defer release()
+		release, err := st.idx.turnFor(ctx, &q, queue)
+		if err != nil {
+			return nil, 0, err
 		}
+		defer release()
 		st.each(&q, func(r msgRef) bool {
 			if total >= offset && total < end {
 				refs = append(refs, r)
@@ -403,13 +401,11 @@ func (st *Store) Conversations(ctx context.Context, q Query, offset, limit int, 
 		}
 		counts, refs, total = st.idx.convPage(w, offset, end-offset)
 	} else {
-		if !q.hasCamp {
-			release, err := st.idx.turn(ctx, queue)
-			if err != nil {
-				return nil, 0, err
-			}
-			defer release()
+		release, err := st.idx.turnFor(ctx, &q, queue)
+		if err != nil {
+			return nil, 0, err
 		}
+		defer release()
 		seen := map[uint64]int32{}
 		st.each(&q, func(r msgRef) bool {
 			if _, ok := seen[r.to]; !ok && len(seen) >= offset && len(seen) < end {
