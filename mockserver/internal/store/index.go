@@ -342,6 +342,9 @@ func (x *msgIndex) convPage(w *workspace, offset, limit int) ([]int32, []msgRef,
 	if sc == nil {
 		return nil, nil, 0
 	}
+	if offset >= len(sc.convs) {
+		return nil, nil, len(sc.convs) // past the end: no walk
+	}
 	var counts []int32
 	var refs []msgRef
 	cv := sc.front
