@@ -241,7 +241,7 @@ func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
 	// A replay after an attempt of this call that may have been processed (a dropped
 	// connection) is that attempt's answer: it was charged by this run.
 	replayed := sent.Replayed && !cl.maybeDone
-	res.CampaignID, res.Status, res.Amount, res.Replayed = sent.Campaign.ID, sent.Campaign.Status, sent.Campaign.Amount, replayed
+	res.CampaignID, res.Status, res.Amount, res.Replayed = sent.Campaign.ID, sent.Campaign.Status, val(sent.Campaign.Amount), replayed
 	res.Parts = cmp.Or(val(sent.Campaign.Parts), b.parts)
 	j.record(res, b.total)
 }
@@ -269,7 +269,7 @@ func checkAnswer(cl *call, sent *SendResult, n int) error {
 	case c.Recipients != 0 && c.Recipients != n:
 		return fmt.Errorf("sms: %s: the %d answer counts %d recipients in campaign %q, but the batch sent %d distinct ones",
 			cl.op(), cl.status, c.Recipients, c.ID, n)
-	case c.Amount.Kobo() < 0:
+	case c.Amount != nil && c.Amount.Kobo() < 0:
 		return fmt.Errorf("sms: %s: the %d answer gives campaign %q a negative amount, %s", cl.op(), cl.status, c.ID, c.Amount)
 	}
 	return nil

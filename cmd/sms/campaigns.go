@@ -46,7 +46,7 @@ every campaign with --all. With --json, one JSON object per line.`,
 				if a.jsonOut {
 					return writeJSONLine(a.stdout, campaignOut(c))
 				}
-				t.row(c.ID, when(c.CreatedAt), c.SenderID, string(c.Status), itoa(c.Recipients), optItoa(c.Parts), c.Amount.String()+" "+c.Currency, c.Reference)
+				t.row(c.ID, when(c.CreatedAt), c.SenderID, string(c.Status), itoa(c.Recipients), optItoa(c.Parts), amountText(c.Amount, c.Currency), c.Reference)
 				return nil
 			}
 			if all {

@@ -98,7 +98,7 @@ type campaignJSON struct {
 	MessageID  string      `json:"messageId,omitempty"`
 	Recipients int         `json:"recipients"`
 	Parts      *int        `json:"parts,omitempty"`
-	Amount     sms.Amount  `json:"amount"`
+	Amount     *sms.Amount `json:"amount,omitempty"` // absent when the server did not say
 	Currency   string      `json:"currency"`
 	SenderID   string      `json:"senderId"`
 	Channel    sms.Channel `json:"channel,omitempty"`
@@ -195,4 +195,13 @@ func printDelivery(w, hint io.Writer, st *sms.DeliveryStatus) error {
 			st.Page, (st.Total+st.Limit-1)/st.Limit, st.Total)
 	}
 	return nil
+}
+
+// amountText writes an amount and its currency for a table, or "?" when the server did not
+// say what it was.
+func amountText(a *sms.Amount, currency string) string {
+	if a == nil {
+		return "?"
+	}
+	return strings.TrimSpace(a.String() + " " + currency)
 }
