@@ -42,6 +42,15 @@ func TestNewClientCredentials(t *testing.T) {
 		{"swapped", "sk_live_def", "pk_live_abc", false},
 		{"header injection", "pk_live_abc\r\nX-Evil: 1", "sk_live_def", false},
 		{"space in secret", "pk_live_abc", "sk_live_de f", false},
+		// The pages never state the alphabet after the prefix: any printable text is taken.
+		{"underscore, hyphen and padding", "pk_live_a_b-c=", "sk_live_d_e-f==", true},
+		{"base64 secret", "pk_test_Zm9v+YmFy/", "sk_test_YmF6+cXV4/Q==", true},
+		{"tab in key", "pk_live_ab\tc", "sk_live_def", false},
+		{"trailing newline in secret", "pk_live_abc", "sk_live_def\n", false},
+		{"NUL in secret", "pk_live_abc", "sk_live_d\x00ef", false},
+		{"no-break space", "pk_live_ab\u00a0c", "sk_live_def", false},
+		{"invalid UTF-8", "pk_live_ab\xffc", "sk_live_def", false},
+		{"DEL", "pk_live_abc", "sk_live_de\x7ff", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
