@@ -60,9 +60,9 @@ type fetchPage[T any] func(ctx context.Context, page, limit int) ([]T, Paginatio
 // When the answers state no total, the walk ends at the last page they state (Pagination.Pages),
 // or else at the first page shorter than the page size (an empty one included); after
 // maxBlindPages full pages without either it yields an error. The page size is the one the
-// answers state when it differs from limit, and the size of the first page when that page is
-// short although the answer says more items follow (a server that caps the page size without
-// saying).
+// answers state when it differs from limit, and else the size of the first page when that
+// page is larger than limit, or short although the answer says more items follow (a server
+// that uses a page size of its own without saying).
 //
 // Offsets cannot keep up with a list that grows by a page or more between every two requests:
 // after 10 such requests in a row the walk yields an error. A server that ignores the page
@@ -76,9 +76,10 @@ func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key 
 		total := -1                 // the list's total at the previous page
 		var prev map[string]struct{}
 		stale, idle, fetched := 0, 0, 0
+		asked := limit // every request asks for it; limit becomes the server's page size
 		for {
 			page := next/limit + 1
-			items, pg, err := fetch(ctx, page, limit)
+			items, pg, err := fetch(ctx, page, asked)
 			if err == nil && pg.Page != 0 && pg.Page != page {
 				err = fmt.Errorf("sms: the server answered page %d when page %d was asked for", pg.Page, page)
 			}
@@ -92,6 +93,8 @@ func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key 
 			switch {
 			case pg.Limit > 0:
 				size = pg.Limit
+			case fetched == 1 && len(items) > limit:
+				size = len(items) // larger than asked, without saying
 			case fetched == 1 && len(items) > 0 && len(items) < limit && (pg.Total > len(items)+(page-1)*limit || page < pg.Pages):
 				size = len(items) // capped without saying
 			}
