@@ -426,7 +426,9 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				assert.Equal(t, at(t, "2021-03-28T16:51:00Z"), *k.CreatedAt)
 			}},
 		{"revokedAt unreadable", []string{"Keys.Revoke"}, 200, nil, fmt.Sprintf(keyBody, `"revokedAt":"soon"`),
-			func(t *testing.T, v any, err error) { require.ErrorContains(t, err, "data.revokedAt", "required by Revoke") }},
+			func(t *testing.T, v any, err error) {
+				require.ErrorContains(t, err, "data.revokedAt", "required by Revoke")
+			}},
 		{"key times unreadable in a list", []string{"Keys.List"}, 200, nil, `{"data":[{"_id":"k1","publicKey":"pk_test_abc","lastUsedAt":"soon","scopes":"sms"}]}`,
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
@@ -501,7 +503,9 @@ func TestAllWalksEveryPagingShape(t *testing.T) {
 		size   int // the server's page size whatever is asked (All asks for 100), or 0
 		paging func(page, limit, total int) string
 	}{
-		{"the service's", 0, func(p, l, n int) string { return fmt.Sprintf(`"pagination":{"page":%d,"limit":%d,"total":%d}`, p, l, n) }},
+		{"the service's", 0, func(p, l, n int) string {
+			return fmt.Sprintf(`"pagination":{"page":%d,"limit":%d,"total":%d}`, p, l, n)
+		}},
 		{"pages only", 0, func(p, l, n int) string { return fmt.Sprintf(`"pagination":{"page":%d,"pages":%d}`, p, (n+l-1)/l) }},
 		{"totalCount only", 0, func(p, l, n int) string { return fmt.Sprintf(`"pagination":{"totalCount":%d}`, n) }},
 		{"meta with perPage", 0, func(p, l, n int) string { return fmt.Sprintf(`"meta":{"page":%d,"perPage":%d,"total":"%d"}`, p, l, n) }},

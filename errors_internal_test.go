@@ -48,7 +48,7 @@ func TestForbiddenIsNotAScopeError(t *testing.T) {
 		{`{"error":{"code":"insufficient_scope","message":"no","scope":"otp"},"requestId":"req_1"}`, false},
 		{`{"error":{"message":"Forbidden."}}`, false}, // the API's error without a code: a 403 is insufficient_scope
 		{`{"message":"Forbidden."}`, false},
-		{``, true},  // not the API's error: a gateway's or a firewall's
+		{``, true},   // not the API's error: a gateway's or a firewall's
 		{`{}`, true}, // no error in it
 		{`<html><head><title>403 Forbidden</title></head><body>Request blocked by WAF</body></html>`, true},
 		{"\ufeff<!doctype html>", true},
