@@ -555,15 +555,7 @@ func TestAllWithoutTotalAgainstAServerIgnoringThePage(t *testing.T) {
 		fmt.Fprintf(&b, `,{"_id":"c%d","status":"sent"}`, i)
 	}
 	c, _ := serveOnce(t, 200, nil, `{"data":[`+b.String()[1:]+`]}`)
-	var last error
-	n := 0
-	for _, err := range c.Campaigns.All(context.Background(), &sms.ListCampaignsParams{Limit: 20}) {
-		if err != nil {
-			last = err
-			continue
-		}
-		n++
-	}
+	n, last := drain(c.Campaigns.All(context.Background(), &sms.ListCampaignsParams{Limit: 20}))
 	require.Error(t, last)
 	assert.Contains(t, last.Error(), "ignoring the page asked for")
 	assert.Equal(t, 20, n, "each campaign once")

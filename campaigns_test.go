@@ -467,15 +467,7 @@ func TestCampaignsRecipientsWithoutPagination(t *testing.T) {
 
 	// A server that answers every page with the same full page, stating no total: the walk
 	// goes on past the full page, and ends with an error once pages add nothing new.
-	var last error
-	n = 0
-	for _, err := range newClientFor(t, &answer{status: 200, body: body(5)}, sms.WithMaxRetries(0)).Campaigns.Recipients(ctx, "c1", &sms.CampaignStatusParams{Limit: 5}) {
-		if err != nil {
-			last = err
-			continue
-		}
-		n++
-	}
+	n, last := drain(newClientFor(t, &answer{status: 200, body: body(5)}, sms.WithMaxRetries(0)).Campaigns.Recipients(ctx, "c1", &sms.CampaignStatusParams{Limit: 5}))
 	require.Error(t, last)
 	assert.Contains(t, last.Error(), "ignoring the page asked for")
 	assert.Equal(t, 5, n, "each recipient once")

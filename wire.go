@@ -299,9 +299,6 @@ func (d *verdict) UnmarshalJSON(b []byte) error {
 	return fmt.Errorf(`want a boolean, or "true", "false" or "expired", not %.40s`, b)
 }
 
-// ptr returns a pointer to a copy of v.
-func ptr[T any](v T) *T { return &v }
-
 // val returns *p, or the zero T when p is nil.
 func val[T any](p *T) T {
 	if p == nil {
