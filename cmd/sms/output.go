@@ -134,9 +134,9 @@ type recipientJSON struct {
 
 // paginationJSON is a page of a list in --json output.
 type paginationJSON struct {
-	Page  int `json:"page"`
-	Limit int `json:"limit"`
-	Total int `json:"total"`
+	Page  int  `json:"page"`
+	Limit int  `json:"limit"`
+	Total *int `json:"total,omitempty"` // absent when the server did not say
 }
 
 // deliveryJSON is a campaign's delivery status in --json output.
@@ -162,7 +162,10 @@ func deliveryOut(st *sms.DeliveryStatus, withPage bool) deliveryJSON {
 		out.Recipients[i] = recipientJSON{To: r.To, Status: r.Status, UpdatedAt: optTime(r.UpdatedAt)}
 	}
 	if withPage {
-		out.Pagination = &paginationJSON{Page: st.Page, Limit: st.Limit, Total: st.Total}
+		out.Pagination = &paginationJSON{Page: st.Page, Limit: st.Limit}
+		if st.Total >= 0 {
+			out.Pagination.Total = &st.Total
+		}
 	}
 	return out
 }
