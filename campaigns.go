@@ -184,11 +184,13 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*C
 		wirePaging
 		Data []wireCampaign `json:"data"`
 	}
+	// A page's worth of room, so that decoding does not grow the slice item by item.
+	out.Data = make([]wireCampaign, 0, cmp.Or(p.Limit, rules.DefaultLimit))
 	cl := &call{method: http.MethodGet, path: "/v1/sms/campaigns", query: p, policy: retryIdempotent}
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
-	if err := cl.need(member{"data", out.Data != nil}); err != nil {
+	if err := cl.need(member{"data", len(out.Data) > 0 || hasList(cl.data, "data")}); err != nil {
 		return nil, err
 	}
 	for i := range out.Data {

@@ -482,3 +482,20 @@ func (w *wireCampaign) campaign(slots *campaignSlots, i int, bad []string) (Camp
 		CreatedAt: w.CreatedAt.into(&slots.created),
 	}, bad
 }
+
+// hasList reports whether the JSON object body has the member name, and it is an array: it
+// tells an empty list from an absent one where the wire struct's slice was given room before
+// decoding (and so is not nil when the member is absent). It decodes body again, which only
+// an answer without items needs.
+func hasList(body []byte, name string) bool {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) != nil {
+		return false
+	}
+	for k, v := range members { // encoding/json matches member names ignoring case
+		if strings.EqualFold(k, name) && len(v) > 0 && v[0] == '[' {
+			return true
+		}
+	}
+	return false
+}
