@@ -101,8 +101,8 @@ func (w *wireStatus) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// knownDelivery reports whether s is a status a campaign's delivery as a whole can have; Wait ends with
-// an error on any other.
+// knownDelivery reports whether s is a status a campaign's delivery as a whole can have;
+// Wait ends with an error on any other.
 func knownDelivery(s Status) bool {
 	switch s {
 	case StatusProcessing, StatusSent, StatusPending, StatusDelivered, StatusPartiallyDelivered, StatusFailed, StatusDND:
