@@ -260,11 +260,8 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 		}
 		maxParts = max(maxParts, parts)
 		totalParts += int64(parts)
-		refused = refused || t.Phone == MagicRefused
-		status := RecipientSent
-		if p.Channel == Generic && st.onDND(t.Phone) {
-			status = RecipientDND
-		}
+		status, refuses := st.atSend(t.Phone, p.Channel)
+		refused = refused || refuses
 		recipients[i] = recipient{packed: t.Phone | uint64(status)<<56}
 		if personal {
 			names.WriteString(name)

@@ -219,6 +219,7 @@ func (w *workspace) deliverAll(now int64) []Campaign {
 	defer w.mu.Unlock()
 	var changed []Campaign
 	for mi := range w.modes {
+		w.modes[mi].deliverOTPs(now)
 		for _, c := range w.modes[mi].campaigns {
 			if c.Counts[RecipientSent] == 0 {
 				continue

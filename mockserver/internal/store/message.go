@@ -53,6 +53,9 @@ func (st *Store) detail(r msgRef) (MessageDetail, bool) {
 	d := MessageDetail{Message: m}
 	if r.o != nil {
 		d.History = []Transition{{m.Status, m.CreatedAt}}
+		if r.o.phone == MagicSlow && m.Status == RecipientStatusNames[RecipientDelivered] {
+			d.History = []Transition{{RecipientStatusNames[RecipientSent], m.CreatedAt}, {m.Status, m.UpdatedAt}}
+		}
 		return d, true
 	}
 	r.w.mu.Lock()

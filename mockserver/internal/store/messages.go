@@ -37,12 +37,12 @@ type Message struct {
 	UpdatedAt   time.Time
 	WorkspaceID string
 	Mode        Mode
-	PinState    string    // an OTP's: pending, verified, replaced or locked (expiry is the reader's, by ExpiresAt)
+	PinState    string    // an OTP's: pending, verified, replaced, locked or failed (expiry is the reader's, by ExpiresAt)
 	ExpiresAt   time.Time // an OTP's pin's
 }
 
 // pinStateNames are otpMessage.pinState as a message writes it.
-var pinStateNames = [...]string{otpPending: "pending", otpVerified: "verified", otpVoided: "replaced", otpLocked: "locked"}
+var pinStateNames = [...]string{otpPending: "pending", otpVerified: "verified", otpVoided: "replaced", otpLocked: "locked", otpFailed: "failed"}
 
 // Filter selects messages; its zero value selects all. Every field set must match.
 type Filter struct {
@@ -202,9 +202,10 @@ func (st *Store) render(r msgRef) (Message, bool) {
 		m.To = strconv.FormatUint(o.phone, 10)
 		parts, enc := rules.CountParts(o.text)
 		m.ID, m.From, m.Text, m.Kind, m.Channel = o.id.String()+"-0", o.senderID, o.text, "otp", ChannelNames[Generic]
-		m.Parts, m.Encoding, m.Status, m.Cost = parts, enc.String(), RecipientStatusNames[RecipientDelivered], o.amount
+		status, at := o.statusAt(st.now())
+		m.Parts, m.Encoding, m.Status, m.Cost = parts, enc.String(), RecipientStatusNames[status], o.amount
 		m.PinID, m.Pin, m.Verified = o.pinID, o.pin, o.verified
-		m.CreatedAt, m.UpdatedAt = time.Unix(0, o.createdAt).UTC(), time.Unix(0, o.createdAt).UTC()
+		m.CreatedAt, m.UpdatedAt = time.Unix(0, o.createdAt).UTC(), time.Unix(0, at).UTC()
 		m.PinState, m.ExpiresAt = pinStateNames[o.pinState], time.Unix(0, o.expiresAt).UTC()
 		return m, true
 	}
