@@ -166,8 +166,12 @@ type BulkBatch struct {
 	Recipients int
 	// Parts is the largest number of SMS parts of a recipient's message.
 	Parts int
-	// Amount is what the campaign cost: in this run, or in the earlier one when Replayed.
+	// Amount is what the campaign cost: in this run, or in the earlier one when Replayed;
+	// 0.00 with AmountUnknown.
 	Amount Amount
+	// AmountUnknown is true when the server's answer gave no readable amount: the batch was
+	// sent, at a cost the report does not know (the live pages show one in every answer).
+	AmountUnknown bool
 	// Replayed is true when the batch was answered from an earlier run of the job: nothing
 	// was sent or charged this time. A replay that follows an attempt of this run that may
 	// have been processed (a dropped connection) is that attempt's answer: not Replayed.
@@ -238,6 +242,10 @@ type BulkReport struct {
 	// Amount or JobAmount (see BulkBatch.Unconfirmed).
 	Unconfirmed        int
 	UnconfirmedBatches int
+	// AmountUnknownBatches is the number of batches sent or replayed whose answer gave no
+	// amount (see BulkBatch.AmountUnknown): Amount, ReplayedAmount and JobAmount leave their
+	// cost out.
+	AmountUnknownBatches int
 	// JobAmount is Amount + ReplayedAmount: what the batches of the report cost over every
 	// run of the job. Once Complete, it is the whole cost of the job (of this shard, with
 	// Shard): what the wallet moved over all its runs, less the refunds of campaigns that the

@@ -304,7 +304,8 @@ func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
 	// A replay after an attempt of this call that may have been processed (a dropped
 	// connection) is that attempt's answer: it was charged by this run.
 	replayed := sent.Replayed && !cl.maybeDone
-	res.CampaignID, res.Status, res.Amount, res.Replayed = sent.Campaign.ID, sent.Campaign.Status, sent.Campaign.Amount, replayed
+	res.CampaignID, res.Status, res.Amount, res.Replayed = sent.Campaign.ID, sent.Campaign.Status, val(sent.Campaign.Amount), replayed
+	res.AmountUnknown = sent.Campaign.Amount == nil
 	res.Parts = cmp.Or(val(sent.Campaign.Parts), b.parts)
 	j.record(res, b.total, cl)
 }
@@ -433,6 +434,9 @@ func (j *bulkJob) record(b BulkBatch, parts int, cl *call) {
 				Err: cl.unbuildable(fmt.Errorf("the amount of batch %d, %s, takes the job's total past what an Amount holds", b.Index, b.Amount))}
 		}
 		r.JobAmount = total
+	}
+	if b.Err == nil && b.AmountUnknown && !j.p.DryRun {
+		r.AmountUnknownBatches++
 	}
 	r.Batches = append(r.Batches, b)
 	r.Recipients += b.Recipients

@@ -706,3 +706,26 @@ func TestSendBulkUnknownOutcomeIsNotAdvisedForARerun(t *testing.T) {
 		})
 	}
 }
+
+// A batch whose answer gives no amount was sent at a cost the report does not know: it is
+// counted apart, never as a cost of 0.00 that the report would add up as true.
+func TestSendBulkAnswerWithoutAmount(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	c := newClientFor(t, roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		body := fmt.Sprintf(`{"campaign":{"id":"66700000000000000000000%d","status":"sent"}}`, n.Add(1))
+		return &http.Response{StatusCode: http.StatusAccepted, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+	}))
+	r, err := c.Campaigns.SendBulk(context.Background(), bulkParams("no-amount", bulkInput{n: 30}, 10))
+	require.NoError(t, err)
+	require.Len(t, r.Batches, 3)
+	for _, b := range r.Batches {
+		assert.True(t, b.AmountUnknown, "batch %d", b.Index)
+		assert.NoError(t, b.Err)
+	}
+	assert.Equal(t, 3, r.AmountUnknownBatches)
+	assert.Equal(t, 30, r.Sent)
+	assert.True(t, r.Complete)
+}

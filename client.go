@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/go-querystring/query"
 	"github.com/hashicorp/go-retryablehttp"
@@ -131,9 +133,19 @@ func (c DashboardClient) LogValue() slog.Value { return slog.StringValue(c.Strin
 
 // checkKeyPair checks the shape of a key pair and returns its mode, "live" or "test". Errors
 // never repeat the credentials.
+//
+// The service's pages show keys only as "pk_live_xxxxxxxxx" and never state the alphabet of
+// what follows the prefix. What is checked is an assumption of this project: the key starts
+// with pk_live_ or pk_test_, the secret with sk_ and the same mode (sk_live_ with pk_live_),
+// and after the prefix each is one or more printable characters, none of them a space, a
+// control character or other invisible text (a key pasted with a newline or a tab), which
+// cannot be sent in a header as it was meant. Any other character is accepted ("_", "-", "=",
+// ...).
 func checkKeyPair(key, secret string) (string, error) {
 	var mode string
 	switch {
+	case key == "":
+		return "", errors.New("sms: the API key is empty")
 	case strings.HasPrefix(key, "pk_live_"):
 		mode = "live"
 	case strings.HasPrefix(key, "pk_test_"):
@@ -141,17 +153,38 @@ func checkKeyPair(key, secret string) (string, error) {
 	default:
 		return "", errors.New("sms: the API key must start with pk_live_ or pk_test_")
 	}
-	if !alnum(key[len("pk_live_"):]) {
-		return "", errors.New("sms: the API key must be pk_" + mode + "_ followed by letters and digits")
+	if why := credentialText(key[len("pk_live_"):]); why != "" {
+		return "", errors.New("sms: the API key must be pk_" + mode + "_ followed by " + why)
 	}
 	prefix := "sk_" + mode + "_"
-	if !strings.HasPrefix(secret, prefix) {
+	switch {
+	case secret == "":
+		return "", errors.New("sms: the API secret is empty")
+	case !strings.HasPrefix(secret, prefix):
 		return "", errors.New("sms: the API secret must start with " + prefix + " to match the pk_" + mode + "_ key")
 	}
-	if !alnum(secret[len(prefix):]) {
-		return "", errors.New("sms: the API secret must be " + prefix + " followed by letters and digits")
+	if why := credentialText(secret[len(prefix):]); why != "" {
+		return "", errors.New("sms: the API secret must be " + prefix + " followed by " + why)
 	}
 	return mode, nil
+}
+
+// credentialText returns what is wrong with s, the part of a credential after its prefix,
+// as the end of a sentence, or "" when it is one or more printable characters without
+// spaces: see checkKeyPair.
+func credentialText(s string) string {
+	if s == "" {
+		return "at least one character"
+	}
+	if !utf8.ValidString(s) {
+		return "valid UTF-8 text"
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
+			return "printable characters without spaces or control characters (trim what was pasted)"
+		}
+	}
+	return ""
 }
 
 // checkJWT checks that jwt is three non-empty dot-separated base64url parts.
@@ -166,19 +199,6 @@ func checkJWT(jwt string) error {
 		}
 	}
 	return nil
-}
-
-func alnum(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-			return false
-		}
-	}
-	return true
 }
 
 // core is what both clients share: the base URL, the HTTP client with the retry policy, and

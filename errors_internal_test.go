@@ -21,7 +21,7 @@ func TestErrorMatchesTheSentinelOfItsStatus(t *testing.T) {
 		status int
 		want   error
 	}{
-		{400, ErrBadRequest}, {401, ErrUnauthorized}, {402, ErrInsufficientBalance}, {403, ErrInsufficientScope},
+		{400, ErrBadRequest}, {401, ErrUnauthorized}, {402, ErrInsufficientBalance}, {403, ErrForbidden}, // no API error: no scope would help
 		{404, ErrNotFound}, {405, ErrBadRequest}, {409, ErrConflict}, {413, ErrBadRequest}, {415, ErrBadRequest},
 		{429, ErrRateLimited}, {500, ErrServer}, {501, ErrServer}, {503, ErrServer}, {599, ErrServer}, {307, nil},
 	}
@@ -48,7 +48,12 @@ func TestForbiddenIsNotAScopeError(t *testing.T) {
 	}{
 		{`{"error":{"code":"forbidden","message":"Host not allowed."},"requestId":"req_1"}`, true},
 		{`{"error":{"code":"insufficient_scope","message":"no","scope":"otp"},"requestId":"req_1"}`, false},
-		{``, false}, // no code: a 403 is insufficient_scope
+		{`{"error":{"message":"Forbidden."}}`, false}, // the API's error without a code: a 403 is insufficient_scope
+		{`{"message":"Forbidden."}`, false},
+		{``, true},   // not the API's error: a gateway's or a firewall's
+		{`{}`, true}, // no error in it
+		{`<html><head><title>403 Forbidden</title></head><body>Request blocked by WAF</body></html>`, true},
+		{"\ufeff<!doctype html>", true},
 	}
 	for _, tt := range tests {
 		err := apiError(http.StatusForbidden, http.Header{}, []byte(tt.body))
@@ -86,20 +91,31 @@ func TestAPIErrorDecoding(t *testing.T) {
 			Error{StatusCode: 404, Code: "not_found", Message: "Campaign not found.", RequestID: "req_h"}, ""},
 		{"scope", 403, nil, `{"error":{"code":"insufficient_scope","message":"no","scope":"otp"},"requestId":"req_1"}`,
 			Error{StatusCode: 403, Code: "insufficient_scope", Message: "no", RequestID: "req_1"}, ScopeOTP},
-		{"403 without scope", 403, nil, `{}`,
+		{"403 without scope", 403, nil, `{"error":{"message":"Forbidden"}}`,
 			Error{StatusCode: 403, Code: "insufficient_scope", Message: "Forbidden"}, ""},
+		{"403 that is not the API's", 403, nil, "<html>\x1b[2JBlocked</html>",
+			Error{StatusCode: 403, Code: "forbidden", Message: "Forbidden", Snippet: `<html>\x1b[2JBlocked</html>`, notAPI: true}, ""},
 		{"Retry-After seconds", 429, hdr("Retry-After", "30"), `{"error":{"code":"rate_limited","message":"m"}}`,
 			Error{StatusCode: 429, Code: "rate_limited", Message: "m", RetryAfter: 30 * time.Second}, ""},
 		{"HTML", 502, hdr("Content-Type", "text/html"), `<html><body>Bad Gateway</body></html>`,
-			Error{StatusCode: 502, Code: "server_error", Message: "Bad Gateway"}, ""},
-		{"empty", 401, nil, ``, Error{StatusCode: 401, Code: "unauthorized", Message: "Unauthorized"}, ""},
-		{"error is a string", 409, nil, `{"error":"conflict"}`, Error{StatusCode: 409, Code: "conflict", Message: "Conflict"}, ""},
+			Error{StatusCode: 502, Code: "server_error", Message: "Bad Gateway", Snippet: `<html><body>Bad Gateway</body></html>`, notAPI: true}, ""},
+		{"empty", 401, nil, ``, Error{StatusCode: 401, Code: "unauthorized", Message: "Unauthorized", notAPI: true}, ""},
+		{"error is a string", 409, nil, `{"error":"Sender ID exists."}`, Error{StatusCode: 409, Code: "conflict", Message: "Sender ID exists."}, ""},
+		{"message beside a code", 400, nil, `{"code":"invalid_phone","message":"Bad number.","requestId":7}`,
+			Error{StatusCode: 400, Code: "invalid_phone", Message: "Bad number.", RequestID: "7"}, ""},
+		{"message alone", 400, nil, `{"message":"Pin has expired"}`, Error{StatusCode: 400, Code: "bad_request", Message: "Pin has expired"}, ""},
+		{"errors of strings", 400, nil, `{"errors":["to is required","from is too long"]}`,
+			Error{StatusCode: 400, Code: "bad_request", Message: "to is required; from is too long"}, ""},
+		{"errors of objects", 400, nil, `{"errors":[{"code":"invalid","message":"Bad number.","field":"to[0]"},{"message":"Bad sender."}]}`,
+			Error{StatusCode: 400, Code: "invalid", Message: "Bad number.; Bad sender.", Field: "to[0]"}, ""},
+		{"Laravel", 422, nil, `{"message":"The given data was invalid.","errors":{"to":["The to field is required."],"from":["The from field is required."]}}`,
+			Error{StatusCode: 422, Code: "bad_request", Message: "The given data was invalid.; The from field is required.; The to field is required.", Field: "from"}, ""},
 		{"error is null", 402, nil, `{"error":null,"requestId":"req_x"}`,
-			Error{StatusCode: 402, Code: "insufficient_balance", Message: "Payment Required", RequestID: "req_x"}, ""},
-		{"truncated", 500, nil, `{"error":{"code":"server_er`, Error{StatusCode: 500, Code: "server_error", Message: "Internal Server Error"}, ""},
-		{"array", 413, nil, `[1,2]`, Error{StatusCode: 413, Code: "payload_too_large", Message: "Request Entity Too Large"}, ""},
-		{"unknown status", 418, nil, `nope`, Error{StatusCode: 418, Code: "bad_request", Message: "I'm a teapot"}, ""},
-		{"redirect", 307, nil, ``, Error{StatusCode: 307, Code: "unexpected_status", Message: "Temporary Redirect"}, ""},
+			Error{StatusCode: 402, Code: "insufficient_balance", Message: "Payment Required", RequestID: "req_x", Snippet: `{"error":null,"requestId":"req_x"}`, notAPI: true}, ""},
+		{"truncated", 500, nil, `{"error":{"code":"server_er`, Error{StatusCode: 500, Code: "server_error", Message: "Internal Server Error", Snippet: `{"error":{"code":"server_er`, notAPI: true}, ""},
+		{"array", 413, nil, `[1,2]`, Error{StatusCode: 413, Code: "payload_too_large", Message: "Request Entity Too Large", Snippet: "[1,2]", notAPI: true}, ""},
+		{"unknown status", 418, nil, `nope`, Error{StatusCode: 418, Code: "bad_request", Message: "I'm a teapot", Snippet: "nope", notAPI: true}, ""},
+		{"redirect", 307, nil, ``, Error{StatusCode: 307, Code: "unexpected_status", Message: "Temporary Redirect", notAPI: true}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,7 +129,7 @@ func TestAPIErrorDecoding(t *testing.T) {
 			require.ErrorAs(t, err, &e)
 			assert.Equal(t, tt.want, *e)
 			var se *ScopeError
-			if tt.status == 403 {
+			if tt.status == 403 && !e.notAPI {
 				require.ErrorAs(t, err, &se)
 				assert.Equal(t, tt.scope, se.Scope)
 				assert.Same(t, e, se.Err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"net"
 	"net/http"
@@ -505,4 +506,16 @@ func newServer(t testing.TB, opts ...mockserver.Option) *mockserver.Server {
 	srv, err := mockserver.New(opts...)
 	require.NoError(t, err)
 	return srv
+}
+
+// drain runs seq to its end and returns how many items it yielded and its last error.
+func drain[T any](seq iter.Seq2[T, error]) (n int, last error) {
+	for _, err := range seq {
+		if err != nil {
+			last = err
+			continue
+		}
+		n++
+	}
+	return n, last
 }

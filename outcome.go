@@ -167,7 +167,7 @@ func (cl *call) outcome(ctxErr, cause error) *OutcomeError {
 	if e.RequestID == "" {
 		var env envelope
 		if json.Unmarshal(cl.data, &env) == nil {
-			e.RequestID = env.RequestID
+			e.RequestID = env.RequestID.s
 		}
 	}
 	if cl.accepted() {
@@ -211,7 +211,7 @@ func snippet(body []byte) string {
 func (cl *call) sent(w *wireSent, from string, ch Channel, ref string) (*SendResult, error) {
 	r, err := w.result(cl, from, ch, ref)
 	if err == nil {
-		err = checkAmount(cl, "campaign.amount", &r.Campaign.Amount)
+		err = checkAmount(cl, "campaign.amount", r.Campaign.Amount)
 	}
 	if err != nil {
 		return nil, cl.unbuildable(err)

@@ -80,8 +80,9 @@ func (p *WaitParams) config() (waitConfig, error) {
 // them. When ctx ends first, Wait returns the last status it read (nil if none) and an
 // error that matches ctx's. Any other error ends the wait and is returned with the last
 // status: among them a Retry-After longer than MaxRetryAfter (the answer's *Error, its
-// RetryAfter set), and a status that no campaign can have (a negative count), which would
-// never become final.
+// RetryAfter set), a status that no campaign can have (a negative count), which would
+// never become final, and a status word the SDK does not know (see Status), returned with
+// the status that carried it.
 func (s *CampaignsService) Wait(ctx context.Context, id string, p *WaitParams) (*DeliveryStatus, error) {
 	cfg, err := p.config()
 	if err != nil {
@@ -162,10 +163,10 @@ func (s *CampaignsService) pollRound(ctx context.Context, ids []string, pending 
 			st, w, err := s.poll(ctx, ids[i], sp, cfg)
 			mu.Lock()
 			defer mu.Unlock()
-			switch {
-			case st != nil:
+			if st != nil {
 				last[i] = st
-			case err != nil && first == nil:
+			}
+			if err != nil && first == nil {
 				first = err
 				cancel()
 			}
@@ -177,7 +178,8 @@ func (s *CampaignsService) pollRound(ctx context.Context, ids []string, pending 
 }
 
 // poll reads the delivery status of campaign id once. It returns the status, or the wait a
-// 429 or 5xx answer asked for, or the error that ends the wait.
+// 429 or 5xx answer asked for, or the error that ends the wait (with the status read, when
+// its word is none the SDK knows).
 func (s *CampaignsService) poll(ctx context.Context, id string, sp *CampaignStatusParams, cfg waitConfig) (*DeliveryStatus, time.Duration, error) {
 	st, err := s.Status(ctx, id, sp)
 	var wait time.Duration
@@ -185,6 +187,9 @@ func (s *CampaignsService) poll(ctx context.Context, id string, sp *CampaignStat
 	case err == nil:
 		if err := checkCounts(id, val(st.Counts)); err != nil {
 			return nil, 0, err
+		}
+		if !knownDelivery(st.Status) {
+			return st, 0, fmt.Errorf("sms: waiting for campaign %s: the status %q is none the SDK knows, so it cannot tell whether it is final", id, printable(string(st.Status)))
 		}
 		return st, 0, nil
 	case ctx.Err() != nil:

@@ -50,7 +50,7 @@ and refunded). It says nothing of the phones: their delivery is "sms campaigns s
 				if a.jsonOut {
 					return writeJSONLine(a.stdout, campaignOut(c))
 				}
-				t.row(c.ID, when(c.CreatedAt), c.SenderID, string(c.Status), itoa(c.Recipients), optItoa(c.Parts), c.Amount.String()+" "+c.Currency, c.Reference)
+				t.row(c.ID, when(c.CreatedAt), c.SenderID, string(c.Status), itoa(c.Recipients), optItoa(c.Parts), amountText(c.Amount, c.Currency), c.Reference)
 				return nil
 			}
 			if all {

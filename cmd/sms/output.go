@@ -101,7 +101,7 @@ type campaignJSON struct {
 	MessageID  string      `json:"messageId,omitempty"`
 	Recipients int         `json:"recipients"`
 	Parts      *int        `json:"parts,omitempty"`
-	Amount     sms.Amount  `json:"amount"`
+	Amount     *sms.Amount `json:"amount,omitempty"` // absent when the server did not say
 	Currency   string      `json:"currency"`
 	SenderID   string      `json:"senderId"`
 	Channel    sms.Channel `json:"channel,omitempty"`
@@ -137,9 +137,9 @@ type recipientJSON struct {
 
 // paginationJSON is a page of a list in --json output.
 type paginationJSON struct {
-	Page  int `json:"page"`
-	Limit int `json:"limit"`
-	Total int `json:"total"`
+	Page  int  `json:"page"`
+	Limit int  `json:"limit"`
+	Total *int `json:"total,omitempty"` // absent when the server did not say
 }
 
 // deliveryJSON is a campaign's delivery status in --json output.
@@ -165,7 +165,10 @@ func deliveryOut(st *sms.DeliveryStatus, withPage bool) deliveryJSON {
 		out.Recipients[i] = recipientJSON{To: r.To, Status: r.Status, UpdatedAt: optTime(r.UpdatedAt)}
 	}
 	if withPage {
-		out.Pagination = &paginationJSON{Page: st.Page, Limit: st.Limit, Total: st.Total}
+		out.Pagination = &paginationJSON{Page: st.Page, Limit: st.Limit}
+		if st.Total >= 0 {
+			out.Pagination.Total = &st.Total
+		}
 	}
 	return out
 }
@@ -240,4 +243,13 @@ func errorOut(cmd *cobra.Command, err error, code int) errorJSON {
 		e.Scope = string(se.Scope)
 	}
 	return out
+}
+
+// amountText writes an amount and its currency for a table, or "?" when the server did not
+// say what it was.
+func amountText(a *sms.Amount, currency string) string {
+	if a == nil {
+		return "?"
+	}
+	return strings.TrimSpace(a.String() + " " + currency)
 }

@@ -72,7 +72,7 @@ func (a *app) printSent(res *sms.SendResult) error {
 	}
 	c := res.Campaign
 	t := newTable(a.stdout, "CAMPAIGN", "SENT TO PROVIDER", "RECIPIENTS", "PARTS", "AMOUNT", "REFERENCE")
-	t.row(c.ID, string(c.Status), itoa(c.Recipients), optItoa(c.Parts), c.Amount.String()+" "+c.Currency, c.Reference)
+	t.row(c.ID, string(c.Status), itoa(c.Recipients), optItoa(c.Parts), amountText(c.Amount, c.Currency), c.Reference)
 	if res.Replayed {
 		defer a.note("replayed: this reference was sent before; nothing was sent or charged this time")
 	}

@@ -103,7 +103,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 		return err
 	}
 	c := sent.Campaign
-	fmt.Printf("campaign %s: %s, %d recipient, %s part, cost %s %s\n", c.ID, c.Status, c.Recipients, orUnknown(c.Parts), c.Amount, c.Currency)
+	fmt.Printf("campaign %s: %s, %d recipient, %s part, cost %s %s\n", c.ID, c.Status, c.Recipients, orUnknown(c.Parts), orUnknown(c.Amount), c.Currency)
 	again, err := client.SMS.Send(ctx, &sms.SendParams{
 		To: []string{"08025671695"}, From: "ACME", Message: "Your order #1042 has shipped.", Reference: "order-1042-shipped",
 	})

@@ -283,6 +283,7 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 	if st.cfg.Due != nil && st.cfg.DeliveryDelay > 0 && a.Counts[RecipientSent] > 0 {
 		st.cfg.Due(cp.dueAt(int64(st.cfg.DeliveryDelay)))
 	}
+	st.indexCampaign(c.w, c.Mode, cp)
 	st.keep(a.Recipients)
 	st.arrivedCampaign(c.w, c.Mode, cp)
 	st.sent(c, a, to, balance)

@@ -61,6 +61,7 @@ type otpMessage struct {
 	parts     uint8
 	verified  bool
 	pinState  uint8           // otpPending, otpVerified, otpVoided, otpLocked or otpFailed, as the pin record says
+	forgotten bool            // by the message limit or a clear
 	status    RecipientStatus // at the send, by the magic numbers' rules (see otpStatus)
 	slowAt    int64           // MagicSlow: when it is delivered, unix nanoseconds; else 0
 	expiresAt int64           // when its pin expires, unix nanoseconds
@@ -117,6 +118,7 @@ func (st *Store) SendOTP(c Caller, p OTPParams, now time.Time) (OTPSent, error) 
 	if !refused {
 		st.latestPins.Deliver(o.phone, o.pinID, pin, m.createdAt)
 	}
+	st.indexOTP(c.w, c.Mode, m)
 	st.keep(1)
 	st.arrivedOTP(c.w, c.Mode, m)
 	st.otpSent(c, m.id, o.phone, o.pinID, m.status, balance)

@@ -107,6 +107,8 @@ type Store struct {
 
 	due dueQueue // workspaces with campaigns awaiting automatic delivery
 
+	idx *msgIndex // the messages, for the inbox's lists
+
 	madeKeys      quota // keys made through CreateKey
 	madeSenderIDs quota // sender IDs requested through RequestSenderID
 
@@ -122,6 +124,7 @@ func New(cfg Config, seed Credentials, now int64) (*Store, Credentials) {
 		workspaces: make(map[ids.ID]*workspace),
 		keys:       make(map[string]*apiKey),
 		dnd:        make(map[uint64]struct{}),
+		idx:        newIndex(),
 	}
 	creds, _ := st.createWorkspace(cfg.Country, cfg.LiveBalance, cfg.TestBalance, seed, now) // the first: within any limit
 	return st, creds
