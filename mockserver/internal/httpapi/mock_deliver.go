@@ -4,11 +4,14 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
 // deliveryTimer is the one timer of automatic delivery: armed for the earliest time a send's
-// recipients fall due, it settles the store then, and arms itself again for what is left.
-// Reads settle too (see ServeHTTP), so the timer only matters to those who wait for events.
+// recipients fall due, it settles the store then, off any request's path, and arms itself
+// again for what is left. A request settles on its way in only when something is due and the
+// timer has not settled it yet (see settle), so that a read never shows what is due unsettled.
 type deliveryTimer struct {
 	mu sync.Mutex
 	t  *time.Timer
@@ -40,8 +43,9 @@ func (a *API) tick() {
 	}
 }
 
-// StopDelivery stops the timer of automatic delivery; the next send arms it again, and reads
-// settle what is due meanwhile.
+// StopDelivery stops the timer of automatic delivery: the server is closing. Requests still
+// settle what is due on their way in, and arm the timer again for what is left; so does a send
+// that falls due before everything queued.
 func (a *API) StopDelivery() {
 	dt := &a.delivery
 	dt.mu.Lock()
@@ -52,9 +56,13 @@ func (a *API) StopDelivery() {
 	}
 }
 
-// settle settles what automatic delivery has due by now, and arms the timer for what is left.
-func (a *API) settle() {
-	if next, more := a.Store().Settle(a.clock.Now().UnixNano()); more {
+// settle settles what automatic delivery has due by now in st, and arms the timer for what is
+// left. When nothing is due, it costs one atomic read.
+func (a *API) settle(st *store.Store, now int64) {
+	if !st.Due(now) {
+		return
+	}
+	if next, more := st.Settle(now); more {
 		a.due(next)
 	}
 }

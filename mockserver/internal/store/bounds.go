@@ -78,7 +78,7 @@ func (st *Store) trim(target int64) {
 		top := &h[0]
 		top.w.mu.Lock()
 		md := &top.w.modes[top.mode]
-		n := md.forgetOldest(top.otp, top.id)
+		n := md.forgetOldest(&st.due, top.otp, top.id)
 		next, more := md.oldest(top.otp)
 		top.w.mu.Unlock()
 		st.stored.Add(-int64(n))
@@ -104,8 +104,9 @@ func (md *modeData) oldest(otp bool) (ids.ID, bool) {
 }
 
 // forgetOldest forgets the oldest campaign (or OTP message) of the mode if its id is still id
-// (a clear may have gone first), and returns how many recipients it had; w.mu must be held.
-func (md *modeData) forgetOldest(otp bool, id ids.ID) int {
+// (a clear may have gone first), takes it out of the due queue q, and returns how many
+// recipients it had; w.mu must be held.
+func (md *modeData) forgetOldest(q *dueQueue, otp bool, id ids.ID) int {
 	switch {
 	case otp && len(md.otpMsgs) > 0 && md.otpMsgs[0].id == id:
 		md.otpMsgs[0] = nil
@@ -114,10 +115,13 @@ func (md *modeData) forgetOldest(otp bool, id ids.ID) int {
 	case !otp && len(md.campaigns) > 0 && md.campaigns[0].ID == id:
 		c := md.campaigns[0]
 		c.forget()
+		if c.auto != settledAll {
+			q.remove(c)         // if queued
+			c.auto = settledAll // a Settle that took it from the queue already leaves it
+		}
 		md.campaigns[0] = nil
 		md.campaigns = md.campaigns[1:]
 		md.msgFrom = max(md.msgFrom-1, 0)
-		md.autoFrom, md.slowFrom = max(md.autoFrom-1, 0), max(md.slowFrom-1, 0)
 		return len(c.recipients)
 	}
 	return 0

@@ -80,8 +80,8 @@ type Config struct {
 	// DeliveryDelay is how long after its send a campaign's recipients are delivered by
 	// themselves (see Settle); 0: never.
 	DeliveryDelay time.Duration
-	// Due, when set, is told the time a send's recipients fall due, so that someone calls
-	// Settle then.
+	// Due, when set, is told the time a send's recipients fall due when that comes before
+	// anything else queued for automatic delivery, so that someone calls Settle then.
 	Due func(at int64)
 
 	IDs      *ids.Gen    // shared by every store of a server, so ids never repeat
@@ -102,7 +102,7 @@ type Store struct {
 
 	latestPins LatestPins
 
-	due dueQueue // workspaces with campaigns awaiting automatic delivery
+	due dueQueue // campaigns awaiting automatic delivery, by due time
 
 	madeKeys      quota // keys made through CreateKey
 	madeSenderIDs quota // sender IDs requested through RequestSenderID
@@ -120,6 +120,7 @@ func New(cfg Config, seed Credentials, now int64) (*Store, Credentials) {
 		keys:       make(map[string]*apiKey),
 		dnd:        make(map[uint64]struct{}),
 	}
+	st.due.init()
 	creds, _ := st.createWorkspace(cfg.Country, cfg.LiveBalance, cfg.TestBalance, seed, now) // the first: within any limit
 	return st, creds
 }
