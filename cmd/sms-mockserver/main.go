@@ -104,6 +104,9 @@ func (f *delayFlag) Set(s string) error {
 	if err != nil || d < 0 {
 		return errors.New(`a non-negative duration such as 1s, or "off"`)
 	}
+	if d > mockserver.MaxDeliveryDelay {
+		return fmt.Errorf("at most %v (3,650 days)", mockserver.MaxDeliveryDelay)
+	}
 	f.d = d
 	return nil
 }
