@@ -13,9 +13,10 @@ import (
 // again for what is left. A request settles on its way in only when something is due and the
 // timer has not settled it yet (see settle), so that a read never shows what is due unsettled.
 type deliveryTimer struct {
-	mu sync.Mutex
-	t  *time.Timer
-	at int64 // the mock time it is armed for
+	mu      sync.Mutex
+	t       *time.Timer
+	at      int64 // the mock time it is armed for
+	stopped bool  // by StopDelivery: it is not armed again until ResumeDelivery
 }
 
 // due arms the timer for at, of the mock's clock, unless it is armed for earlier.
@@ -23,7 +24,7 @@ func (a *API) due(at int64) {
 	dt := &a.delivery
 	dt.mu.Lock()
 	defer dt.mu.Unlock()
-	if dt.t != nil && dt.at <= at {
+	if dt.stopped || dt.t != nil && dt.at <= at {
 		return
 	}
 	if dt.t != nil {
@@ -43,16 +44,29 @@ func (a *API) tick() {
 	}
 }
 
-// StopDelivery stops the timer of automatic delivery: the server is closing. Requests still
-// settle what is due on their way in, and arm the timer again for what is left; so does a send
-// that falls due before everything queued.
+// StopDelivery stops the timer of automatic delivery, and keeps it from being armed again
+// until ResumeDelivery: the server is closed. Requests still settle what is due on their way
+// in.
 func (a *API) StopDelivery() {
 	dt := &a.delivery
 	dt.mu.Lock()
 	defer dt.mu.Unlock()
+	dt.stopped = true
 	if dt.t != nil {
 		dt.t.Stop()
 		dt.t = nil
+	}
+}
+
+// ResumeDelivery undoes StopDelivery: the server serves again. It settles what fell due
+// meanwhile and arms the timer for what is left.
+func (a *API) ResumeDelivery() {
+	dt := &a.delivery
+	dt.mu.Lock()
+	dt.stopped = false
+	dt.mu.Unlock()
+	if next, more := a.Store().Settle(a.clock.Now().UnixNano()); more {
+		a.due(next)
 	}
 }
 
