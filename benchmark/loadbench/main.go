@@ -12,10 +12,17 @@
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route send -rounds 5 -d 5s
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route rss -sends 100000
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route list -mock-args '-gc-headroom-mb 0'
+//	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route balance -workspaces 10000 -rounds 5 -d 5s
+//
+// -route balance compares two mocks instead of the mock with a bare handler: each holds
+// -workspaces more workspaces with one send each, to MagicSlow (still pending, due 10 minutes
+// later) in the first and to an ordinary number (delivered after the default delay) in the
+// other, and wrk reads GET /v1/balance of each in turn.
 package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -38,12 +45,13 @@ const sendBody = `{"to":"2348025671695","from":"MOCKSMS","message":"Your order 4
 
 func main() {
 	mock := flag.String("mock", "", "path of the sms-mockserver binary")
-	route := flag.String("route", "list", "list, send or rss")
+	route := flag.String("route", "list", "list, send, rss or balance")
 	rounds := flag.Int("rounds", 5, "wrk runs against each server")
 	dur := flag.Duration("d", 5*time.Second, "duration of one wrk run")
 	threads := flag.Int("t", 2, "wrk threads")
 	conns := flag.Int("c", 8, "wrk connections")
 	sends := flag.Int("sends", 100_000, "sends with references for -route rss")
+	workspaces := flag.Int("workspaces", 10_000, "workspaces with a send each for -route balance")
 	bare := flag.String("serve-bare", "", "internal: serve this file's bytes on this address (addr=file)")
 	mockArgs := flag.String("mock-args", "", "more flags for the mock, separated by spaces")
 	flag.Parse()
@@ -53,6 +61,10 @@ func main() {
 	}
 	if *mock == "" {
 		log.Fatal("-mock is required")
+	}
+	if *route == "balance" {
+		balance(*mock, strings.Fields(*mockArgs), *workspaces, *rounds, *threads, *conns, *dur)
+		return
 	}
 	c := startMock(*mock, strings.Fields(*mockArgs))
 	defer c.Stop()
@@ -278,4 +290,71 @@ func rssMB(pid int) float64 {
 	kb, err := mockproc.RSSKB(pid)
 	check(err)
 	return float64(kb) * 1024 / 1e6
+}
+
+// balance runs -route balance: GET /v1/balance on a mock whose other workspaces each hold a
+// campaign still pending against one whose workspaces' campaigns are all delivered.
+func balance(path string, args []string, n, rounds, threads, conns int, d time.Duration) {
+	args = append(args, "-workspace-limit", strconv.Itoa(n+1))
+	pending, none := startMock(path, args), startMock(path, args)
+	defer pending.Stop()
+	defer none.Stop()
+	start := time.Now()
+	fillWorkspaces(pending, n, "2347000000005") // MagicSlow: delivered 10 minutes after its send
+	fillWorkspaces(none, n, "2348025671695")
+	time.Sleep(2 * time.Second) // past the default delivery delay: none's campaigns are delivered
+	fmt.Printf("filled %d workspaces in each in %v\n", n, time.Since(start).Round(time.Second))
+	scripts := map[*mockproc.Mock]string{pending: luaScript(pending, "balance"), none: luaScript(none, "balance")}
+	for _, s := range scripts {
+		defer func() { _ = os.Remove(s) }()
+	}
+	var pRPS, nRPS, ratios []float64
+	for i := range rounds {
+		order := []*mockproc.Mock{pending, none}
+		if i%2 == 1 {
+			order = []*mockproc.Mock{none, pending}
+		}
+		rps := map[*mockproc.Mock]float64{}
+		for _, m := range order {
+			rps[m] = runWrk(threads, conns, d, scripts[m], m.URL+"/v1/balance", "balance")
+		}
+		p, o := rps[pending], rps[none]
+		pRPS, nRPS, ratios = append(pRPS, p), append(nRPS, o), append(ratios, p/o)
+		fmt.Printf("round %d: pending %.0f req/s, none %.0f req/s, pending/none %.3f\n", i+1, p, o, p/o)
+	}
+	if time.Since(start) > 10*time.Minute {
+		log.Print("warning: the runs took longer than MagicSlow's 10 minutes: the last ones had nothing pending")
+	}
+	fmt.Printf("median: pending %.0f req/s, none %.0f req/s, ratio of medians %.3f, median of ratios %.3f\n",
+		median(pRPS), median(nRPS), median(pRPS)/median(nRPS), median(ratios))
+}
+
+// fillWorkspaces makes n workspaces and one send from each to the number to, from 8
+// goroutines.
+func fillWorkspaces(c *mockproc.Mock, n int, to string) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range 8 {
+		wg.Go(func() {
+			for range next {
+				resp, b := request(c, http.MethodPost, "/_mock/workspaces", "")
+				if resp.StatusCode != http.StatusCreated {
+					log.Fatalf("workspace: %d %s", resp.StatusCode, b)
+				}
+				var ws mockproc.Mock
+				check(json.Unmarshal(b, &ws))
+				ws.URL = c.URL
+				resp, b = request(&ws, http.MethodPost, "/v1/sms/send",
+					`{"to":"`+to+`","from":"MOCKSMS","message":"Your order 42 has shipped."}`)
+				if resp.StatusCode != http.StatusAccepted {
+					log.Fatalf("send: %d %s", resp.StatusCode, b)
+				}
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
