@@ -83,7 +83,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"-dnd-limit", "many"},
 		{"-delivery-delay", "-1s"},
 		{"-delivery-delay", "soon"},
-		{"-delivery-delay", "2100000h"}, // a send's due time would wrap to 1681
+		{"-delivery-delay", "2100000h"},             // a send's due time would wrap to 1681
 		{"-delivery-delay", "87600h0m0.000000001s"}, // mockserver.MaxDeliveryDelay and a nanosecond
 	} {
 		// A flag wrongly accepted serves on a free port until the timeout, then fails here.
