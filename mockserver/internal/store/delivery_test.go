@@ -251,3 +251,72 @@ func TestDueTimeOfTheLongestDelay(t *testing.T) {
 	require.True(t, more)
 	assert.Equal(t, latest.Add(MaxDeliveryDelay), time.Unix(0, next).UTC())
 }
+
+// FuzzDueQueue runs a sequence of sends, clock moves with a settle, and DeliverAlls read from
+// the input, in a store small enough to forget campaigns, and checks after each step the due
+// queue's invariants and that every kept campaign is settled exactly as far as the clock says.
+func FuzzDueQueue(f *testing.F) {
+	f.Add([]byte{0, 1, 0, 2, 1, 5, 0, 3, 1, 200, 2, 0, 0, 1, 1, 255})
+	f.Add([]byte{0, 0, 0, 1, 0, 2, 0, 3, 1, 1, 1, 60, 1, 255, 1, 255, 1, 255})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		const delay = 30 * time.Second
+		st, c := newTestStore(t, func(cfg *Config) { cfg.DeliveryDelay = delay; cfg.MaxMessages = 40 })
+		type sent struct {
+			id      string
+			at      time.Time
+			phone   uint64
+			settled bool // by DeliverAll
+		}
+		var all []sent
+		now, settledTo := testNow, testNow // the last Settle's time
+		for i := 0; i+1 < len(ops); i += 2 {
+			switch arg := ops[i+1]; ops[i] % 3 {
+			case 0:
+				phone := []uint64{2348000000000 + uint64(i), MagicFailed, MagicSlow, MagicPending}[arg%4]
+				a := send(t, st, c, now, "hello", phone)
+				all = append(all, sent{id: a.ID.String(), at: now, phone: phone})
+			case 1:
+				now = now.Add(time.Duration(arg) * 5 * time.Second)
+				settledTo = now
+				st.Settle(now.UnixNano())
+			case 2:
+				st.DeliverAll(now.UnixNano())
+				for j := range all {
+					all[j].settled = true
+				}
+			}
+			checkDueQueue(t, &st.due)
+			for _, s := range all {
+				_, rs, err := st.CampaignStatus(c, s.id, 1, 1, now.UnixNano())
+				if err != nil {
+					continue // forgotten
+				}
+				due := s.at.Add(delay)
+				if s.phone == MagicSlow {
+					due = s.at.Add(SlowDeliveryDelay)
+				}
+				want, wantAt := RecipientSent, s.at
+				switch {
+				case s.phone == MagicPending:
+				case !due.After(settledTo) && !s.settled:
+					wantAt = due
+					fallthrough
+				case s.settled:
+					want = RecipientDelivered
+					if s.phone == MagicFailed {
+						want = RecipientFailed
+					}
+				}
+				require.Equal(t, want, rs[0].Status, "%d sent at %v, now %v", s.phone, s.at, now)
+				if !s.settled {
+					require.Equal(t, wantAt.UnixNano(), rs[0].UpdatedAt, "%d sent at %v, now %v", s.phone, s.at, now)
+				}
+			}
+		}
+		st.Settle(now.Add(time.Hour).UnixNano())
+		checkDueQueue(t, &st.due)
+		st.due.mu.Lock()
+		defer st.due.mu.Unlock()
+		require.Empty(t, st.due.h, "only MagicPending is left, and it is not queued")
+	})
+}
