@@ -25,11 +25,11 @@ import (
 // They live in package mockserver so that large stores can be filled in-process, without a
 // million HTTP requests.
 
-// benchServer is a server whose default workspace cannot run out of money, and that
-// workspace's live caller.
-func benchServer(tb testing.TB) (*Server, store.Caller) {
+// benchServer is a server whose default workspace cannot run out of money, with opts, and
+// that workspace's live caller.
+func benchServer(tb testing.TB, opts ...Option) (*Server, store.Caller) {
 	tb.Helper()
-	s := New(WithBalances(1<<60, 1<<60))
+	s := New(append([]Option{WithBalances(1<<60, 1<<60)}, opts...)...)
 	c, err := s.api.Store().Workspace(s.Default().WorkspaceID)
 	if err != nil {
 		tb.Fatal(err)
@@ -185,6 +185,47 @@ func BenchmarkSend(b *testing.B) {
 		rd.Reset(body)
 		req.Body = io.NopCloser(rd)
 		benchServe(b, h, req, http.StatusAccepted)
+	}
+}
+
+// BenchmarkAutoDelivery is the list and send paths of BenchmarkListCampaigns/stack and
+// BenchmarkSend with automatic delivery off and at the binary's default delay on the real
+// clock: what a request pays for automatic delivery. The listed campaigns are delivered
+// before the loop, as in a mock whose sends were long ago; the sends fall due while it runs.
+func BenchmarkAutoDelivery(b *testing.B) {
+	send := []byte(`{"to":"2348025671695","from":"MOCKSMS","message":"Your order 42 has shipped."}`)
+	for _, d := range []time.Duration{0, DefaultDeliveryDelay} {
+		delay := "delay=off"
+		if d > 0 {
+			delay = "delay=" + d.String()
+		}
+		b.Run("list/"+delay, func(b *testing.B) {
+			s, c := benchServer(b, WithAutoDelivery(d))
+			benchFill(b, s.api.Store(), c, 1000, 1)
+			s.DeliverAll()
+			h, req := s.Handler(), benchGet(s, "/v1/sms/campaigns?limit=20")
+			b.ReportAllocs()
+			for b.Loop() {
+				benchServe(b, h, req, http.StatusOK)
+			}
+		})
+		b.Run("send/"+delay, func(b *testing.B) {
+			s, _ := benchServer(b, WithAutoDelivery(d))
+			defer s.api.StopDelivery()
+			ws, h := s.Default(), s.Handler()
+			rd := bytes.NewReader(send)
+			req := httptest.NewRequest(http.MethodPost, "/v1/sms/send", nil)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-API-Key", ws.LiveKey)
+			req.Header.Set("X-API-Secret", ws.LiveSecret)
+			req.ContentLength = int64(len(send))
+			b.ReportAllocs()
+			for b.Loop() {
+				rd.Reset(send)
+				req.Body = io.NopCloser(rd)
+				benchServe(b, h, req, http.StatusAccepted)
+			}
+		})
 	}
 }
 
