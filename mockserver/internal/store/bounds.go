@@ -115,10 +115,7 @@ func (md *modeData) forgetOldest(q *dueQueue, otp bool, id ids.ID) int {
 	case !otp && len(md.campaigns) > 0 && md.campaigns[0].ID == id:
 		c := md.campaigns[0]
 		c.forget()
-		if c.auto != settledAll {
-			q.remove(c)         // if queued
-			c.auto = settledAll // a Settle that took it from the queue already leaves it
-		}
+		q.forget(c)
 		md.campaigns[0] = nil
 		md.campaigns = md.campaigns[1:]
 		md.msgFrom = max(md.msgFrom-1, 0)

@@ -152,8 +152,7 @@ type Recipient struct {
 type campaign struct {
 	Campaign
 	requestID  ids.ID   // of the request that sent it
-	auto       uint8    // automatic delivery's progress: autoDone, slowDone; w.mu guards it
-	dueIdx     int32    // its index in the store's due queue plus one, 0 when not queued; the queue's mu guards it
+	dueIdx     int32    // its index in the store's due queue plus one, notQueued or forgotten; the queue's mu guards it
 	names      string   // every recipient's {{name}}, one after another
 	nameEnds   []uint32 // where recipient i's name ends in names; nil unless personal
 	recipients []recipient

@@ -33,18 +33,11 @@ const SlowDeliveryDelay = 10 * time.Minute
 // (2200-01-01) still falls due inside the range of the times the store keeps (year 2262).
 const MaxDeliveryDelay = 3650 * 24 * time.Hour
 
-// Auto-delivery flags of a campaign (campaign.auto).
-const (
-	autoDone uint8 = 1 << iota // its recipients but MagicSlow are settled
-	slowDone                   // its MagicSlow recipient is settled
-
-	settledAll = autoDone | slowDone // nothing is left for automatic delivery
-)
-
 // never is the due queue's earliest time when it is empty.
 const never = math.MaxInt64
 
-// dueEntry is a campaign awaiting automatic delivery: at is when its next pass falls due.
+// dueEntry is a campaign awaiting automatic delivery: at is when its next pass falls due (its
+// recipients but MagicSlow, then MagicSlow).
 type dueEntry struct {
 	at int64
 	c  *campaign
@@ -54,8 +47,9 @@ type dueEntry struct {
 // dueQueue orders the campaigns awaiting automatic delivery, over every workspace of the
 // store, by the time their next pass falls due (then by id): a binary min-heap of one 24-byte
 // entry per such campaign (the slice may hold up to twice that while it shrinks back), plus
-// the campaign's index in it, which fits in the campaign's padding. A campaign leaves it when
-// settled, delivered by DeliverAll or forgotten; a Reset drops the store and its queue.
+// the campaign's index in it, which takes no room of its own in the campaign. A campaign
+// leaves it when settled, delivered by DeliverAll or forgotten; a Reset drops the store and
+// its queue.
 //
 // earliest mirrors the time of the heap's top (never when empty) for the requests' one atomic
 // read. A send lowers it; only a settle, which holds settling throughout, raises it, after
@@ -73,10 +67,20 @@ type dueQueue struct {
 
 func (q *dueQueue) init() { q.earliest.Store(never) }
 
-// push queues c of w at at, and reports whether at is now the earliest; w.mu must be held.
+// Values of campaign.dueIdx besides an index plus one.
+const (
+	notQueued = 0
+	forgotten = -1 // never queued again
+)
+
+// push queues c of w at at, unless it is forgotten, and reports whether at is now the
+// earliest; w.mu must be held.
 func (q *dueQueue) push(w *workspace, c *campaign, at int64) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if c.dueIdx == forgotten {
+		return false
+	}
 	c.dueIdx = int32(len(q.h)) + 1
 	q.h = append(q.h, dueEntry{at, c, w})
 	q.up(len(q.h) - 1)
@@ -87,14 +91,22 @@ func (q *dueQueue) push(w *workspace, c *campaign, at int64) bool {
 	return false
 }
 
-// remove unqueues c if it is queued; w.mu of its workspace must be held. It leaves earliest
-// as it is: a settle puts it right.
-func (q *dueQueue) remove(c *campaign) {
+// forget unqueues c for good: it is forgotten. w.mu of its workspace must be held. It leaves
+// earliest as it is: a settle puts it right.
+func (q *dueQueue) forget(c *campaign) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if c.dueIdx > 0 {
 		q.delete(int(c.dueIdx) - 1)
 	}
+	c.dueIdx = forgotten
+}
+
+// forgot reports whether c is forgotten; w.mu of its workspace must be held.
+func (q *dueQueue) forgot(c *campaign) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return c.dueIdx == forgotten
 }
 
 // popDue takes the first entry due by now, or reports false and sets earliest to the time of
@@ -123,7 +135,7 @@ func (q *dueQueue) mark() {
 // delete removes the entry at i; q.mu must be held.
 func (q *dueQueue) delete(i int) {
 	last := len(q.h) - 1
-	q.h[i].c.dueIdx = 0
+	q.h[i].c.dueIdx = notQueued
 	if i != last {
 		q.h[i] = q.h[last]
 		q.h[i].c.dueIdx = int32(i) + 1
@@ -265,36 +277,33 @@ func (st *Store) Settle(now int64) (next int64, more bool) {
 	}
 }
 
-// settleDue settles c, just taken from the due queue, as far as now allows, and queues it
-// again for its MagicSlow recipient if that is still to come. It appends c as it was after
-// each pass that moved something to changed.
+// settleDue settles c, just taken from the due queue, as far as now allows: its recipients
+// but MagicSlow (again, which moves nothing, when the entry was for MagicSlow), then MagicSlow,
+// or it queues c again for MagicSlow's time. It appends c as it was after each pass that moved
+// something to changed. A campaign forgotten or delivered by DeliverAll meanwhile is left
+// alone, or has nothing left to move.
 func (w *workspace) settleDue(st *Store, c *campaign, now int64, changed []Campaign) []Campaign {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	st.due.visits.Add(1)
-	if c.auto&autoDone == 0 {
-		due := c.dueAt(int64(st.cfg.DeliveryDelay))
-		c.settle(due)
-		moved, slowLeft := c.deliverAuto(due, false, false)
-		if moved {
-			changed = append(changed, c.Campaign)
-		}
-		c.auto |= autoDone
-		if !slowLeft {
-			c.auto |= slowDone
-		}
+	if st.due.forgot(c) {
+		return changed
 	}
-	if c.auto&slowDone == 0 {
-		due := c.dueAt(st.slowDelay())
-		if due > now {
-			st.due.push(w, c, due)
-			return changed
-		}
-		c.settle(due)
-		if moved, _ := c.deliverAuto(due, true, true); moved {
-			changed = append(changed, c.Campaign)
-		}
-		c.auto |= slowDone
+	due := c.dueAt(int64(st.cfg.DeliveryDelay))
+	c.settle(due)
+	moved, slowLeft := c.deliverAuto(due, false, false)
+	if moved {
+		changed = append(changed, c.Campaign)
+	}
+	if !slowLeft {
+		return changed
+	}
+	if due = c.dueAt(st.slowDelay()); due > now {
+		st.due.push(w, c, due)
+		return changed
+	}
+	if moved, _ := c.deliverAuto(due, true, true); moved {
+		changed = append(changed, c.Campaign)
 	}
 	return changed
 }
@@ -325,13 +334,19 @@ func (st *Store) DeliverAll(now int64) int {
 func (w *workspace) deliverAll(st *Store, now int64) []Campaign {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	q := &st.due
+	q.mu.Lock()
+	for mi := range w.modes {
+		for _, c := range w.modes[mi].campaigns {
+			if c.dueIdx > 0 {
+				q.delete(int(c.dueIdx) - 1)
+			}
+		}
+	}
+	q.mu.Unlock()
 	var changed []Campaign
 	for mi := range w.modes {
 		for _, c := range w.modes[mi].campaigns {
-			if c.auto != settledAll {
-				st.due.remove(c) // if queued
-				c.auto = settledAll
-			}
 			if c.Counts[RecipientSent] == 0 {
 				continue
 			}
