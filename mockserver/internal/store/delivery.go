@@ -46,7 +46,8 @@ type dueEntry struct {
 
 // dueQueue orders the campaigns awaiting automatic delivery, over every workspace of the
 // store, by the time their next pass falls due (then by id): a binary min-heap of one 24-byte
-// entry per such campaign (the slice may hold up to twice that while it shrinks back), plus
+// entry per such campaign (its array, past 64 entries, is never more than four times as large
+// as they need, and is halved when it is), plus
 // the campaign's index in it, which takes no room of its own in the campaign. A campaign
 // leaves it when settled, delivered by DeliverAll or forgotten; a Reset drops the store and
 // its queue.
