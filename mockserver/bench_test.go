@@ -95,6 +95,15 @@ func benchServe(b *testing.B, h http.Handler, req *http.Request, want int) *http
 	return rec
 }
 
+// benchListLoop is the loop of BenchmarkListCampaigns/stack on s.
+func benchListLoop(b *testing.B, s *Server) {
+	h, req := s.Handler(), benchGet(s, "/v1/sms/campaigns?limit=20")
+	b.ReportAllocs()
+	for b.Loop() {
+		benchServe(b, h, req, http.StatusOK)
+	}
+}
+
 // BenchmarkListCampaigns is GET /v1/sms/campaigns?limit=20 through the whole stack (request
 // ID, request log, routing, authentication, store, JSON), against a baseline handler that
 // does only the JSON work of the same response; and over a million campaigns, the first page
@@ -103,11 +112,7 @@ func BenchmarkListCampaigns(b *testing.B) {
 	b.Run("stack", func(b *testing.B) {
 		s, c := benchServer(b)
 		benchFill(b, s.api.Store(), c, 1000, 1)
-		h, req := s.Handler(), benchGet(s, "/v1/sms/campaigns?limit=20")
-		b.ReportAllocs()
-		for b.Loop() {
-			benchServe(b, h, req, http.StatusOK)
-		}
+		benchListLoop(b, s)
 	})
 
 	b.Run("baseline", func(b *testing.B) {
@@ -171,6 +176,11 @@ func BenchmarkListCampaigns(b *testing.B) {
 // BenchmarkSend is POST /v1/sms/send to one recipient through the whole stack.
 func BenchmarkSend(b *testing.B) {
 	s, _ := benchServer(b)
+	benchSends(b, s)
+}
+
+// benchSends is the loop of BenchmarkSend on s.
+func benchSends(b *testing.B, s *Server) {
 	ws := s.Default()
 	h := s.Handler()
 	body := []byte(`{"to":"2348025671695","from":"MOCKSMS","message":"Your order 42 has shipped."}`)
@@ -193,7 +203,6 @@ func BenchmarkSend(b *testing.B) {
 // clock: what a request pays for automatic delivery. The listed campaigns are delivered
 // before the loop, as in a mock whose sends were long ago; the sends fall due while it runs.
 func BenchmarkAutoDelivery(b *testing.B) {
-	send := []byte(`{"to":"2348025671695","from":"MOCKSMS","message":"Your order 42 has shipped."}`)
 	for _, d := range []time.Duration{0, DefaultDeliveryDelay} {
 		delay := "delay=off"
 		if d > 0 {
@@ -203,28 +212,12 @@ func BenchmarkAutoDelivery(b *testing.B) {
 			s, c := benchServer(b, WithAutoDelivery(d))
 			benchFill(b, s.api.Store(), c, 1000, 1)
 			s.DeliverAll()
-			h, req := s.Handler(), benchGet(s, "/v1/sms/campaigns?limit=20")
-			b.ReportAllocs()
-			for b.Loop() {
-				benchServe(b, h, req, http.StatusOK)
-			}
+			benchListLoop(b, s)
 		})
 		b.Run("send/"+delay, func(b *testing.B) {
 			s, _ := benchServer(b, WithAutoDelivery(d))
 			defer s.api.StopDelivery()
-			ws, h := s.Default(), s.Handler()
-			rd := bytes.NewReader(send)
-			req := httptest.NewRequest(http.MethodPost, "/v1/sms/send", nil)
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("X-API-Key", ws.LiveKey)
-			req.Header.Set("X-API-Secret", ws.LiveSecret)
-			req.ContentLength = int64(len(send))
-			b.ReportAllocs()
-			for b.Loop() {
-				rd.Reset(send)
-				req.Body = io.NopCloser(rd)
-				benchServe(b, h, req, http.StatusAccepted)
-			}
+			benchSends(b, s)
 		})
 	}
 }

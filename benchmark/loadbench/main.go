@@ -168,15 +168,22 @@ func request(c *mockproc.Mock, method, target, body string) (*http.Response, []b
 
 // fillSends makes n sends with a reference each, from 8 goroutines.
 func fillSends(c *mockproc.Mock, n int) {
+	fill(n, func(i int) {
+		resp, b := request(c, http.MethodPost, "/v1/sms/send", fmt.Sprintf(sendBody, "fill-"+strconv.Itoa(i)))
+		if resp.StatusCode != http.StatusAccepted {
+			log.Fatalf("fill: %d %s", resp.StatusCode, b)
+		}
+	})
+}
+
+// fill calls do(0) to do(n-1) from 8 goroutines.
+func fill(n int, do func(i int)) {
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range 8 {
 		wg.Go(func() {
 			for i := range next {
-				resp, b := request(c, http.MethodPost, "/v1/sms/send", fmt.Sprintf(sendBody, "fill-"+strconv.Itoa(i)))
-				if resp.StatusCode != http.StatusAccepted {
-					log.Fatalf("fill: %d %s", resp.StatusCode, b)
-				}
+				do(i)
 			}
 		})
 	}
@@ -330,32 +337,20 @@ func balance(path string, args []string, n, rounds, threads, conns int, d time.D
 // fillWorkspaces makes n workspaces and one send from each to the number to (none when to is
 // empty), from 8 goroutines.
 func fillWorkspaces(c *mockproc.Mock, n int, to string) {
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range 8 {
-		wg.Go(func() {
-			for range next {
-				resp, b := request(c, http.MethodPost, "/_mock/workspaces", "")
-				if resp.StatusCode != http.StatusCreated {
-					log.Fatalf("workspace: %d %s", resp.StatusCode, b)
-				}
-				var ws mockproc.Mock
-				check(json.Unmarshal(b, &ws))
-				ws.URL = c.URL
-				if to == "" {
-					continue
-				}
-				resp, b = request(&ws, http.MethodPost, "/v1/sms/send",
-					`{"to":"`+to+`","from":"MOCKSMS","message":"Your order 42 has shipped."}`)
-				if resp.StatusCode != http.StatusAccepted {
-					log.Fatalf("send: %d %s", resp.StatusCode, b)
-				}
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	fill(n, func(int) {
+		resp, b := request(c, http.MethodPost, "/_mock/workspaces", "")
+		if resp.StatusCode != http.StatusCreated {
+			log.Fatalf("workspace: %d %s", resp.StatusCode, b)
+		}
+		if to == "" {
+			return
+		}
+		var ws mockproc.Mock
+		check(json.Unmarshal(b, &ws))
+		ws.URL = c.URL
+		resp, b = request(&ws, http.MethodPost, "/v1/sms/send", `{"to":"`+to+`","from":"MOCKSMS","message":"Your order 42 has shipped."}`)
+		if resp.StatusCode != http.StatusAccepted {
+			log.Fatalf("send: %d %s", resp.StatusCode, b)
+		}
+	})
 }

@@ -264,7 +264,8 @@ func (st *Store) Settle(now int64) (next int64, more bool) {
 	}
 	q.settling.Lock()
 	defer q.settling.Unlock()
-	var changed []Campaign
+	var buf [2]Campaign // a campaign changes at most twice in one settle: on the stack
+	changed := buf[:0]
 	for {
 		e, ok := q.popDue(now)
 		if !ok {
