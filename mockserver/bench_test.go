@@ -181,20 +181,10 @@ func BenchmarkSend(b *testing.B) {
 
 // benchSends is the loop of BenchmarkSend on s.
 func benchSends(b *testing.B, s *Server) {
-	ws := s.Default()
-	h := s.Handler()
-	body := []byte(`{"to":"2348025671695","from":"MOCKSMS","message":"Your order 42 has shipped."}`)
-	rd := bytes.NewReader(body)
-	req := httptest.NewRequest(http.MethodPost, "/v1/sms/send", nil)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-API-Key", ws.LiveKey)
-	req.Header.Set("X-API-Secret", ws.LiveSecret)
-	req.ContentLength = int64(len(body))
+	h, next := s.Handler(), benchSendRequest(s)
 	b.ReportAllocs()
 	for b.Loop() {
-		rd.Reset(body)
-		req.Body = io.NopCloser(rd)
-		benchServe(b, h, req, http.StatusAccepted)
+		benchServe(b, h, next(), http.StatusAccepted)
 	}
 }
 
@@ -219,6 +209,70 @@ func BenchmarkAutoDelivery(b *testing.B) {
 			defer s.api.StopDelivery()
 			benchSends(b, s)
 		})
+	}
+}
+
+// BenchmarkAutoDeliveryPaired is BenchmarkAutoDelivery with both servers in one loop: each
+// iteration serves one request on the server with automatic delivery off and one on the
+// server at the binary's default delay, each first in turn, and reports their times and the
+// ratio off/on (1: the same speed), so that a burst of load falls on both alike.
+func BenchmarkAutoDeliveryPaired(b *testing.B) {
+	for _, route := range []string{"list", "send"} {
+		b.Run(route, func(b *testing.B) {
+			var servers [2]*Server // off, on
+			var reqs [2]func() *http.Request
+			for k, d := range []time.Duration{0, DefaultDeliveryDelay} {
+				s, c := benchServer(b, WithAutoDelivery(d))
+				b.Cleanup(s.api.StopDelivery)
+				servers[k] = s
+				if route == "list" {
+					benchFill(b, s.api.Store(), c, 1000, 1)
+					s.DeliverAll()
+					req := benchGet(s, "/v1/sms/campaigns?limit=20")
+					reqs[k] = func() *http.Request { return req }
+					continue
+				}
+				reqs[k] = benchSendRequest(s)
+			}
+			want := http.StatusOK
+			if route == "send" {
+				want = http.StatusAccepted
+			}
+			var ns [2]int64
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				i++
+				for j := range 2 {
+					k := (i + j) % 2
+					req := reqs[k]()
+					start := time.Now()
+					benchServe(b, servers[k].Handler(), req, want)
+					ns[k] += time.Since(start).Nanoseconds()
+				}
+			}
+			b.ReportMetric(float64(ns[0])/float64(b.N)/1e3, "off-µs/req")
+			b.ReportMetric(float64(ns[1])/float64(b.N)/1e3, "on-µs/req")
+			b.ReportMetric(float64(ns[0])/float64(ns[1]), "off/on")
+		})
+	}
+}
+
+// benchSendRequest returns a function that readies BenchmarkSend's request to s again, with
+// its body to read.
+func benchSendRequest(s *Server) func() *http.Request {
+	ws := s.Default()
+	body := []byte(`{"to":"2348025671695","from":"MOCKSMS","message":"Your order 42 has shipped."}`)
+	rd := bytes.NewReader(body)
+	req := httptest.NewRequest(http.MethodPost, "/v1/sms/send", nil)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-API-Key", ws.LiveKey)
+	req.Header.Set("X-API-Secret", ws.LiveSecret)
+	req.ContentLength = int64(len(body))
+	return func() *http.Request {
+		rd.Reset(body)
+		req.Body = io.NopCloser(rd)
+		return req
 	}
 }
 
