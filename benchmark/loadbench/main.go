@@ -12,9 +12,11 @@
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route send -rounds 5 -d 5s
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route rss -sends 100000
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route list -mock-args '-gc-headroom-mb 0'
+//	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route list -also-args '-delivery-delay off'
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route balance -workspaces 10000 -rounds 5 -d 5s
 //
-// -route balance compares two mocks instead of the mock with a bare handler: each holds
+// -also-args runs a second mock with more flags in the same rounds, each against the bare
+// handler. -route balance compares two mocks instead of the mock with a bare handler: each holds
 // -workspaces more workspaces, with one send each to MagicSlow (still pending, due 10 minutes
 // later) in the first and none in the other, and wrk reads GET /v1/balance of each in turn.
 package main
@@ -53,6 +55,7 @@ func main() {
 	workspaces := flag.Int("workspaces", 10_000, "workspaces with a send each for -route balance")
 	bare := flag.String("serve-bare", "", "internal: serve this file's bytes on this address (addr=file)")
 	mockArgs := flag.String("mock-args", "", "more flags for the mock, separated by spaces")
+	alsoArgs := flag.String("also-args", "", "run a second mock with these flags too (after -mock-args), in the same rounds")
 	flag.Parse()
 	if *bare != "" {
 		serveBare(*bare)
@@ -96,33 +99,50 @@ func main() {
 	script := luaScript(c, *route)
 	defer func() { _ = os.Remove(script) }()
 
-	var mockRPS, bareRPS, ratios []float64
-	for i := range *rounds {
-		// Alternate which goes first, so that a burst of other load lands on both sides.
-		order := []string{"mock", "bare"}
-		if i%2 == 1 {
-			order = []string{"bare", "mock"}
+	sides := []side{{"mock", c.URL, script}, {"bare", "http://" + bareAddr, script}}
+	if *alsoArgs != "" {
+		// A second mock with more flags, filled the same way, measured in the same rounds.
+		c2 := startMock(*mock, append(strings.Fields(*mockArgs), strings.Fields(*alsoArgs)...))
+		defer c2.Stop()
+		if *route == "list" {
+			fillSends(c2, 1000)
 		}
-		var m, b float64
-		for _, who := range order {
-			base := c.URL
-			if who == "bare" {
-				base = "http://" + bareAddr
-			}
-			rps := runWrk(*threads, *conns, *dur, script, base+target, fmt.Sprintf("%s%d", who, i))
-			if who == "mock" {
-				m = rps
-			} else {
-				b = rps
-			}
-		}
-		mockRPS, bareRPS, ratios = append(mockRPS, m), append(bareRPS, b), append(ratios, m/b)
-		fmt.Printf("round %d: mock %.0f req/s, bare %.0f req/s, mock/bare %.3f\n", i+1, m, b, m/b)
+		script2 := luaScript(c2, *route)
+		defer func() { _ = os.Remove(script2) }()
+		sides = append(sides, side{"mock[" + *alsoArgs + "]", c2.URL, script2})
 	}
-	fmt.Printf("median: mock %.0f req/s, bare %.0f req/s, ratio of medians %.3f, median of ratios %.3f\n",
-		median(mockRPS), median(bareRPS), median(mockRPS)/median(bareRPS), median(ratios))
+	rps := make([][]float64, len(sides))
+	for i := range *rounds {
+		// Rotate which goes first, so that a burst of other load lands on every side.
+		line := fmt.Sprintf("round %d:", i+1)
+		for k := range sides {
+			j := (i + k) % len(sides)
+			rps[j] = append(rps[j], runWrk(*threads, *conns, *dur, sides[j].script, sides[j].base+target, fmt.Sprintf("%s%d", sides[j].name[:4], i)))
+		}
+		for j, sd := range sides {
+			line += fmt.Sprintf(" %s %.0f req/s", sd.name, rps[j][i])
+			if sd.name != "bare" {
+				line += fmt.Sprintf(" (%.3f of bare)", rps[j][i]/rps[1][i])
+			}
+		}
+		fmt.Println(line)
+	}
+	for j, sd := range sides {
+		if sd.name == "bare" {
+			continue
+		}
+		ratios := make([]float64, len(rps[j]))
+		for i := range ratios {
+			ratios[i] = rps[j][i] / rps[1][i]
+		}
+		fmt.Printf("median: %s %.0f req/s, bare %.0f req/s, ratio of medians %.3f, median of ratios %.3f\n",
+			sd.name, median(rps[j]), median(rps[1]), median(rps[j])/median(rps[1]), median(ratios))
+	}
 	fmt.Printf("mock after the runs: RSS %.1f MB\n", rssMB(pid))
 }
+
+// side is one server wrk runs against.
+type side struct{ name, base, script string }
 
 func check(err error) {
 	if err != nil {
