@@ -52,3 +52,27 @@ func TestDeliveryTimer(t *testing.T) {
 		a.StopDelivery()
 	})
 }
+
+// TestResetDropsTheDueQueue: Reset drops the store with its queue of campaigns awaiting
+// delivery; the timer armed for them then settles the new store, which has nothing due.
+func TestResetDropsTheDueQueue(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		a := New(Config{GenericPrice: 320, DNDPrice: 450, LiveBalance: 1 << 40, TestBalance: 1 << 40, Country: "Nigeria",
+			RequestLogSize: 10, MaxMessages: 1000, MaxWorkspaces: 10, MaxDND: 10, DeliveryDelay: time.Second, Now: time.Now})
+		defer a.StopDelivery()
+		old := a.Store()
+		c, err := old.Workspace(a.Default().WorkspaceID)
+		require.NoError(t, err)
+		_, err = old.Send(c, store.SendParams{From: store.DefaultSenderID, Message: "hi", Targets: []store.Target{{Phone: store.MagicSlow}}}, time.Now())
+		require.NoError(t, err)
+		later := time.Now().Add(time.Hour).UnixNano()
+		require.True(t, old.Due(later))
+
+		a.Reset()
+		assert.False(t, a.Store().Due(later), "the new store has nothing queued")
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		assert.True(t, old.Due(later), "the timer settled the new store, not the one Reset dropped")
+	})
+}
