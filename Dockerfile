@@ -12,7 +12,8 @@
 #	docker run --rm --name sms-mock --network NET sms-mockserver -allow-host sms-mock
 #
 # Arguments after the image name are the binary's flags (sms-mockserver -h lists them).
-# The final stage below is also the image CI builds and runs, with the binary built outside.
+# Dockerfile.prebuilt is the final stage below with the binary built on the host instead (for
+# machines that cannot pull golang:1.26); the container test builds and runs the image that way.
 
 FROM golang:1.26 AS build
 WORKDIR /src

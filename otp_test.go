@@ -51,6 +51,7 @@ func TestOTPSendAndVerify(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, v.Verified)
 	assert.Equal(t, "2348025671695", v.MSISDN)
+	assert.Nil(t, v.AttemptsRemaining, "a verified pin's answer has no attemptsRemaining")
 
 	_, err = client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: pinID, Pin: pin})
 	require.ErrorIs(t, err, sms.ErrBadRequest, "a pin is single-use")

@@ -9,6 +9,9 @@
 //     the campaign list, the delivery status of the first listed campaign (when there is one),
 //     and, given a dashboard token, the API key list.
 //
+// With Config.SaveDir set, Run also writes every answer it got, redacted, to that directory
+// (see "Saved answers" below).
+//
 // For each request a check reports whether it was answered (status and latency), whether the
 // answer decodes as JSON and with the SDK, which members the SDK expected and did not get, and
 // which members it got and does not know (objects are compared member by member, arrays by
@@ -16,18 +19,51 @@
 //
 // # Nothing is sent, nothing is charged
 //
-// Run sends GET requests, and for the scopes that no GET shows (sms and otp, and campaigns,
-// whose list the service does not document) one POST each of an empty JSON object, {}, to the
-// endpoint that needs the scope: POST /v1/sms/send, /v1/otp/send and /v1/sms/campaigns. Such a
-// body lacks every required member, so no server can act on it. The check relies on the order
-// in which the mock admits a request: credentials (401), then scope (403 insufficient_scope),
-// then the body (400). So a 403 insufficient_scope means the scope is missing and a 400 that
-// it is granted. The service's pages list those statuses without saying in which order it
-// checks: a server that validated the body before the scope would answer 400 whatever the
-// scope, and Run would report a missing scope as granted, which is why the report calls that
-// result inferred. Any other answer is reported as "could not tell" (a warning; a failure for
-// a scope in Config.RequireScopes), except that a 2xx, a server that accepted an empty request
-// instead of refusing it, is a failure. Requests are never retried.
+// By default Run sends GET requests only. A scope is read from the GET that needs it (balance,
+// sender_ids, and campaigns from the campaign list): a success means granted, a 403
+// insufficient_scope missing. With a dashboard token, the key's scopes are also read from the
+// key list (GET /v1/keys, the item whose publicKey is the key), which is how the write scopes
+// that no GET shows, sms and otp, are checked. Without a token they are reported as not
+// checked (Skip; a failure for a scope in Config.RequireScopes), with the two ways to check
+// them: a dashboard token, or Config.ProbeWrites (sms doctor --probe-writes).
+//
+// Config.ProbeWrites opts into an inference that POSTs: for each of sms, otp and campaigns
+// that no read settled, one POST of an empty JSON object, {}, to the endpoint that needs the
+// scope: POST /v1/sms/send, /v1/otp/send and /v1/sms/campaigns. Such a body lacks every
+// required member, so no server should act on it. The check relies on the order in which the
+// mock admits a request: credentials (401), then scope (403 insufficient_scope), then the body
+// (400). So a 403 insufficient_scope means the scope is missing and a 400 that it is granted.
+// The service's pages list those statuses without saying in which order it checks: a server
+// that validated the body before the scope would answer 400 whatever the scope, and Run would
+// report a missing scope as granted, which is why the report calls that result inferred. Any
+// other answer is reported as "could not tell" (a warning; a failure for a scope in
+// Config.RequireScopes), except that a 2xx, a server that accepted an empty write instead of
+// refusing it, is a failure, and stops the probes: none is sent after it. Requests are never
+// retried.
+//
+// # Saved answers
+//
+// With Config.SaveDir (sms doctor --save DIR), Run writes one file per request it sent, in the
+// order sent, named by that order and the endpoint: 01-get-v1-balance.json,
+// 02-get-v1-sender-ids.json, 03-get-v1-sms-campaigns.json,
+// 04-get-v1-sms-campaigns-id-status.json, 05-get-v1-keys.json, then, with ProbeWrites,
+// 06-post-v1-sms-send.json and so on (files of the same names are replaced). Each is a JSON
+// object:
+//
+//	{"request": {"method", "url", "headers"},
+//	 "response": {"status", "headers", "body"},   // null when no answer came
+//	 "error": "..."}                              // why no answer came, or could not be read
+//
+// where body is the answer's JSON as it came (members in their order, compacted), or a JSON
+// string holding a body that is not JSON. Everything is redacted before it is written:
+// [REDACTED] replaces the X-API-Secret, Authorization, Proxy-Authorization, Cookie and
+// Set-Cookie headers; any member named secret, pin or token (or ending in secret or token,
+// whatever the case) and its whole value; any string or header value shaped like an API
+// secret (sk_live_, sk_test_), a Bearer or Basic credential or a JWT; the configuration's own
+// secret and token wherever they appear; and every run of 10 to 15 digits (a phone number, in
+// any of its forms, +234..., 234..., 0803...) in the URL and in string values, and any value
+// of a member named to, msisdn, phone, phone_number, phoneNumber or recipient. The files are
+// for a bug report or new test fixtures: read them before sharing them.
 //
 // # Levels
 //
@@ -38,7 +74,7 @@
 // Report.Failed reports whether any check failed; warnings alone are not a failure.
 //
 // The report holds no secret: not the API secret, not the dashboard token, not the answers'
-// bodies. Text that comes from the server (error messages, member names, request IDs) is made
+// bodies (SaveDir's files hold the bodies, redacted). Text that comes from the server (error messages, member names, request IDs) is made
 // printable and bounded.
 package doctor
 
@@ -52,6 +88,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,9 +112,16 @@ type Config struct {
 	// required.
 	APIKey    string
 	APISecret string
-	// DashboardToken is a dashboard user's JWT. When set, GET /v1/keys is checked with it;
-	// when empty, that check is skipped.
+	// DashboardToken is a dashboard user's JWT. When set, GET /v1/keys is checked with it, and
+	// the key's scopes are read from that list; when empty, that check is skipped.
 	DashboardToken string
+	// ProbeWrites opts into the empty-POST inference of the scopes that no read settled (see
+	// "Nothing is sent, nothing is charged"): up to three POSTs of {}, none after one that a
+	// server accepted. When false, Run sends GET requests only.
+	ProbeWrites bool
+	// SaveDir, when set, is a directory (created if need be) where Run writes every answer it
+	// got, redacted (see "Saved answers").
+	SaveDir string
 	// HTTPClient sends the requests (nil: a client of Run's own, whose connections are closed
 	// when Run returns). It is copied; the copy's transport records each answer, and the copy
 	// never follows a redirect, so that credentials never go to another host.
@@ -94,8 +138,8 @@ type Config struct {
 
 // String describes the configuration without the secret and the token.
 func (c Config) String() string {
-	return fmt.Sprintf("doctor.Config{BaseURL: %q, APIKey: %q, APISecret: %s, DashboardToken: %s, Timeout: %v, RequireScopes: %v}",
-		c.BaseURL, c.APIKey, redact(c.APISecret), redact(c.DashboardToken), c.Timeout, []sms.Scope(c.RequireScopes))
+	return fmt.Sprintf("doctor.Config{BaseURL: %q, APIKey: %q, APISecret: %s, DashboardToken: %s, ProbeWrites: %t, SaveDir: %q, Timeout: %v, RequireScopes: %v}",
+		c.BaseURL, c.APIKey, redact(c.APISecret), redact(c.DashboardToken), c.ProbeWrites, c.SaveDir, c.Timeout, []sms.Scope(c.RequireScopes))
 }
 
 // GoString describes the configuration without the secret and the token.
@@ -226,15 +270,25 @@ func (r Report) MarshalJSON() ([]byte, error) {
 
 // Run checks the deployment that cfg names and returns the report. It returns an error, and no
 // report, only when cfg cannot be used (a missing or malformed base URL, key pair or token, an
-// unknown scope in RequireScopes) or when ctx ends; whatever the server answers is in the
-// report.
+// unknown scope in RequireScopes, a SaveDir that cannot be created) or when ctx ends; whatever
+// the server answers is in the report. When the answers cannot be written to SaveDir, it
+// returns the report and that error.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	d, err := newDoctor(cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer d.close()
-	return d.run(ctx)
+	r, err := d.run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.SaveDir != "" {
+		if err := d.save(cfg.SaveDir); err != nil {
+			return r, fmt.Errorf("doctor: saving the answers: %w", err)
+		}
+	}
+	return r, nil
 }
 
 // doctor is one run.
@@ -247,6 +301,7 @@ type doctor struct {
 	own     bool         // hc is Run's own: close its connections at the end
 	client  *sms.Client
 	dash    *sms.DashboardClient // nil without a token
+	sent    []*answer            // every request, in the order sent, for SaveDir
 }
 
 func newDoctor(cfg Config) (*doctor, error) {
@@ -259,6 +314,11 @@ func newDoctor(cfg Config) (*doctor, error) {
 	for _, s := range cfg.RequireScopes {
 		if !sms.AllScopes().Has(s) {
 			return nil, fmt.Errorf("doctor: unknown scope %q; scopes are sms, otp, campaigns, sender_ids and balance", printable(string(s)))
+		}
+	}
+	if cfg.SaveDir != "" {
+		if err := os.MkdirAll(cfg.SaveDir, 0o700); err != nil {
+			return nil, fmt.Errorf("doctor: the directory for the answers: %w", err)
 		}
 	}
 	d := &doctor{cfg: cfg, base: strings.TrimRight(cfg.BaseURL, "/"), timeout: cmp.Or(cfg.Timeout, DefaultTimeout), mode: "live"}
@@ -345,6 +405,11 @@ type answers struct {
 	balance, senderIDs, campaigns, status, keys *answer
 	probes                                      map[sms.Scope]*answer
 	stop                                        string // why the key's requests stopped after the first
+	// listed is the key as the key list shows it; nil when the list was not read or does not
+	// hold the key.
+	listed *sms.Key
+	// accepted is the probe a server accepted (2xx): no probe is sent after it.
+	accepted *answer
 }
 
 func (d *doctor) run(ctx context.Context) (*Report, error) {
@@ -409,20 +474,57 @@ func (d *doctor) ask(ctx context.Context) (*answers, error) {
 				return err
 			})
 		}
-		for _, p := range probes {
-			as.probes[p.scope] = d.probe(ctx, p.path)
-		}
 	}
 	if d.dash != nil && as.stop != noAnswer {
 		as.keys = d.read(ctx, getKeys, false, func(ctx context.Context, a *answer) error {
 			list, err := d.dash.Keys.List(ctx)
 			if err == nil {
 				a.read = plural(len(list), "key", "keys")
+				if i := slices.IndexFunc(list, func(k sms.Key) bool { return k.PublicKey == d.cfg.APIKey }); i >= 0 {
+					as.listed = &list[i]
+				}
 			}
 			return err
 		})
 	}
+	if as.stop == "" && d.cfg.ProbeWrites {
+		for _, p := range probes {
+			if as.accepted != nil || ctx.Err() != nil {
+				break
+			}
+			if as.settled(p.scope) {
+				continue // a read told: no need to write
+			}
+			a := d.probe(ctx, p.path)
+			as.probes[p.scope] = a
+			if a.ex.status/100 == 2 {
+				as.accepted = a
+			}
+		}
+	}
 	return as, ctx.Err()
+}
+
+// reader is the answer of the GET that needs scope s; nil for a scope no GET needs.
+func (as *answers) reader(s sms.Scope) *answer {
+	switch s {
+	case sms.ScopeBalance:
+		return as.balance
+	case sms.ScopeSenderIDs:
+		return as.senderIDs
+	case sms.ScopeCampaigns:
+		return as.campaigns
+	}
+	return nil
+}
+
+// settled reports whether a read told whether the key has scope s: the GET that needs it was
+// answered with a success or a 403 insufficient_scope, or the key list shows the key.
+func (as *answers) settled(s sms.Scope) bool {
+	if r := as.reader(s); r != nil && (r.ex.status/100 == 2 || r.scopeMissing()) {
+		return true
+	}
+	return as.listed != nil
 }
 
 // report turns the answers into the checks.
@@ -430,11 +532,9 @@ func (d *doctor) report(as *answers) *Report {
 	r := &Report{BaseURL: d.base, Mode: d.mode}
 	add := func(c Check) { r.Checks = append(r.Checks, c) }
 	add(d.credentials(as.balance, as.senderIDs, as.campaigns, as.status, as.probes[sms.ScopeSMS], as.probes[sms.ScopeOTP], as.probes[sms.ScopeCampaigns]))
-	for _, p := range probes {
-		add(d.scope(p.scope, "POST "+p.path, as.probes[p.scope], as.stop))
+	for _, s := range sms.AllScopes() {
+		add(d.scope(s, as))
 	}
-	add(d.scope(sms.ScopeSenderIDs, getSenderIDs, as.senderIDs, as.stop))
-	add(d.scope(sms.ScopeBalance, getBalance, as.balance, as.stop))
 
 	add(d.readCheck(CheckBalance, getBalance, true, sms.ScopeBalance, as.balance, as.stop, balanceMembers))
 	add(d.readCheck(CheckSenderIDs, getSenderIDs, true, sms.ScopeSenderIDs, as.senderIDs, as.stop, senderIDsMembers))
@@ -463,6 +563,7 @@ func (d *doctor) read(ctx context.Context, endpoint string, documented bool, fn 
 	a := &answer{endpoint: endpoint, documented: documented}
 	a.ex, a.sdkErr = record(ctx, d.timeout, func(ctx context.Context) error { return fn(ctx, a) })
 	a.parse()
+	d.sent = append(d.sent, a)
 	return a
 }
 
@@ -486,6 +587,7 @@ func (d *doctor) probe(ctx context.Context, path string) *answer {
 		return resp.Body.Close() // read already, by the recorder
 	})
 	a.parse()
+	d.sent = append(d.sent, a)
 	return a
 }
 
@@ -618,34 +720,100 @@ func (d *doctor) credentials(answers ...*answer) Check {
 	return c
 }
 
-// scope is the check of scope s from the answer of the request that needs it.
-func (d *doctor) scope(s sms.Scope, endpoint string, a *answer, stop string) Check {
-	c := check(ScopeCheck(s), endpoint, true, a)
-	required := d.cfg.RequireScopes.Has(s)
+// notChecked is why a write scope was not checked, and how to check it.
+const notChecked = "no GET shows it; a dashboard token (the key list) or --probe-writes (an empty POST) checks it"
+
+// scope is the check of scope s: from the GET that needs it when that tells, else from the key
+// list, else from the empty POST when one was sent.
+func (d *doctor) scope(s sms.Scope, as *answers) Check {
+	c := d.scopeFrom(s, as)
+	if d.cfg.RequireScopes.Has(s) && c.Level != OK && !(c.Level == Skip && (c.Detail == refused || c.Detail == as.stop)) {
+		c.Level, c.Detail = Fail, "required: "+c.Detail
+	}
+	return c
+}
+
+func (d *doctor) scopeFrom(s sms.Scope, as *answers) Check {
+	read, probe := as.reader(s), as.probes[s]
+	endpoint := "POST " + probePath(s)
+	if read != nil {
+		endpoint = read.endpoint
+	}
 	switch {
-	case a == nil:
-		c.Level, c.Detail = Skip, stop
-		return c
-	case a.ex.status == http.StatusUnauthorized:
+	case read != nil && read.ex.status == http.StatusUnauthorized:
+		c := check(ScopeCheck(s), endpoint, true, read)
 		c.Level, c.Detail = Skip, refused
 		return c
+	case read != nil && read.scopeMissing():
+		c := check(ScopeCheck(s), endpoint, true, read)
+		c.Level, c.Detail = Warn, "missing: the key lacks the "+string(s)+" scope"
+		return c
+	case read != nil && read.ex.status/100 == 2:
+		c := check(ScopeCheck(s), endpoint, true, read)
+		c.Level, c.Detail = OK, "granted"
+		return c
+	case as.stop != "" && read == nil:
+		c := check(ScopeCheck(s), endpoint, true, nil)
+		c.Level, c.Detail = Skip, as.stop
+		return c
+	case as.listed != nil:
+		c := check(ScopeCheck(s), getKeys, false, as.keys)
+		if as.listed.Scopes.Has(s) {
+			c.Level, c.Detail = OK, "granted (the key list shows it)"
+		} else {
+			c.Level, c.Detail = Warn, "missing: the key lacks the "+string(s)+" scope (the key list shows it)"
+		}
+		return c
+	case probe != nil:
+		return d.probeScope(s, probe)
+	case as.accepted != nil && probePath(s) != "":
+		c := check(ScopeCheck(s), endpoint, true, nil)
+		c.Level, c.Detail = Skip, "not checked: the server accepted an empty write to "+as.accepted.endpoint+"; no other was sent"
+		return c
+	case read != nil:
+		c := check(ScopeCheck(s), endpoint, true, read)
+		c.Level, c.Detail = Warn, "could not tell: "+read.endpoint+" was not answered with a success (see its check)"
+		return c
+	}
+	c := check(ScopeCheck(s), endpoint, true, nil)
+	c.Level = Skip
+	switch {
+	case as.keys != nil && as.keys.ex.status/100 != 2:
+		c.Detail = "not checked: the key list could not be read (see its check); " + notChecked
+	case as.keys != nil:
+		c.Detail = "not checked: the key list does not show this key; " + notChecked
+	default:
+		c.Detail = "not checked: " + notChecked
+	}
+	return c
+}
+
+// probePath is the endpoint that the empty POST for scope s goes to.
+func probePath(s sms.Scope) string {
+	for _, p := range probes {
+		if p.scope == s {
+			return p.path
+		}
+	}
+	return ""
+}
+
+// probeScope is the check of scope s from the answer to its empty POST.
+func (d *doctor) probeScope(s sms.Scope, a *answer) Check {
+	c := check(ScopeCheck(s), a.endpoint, true, a)
+	switch {
+	case a.ex.status == http.StatusUnauthorized:
+		c.Level, c.Detail = Skip, refused
 	case a.scopeMissing():
 		c.Level, c.Detail = Warn, "missing: the key lacks the "+string(s)+" scope"
-	case !a.probe && a.ex.status/100 == 2:
-		c.Level, c.Detail = OK, "granted"
-	case !a.probe:
-		c.Level, c.Detail = Warn, "could not tell: "+a.endpoint+" was not answered with a success (see its check)"
 	case a.ex.status == http.StatusBadRequest:
 		c.Level, c.Detail = OK, "granted (inferred: the server checked the scope, then refused the empty body with 400)"
 	case a.ex.status/100 == 2:
-		c.Level, c.Detail = Fail, fmt.Sprintf("the server accepted an empty request (%d) instead of refusing it: check what it did", a.ex.status)
+		c.Level, c.Detail = Fail, fmt.Sprintf("the server accepted an empty write (%d) instead of refusing it: check what it did; no other empty write was sent", a.ex.status)
 	case broken(a.ex.status):
 		c.Level, c.Detail = d.trouble(a, s)
 	default:
 		c.Level, c.Detail = Warn, "could not tell: answered "+a.errorText()+"; this check expects 403 insufficient_scope or 400"
-	}
-	if required && c.Level != OK {
-		c.Level, c.Detail = Fail, "required: "+c.Detail
 	}
 	return c
 }

@@ -58,11 +58,13 @@ func TestRunAgainstTheMock(t *testing.T) {
 				assert.Equal(t, "not checked: no campaign listed", find(t, r, doctor.CheckCampaignStatus).Detail)
 			}
 			assert.Equal(t, "2 keys", find(t, r, doctor.CheckKeys).Detail)
-			for _, s := range []sms.Scope{sms.ScopeSMS, sms.ScopeOTP, sms.ScopeCampaigns} {
+			for _, s := range []sms.Scope{sms.ScopeSMS, sms.ScopeOTP} { // no GET shows them
 				c := find(t, r, doctor.ScopeCheck(s))
-				assert.Equal(t, http.StatusBadRequest, c.Status, c.Name)
-				assert.Contains(t, c.Detail, "inferred", c.Name)
+				assert.Equal(t, "GET /v1/keys", c.Endpoint, c.Name)
+				assert.Equal(t, http.StatusOK, c.Status, c.Name)
+				assert.Equal(t, "granted (the key list shows it)", c.Detail, c.Name)
 			}
+			assert.Equal(t, "GET /v1/sms/campaigns", find(t, r, "scope.campaigns").Endpoint)
 			for _, c := range r.Checks {
 				if c.Level == doctor.Skip {
 					continue
@@ -70,7 +72,7 @@ func TestRunAgainstTheMock(t *testing.T) {
 				assert.Regexp(t, `^req-[0-9a-f]+$`, c.RequestID, c.Name)
 				assert.NotZero(t, c.Status, c.Name)
 			}
-			assertNothingChanged(t, srv, ws, before)
+			assertNothingChanged(t, srv, ws, before, false)
 			assertNoSecret(t, cfg, r, ws.LiveSecret, ws.TestSecret, ws.DashboardToken)
 		})
 	}
@@ -102,93 +104,111 @@ func TestKnownMembersAreWhatTheMockSends(t *testing.T) {
 	}
 }
 
-// A key with some scopes: the scopes it lacks are warnings (failures when required), the reads
-// they guard are skipped, and nothing is changed.
+// A key with some scopes, checked three ways: with GETs only (sms and otp are not checked),
+// with a dashboard token (the key list shows them), and with ProbeWrites (empty POSTs infer
+// them). The scopes it lacks are warnings (failures when required), the reads they guard are
+// skipped, and nothing is changed.
 func TestRunWithLimitedScopes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
 		scopes  sms.Scopes
 		require sms.Scopes
-		want    map[string]doctor.Level
-		failed  bool
 	}{
-		{
-			name:   "balance only",
-			scopes: sms.Scopes{sms.ScopeBalance},
-			want: all(doctor.Skip, map[string]doctor.Level{
-				doctor.CheckCredentials: doctor.OK, "scope.balance": doctor.OK, doctor.CheckBalance: doctor.OK,
-				"scope.sms": doctor.Warn, "scope.otp": doctor.Warn, "scope.campaigns": doctor.Warn, "scope.sender_ids": doctor.Warn,
-			}),
-		},
-		{
-			name:   "sms and otp: the credentials are proved by a 403",
-			scopes: sms.Scopes{sms.ScopeSMS, sms.ScopeOTP},
-			want: all(doctor.Skip, map[string]doctor.Level{
-				doctor.CheckCredentials: doctor.OK, "scope.sms": doctor.OK, "scope.otp": doctor.OK,
-				"scope.campaigns": doctor.Warn, "scope.sender_ids": doctor.Warn, "scope.balance": doctor.Warn,
-			}),
-		},
-		{
-			name:   "campaigns: the list and a campaign's status",
-			scopes: sms.Scopes{sms.ScopeCampaigns},
-			want: all(doctor.Skip, map[string]doctor.Level{
-				doctor.CheckCredentials: doctor.OK, "scope.campaigns": doctor.OK, doctor.CheckCampaigns: doctor.OK, doctor.CheckCampaignStatus: doctor.OK,
-				"scope.sms": doctor.Warn, "scope.otp": doctor.Warn, "scope.sender_ids": doctor.Warn, "scope.balance": doctor.Warn,
-			}),
-		},
-		{
-			name:    "a required scope that is missing fails",
-			scopes:  sms.Scopes{sms.ScopeSMS},
-			require: sms.Scopes{sms.ScopeSMS, sms.ScopeOTP},
-			want: all(doctor.Skip, map[string]doctor.Level{
-				doctor.CheckCredentials: doctor.OK, "scope.sms": doctor.OK, "scope.otp": doctor.Fail,
-				"scope.campaigns": doctor.Warn, "scope.sender_ids": doctor.Warn, "scope.balance": doctor.Warn,
-			}),
-			failed: true,
-		},
+		{name: "balance only", scopes: sms.Scopes{sms.ScopeBalance}},
+		{name: "sms and otp: the credentials are proved by a 403", scopes: sms.Scopes{sms.ScopeSMS, sms.ScopeOTP}},
+		{name: "campaigns: the list and a campaign's status", scopes: sms.Scopes{sms.ScopeCampaigns}},
+		{name: "a required scope that is missing fails", scopes: sms.Scopes{sms.ScopeSMS}, require: sms.Scopes{sms.ScopeSMS, sms.ScopeOTP}},
+		{name: "every scope, required", scopes: sms.AllScopes(), require: sms.AllScopes()},
 	}
+	const getsOnly, keyList, probes = "GETs only", "key list", "probes"
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			srv := mockserver.NewTest(t)
-			ws := srv.Default()
-			sendOne(t, srv.URL(), ws)
-			dash, err := sms.NewDashboardClient(ws.DashboardToken, sms.WithBaseURL(srv.URL()))
-			require.NoError(t, err)
-			defer dash.CloseIdleConnections()
-			key, err := dash.Keys.Create(context.Background(), &sms.CreateKeyParams{Name: "limited", Scopes: tt.scopes, Prefix: sms.KeyPrefixTest})
-			require.NoError(t, err)
-			before := snapshot(t, srv, ws)
+		for _, how := range []string{getsOnly, keyList, probes} {
+			t.Run(tt.name+"/"+how, func(t *testing.T) {
+				t.Parallel()
+				srv := mockserver.NewTest(t)
+				ws := srv.Default()
+				sendOne(t, srv.URL(), ws)
+				dash, err := sms.NewDashboardClient(ws.DashboardToken, sms.WithBaseURL(srv.URL()))
+				require.NoError(t, err)
+				defer dash.CloseIdleConnections()
+				key, err := dash.Keys.Create(context.Background(), &sms.CreateKeyParams{Name: "limited", Scopes: tt.scopes, Prefix: sms.KeyPrefixTest})
+				require.NoError(t, err)
+				before := snapshot(t, srv, ws)
 
-			cfg := doctor.Config{BaseURL: srv.URL(), APIKey: key.PublicKey, APISecret: key.Secret, RequireScopes: tt.require}
-			r, err := doctor.Run(context.Background(), cfg)
-			require.NoError(t, err)
-
-			assert.Equal(t, tt.want, levels(t, r), "%+v", r.Checks)
-			assert.Equal(t, tt.failed, r.Failed())
-			for _, s := range sms.AllScopes() {
-				c := find(t, r, doctor.ScopeCheck(s))
-				switch {
-				case tt.scopes.Has(s):
-					assert.Contains(t, c.Detail, "granted", c.Name)
-				case tt.require.Has(s):
-					assert.Equal(t, "required: missing: the key lacks the "+string(s)+" scope", c.Detail)
-				default:
-					assert.Equal(t, "missing: the key lacks the "+string(s)+" scope", c.Detail)
-					assert.Equal(t, http.StatusForbidden, c.Status, c.Name)
+				cfg := doctor.Config{BaseURL: srv.URL(), APIKey: key.PublicKey, APISecret: key.Secret, RequireScopes: tt.require, ProbeWrites: how == probes}
+				if how == keyList {
+					cfg.DashboardToken = ws.DashboardToken
 				}
-			}
-			if !tt.scopes.Has(sms.ScopeSenderIDs) {
-				assert.Equal(t, "not checked: the key lacks the sender_ids scope", find(t, r, doctor.CheckSenderIDs).Detail)
-			}
-			if !tt.scopes.Has(sms.ScopeCampaigns) {
-				assert.Equal(t, "not checked: the key lacks the campaigns scope", find(t, r, doctor.CheckCampaignStatus).Detail)
-			}
-			assert.Equal(t, "not checked: no dashboard token given", find(t, r, doctor.CheckKeys).Detail)
-			assertNothingChanged(t, srv, ws, before)
-			assertNoSecret(t, cfg, r, key.Secret, ws.TestSecret, ws.DashboardToken)
-		})
+				r, err := doctor.Run(context.Background(), cfg)
+				require.NoError(t, err)
+
+				// What the report must say: each scope granted, missing or not checked, a
+				// required one failing unless granted; each read done when its scope is there.
+				want := map[string]doctor.Level{doctor.CheckCredentials: doctor.OK, doctor.CheckKeys: doctor.Skip}
+				if how == keyList {
+					want[doctor.CheckKeys] = doctor.OK
+				}
+				failed := false
+				for _, s := range sms.AllScopes() {
+					l := doctor.Warn
+					switch {
+					case how == getsOnly && (s == sms.ScopeSMS || s == sms.ScopeOTP):
+						l = doctor.Skip
+					case tt.scopes.Has(s):
+						l = doctor.OK
+					}
+					if tt.require.Has(s) && l != doctor.OK {
+						l, failed = doctor.Fail, true
+					}
+					want[doctor.ScopeCheck(s)] = l
+				}
+				for name, s := range map[string]sms.Scope{
+					doctor.CheckBalance: sms.ScopeBalance, doctor.CheckSenderIDs: sms.ScopeSenderIDs,
+					doctor.CheckCampaigns: sms.ScopeCampaigns, doctor.CheckCampaignStatus: sms.ScopeCampaigns,
+				} {
+					want[name] = map[bool]doctor.Level{true: doctor.OK, false: doctor.Skip}[tt.scopes.Has(s)]
+				}
+				assert.Equal(t, want, levels(t, r), "%+v", r.Checks)
+				assert.Equal(t, failed, r.Failed())
+
+				for _, s := range sms.AllScopes() {
+					c := find(t, r, doctor.ScopeCheck(s))
+					prefix := ""
+					if tt.require.Has(s) && !tt.scopes.Has(s) || tt.require.Has(s) && c.Level == doctor.Fail {
+						prefix = "required: "
+					}
+					switch {
+					case how == getsOnly && (s == sms.ScopeSMS || s == sms.ScopeOTP):
+						assert.Equal(t, prefix+"not checked: no GET shows it; a dashboard token (the key list) or --probe-writes (an empty POST) checks it", c.Detail)
+						assert.Zero(t, c.Status, "no request")
+					case how == keyList && (s == sms.ScopeSMS || s == sms.ScopeOTP) && tt.scopes.Has(s):
+						assert.Equal(t, "granted (the key list shows it)", c.Detail)
+					case how == keyList && (s == sms.ScopeSMS || s == sms.ScopeOTP):
+						assert.Equal(t, prefix+"missing: the key lacks the "+string(s)+" scope (the key list shows it)", c.Detail)
+					case how == probes && (s == sms.ScopeSMS || s == sms.ScopeOTP) && tt.scopes.Has(s):
+						assert.Contains(t, c.Detail, "granted (inferred", c.Name)
+						assert.Equal(t, http.StatusBadRequest, c.Status, c.Name)
+					case tt.scopes.Has(s):
+						assert.Equal(t, "granted", c.Detail, c.Name)
+					default:
+						assert.Equal(t, prefix+"missing: the key lacks the "+string(s)+" scope", c.Detail)
+						assert.Equal(t, http.StatusForbidden, c.Status, c.Name)
+					}
+				}
+				if !tt.scopes.Has(sms.ScopeSenderIDs) {
+					assert.Equal(t, "not checked: the key lacks the sender_ids scope", find(t, r, doctor.CheckSenderIDs).Detail)
+				}
+				if !tt.scopes.Has(sms.ScopeCampaigns) {
+					assert.Equal(t, "not checked: the key lacks the campaigns scope", find(t, r, doctor.CheckCampaignStatus).Detail)
+				}
+				if how != keyList {
+					assert.Equal(t, "not checked: no dashboard token given", find(t, r, doctor.CheckKeys).Detail)
+				}
+				assertNothingChanged(t, srv, ws, before, how == probes)
+				assertNoSecret(t, cfg, r, key.Secret, ws.TestSecret, ws.DashboardToken)
+			})
+		}
 	}
 }
 
@@ -196,6 +216,27 @@ func TestRunWithLimitedScopes(t *testing.T) {
 // timeout takes no wall time and latencies are exact.
 func TestRunReportsTrouble(t *testing.T) {
 	t.Parallel()
+	// probe checks the write scopes with empty POSTs: no token, so no key list tells them.
+	probe := func(c *doctor.Config, _ *mockserver.Server, _ mockserver.Workspace) {
+		c.ProbeWrites, c.DashboardToken = true, ""
+	}
+	// The campaign list answers 404 (as on the live service, which does not document it), so
+	// that no GET tells the campaigns scope and its POST is sent.
+	noCampaignList := mockserver.FaultRule{Method: "GET", Path: "/v1/sms/campaigns", Status: 404}
+	probed := map[string]doctor.Level{doctor.CheckKeys: doctor.Skip}
+	probedWithout := map[string]doctor.Level{
+		doctor.CheckKeys: doctor.Skip, doctor.CheckCampaigns: doctor.Warn, doctor.CheckCampaignStatus: doctor.Skip,
+	}
+	with := func(base map[string]doctor.Level, more map[string]doctor.Level) map[string]doctor.Level {
+		out := map[string]doctor.Level{}
+		for k, v := range base {
+			out[k] = v
+		}
+		for k, v := range more {
+			out[k] = v
+		}
+		return out
+	}
 	tests := []struct {
 		name   string
 		faults []mockserver.FaultRule
@@ -207,7 +248,7 @@ func TestRunReportsTrouble(t *testing.T) {
 		{
 			name:   "a server error on a documented read",
 			faults: []mockserver.FaultRule{{Method: "GET", Path: "/v1/balance", Status: 500}},
-			want:   all(doctor.OK, map[string]doctor.Level{"scope.balance": doctor.Warn, doctor.CheckBalance: doctor.Fail}),
+			want:   all(doctor.OK, map[string]doctor.Level{doctor.CheckBalance: doctor.Fail}),
 			failed: true,
 			check: func(t *testing.T, r *doctor.Report) {
 				c := find(t, r, doctor.CheckBalance)
@@ -215,7 +256,7 @@ func TestRunReportsTrouble(t *testing.T) {
 				assert.Equal(t, 500, c.Status)
 				assert.Nil(t, c.Decode)
 				assert.Equal(t, "GET /v1/sender-ids?status=active", find(t, r, doctor.CheckCredentials).Endpoint, "the next answer proves the credentials")
-				assert.Contains(t, find(t, r, "scope.balance").Detail, "could not tell")
+				assert.Equal(t, "granted (the key list shows it)", find(t, r, "scope.balance").Detail, "the read could not tell; the key list did")
 			},
 		},
 		{
@@ -232,7 +273,8 @@ func TestRunReportsTrouble(t *testing.T) {
 		{
 			name:   "a documented endpoint is missing: a failure",
 			faults: []mockserver.FaultRule{{Method: "POST", Path: "/v1/otp/send", Status: 404}},
-			want:   all(doctor.OK, map[string]doctor.Level{"scope.otp": doctor.Fail}),
+			config: probe,
+			want:   all(doctor.OK, with(probed, map[string]doctor.Level{"scope.otp": doctor.Fail})),
 			failed: true,
 			check: func(t *testing.T, r *doctor.Report) {
 				assert.Equal(t, "not_found: Injected fault.: the service documents this endpoint; is the base URL right?", find(t, r, "scope.otp").Detail)
@@ -241,23 +283,26 @@ func TestRunReportsTrouble(t *testing.T) {
 		{
 			name:   "rate limited while checking a scope: could not tell",
 			faults: []mockserver.FaultRule{{Method: "POST", Path: "/v1/sms/send", Status: 429}},
-			want:   all(doctor.OK, map[string]doctor.Level{"scope.sms": doctor.Warn}),
+			config: probe,
+			want:   all(doctor.OK, with(probed, map[string]doctor.Level{"scope.sms": doctor.Warn})),
 			check: func(t *testing.T, r *doctor.Report) {
 				assert.Equal(t, "could not tell: answered rate_limited: Injected fault.; this check expects 403 insufficient_scope or 400", find(t, r, "scope.sms").Detail)
 			},
 		},
 		{
 			name:   "an answer that says nothing of the scope: could not tell",
-			faults: []mockserver.FaultRule{{Method: "POST", Path: "/v1/sms/campaigns", Status: 415}},
-			want:   all(doctor.OK, map[string]doctor.Level{"scope.campaigns": doctor.Warn}),
+			faults: []mockserver.FaultRule{noCampaignList, {Method: "POST", Path: "/v1/sms/campaigns", Status: 415}},
+			config: probe,
+			want:   all(doctor.OK, with(probedWithout, map[string]doctor.Level{"scope.campaigns": doctor.Warn})),
 			check: func(t *testing.T, r *doctor.Report) {
 				assert.Equal(t, "could not tell: answered unsupported_media_type: Injected fault.; this check expects 403 insufficient_scope or 400", find(t, r, "scope.campaigns").Detail)
 			},
 		},
 		{
 			name:   "a server error while checking a scope fails",
-			faults: []mockserver.FaultRule{{Method: "POST", Path: "/v1/sms/campaigns", Status: 503}},
-			want:   all(doctor.OK, map[string]doctor.Level{"scope.campaigns": doctor.Fail}),
+			faults: []mockserver.FaultRule{noCampaignList, {Method: "POST", Path: "/v1/sms/campaigns", Status: 503}},
+			config: probe,
+			want:   all(doctor.OK, with(probedWithout, map[string]doctor.Level{"scope.campaigns": doctor.Fail})),
 			failed: true,
 			check: func(t *testing.T, r *doctor.Report) {
 				assert.Equal(t, "server error: server_error: Injected fault.", find(t, r, "scope.campaigns").Detail)
@@ -266,10 +311,11 @@ func TestRunReportsTrouble(t *testing.T) {
 		{
 			name:   "a required scope that could not be confirmed fails",
 			faults: []mockserver.FaultRule{{Method: "POST", Path: "/v1/sms/send", Status: 429}},
-			config: func(c *doctor.Config, _ *mockserver.Server, _ mockserver.Workspace) {
+			config: func(c *doctor.Config, srv *mockserver.Server, ws mockserver.Workspace) {
+				probe(c, srv, ws)
 				c.RequireScopes = sms.Scopes{sms.ScopeSMS}
 			},
-			want:   all(doctor.OK, map[string]doctor.Level{"scope.sms": doctor.Fail}),
+			want:   all(doctor.OK, with(probed, map[string]doctor.Level{"scope.sms": doctor.Fail})),
 			failed: true,
 		},
 		{
@@ -318,10 +364,11 @@ func TestRunReportsTrouble(t *testing.T) {
 			config: func(c *doctor.Config, srv *mockserver.Server, ws mockserver.Workspace) {
 				c.DashboardToken = srv.DashboardToken(ws.WorkspaceID, -time.Minute)
 			},
-			want:   all(doctor.OK, map[string]doctor.Level{doctor.CheckKeys: doctor.Fail}),
+			want:   all(doctor.OK, map[string]doctor.Level{doctor.CheckKeys: doctor.Fail, "scope.sms": doctor.Skip, "scope.otp": doctor.Skip}),
 			failed: true,
 			check: func(t *testing.T, r *doctor.Report) {
 				assert.Equal(t, "refused: unauthorized: Invalid or expired dashboard token.", find(t, r, doctor.CheckKeys).Detail)
+				assert.True(t, strings.HasPrefix(find(t, r, "scope.sms").Detail, "not checked: the key list could not be read (see its check); "))
 			},
 		},
 	}
@@ -349,7 +396,7 @@ func TestRunReportsTrouble(t *testing.T) {
 				if tt.check != nil {
 					tt.check(t, r)
 				}
-				assertNothingChanged(t, srv, ws, before)
+				assertNothingChanged(t, srv, ws, before, cfg.ProbeWrites)
 			})
 		})
 	}
@@ -450,11 +497,13 @@ func TestRunAgainstOddServers(t *testing.T) {
 				"POST /v1/sms/send": answer(202, `{"message":"SMS request accepted."}`),
 			}),
 			want: all(doctor.OK, map[string]doctor.Level{
-				"scope.sms": doctor.Fail, doctor.CheckSenderIDs: doctor.Warn, doctor.CheckCampaigns: doctor.Warn,
+				"scope.sms": doctor.Fail, "scope.otp": doctor.Skip, "scope.campaigns": doctor.Skip,
+				doctor.CheckSenderIDs: doctor.Warn, doctor.CheckCampaigns: doctor.Warn,
 				doctor.CheckCampaignStatus: doctor.Skip, doctor.CheckKeys: doctor.Warn,
 			}),
 			check: func(t *testing.T, r *doctor.Report) {
-				assert.Equal(t, "the server accepted an empty request (202) instead of refusing it: check what it did", find(t, r, "scope.sms").Detail)
+				assert.Equal(t, "the server accepted an empty write (202) instead of refusing it: check what it did; no other empty write was sent", find(t, r, "scope.sms").Detail)
+				assert.Equal(t, "not checked: the server accepted an empty write to POST /v1/sms/send; no other was sent", find(t, r, "scope.otp").Detail)
 			},
 		},
 		{
@@ -498,6 +547,7 @@ func TestRunAgainstOddServers(t *testing.T) {
 			t.Parallel()
 			f, srv := newFakeAPI(t, tt.routes)
 			cfg := f.config(srv.URL)
+			cfg.ProbeWrites = true // the fake has no key list: the write scopes come from its POSTs
 			r, err := doctor.Run(context.Background(), cfg)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, levels(t, r), "%+v", r.Checks)

@@ -93,8 +93,9 @@ func snapshot(t *testing.T, srv *mockserver.Server, ws mockserver.Workspace) sta
 }
 
 // assertNothingChanged checks that the run changed no wallet and sent no message, and that
-// every request it made was a GET or an empty POST that the mock refused.
-func assertNothingChanged(t *testing.T, srv *mockserver.Server, ws mockserver.Workspace, before state) {
+// every request it made was a GET, or, when probes are allowed, an empty POST that the mock
+// refused.
+func assertNothingChanged(t *testing.T, srv *mockserver.Server, ws mockserver.Workspace, before state, probes bool) {
 	t.Helper()
 	after := snapshot(t, srv, ws)
 	assert.Equal(t, before.live, after.live, "the live wallet")
@@ -106,6 +107,7 @@ func assertNothingChanged(t *testing.T, srv *mockserver.Server, ws mockserver.Wo
 		switch r.Method {
 		case http.MethodGet:
 		case http.MethodPost:
+			assert.True(t, probes, "%s %s: only GETs are sent without ProbeWrites", r.Method, r.Path)
 			if len(r.Body) > 0 { // the mock records a body when it reads it: after the scope
 				assert.JSONEq(t, `{}`, string(r.Body), "%s %s", r.Method, r.Path)
 			}

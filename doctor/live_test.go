@@ -74,65 +74,81 @@ func liveRoutes(granted sms.Scopes, accepted *atomic.Int32) map[string]http.Hand
 }
 
 // Against a server that answers exactly what the live pages show, the documented endpoints
-// are checked, what this project assumes is reported as missing, and nothing is sent.
+// are checked, what this project assumes is reported as missing, and nothing is sent: by
+// default with GETs only (the write scopes, which no GET shows and whose key list the service
+// does not have, are not checked), and with ProbeWrites with empty POSTs that it refuses.
 func TestRunAgainstTheLiveSamples(t *testing.T) {
 	t.Parallel()
-	var accepted atomic.Int32
-	f, srv := newFakeAPI(t, liveRoutes(sms.AllScopes(), &accepted))
-	cfg := f.config(srv.URL)
+	for _, probe := range []bool{false, true} {
+		t.Run(map[bool]string{false: "GETs only", true: "ProbeWrites"}[probe], func(t *testing.T) {
+			t.Parallel()
+			var accepted atomic.Int32
+			f, srv := newFakeAPI(t, liveRoutes(sms.AllScopes(), &accepted))
+			cfg := f.config(srv.URL)
+			cfg.ProbeWrites = probe
 
-	r, err := doctor.Run(context.Background(), cfg)
-	require.NoError(t, err)
+			r, err := doctor.Run(context.Background(), cfg)
+			require.NoError(t, err)
 
-	got := levels(t, r)
-	delete(got, doctor.CheckSenderIDs) // below
-	want := all(doctor.OK, map[string]doctor.Level{
-		doctor.CheckCampaigns: doctor.Warn, doctor.CheckCampaignStatus: doctor.Skip, doctor.CheckKeys: doctor.Warn,
-	})
-	delete(want, doctor.CheckSenderIDs)
-	assert.Equal(t, want, got, "%+v", r.Checks)
+			got := levels(t, r)
+			delete(got, doctor.CheckSenderIDs) // below
+			want := all(doctor.OK, map[string]doctor.Level{
+				doctor.CheckCampaigns: doctor.Warn, doctor.CheckCampaignStatus: doctor.Skip, doctor.CheckKeys: doctor.Warn,
+			})
+			if !probe {
+				want["scope.sms"], want["scope.otp"], want["scope.campaigns"] = doctor.Skip, doctor.Skip, doctor.Warn
+			}
+			delete(want, doctor.CheckSenderIDs)
+			assert.Equal(t, want, got, "%+v", r.Checks)
 
-	balance := find(t, r, doctor.CheckBalance)
-	assert.Equal(t, "15000.00 NGN", balance.Detail)
-	assert.Equal(t, &doctor.Decode{JSON: true, SDK: true}, balance.Decode, "the balance sample is all the SDK knows")
-	assert.Equal(t, "req-123", balance.RequestID)
-	assert.True(t, balance.Documented)
+			balance := find(t, r, doctor.CheckBalance)
+			assert.Equal(t, "15000.00 NGN", balance.Detail)
+			assert.Equal(t, &doctor.Decode{JSON: true, SDK: true}, balance.Decode, "the balance sample is all the SDK knows")
+			assert.Equal(t, "req-123", balance.RequestID)
+			assert.True(t, balance.Documented)
 
-	for _, name := range []string{doctor.CheckCampaigns, doctor.CheckKeys} {
-		c := find(t, r, name)
-		assert.Equal(t, http.StatusNotFound, c.Status, name)
-		assert.False(t, c.Documented, name)
-		assert.Contains(t, c.Detail, "the service does not document this endpoint; this project assumes it", name)
+			for _, name := range []string{doctor.CheckCampaigns, doctor.CheckKeys} {
+				c := find(t, r, name)
+				assert.Equal(t, http.StatusNotFound, c.Status, name)
+				assert.False(t, c.Documented, name)
+				assert.Contains(t, c.Detail, "the service does not document this endpoint; this project assumes it", name)
+			}
+
+			// What the sample lacks of what the SDK knows, whether or not the SDK reads it.
+			senderIDs := find(t, r, doctor.CheckSenderIDs)
+			require.NotNil(t, senderIDs.Decode)
+			assert.True(t, senderIDs.Decode.JSON)
+			assert.Equal(t, []string{"data[0]._id", "data[0].usecase", "data[0].company", "data[0].createdAt", "requestId"}, senderIDs.Decode.Missing)
+			assert.Empty(t, senderIDs.Decode.Unknown)
+
+			assert.Zero(t, accepted.Load(), "no request the server would act on")
+			for _, rq := range f.received() {
+				if probe {
+					assert.Regexp(t, `^(GET \S+ |POST \S+ \{\})$`, rq)
+				} else {
+					assert.Regexp(t, `^GET \S+ $`, rq)
+				}
+			}
+			assertNoSecret(t, cfg, r, f.secret, f.token)
+
+			t.Run("the SDK reads the sender IDs sample", func(t *testing.T) {
+				assert.Equal(t, doctor.Warn, senderIDs.Level)
+				assert.True(t, senderIDs.Decode.SDK, senderIDs.Decode.SDKError)
+				assert.Equal(t, "1 active sender ID; missing data[0]._id, data[0].usecase, data[0].company, data[0].createdAt, requestId", senderIDs.Detail)
+				assert.False(t, r.Failed(), "what the live pages document passes: %+v", r.Checks)
+			})
+		})
 	}
-
-	// What the sample lacks of what the SDK knows, whether or not the SDK reads it.
-	senderIDs := find(t, r, doctor.CheckSenderIDs)
-	require.NotNil(t, senderIDs.Decode)
-	assert.True(t, senderIDs.Decode.JSON)
-	assert.Equal(t, []string{"data[0]._id", "data[0].usecase", "data[0].company", "data[0].createdAt", "requestId"}, senderIDs.Decode.Missing)
-	assert.Empty(t, senderIDs.Decode.Unknown)
-
-	assert.Zero(t, accepted.Load(), "no request the server would act on")
-	for _, rq := range f.received() {
-		assert.Regexp(t, `^(GET \S+ |POST \S+ \{\})$`, rq)
-	}
-	assertNoSecret(t, cfg, r, f.secret, f.token)
-
-	t.Run("the SDK reads the sender IDs sample", func(t *testing.T) {
-		assert.Equal(t, doctor.Warn, senderIDs.Level)
-		assert.True(t, senderIDs.Decode.SDK, senderIDs.Decode.SDKError)
-		assert.Equal(t, "1 active sender ID; missing data[0]._id, data[0].usecase, data[0].company, data[0].createdAt, requestId", senderIDs.Detail)
-		assert.False(t, r.Failed(), "what the live pages document passes: %+v", r.Checks)
-	})
 }
 
-// The live pages' 403 insufficient_scope tells which scopes a key lacks.
+// The live pages' 403 insufficient_scope tells which scopes a key lacks, the write scopes'
+// through ProbeWrites' empty POSTs.
 func TestRunAgainstTheLiveSamplesWithLimitedScopes(t *testing.T) {
 	t.Parallel()
 	var accepted atomic.Int32
 	f, srv := newFakeAPI(t, liveRoutes(sms.Scopes{sms.ScopeSMS, sms.ScopeCampaigns, sms.ScopeSenderIDs}, &accepted))
 
-	r, err := doctor.Run(context.Background(), doctor.Config{BaseURL: srv.URL, APIKey: f.key, APISecret: f.secret})
+	r, err := doctor.Run(context.Background(), doctor.Config{BaseURL: srv.URL, APIKey: f.key, APISecret: f.secret, ProbeWrites: true})
 	require.NoError(t, err)
 
 	got := levels(t, r)

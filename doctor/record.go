@@ -15,6 +15,10 @@ const maxBody = 16 << 20
 // exchange is what one request of a check gave: the answer as it came off the wire, before the
 // SDK read it, and how long it took.
 type exchange struct {
+	// The request as sent (its URL and headers, secrets included: never shown unredacted).
+	method, url string
+	reqHeader   http.Header
+
 	status  int // 0 when no answer came
 	header  http.Header
 	body    []byte
@@ -34,6 +38,7 @@ func (t recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if ex == nil {
 		return t.base.RoundTrip(req)
 	}
+	ex.method, ex.url, ex.reqHeader = req.Method, req.URL.String(), req.Header.Clone()
 	start := time.Now()
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {

@@ -206,7 +206,8 @@ type Profile uint8
 const (
 	// ProfileFull, the default, answers with everything docs/api.md describes, the
 	// project's assumptions included (requestId everywhere, amount on OTP sends,
-	// attemptsRemaining, every member of a sender ID and campaign, field and scope on errors).
+	// attemptsRemaining for a pin that did not match, every member of a sender ID and
+	// campaign, field and scope on errors).
 	ProfileFull Profile = iota
 	// ProfileDocumented answers with only the members and statuses the live service's pages
 	// show, so that a test catches code that leans on an assumed member: the OTP send and
@@ -216,7 +217,8 @@ const (
 	// list, which only the service's published spec describes, has the spec's members only
 	// (_id, senderId, recipientCount, amount, status; page, limit, total). Endpoints whose
 	// answers nothing shows (keys, campaign status, sender-ID requests) keep the project's
-	// shapes and their 201s. The /_mock/ controls are not affected.
+	// shapes, with the table's statuses: 200 for a key created, 202 for a sender-ID request
+	// (an assumption: the table has no 201). The /_mock/ controls are not affected.
 	ProfileDocumented
 )
 

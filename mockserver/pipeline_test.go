@@ -130,7 +130,7 @@ func TestSlowBodiesAreTimedOut(t *testing.T) {
 		head   string
 		drip   func(net.Conn)
 		status string
-		read   bool // the route reads the body: the connection closes with the answer
+		read   bool // the route reads the body: the answer announces the close
 	}{
 		{"stalled send", "POST /v1/sms/send HTTP/1.1\nHost: 127.0.0.1\n" + auth +
 			"Content-Type: application/json\nContent-Length: 100\n\n{\"to\":", nil, "HTTP/1.1 400 Bad Request", true},
@@ -147,13 +147,13 @@ func TestSlowBodiesAreTimedOut(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			start := time.Now()
-			status, closed, lag := rawExchange(t, e, tt.head, tt.drip, 3*time.Second)
+			// Without the read timeout, the stalled and dripping bodies would hold the
+			// connection open for ever: the limit is an upper bound only that reaches.
+			status, closed, announced := rawExchange(t, e, tt.head, tt.drip, 30*time.Second)
 			assert.Equal(t, tt.status, status)
 			assert.True(t, closed, "the server must close the connection of a body it could not read")
-			assert.Less(t, time.Since(start), 2*time.Second)
 			if tt.read {
-				assert.Less(t, lag, readTimeout/2, "closed with the answer, not after another read timeout")
+				assert.True(t, announced, "the answer says Connection: close: the server closes with it, not after another read timeout")
 			}
 		})
 	}
@@ -199,8 +199,9 @@ func TestUnknownRoutes(t *testing.T) {
 
 // rawExchange writes a request by hand on a fresh connection (feeding the rest of it, if any,
 // from drip), and returns the status line of the answer and whether the server then closed
-// the connection, both within limit, and how long the close took after the answer.
-func rawExchange(t *testing.T, e *env, head string, drip func(net.Conn), limit time.Duration) (status string, closed bool, lag time.Duration) {
+// the connection, both within limit, and whether the answer announced the close
+// (Connection: close).
+func rawExchange(t *testing.T, e *env, head string, drip func(net.Conn), limit time.Duration) (status string, closed, announced bool) {
 	t.Helper()
 	u, err := url.Parse(e.srv.URL())
 	require.NoError(t, err)
@@ -216,18 +217,17 @@ func rawExchange(t *testing.T, e *env, head string, drip func(net.Conn), limit t
 	br := bufio.NewReader(conn)
 	status, err = br.ReadString('\n')
 	if err != nil {
-		return "", false, 0
+		return "", false, false
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(io.MultiReader(strings.NewReader(status), br)), nil)
 	if err != nil {
-		return status, false, 0
+		return status, false, false
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
-	answered := time.Now()
 	_, err = br.ReadByte()
 	// Closed: a FIN (EOF), or a reset when the server closed a connection whose unread bytes
 	// (a body still dripping in) were pending: both end the connection; a timeout does not.
 	closed = errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
-	return strings.TrimSpace(status), closed, time.Since(answered)
+	return strings.TrimSpace(status), closed, resp.Close
 }

@@ -6,11 +6,12 @@ import (
 )
 
 // RecordedRequest is a request the mock received, as GET /_mock/requests shows it. Secrets
-// are replaced by "[REDACTED]": the values of X-API-Secret, Authorization,
-// Proxy-Authorization and Cookie, any header or query value shaped like a secret or a token
-// (an sk_live_ or sk_test_ secret, a Bearer or Basic credential, a JWT) whatever its name,
-// and OTP pins and secrets in bodies. Headers beyond 8 KiB in all are left out, with
-// HeadersTruncated set.
+// are replaced by "[REDACTED]" wherever they are: the values of X-API-Secret, Authorization,
+// Proxy-Authorization and Cookie; any path segment, query parameter name or value, header
+// name or value holding something shaped like a secret or a token (an sk_live_ or sk_test_
+// secret, a Bearer or Basic credential, a JWT) or the request's own X-API-Secret or
+// Authorization credential (of 8 bytes or more, whatever its shape); and OTP pins and secrets
+// in bodies. Headers beyond 8 KiB in all are left out, with HeadersTruncated set.
 type RecordedRequest struct {
 	Method           string              `json:"method"`
 	Path             string              `json:"path"`

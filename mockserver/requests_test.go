@@ -106,6 +106,57 @@ func TestRequestLogRedactsSecretShapes(t *testing.T) {
 	assert.Equal(t, "kept-as-is", overHTTP.str("data.0.headers.X-Trace.0"))
 }
 
+// TestRequestLogRedactsSecretsInPathsAndQueries: a secret in a request's path, or as a query
+// parameter's name, is no more kept than one in a header or a query value; the request's own
+// secret is found there whatever its shape.
+func TestRequestLogRedactsSecretsInPathsAndQueries(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	own := "sk_live_" + strings.Repeat("q", 20) + "/tail" // what a client may send: / after the prefix
+	tests := []struct {
+		name, path string
+		opts       []reqOpt
+		secrets    []string
+		wantPath   string
+		wantQuery  string
+	}{
+		{
+			name: "the secret as a path segment", path: "/v1/sms/campaigns/" + e.ws.LiveSecret + "/status",
+			secrets: []string{e.ws.LiveSecret}, wantPath: "/v1/sms/campaigns/[REDACTED]/status",
+		},
+		{
+			name: "the secret as a query parameter's name", path: "/v1/balance?" + url.QueryEscape(e.ws.LiveSecret) + "=&page=1",
+			secrets: []string{e.ws.LiveSecret}, wantPath: "/v1/balance", wantQuery: "%5BREDACTED%5D=&page=1",
+		},
+		{
+			name: "the dashboard token in the path", path: "/v1/keys/" + e.ws.DashboardToken,
+			secrets: []string{e.ws.DashboardToken}, wantPath: "/v1/keys/[REDACTED]",
+		},
+		{
+			name: "the request's own secret across segments", path: "/v1/x/" + own + "?" + url.QueryEscape(own) + "=1",
+			opts:    []reqOpt{withKey(e.ws.LiveKey, own)},
+			secrets: []string{own}, wantPath: "/v1/x/[REDACTED]", wantQuery: "%5BREDACTED%5D=1",
+		},
+	}
+	for _, tt := range tests {
+		e.do(http.MethodGet, tt.path, nil, tt.opts...)
+	}
+	got := e.srv.Requests()
+	require.Len(t, got, len(tests))
+	overHTTP := e.do(http.MethodGet, "/_mock/requests", nil).wantStatus(http.StatusOK)
+	for i, tt := range tests {
+		assert.Equal(t, tt.wantPath, got[i].Path, tt.name)
+		assert.Equal(t, tt.wantQuery, got[i].Query, tt.name)
+		assert.Equal(t, tt.wantPath, overHTTP.str("data."+itoa(i)+".path"), tt.name)
+		for _, s := range tt.secrets {
+			for _, shown := range []string{string(overHTTP.Raw), fmt.Sprintf("%+v", got)} {
+				assert.NotContains(t, shown, s, tt.name)
+				assert.NotContains(t, shown, url.QueryEscape(s), tt.name)
+			}
+		}
+	}
+}
+
 func TestRequestLogCapsHeaders(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)

@@ -15,31 +15,47 @@ import (
 
 func (a *app) doctorCmd() *cobra.Command {
 	var (
-		timeout time.Duration
-		require []string
+		timeout     time.Duration
+		require     []string
+		probeWrites bool
+		saveDir     string
 	)
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check a deployment, read-only: credentials, scopes and every read endpoint",
-		Long: `Check that the base URL and the key pair work with this SDK, without sending anything or
-spending anything: the credentials, each scope of the key, and every read endpoint (the
-balance, the active sender IDs, the campaigns, the first campaign's delivery status, and the
-API keys when a dashboard token is set). Each check prints OK, WARN, FAIL or SKIP, the status
-and latency of its request, and what the SDK found: members it expected and did not get,
-members it got and does not know.
+		Long: `Check that the base URL and the key pair work with this SDK, with GET requests only, so
+that nothing is sent and nothing is spent: the credentials, each scope of the key, and every
+read endpoint (the balance, the active sender IDs, the campaigns, the first campaign's
+delivery status, and the API keys when a dashboard token is set). Each check prints OK, WARN,
+FAIL or SKIP, the status and latency of its request, and what the SDK found: members it
+expected and did not get, members it got and does not know.
 
-The scopes that no read shows (sms, otp, campaigns) are checked by POSTing an empty JSON
-object, {}, which no server can act on: 403 insufficient_scope means the key lacks the scope,
-400 that it has it. This relies on the server checking the scope before the body, as the mock
-does (the service's pages do not say), so the report calls a scope granted this way
-"inferred"; any other answer is reported as "could not tell".
+A scope is read from the GET that needs it (balance, sender_ids, campaigns), and, with a
+dashboard token, from the key list. Without a token the write scopes that no GET shows (sms,
+otp) are reported SKIP, "not checked" (FAIL when --require-scopes names them).
+
+--probe-writes checks those by POSTing an empty JSON object, {}, to their endpoints
+(/v1/sms/send, /v1/otp/send, /v1/sms/campaigns), for the scopes no read settled: 403
+insufficient_scope means the key lacks the scope, 400 that it has it. This relies on the
+server checking the scope before the body, as the mock does (the service's pages do not say),
+so the report calls a scope granted this way "inferred". A server that accepts an empty
+write (2xx) fails the check, and no further POST is sent.
+
+--save DIR writes every answer, headers and body, with its request, one JSON file per request
+in the order sent (01-get-v1-balance.json, 02-get-v1-sender-ids.json, ...), for a bug report
+or new test fixtures. Secrets (X-API-Secret, Authorization, cookies, any secret, pin or token
+member, anything shaped like an API secret or a JWT), and phone numbers (any run of 10 to 15
+digits, any to, msisdn or phone member) are replaced by [REDACTED]. Read the files before
+sharing them.
 
 Requests are never retried (--max-retries does not apply); each is bounded by --timeout.
 Exit status: 0 when no check failed (warnings and skipped checks do not fail), 1 when one
 did, 2 on a usage error.`,
 		Example: `  sms doctor
   sms doctor --base-url https://api.example.com --require-scopes sms,balance
-  sms doctor --json | jq '.checks[] | select(.level != "ok")'`,
+  sms doctor --json | jq '.checks[] | select(.level != "ok")'
+  sms doctor --save ./doctor-answers     # for a bug report: the answers, redacted
+  sms doctor --probe-writes              # also infer sms, otp from empty POSTs`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -47,10 +63,14 @@ did, 2 on a usage error.`,
 			if err != nil {
 				return err
 			}
+			cfg.ProbeWrites, cfg.SaveDir = probeWrites, saveDir
 			r, err := doctor.Run(ctx, cfg)
+			var saveErr error
 			switch {
 			case err != nil && ctx.Err() != nil:
 				return apiErr(ctx, err)
+			case err != nil && r != nil: // the answers could not be saved: the report stands
+				saveErr = err
 			case err != nil:
 				return &usageError{err}
 			}
@@ -62,6 +82,9 @@ did, 2 on a usage error.`,
 			if err != nil {
 				return err
 			}
+			if saveErr != nil {
+				return &failure{saveErr}
+			}
 			if n := r.Count(doctor.Fail); n > 0 {
 				return &failure{fmt.Errorf("doctor: %d of %d checks failed", n, len(r.Checks))}
 			}
@@ -70,6 +93,9 @@ did, 2 on a usage error.`,
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", doctor.DefaultTimeout, "bound on each request")
 	cmd.Flags().StringSliceVar(&require, "require-scopes", nil, "scopes the key must have: one missing fails instead of warning (sms,otp,campaigns,sender_ids,balance)")
+	cmd.Flags().BoolVar(&probeWrites, "probe-writes", false, "infer the sms, otp and campaigns scopes that no read settled from an empty POST to their endpoints")
+	cmd.Flags().StringVar(&saveDir, "save", "", "write every answer, redacted, to this directory (one JSON file per request)")
+	_ = cmd.MarkFlagDirname("save")
 	completeValues(cmd, "require-scopes", "sms", "otp", "campaigns", "sender_ids", "balance")
 	return cmd
 }

@@ -2,6 +2,10 @@ package main
 
 import (
 	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,6 +26,7 @@ func TestDoctor(t *testing.T) {
 		f.env[envAPIKey], f.env[envAPISecret] = k["publicKey"].(string), k["secret"].(string)
 		delete(f.env, envDashboard)
 	}
+	var saveDir string // the --save case's, set by its setup
 	tests := []struct {
 		name  string
 		setup func(t *testing.T, f *fixture) []string // returns the args
@@ -36,7 +41,7 @@ func TestDoctor(t *testing.T) {
 				require.Len(t, lines, 14, r.stdout)
 				assert.Regexp(t, `^LEVEL\s+CHECK\s+ENDPOINT\s+STATUS\s+LATENCY\s+DETAIL$`, lines[0])
 				assert.Regexp(t, `^OK\s+credentials\s+GET /v1/balance\s+200\s+\S+\s+accepted: a test key \(test wallet and data\)$`, lines[1])
-				assert.Regexp(t, `^OK\s+scope\.sms\s+POST /v1/sms/send\s+400\s+\S+\s+granted \(inferred: `, lines[2])
+				assert.Regexp(t, `^OK\s+scope\.sms\s+GET /v1/keys\s+200\s+\S+\s+granted \(the key list shows it\)$`, lines[2])
 				assert.Regexp(t, `^OK\s+balance\s+GET /v1/balance\s+200\s+\S+\s+9996\.80 NGN$`, lines[7])
 				assert.Regexp(t, `^OK\s+campaign_status\s+GET /v1/sms/campaigns/\{id\}/status\s+200\s+\S+\s+campaign [0-9a-f]{24}: sent$`, lines[10])
 				assert.Regexp(t, `^OK\s+keys\s+GET /v1/keys\s+200\s+\S+\s+2 keys$`, lines[11])
@@ -75,10 +80,64 @@ func TestDoctor(t *testing.T) {
 				return []string{"doctor"}
 			},
 			check: func(t *testing.T, f *fixture, r result) {
-				assert.Regexp(t, `(?m)^WARN\s+scope\.sms\s+POST /v1/sms/send\s+403\s+\S+\s+missing: the key lacks the sms scope$`, r.stdout)
+				assert.Regexp(t, `(?m)^SKIP\s+scope\.sms\s+POST /v1/sms/send\s+-\s+-\s+not checked: no GET shows it; a dashboard token \(the key list\) or --probe-writes \(an empty POST\) checks it$`, r.stdout)
+				assert.Regexp(t, `(?m)^WARN\s+scope\.campaigns\s+GET /v1/sms/campaigns\s+403\s+\S+\s+missing: the key lacks the campaigns scope$`, r.stdout)
 				assert.Regexp(t, `(?m)^SKIP\s+sender_ids\s+GET /v1/sender-ids\?status=active\s+403\s+\S+\s+not checked: the key lacks the sender_ids scope$`, r.stdout)
 				assert.Regexp(t, `(?m)^SKIP\s+keys\s+GET /v1/keys\s+-\s+-\s+not checked: no dashboard token given$`, r.stdout)
-				assert.Contains(t, r.stdout, "11 checks: 3 ok, 4 warn, 0 fail, 4 skip\n")
+				assert.Contains(t, r.stdout, "11 checks: 3 ok, 2 warn, 0 fail, 6 skip\n")
+			},
+		},
+		{
+			name: "--probe-writes infers the write scopes from refused empty POSTs",
+			setup: func(t *testing.T, f *fixture) []string {
+				limitKey(t, f, "balance,otp")
+				return []string{"doctor", "--probe-writes"}
+			},
+			check: func(t *testing.T, f *fixture, r result) {
+				assert.Regexp(t, `(?m)^WARN\s+scope\.sms\s+POST /v1/sms/send\s+403\s+\S+\s+missing: the key lacks the sms scope$`, r.stdout)
+				assert.Regexp(t, `(?m)^OK\s+scope\.otp\s+POST /v1/otp/send\s+400\s+\S+\s+granted \(inferred: `, r.stdout)
+				assert.Regexp(t, `(?m)^WARN\s+scope\.campaigns\s+GET /v1/sms/campaigns\s+403\s+`, r.stdout, "the GET told: no POST")
+				var probes []string
+				for _, rq := range f.srv.Requests() {
+					if rq.Method == http.MethodPost && rq.Status >= 400 {
+						probes = append(probes, rq.Path)
+					}
+				}
+				assert.Equal(t, []string{"/v1/sms/send", "/v1/otp/send"}, probes, "two refused empty POSTs")
+			},
+		},
+		{
+			name: "--save writes every answer, redacted",
+			setup: func(t *testing.T, f *fixture) []string {
+				saveDir = filepath.Join(t.TempDir(), "answers")
+				return []string{"doctor", "--save", saveDir}
+			},
+			check: func(t *testing.T, f *fixture, r result) {
+				dir := saveDir
+				entries, err := os.ReadDir(dir)
+				require.NoError(t, err)
+				var names []string
+				all := ""
+				for _, e := range entries {
+					names = append(names, e.Name())
+					b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+					require.NoError(t, err)
+					all += string(b)
+					info, err := e.Info()
+					require.NoError(t, err)
+					assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), e.Name())
+				}
+				assert.Equal(t, []string{"01-get-v1-balance.json", "02-get-v1-sender-ids.json", "03-get-v1-sms-campaigns.json",
+					"04-get-v1-sms-campaigns-id-status.json", "05-get-v1-keys.json"}, names)
+				assert.Contains(t, all, `"status": 200`)
+				assert.Regexp(t, `"X-Api-Secret": \[\s+"\[REDACTED\]"\s+\]`, all)
+				assert.Contains(t, all, `"to": "[REDACTED]"`, "the recipient of the fixture's SMS")
+				assert.Regexp(t, `"requestId": "req-[0-9a-f]{24}"`, all, "IDs stay")
+				for _, s := range append(f.secrets(), f.env[envAPISecret], "2348025671695", "08025671695", "8025671695") {
+					if s != "" {
+						assert.NotContains(t, all, s)
+					}
+				}
 			},
 		},
 		{
@@ -171,8 +230,13 @@ func TestDoctor(t *testing.T) {
 			f := newFixture(t)
 			f.sendOne(t, "08025671695")
 			args := tt.setup(t, f)
-			balance, messages := f.balance(t), len(f.srv.Messages(mockserver.Filter{}))
+			balance, messages, requests := f.balance(t), len(f.srv.Messages(mockserver.Filter{})), len(f.srv.Requests())
 			r := runCLI(t, f.env, f.stdin, args...)
+			if !slices.Contains(args, "--probe-writes") {
+				for _, rq := range f.srv.Requests()[requests:] {
+					assert.Equal(t, http.MethodGet, rq.Method, "only GETs without --probe-writes: %s", rq.Path)
+				}
+			}
 			require.Equal(t, tt.code, r.code, "stdout: %s\nstderr: %s", r.stdout, r.stderr)
 			for _, s := range append(f.secrets(), f.env[envAPISecret]) {
 				if s != "" {

@@ -753,9 +753,10 @@ type OtpSent struct {
 // OtpSentStatus defines model for OtpSent.Status.
 type OtpSentStatus string
 
-// OtpVerification The verify response's `data`. `attemptsRemaining` is not in the service's sample; the mock sends it.
+// OtpVerification The verify response's `data`. `attemptsRemaining` is not in the service's sample; the
+// mock sends it when `verified` is false, never for a verified pin.
 type OtpVerification struct {
-	// AttemptsRemaining Wrong pins still allowed before the pin is locked.
+	// AttemptsRemaining Wrong pins still allowed before the pin is locked; only when `verified` is false.
 	AttemptsRemaining *int `json:"attemptsRemaining,omitempty"`
 
 	// Msisdn A normalized phone number, international, digits only.
@@ -3274,6 +3275,11 @@ func (r ListKeysResponse) ContentType() string {
 	return ""
 }
 
+// CreateKeyResponse200Headers the declared response headers of an HTTP 200 response for CreateKey
+type CreateKeyResponse200Headers struct {
+	XRequestId *RequestId
+}
+
 // CreateKeyResponse201Headers the declared response headers of an HTTP 201 response for CreateKey
 type CreateKeyResponse201Headers struct {
 	XRequestId *RequestId
@@ -3329,6 +3335,16 @@ type CreateKeyResponseDefaultHeaders struct {
 type CreateKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data A key with its secret, shown only when it is created.
+		Data KeyWithSecret `json:"data"`
+
+		// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
+		//
+		// Example: req-65a1b2c3d4e5f60718293a4b
+		RequestId *RequestId `json:"requestId,omitempty"`
+	}
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *struct {
 		// Data A key with its secret, shown only when it is created.
@@ -3357,6 +3373,8 @@ type CreateKeyResponse struct {
 	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CreateKeyResponse200Headers
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateKeyResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -3377,6 +3395,19 @@ type CreateKeyResponse struct {
 	Headers503 *CreateKeyResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreateKeyResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateKeyResponse) GetJSON200() *struct {
+	// Data A key with its secret, shown only when it is created.
+	Data KeyWithSecret `json:"data"`
+
+	// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
+	//
+	// Example: req-65a1b2c3d4e5f60718293a4b
+	RequestId *RequestId `json:"requestId,omitempty"`
+} {
+	return r.JSON200
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -3948,7 +3979,8 @@ type VerifyOtpResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
-		// Data The verify response's `data`. `attemptsRemaining` is not in the service's sample; the mock sends it.
+		// Data The verify response's `data`. `attemptsRemaining` is not in the service's sample; the
+		// mock sends it when `verified` is false, never for a verified pin.
 		Data OtpVerification `json:"data"`
 
 		// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
@@ -4010,7 +4042,8 @@ type VerifyOtpResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r VerifyOtpResponse) GetJSON200() *struct {
-	// Data The verify response's `data`. `attemptsRemaining` is not in the service's sample; the mock sends it.
+	// Data The verify response's `data`. `attemptsRemaining` is not in the service's sample; the
+	// mock sends it when `verified` is false, never for a verified pin.
 	Data OtpVerification `json:"data"`
 
 	// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
@@ -4319,6 +4352,11 @@ type RequestSenderIdResponse201Headers struct {
 	XRequestId          *RequestId
 }
 
+// RequestSenderIdResponse202Headers the declared response headers of an HTTP 202 response for RequestSenderId
+type RequestSenderIdResponse202Headers struct {
+	XRequestId *RequestId
+}
+
 // RequestSenderIdResponse400Headers the declared response headers of an HTTP 400 response for RequestSenderId
 type RequestSenderIdResponse400Headers struct {
 	XRequestId *RequestId
@@ -4401,6 +4439,17 @@ type RequestSenderIdResponse struct {
 		// Example: req-65a1b2c3d4e5f60718293a4b
 		RequestId *RequestId `json:"requestId,omitempty"`
 	}
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		// Data A sender ID. The service's sample lists only `title`, `status` and `country`; the mock sends every member.
+		Data    SenderId `json:"data"`
+		Message string   `json:"message"`
+
+		// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
+		//
+		// Example: req-65a1b2c3d4e5f60718293a4b
+		RequestId *RequestId `json:"requestId,omitempty"`
+	}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -4427,6 +4476,8 @@ type RequestSenderIdResponse struct {
 	JSONDefault *UnexpectedError
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *RequestSenderIdResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *RequestSenderIdResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *RequestSenderIdResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -4467,6 +4518,20 @@ func (r RequestSenderIdResponse) GetJSON201() *struct {
 	RequestId *RequestId `json:"requestId,omitempty"`
 } {
 	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r RequestSenderIdResponse) GetJSON202() *struct {
+	// Data A sender ID. The service's sample lists only `title`, `status` and `country`; the mock sends every member.
+	Data    SenderId `json:"data"`
+	Message string   `json:"message"`
+
+	// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
+	//
+	// Example: req-65a1b2c3d4e5f60718293a4b
+	RequestId *RequestId `json:"requestId,omitempty"`
+} {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -6217,6 +6282,21 @@ func ParseCreateKeyResponse(rsp *http.Response) (*CreateKeyResponse, error) {
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data A key with its secret, shown only when it is created.
+			Data KeyWithSecret `json:"data"`
+
+			// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
+			//
+			// Example: req-65a1b2c3d4e5f60718293a4b
+			RequestId *RequestId `json:"requestId,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
 		var dest struct {
 			// Data A key with its secret, shown only when it is created.
@@ -6298,6 +6378,16 @@ func ParseCreateKeyResponse(rsp *http.Response) (*CreateKeyResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers CreateKeyResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 201:
 		var headers CreateKeyResponse201Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -6926,7 +7016,8 @@ func ParseVerifyOtpResponse(rsp *http.Response) (*VerifyOtpResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
-			// Data The verify response's `data`. `attemptsRemaining` is not in the service's sample; the mock sends it.
+			// Data The verify response's `data`. `attemptsRemaining` is not in the service's sample; the
+			// mock sends it when `verified` is false, never for a verified pin.
 			Data OtpVerification `json:"data"`
 
 			// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
@@ -7520,6 +7611,22 @@ func ParseRequestSenderIdResponse(rsp *http.Response) (*RequestSenderIdResponse,
 		}
 		response.JSON201 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			// Data A sender ID. The service's sample lists only `title`, `status` and `country`; the mock sends every member.
+			Data    SenderId `json:"data"`
+			Message string   `json:"message"`
+
+			// RequestId The request's id, an opaque string (`req-123` in the service's samples; the mock sends `req-` + 24 lowercase hex characters).
+			//
+			// Example: req-65a1b2c3d4e5f60718293a4b
+			RequestId *RequestId `json:"requestId,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7638,6 +7745,16 @@ func ParseRequestSenderIdResponse(rsp *http.Response) (*RequestSenderIdResponse,
 			headers.XRequestId = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers RequestSenderIdResponse202Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value RequestId
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers RequestSenderIdResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {

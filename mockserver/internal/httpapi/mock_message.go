@@ -56,7 +56,7 @@ func ctlMessage(a *API, rq *request) (int, any, error) {
 				if len(rec.Body) > 0 {
 					body = rec.Body
 				}
-				out.Request = &messageRequestJSON{rec.RequestID, rec.Method, rec.Path, rec.Status, rec.Time, body}
+				out.Request = &messageRequestJSON{rec.RequestID, rec.Method, rec.Redacted().Path, rec.Status, rec.Time, body}
 				break
 			}
 		}

@@ -114,11 +114,13 @@ func defaultOTPText(placeholder string, ttlMinutes int) string {
 	return "Your verification code is " + placeholder + ". It expires in " + strconv.Itoa(ttlMinutes) + unit
 }
 
+// verificationJSON is the verify answer's data: attemptsRemaining only when the pin did not
+// match (docs/api.md: a verified pin, used up, has no attempts left to count).
 type verificationJSON struct {
 	PinID             string `json:"pinId"`
 	Verified          bool   `json:"verified"`
 	MSISDN            string `json:"msisdn"`
-	AttemptsRemaining int    `json:"attemptsRemaining"`
+	AttemptsRemaining *int   `json:"attemptsRemaining,omitempty"`
 }
 
 // verificationDocumented is the otp-verify sample's data.
@@ -150,5 +152,9 @@ func verifyOTP(_ *API, rq *request) (int, any, error) {
 	if rq.documented { // the otp-verify sample: no attemptsRemaining or requestId
 		return http.StatusOK, bare{wire.Data{Data: verificationDocumented{PinID: v.PinID, Verified: v.Verified, MSISDN: v.Phone}}}, nil
 	}
-	return http.StatusOK, wire.Data{Data: verificationJSON{PinID: v.PinID, Verified: v.Verified, MSISDN: v.Phone, AttemptsRemaining: v.AttemptsLeft}}, nil
+	out := verificationJSON{PinID: v.PinID, Verified: v.Verified, MSISDN: v.Phone}
+	if !v.Verified {
+		out.AttemptsRemaining = &v.AttemptsLeft
+	}
+	return http.StatusOK, wire.Data{Data: out}, nil
 }

@@ -15,12 +15,14 @@ import (
 // bare is an answer written without requestId (the docs' OTP and sender-ID samples have none).
 type bare struct{ v any }
 
-// documentedStatus is the status the documented profile answers with instead of an error
-// status the docs' table (200, 202, 400, 401, 402, 403, 404, 429, 5xx) does not list. A 201
-// stays: it answers only endpoints whose answer the docs do not show (keys, sender-ID
-// requests), and any client that takes 2xx as success reads it as the table's 200.
+// documentedStatus is the status the documented profile answers with instead of one the
+// docs' table (200, 202, 400, 401, 402, 403, 404, 429, 5xx) does not list. A 201 (a key
+// created) becomes the table's 200: the key exists and works at once. (A sender-ID request,
+// which waits for an approval, answers 202 in this profile: its handler says so.)
 func documentedStatus(status int) int {
 	switch status {
+	case http.StatusCreated:
+		return http.StatusOK
 	case http.StatusMethodNotAllowed:
 		return http.StatusNotFound
 	case http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:

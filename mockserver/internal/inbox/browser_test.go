@@ -81,6 +81,13 @@ func text(ctx context.Context, t *testing.T, selector string) string {
 	return s
 }
 
+// nextFrames waits until the page has drawn two frames: what a fetch that has been answered
+// makes the page do has been done by then.
+func nextFrames() chromedp.Action {
+	return chromedp.Evaluate(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0))))`, nil,
+		func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })
+}
+
 // click clicks the element selector finds, in one step in the page: the page redraws lists
 // on events, so a node looked up first may be gone by the time a separate click comes.
 func click(selector string) chromedp.Action {
@@ -117,6 +124,8 @@ func setValue(selector, v string) chromedp.Action {
 type front struct {
 	inner         http.Handler
 	conversations atomic.Int64 // GET /_mock/conversations without a to filter: whole reads of the list
+	listing       atomic.Int64 // such reads not answered yet
+	faultReads    atomic.Int64 // GET /_mock/faults answered
 
 	mu       sync.Mutex
 	override map[string]http.HandlerFunc // by "METHOD /path prefix"
@@ -125,6 +134,11 @@ type front struct {
 func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/_mock/conversations" && r.URL.Query().Get("to") == "" {
 		f.conversations.Add(1)
+		f.listing.Add(1)
+		defer f.listing.Add(-1)
+	}
+	if r.Method == http.MethodGet && r.URL.Path == "/_mock/faults" {
+		defer f.faultReads.Add(1)
 	}
 	f.mu.Lock()
 	var h http.HandlerFunc
@@ -281,7 +295,8 @@ func TestPageInBrowser(t *testing.T) {
 	})
 
 	t.Run("an event updates the list without reading it again", func(t *testing.T) {
-		time.Sleep(300 * time.Millisecond) // let the page settle
+		require.Eventually(t, func() bool { return f.listing.Load() == 0 }, 16*time.Second, 10*time.Millisecond, "a read of the list never ended")
+		require.NoError(t, chromedp.Run(ctx, nextFrames())) // and the page has drawn what it read
 		before := f.conversations.Load()
 		row := `#conversations li[data-to="2348011111111"]`
 		send("Hello there", "", "2348011111111")
@@ -293,7 +308,10 @@ func TestPageInBrowser(t *testing.T) {
 		send("A third one", "", "2348025671695") // the open conversation moves up and grows
 		require.NoError(t, within(ctx, 2*time.Second, countIs(`#messages li.msg`, 3)))
 		assert.Equal(t, "2348025671695", attr(ctx, t, `#conversations li:first-child`, "data-to"))
-		time.Sleep(400 * time.Millisecond) // the old page read the list again 50ms after each event
+		// Something that does not happen needs a window to not happen in: the old page read
+		// the list again 50 ms after each event. Under load this can only miss such a read
+		// (a pass), never fail a correct page.
+		time.Sleep(400 * time.Millisecond)
 		assert.Equal(t, before, f.conversations.Load(), "the page read GET /_mock/conversations again after an event")
 	})
 
@@ -431,9 +449,11 @@ func TestPageInBrowser(t *testing.T) {
 		assert.Contains(t, text(ctx, t, `#notices .notice.error .text`), "Add the fault: ")
 		assert.Contains(t, text(ctx, t, `#notices .notice.error .text`), "latency")
 		// The tab is read again after the control and on the next event: the error stays.
+		reads := f.faultReads.Load()
 		send("Anyone?", "", "2348044444444")
 		require.NoError(t, chromedp.Run(ctx, click(`#tabs button[data-tab="faults"]`)))
-		time.Sleep(500 * time.Millisecond)
+		require.Eventually(t, func() bool { return f.faultReads.Load() > reads }, 16*time.Second, 10*time.Millisecond, "the tab was not read again")
+		require.NoError(t, chromedp.Run(ctx, nextFrames())) // the page has drawn what it read
 		assert.Equal(t, 1, count(ctx, t, `#notices .notice.error`))
 		require.NoError(t, within(ctx, 2*time.Second, click(`#notices .notice.error .dismiss`), countIs(`#notices .notice`, 0)))
 	})
@@ -469,9 +489,25 @@ func TestPageInBrowser(t *testing.T) {
 		row := `#campaigns tr[data-id="` + id + `"]`
 		require.NoError(t, chromedp.Run(ctx, click(`#tabs button[data-tab="campaigns"]`)))
 		require.NoError(t, within(ctx, 2*time.Second, chromedp.WaitVisible(row), textIs(row+` td.delivery`, "sent")))
-		assert.Equal(t, "summer:12", text(ctx, t, row+` td.reference`))
-		assert.Equal(t, "summer", text(ctx, t, row+` td.job`))
+		assert.Equal(t, "summer:12", text(ctx, t, row+` td.reference code.reference`))
+		assert.Equal(t, "summer", text(ctx, t, row+` td.reference .job`))
 		require.NoError(t, within(ctx, 2*time.Second, textIs(row+` td.text`, "Sale today")))
+
+		// A bulk job's batches are accepted in any order: the tab shows them together, by
+		// number, whatever came between them; and the table fits a 1280-pixel window.
+		for _, b := range []string{"3", "1", "4"} {
+			send("Autumn sale", "autumn:"+b, "2348022222222")
+		}
+		send("Unrelated", "", "2348022222222")
+		send("Autumn sale", "autumn:2", "2348022222222")
+		const refsJS = `[...document.querySelectorAll('#campaigns td.reference code')].map((c) => c.textContent).filter((r) => /^(autumn|summer):/.test(r))`
+		require.NoError(t, within(ctx, 2*time.Second, chromedp.Poll(refsJS+`.length === 5`, nil)))
+		var refs []string
+		require.NoError(t, chromedp.Run(ctx, chromedp.Evaluate(refsJS, &refs)))
+		assert.Equal(t, []string{"autumn:4", "autumn:3", "autumn:2", "autumn:1", "summer:12"}, refs)
+		var overflow float64
+		require.NoError(t, chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('#tab-campaigns table').getBoundingClientRect().right - document.documentElement.clientWidth`, &overflow)))
+		assert.LessOrEqual(t, overflow, 0.0, "the campaigns table is wider than a 1280-pixel window")
 		require.NoError(t, within(ctx, 2*time.Second, click(row+` button.deliver`), textIs(row+` td.delivery`, "delivered")))
 		got := srv.Messages(mockserver.Filter{CampaignID: id})
 		require.Len(t, got, 2)

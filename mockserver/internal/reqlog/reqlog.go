@@ -100,11 +100,74 @@ func (l *Log) All() []Record {
 	return out
 }
 
-// Redacted returns a copy of rec fit to show: its own header map, secrets replaced.
+// Redacted returns a copy of rec fit to show: its own header map, and every secret replaced
+// wherever it is, a path segment, a query parameter's name or value, a header's name or value.
+// A secret is what looksSecret finds, or the request's own credentials (its X-API-Secret, the
+// credential of its Authorization) found anywhere.
 func (rec Record) Redacted() Record {
-	rec.Headers = redactHeaders(rec.Headers)
-	rec.Query = redactQuery(rec.Query)
+	own := credentials(rec.Headers)
+	rec.Path = redactPath(rec.Path, own)
+	rec.Query = redactQuery(rec.Query, own)
+	rec.Headers = redactHeaders(rec.Headers, own)
 	return rec
+}
+
+// minCredential is the shortest credential searched for as it is: a shorter one (never one
+// the mock issues) would redact ordinary text.
+const minCredential = 8
+
+// credentials returns the request's own secrets, from its headers: what no log may show,
+// whatever its shape.
+func credentials(h map[string][]string) []string {
+	var out []string
+	for k, vs := range h {
+		switch http.CanonicalHeaderKey(k) {
+		case "X-Api-Secret", "Authorization", "Proxy-Authorization":
+		default:
+			continue
+		}
+		for _, v := range vs {
+			v = strings.TrimSpace(v)
+			if _, cred, ok := strings.Cut(v, " "); ok && http.CanonicalHeaderKey(k) != "X-Api-Secret" {
+				v = strings.TrimSpace(cred) // "Bearer <token>": the token
+			}
+			if len(v) >= minCredential {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// isSecret reports whether v holds a secret: one looksSecret finds, or one of own.
+func isSecret(v string, own []string) bool {
+	if looksSecret(v) {
+		return true
+	}
+	for _, c := range own {
+		if strings.Contains(v, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactPath replaces each segment of path that holds a secret. One of own that spans
+// segments is replaced first, as it is.
+func redactPath(path string, own []string) string {
+	for _, c := range own {
+		path = strings.ReplaceAll(path, c, Redacted)
+	}
+	if !looksSecret(path) {
+		return path
+	}
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		if looksSecret(s) {
+			segs[i] = Redacted
+		}
+	}
+	return strings.Join(segs, "/")
 }
 
 // capHeaders returns h when its names and values fit in maxRecordedHeaders bytes, or else a
@@ -133,28 +196,35 @@ func capHeaders(h http.Header) (map[string][]string, bool) {
 	return out, true
 }
 
-func redactHeaders(h map[string][]string) map[string][]string {
+// redactHeaders returns a copy of h with the credential headers' values, every value that
+// holds a secret, and every name that holds one (all under the name Redacted) replaced.
+func redactHeaders(h map[string][]string, own []string) map[string][]string {
 	out := make(map[string][]string, len(h))
 	for k, v := range h {
+		name := k
+		if isSecret(k, own) {
+			name = Redacted
+		}
 		switch http.CanonicalHeaderKey(k) {
 		case "X-Api-Secret", "Authorization", "Cookie", "Proxy-Authorization":
-			out[k] = []string{Redacted}
+			out[name] = append(out[name], Redacted)
 			continue
 		}
 		vs := make([]string, len(v))
 		for i, x := range v {
-			if looksSecret(x) {
+			if isSecret(x, own) {
 				x = Redacted
 			}
 			vs[i] = x
 		}
-		out[k] = vs
+		out[name] = append(out[name], vs...)
 	}
 	return out
 }
 
-// redactQuery replaces the query values shaped like a secret.
-func redactQuery(raw string) string {
+// redactQuery replaces the query's names and values that hold a secret (the values of all
+// such names under the one name Redacted).
+func redactQuery(raw string, own []string) string {
 	if raw == "" {
 		return raw
 	}
@@ -163,11 +233,15 @@ func redactQuery(raw string) string {
 		return Redacted // not a query anyone can read: nothing of it can be vouched for
 	}
 	found := false
-	for _, vs := range q {
+	for k, vs := range q {
 		for i, v := range vs {
-			if looksSecret(v) {
+			if isSecret(v, own) {
 				vs[i], found = Redacted, true
 			}
+		}
+		if isSecret(k, own) {
+			delete(q, k)
+			q[Redacted], found = append(q[Redacted], vs...), true
 		}
 	}
 	if !found {

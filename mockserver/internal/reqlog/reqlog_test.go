@@ -3,10 +3,13 @@ package reqlog
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestRedactBody(t *testing.T) {
@@ -71,8 +74,151 @@ func TestRedactQuery(t *testing.T) {
 		{"", ""},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, redactQuery(tt.in), tt.in)
+		assert.Equal(t, tt.want, redactQuery(tt.in, nil), tt.in)
 	}
+}
+
+// TestRedactedRecord: a secret is replaced wherever the request carried it: a path segment, a
+// query parameter's name or value, a header's name or value; the request's own credentials
+// are replaced whatever their shape, the rest is kept.
+func TestRedactedRecord(t *testing.T) {
+	t.Parallel()
+	const (
+		secret = "sk_live_0123456789abcdefABCDEF0123456789abcd"
+		odd    = "my/own secret=1&x" // the request's own X-API-Secret, of no known shape
+		token  = "opaque-token-value"
+	)
+	tests := []struct {
+		name    string
+		rec     Record
+		want    Record
+		secrets []string
+	}{
+		{
+			name: "a path segment",
+			rec:  Record{Path: "/v1/sms/campaigns/" + secret + "/status"},
+			want: Record{Path: "/v1/sms/campaigns/[REDACTED]/status"},
+		},
+		{
+			name: "a JWT in the path",
+			rec:  Record{Path: "/v1/keys/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln"},
+			want: Record{Path: "/v1/keys/[REDACTED]"},
+		},
+		{
+			name: "a query parameter's name",
+			rec:  Record{Query: url.QueryEscape(secret) + "=1&page=2"},
+			want: Record{Query: "%5BREDACTED%5D=1&page=2"},
+		},
+		{
+			name: "a query parameter's name and value",
+			rec:  Record{Query: url.QueryEscape(secret) + "=" + url.QueryEscape("Bearer x")},
+			want: Record{Query: "%5BREDACTED%5D=%5BREDACTED%5D"},
+		},
+		{
+			name: "a header's name",
+			rec:  Record{Headers: map[string][]string{"Sk_live_abcdef": {"1"}, "X-Trace": {"t"}}},
+			want: Record{Headers: map[string][]string{"[REDACTED]": {"1"}, "X-Trace": {"t"}}},
+		},
+		{
+			name: "the request's own secret, of no known shape, everywhere",
+			rec: Record{
+				Path: "/v1/" + odd + "/x", Query: url.QueryEscape(odd) + "=" + url.QueryEscape(odd),
+				Headers: map[string][]string{"X-Api-Secret": {odd}, "X-Echo": {"a " + odd}},
+			},
+			want: Record{
+				Path: "/v1/[REDACTED]/x", Query: "%5BREDACTED%5D=%5BREDACTED%5D",
+				Headers: map[string][]string{"X-Api-Secret": {Redacted}, "X-Echo": {Redacted}},
+			},
+			secrets: []string{odd},
+		},
+		{
+			name: "a bearer token echoed in the path",
+			rec:  Record{Path: "/v1/keys/" + token, Headers: map[string][]string{"Authorization": {"Bearer " + token}}},
+			want: Record{Path: "/v1/keys/[REDACTED]", Headers: map[string][]string{"Authorization": {Redacted}}},
+		},
+		{
+			name: "a short credential is not searched for",
+			rec:  Record{Path: "/v1/sms/send", Headers: map[string][]string{"X-Api-Secret": {"s"}}},
+			want: Record{Path: "/v1/sms/send", Headers: map[string][]string{"X-Api-Secret": {Redacted}}},
+		},
+		{
+			name: "nothing secret is kept as it is",
+			rec:  Record{Path: "/v1/sms/campaigns/667000000000000000000001/status", Query: "page=2&limit=5", Headers: map[string][]string{"X-Api-Key": {"pk_live_abc"}}},
+			want: Record{Path: "/v1/sms/campaigns/667000000000000000000001/status", Query: "page=2&limit=5", Headers: map[string][]string{"X-Api-Key": {"pk_live_abc"}}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if tt.want.Headers == nil {
+				tt.want.Headers = map[string][]string{}
+			}
+			got := tt.rec.Redacted()
+			assert.Equal(t, tt.want, got)
+			b, err := json.Marshal(got)
+			require.NoError(t, err)
+			for _, s := range append(tt.secrets, secret, token) {
+				assert.NotContains(t, string(b), s)
+				assert.NotContains(t, string(b), url.QueryEscape(s))
+			}
+		})
+	}
+}
+
+// FuzzRedactRequest: a secret (an API secret's prefix and anything after it, or a request's
+// own X-API-Secret of any shape) placed in a request's path, in a query parameter's name and
+// value and in a header's name and value appears in none of what the log shows; and a path
+// and query with nothing secret are shown as they came.
+func FuzzRedactRequest(f *testing.F) {
+	f.Add(uint8(0), "0123456789abcdef", "/v1/sms/campaigns/", "page=2", true)
+	f.Add(uint8(1), "a/b c", "/v1/", "", false)
+	f.Add(uint8(2), "my/own secret=1&x", "/x/", "a=1&b=2", true)
+	f.Add(uint8(0), "x", "/", "q=%zz", false)
+	f.Fuzz(func(t *testing.T, kind uint8, tail, path, query string, sendAsOwn bool) {
+		var secret string
+		switch kind % 3 {
+		case 0:
+			secret = "sk_live_" + tail
+		case 1:
+			secret = "sk_test_" + tail
+		default: // the request's own secret, of no known shape
+			secret, sendAsOwn = tail, true
+			if len(secret) < minCredential || strings.TrimSpace(secret) != secret {
+				return
+			}
+		}
+		if !looksSecret(path) {
+			plain := Record{Path: path, Query: query, Headers: map[string][]string{"X-Api-Secret": {"short"}}}
+			if got := plain.Redacted(); got.Path != path {
+				t.Fatalf("no secret in the path %q, shown as %q", path, got.Path)
+			}
+		}
+		headers := map[string][]string{secret: {"v"}, "X-Echo": {"x " + secret}}
+		if sendAsOwn {
+			headers["X-Api-Secret"] = []string{secret}
+		}
+		rec := Record{
+			Path:    path + secret + "/status",
+			Query:   url.Values{secret: {"1"}, "k": {secret}}.Encode() + "&" + query,
+			Headers: headers,
+		}
+		got := rec.Redacted()
+		b, err := json.Marshal(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		decoded, _ := url.QueryUnescape(got.Query)
+		for _, where := range []string{string(b), got.Path, got.Query, decoded} {
+			if strings.Contains(where, secret) {
+				t.Fatalf("secret %q shown: %s", secret, b)
+			}
+		}
+		for k, vs := range got.Headers {
+			if strings.Contains(k, secret) || slices.ContainsFunc(vs, func(v string) bool { return strings.Contains(v, secret) }) {
+				t.Fatalf("secret %q shown in header %q: %q", secret, k, vs)
+			}
+		}
+	})
 }
 
 // FuzzRedactBody: whatever the body, what the log keeps of it is JSON in which every member

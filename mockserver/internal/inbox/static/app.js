@@ -206,11 +206,35 @@ const shortTime = (iso) => {
 };
 const plural = (n, word) => n.toLocaleString('en') + ' ' + word + (n === 1 ? '' : 's');
 
-// job is the bulk job of a campaign: its reference before the last ":" when a batch number
-// follows (SendBulk's references are JobID:index).
-function job(reference) {
+// batch is the bulk job and batch number of a campaign, from its reference: the part before
+// the last ":" when a batch number follows (SendBulk's references are JobID:index), or null.
+function batch(reference) {
   const m = /^(.+):(\d+)$/.exec(reference || '');
-  return m ? m[1] : '';
+  return m ? { job: m[1], index: Number(m[2]) } : null;
+}
+
+// job is the bulk job of a campaign, or ''.
+const job = (reference) => (batch(reference) || { job: '' }).job;
+
+// byJob orders campaigns newest first, keeping the batches of one bulk job together in batch
+// order: a job's batches are sent several at a time and accepted in any order, so the job
+// stands where its newest batch was accepted, its batches by number, the highest first.
+function byJob(campaigns) {
+  const newest = new Map(); // job (with its mode) -> the newest createdAt of its batches
+  const key = (c) => { const b = batch(c.reference); return b ? c.mode + ' ' + b.job : null; };
+  for (const c of campaigns) {
+    const k = key(c);
+    if (k !== null && !(newest.get(k) >= c.createdAt)) newest.set(k, c.createdAt);
+  }
+  const at = (c) => { const k = key(c); return k === null ? c.createdAt : newest.get(k); };
+  return campaigns.sort((a, b) => {
+    const ta = at(a), tb = at(b);
+    if (ta !== tb) return ta < tb ? 1 : -1;
+    const ka = key(a), kb = key(b);
+    if (ka !== kb) return (ka || '') < (kb || '') ? -1 : 1;
+    if (ka !== null) return batch(b.reference).index - batch(a.reference).index;
+    return a._id < b._id ? 1 : -1;
+  });
 }
 
 // collapsible shows a long text (more than 12 lines or 800 characters) as its first lines and
@@ -616,7 +640,7 @@ async function openDetails(m) {
       ['ID', el('code', {}, c._id)], ['Reference', c.reference ? el('code', { className: 'reference' }, c.reference) : 'none'],
       ['Job', job(c.reference) ? el('code', { className: 'job' }, job(c.reference)) : ''],
       ['Sender', c.senderId], ['Recipients', Number(c.recipientCount).toLocaleString('en')],
-      ['Status', badge(c.status, c.status === 'sent' ? 'sent-campaign' : c.status)],
+      ['Sent to provider', badge(c.status, c.status === 'sent' ? 'sent-campaign' : c.status)],
       ['Delivery', c.delivery ? badge(c.delivery) : ''],
       ['Counts', c.counts ? [c.counts.sent, c.counts.delivered, c.counts.failed, c.counts.dnd].join(' / ') + ' sent / delivered / failed / dnd' : ''],
       ['Amount', naira(c.amount)], ['Created', when(c.createdAt)],
@@ -835,7 +859,7 @@ async function loadCampaigns() {
   const modes = state.mode ? [state.mode] : ['live', 'test'];
   const lists = await Promise.all(modes.map((m) =>
     api('GET', '/_mock/workspaces/' + state.workspace + '/campaigns?mode=' + m + '&limit=' + PAGE)));
-  const all = lists.flatMap((r) => r.data).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  const all = byJob(lists.flatMap((r) => r.data));
   const total = lists.reduce((n, r) => n + r.pagination.total, 0);
   $('#campaigns-note').textContent = total > all.length ? 'The newest ' + all.length + ' of ' + total.toLocaleString('en') + ' campaigns.' : '';
   const body = $('#campaigns');
@@ -846,28 +870,29 @@ async function loadCampaigns() {
     const fail = el('input', { type: 'number', min: 1, max: n.sent, value: 1, disabled: idle, title: 'how many to fail' });
     const move = (counts, label) => act(label, () => api('POST', '/_mock/campaigns/' + c._id + '/deliver', counts));
     const text = c.text !== undefined ? c.text : campaignTexts.get(c._id);
+    const b = batch(c.reference);
     const row = el('tr', {},
-      el('td', {}, el('code', {}, c._id)),
-      el('td', { className: 'reference' }, c.reference ? el('code', {}, c.reference) : ''),
-      el('td', { className: 'job' }, job(c.reference)),
+      el('td', { className: 'campaign' }, el('code', {}, c._id)),
+      el('td', { className: 'reference' }, !c.reference ? '' : b
+        ? el('code', { className: 'reference', title: 'batch ' + b.index + ' of the bulk job ' + b.job }, el('span', { className: 'job' }, b.job), ':' + b.index)
+        : el('code', { className: 'reference' }, c.reference)),
       el('td', { className: 'text' }, campaignText(text)),
-      el('td', {}, c.mode),
-      el('td', {}, c.senderId),
-      el('td', {}, Number(c.recipientCount).toLocaleString('en')),
+      el('td', {}, c.mode, el('div', { className: 'hint' }, c.senderId)),
+      el('td', { className: 'count' }, Number(c.recipientCount).toLocaleString('en')),
       el('td', { className: 'status' }, badge(c.status, c.status === 'sent' ? 'sent-campaign' : c.status)),
       el('td', { className: 'delivery' }, badge(c.status === 'sent' ? c.delivery : '-', c.delivery)),
-      el('td', {}, [n.sent, n.delivered, n.failed, n.dnd].join(' / ')),
+      el('td', { className: 'count' }, [n.sent, n.delivered, n.failed, n.dnd].join(' / ')),
       el('td', { className: 'money-cell' }, naira(c.amount)),
-      el('td', {}, when(c.createdAt)),
+      el('td', { className: 'created', title: when(c.createdAt) }, shortTime(c.createdAt)),
       el('td', { className: 'actions' },
         el('button', { type: 'button', className: 'deliver', disabled: idle, onclick: () => move({}, 'Deliver') }, 'Deliver'), ' ',
-        fail,
-        el('button', { type: 'button', className: 'fail', disabled: idle, onclick: () => move({ failed: Number(fail.value) }, 'Fail') }, 'Fail'), ' ',
-        el('button', { type: 'button', className: 'dnd', disabled: idle, onclick: () => move({ dnd: n.sent }, 'Mark DND') }, 'Mark DND')));
+        el('button', { type: 'button', className: 'dnd', disabled: idle, onclick: () => move({ dnd: n.sent }, 'Mark DND') }, 'Mark DND'), ' ',
+        el('span', { className: 'fail-some' }, fail,
+          el('button', { type: 'button', className: 'fail', disabled: idle, onclick: () => move({ failed: Number(fail.value) }, 'Fail') }, 'Fail'))));
     row.dataset.id = c._id;
     body.append(row);
   }
-  if (!all.length) body.append(el('tr', {}, el('td', { colSpan: 13, className: 'empty' }, 'No campaigns in this workspace yet.')));
+  if (!all.length) body.append(el('tr', {}, el('td', { colSpan: 11, className: 'empty' }, 'No campaigns in this workspace yet.')));
   labelCells(body);
   fillTexts(all.filter((c) => c.text === undefined).map((c) => c._id));
   // A processing campaign is sent a second after it was accepted: look again then.
