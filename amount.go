@@ -47,13 +47,17 @@ func (a Amount) String() string { return rules.FormatNaira(a.kobo) }
 // MarshalJSON writes the amount as a JSON number of naira with two decimals, as the API does.
 func (a Amount) MarshalJSON() ([]byte, error) { return []byte(rules.FormatNaira(a.kobo)), nil }
 
-// UnmarshalJSON reads a JSON number of naira: an integer or a decimal, rounded to the nearest
-// kobo, half away from zero, when it is finer (see Amount). JSON null leaves the amount
-// unchanged; anything else that is not a number is an error.
+// UnmarshalJSON reads a JSON number of naira, or a JSON string holding one ("1500.00", as
+// some servers write money): an integer or a decimal, rounded to the nearest kobo, half away
+// from zero, when it is finer (see Amount). JSON null leaves the amount unchanged; anything
+// else is an error.
 func (a *Amount) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if string(b) == "null" {
 		return nil
+	}
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
+		b = bytes.TrimSpace(b[1 : len(b)-1])
 	}
 	k, err := rules.ParseNairaRounded(string(b))
 	if err != nil {

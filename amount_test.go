@@ -55,12 +55,12 @@ func TestAmountUnmarshalIsExact(t *testing.T) {
 // the whole answer; what is not a number is still refused.
 func TestAmountUnmarshalRoundsToKobo(t *testing.T) {
 	t.Parallel()
-	for in, kobo := range map[string]int64{`0.001`: 0, `0.005`: 1, `3.205`: 321, `3.2049`: 320, `-3.205`: -321, `1e-3`: 0, `15000`: 1_500_000} {
+	for in, kobo := range map[string]int64{`0.001`: 0, `0.005`: 1, `3.205`: 321, `3.2049`: 320, `-3.205`: -321, `1e-3`: 0, `15000`: 1_500_000, `"3.20"`: 320, `"1500.00"`: 150_000, `" 7 "`: 700} {
 		var a sms.Amount
 		require.NoError(t, json.Unmarshal([]byte(in), &a), in)
 		assert.Equal(t, kobo, a.Kobo(), in)
 	}
-	for _, in := range []string{`"3.20"`, `true`, `{}`, `92233720368547758.08`, `1e30`, `3.`, `-`} {
+	for _, in := range []string{`"3.20 NGN"`, `""`, `true`, `{}`, `92233720368547758.08`, `1e30`, `3.`, `-`} {
 		var a sms.Amount
 		assert.Error(t, json.Unmarshal([]byte(in), &a), in)
 	}

@@ -12,7 +12,7 @@ type BalanceService struct{ c *core }
 // wallet. The service's balance page shows all three members; only Balance is required.
 type Balance struct {
 	Balance  Amount
-	Cashback Amount // 0.00 when the server did not send it
+	Cashback Amount // 0.00 when the server did not send it, or sent it unreadable (see Response.Unreadable)
 	Currency string // "NGN"; empty when the server did not send it
 	// Response is the HTTP answer, with its request ID.
 	Response *Response
@@ -23,9 +23,9 @@ func (s *BalanceService) Get(ctx context.Context) (*Balance, error) {
 	var out struct {
 		envelope
 		Data struct {
-			Balance  *Amount `json:"balance"`
-			Cashback Amount  `json:"cashback"`
-			Currency string  `json:"currency"`
+			Balance  optAmount `json:"balance"`
+			Cashback optAmount `json:"cashback"`
+			Currency text      `json:"currency"`
 		} `json:"data"`
 	}
 	cl := &call{method: http.MethodGet, path: "/v1/balance", policy: retryIdempotent}
@@ -33,8 +33,9 @@ func (s *BalanceService) Get(ctx context.Context) (*Balance, error) {
 		return nil, err
 	}
 	d := out.Data
-	if err := cl.need(member{"data.balance", d.Balance != nil}); err != nil {
+	if err := cl.need(member{"data.balance", d.Balance.ok}); err != nil {
 		return nil, err
 	}
-	return &Balance{Balance: *d.Balance, Cashback: d.Cashback, Currency: d.Currency, Response: cl.response(out.RequestID)}, nil
+	bad := unreadable(nil, "data.", flaw{"cashback", d.Cashback.bad}, flaw{"currency", d.Currency.bad})
+	return &Balance{Balance: d.Balance.a, Cashback: d.Cashback.a, Currency: d.Currency.s, Response: cl.responseOf(out.envelope, bad)}, nil
 }

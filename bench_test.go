@@ -342,7 +342,7 @@ func checkSameList(b *testing.B, ctx context.Context, c *sms.Client, r *rawListe
 	}
 	for i, w := range rp.Data {
 		c := page.Campaigns[i]
-		if c.ID != w.ID || c.Amount != w.Amount || !c.CreatedAt.Equal(w.CreatedAt) || c.Reference != w.Reference ||
+		if c.ID != w.ID || c.Amount == nil || *c.Amount != w.Amount || !c.CreatedAt.Equal(w.CreatedAt) || c.Reference != w.Reference ||
 			c.MessageID != w.MessageID || string(c.Status) != w.Status || string(c.Channel) != w.Channel {
 			b.Fatalf("campaign %d: sdk %+v, raw %+v", i, c, w)
 		}

@@ -34,16 +34,22 @@ const (
 )
 
 // ErrBulkIncomplete matches the error of a bulk job in which some batches failed after their
-// retries while the others were sent. Running the same job again sends only those batches:
-// the others are answered from the earlier run without sending or charging again.
+// retries while the others were sent. Running the same job again within 24 hours, against a
+// server that deduplicates references, sends only those batches: the others are answered from
+// the earlier run without sending or charging again. Batches accepted at an unknown cost
+// (BulkBatch.Unconfirmed) do not fail the job; a rerun sends them again unless the server
+// deduplicates references, and the error then says so.
 var ErrBulkIncomplete = errors.New("sms: bulk job incomplete")
 
 // BulkParams is the input of CampaignsService.SendBulk.
 type BulkParams struct {
 	// JobID names the job: 1 to MaxJobIDLen printable ASCII characters. Batch k is sent with
-	// the reference JobID + ":" + k, so running the same job again, with the same input,
-	// Message and BatchSize, replays what was sent instead of sending it again (for 24
-	// hours).
+	// the reference JobID + ":" + k. When the server deduplicates references (see
+	// WithReferenceDeduplication; the mock does), running the same job again within 24 hours
+	// of the earlier run, with the same input, Message and BatchSize, replays what was sent
+	// instead of sending it again. After 24 hours the server has forgotten the references,
+	// and a server that does not deduplicate never knew them: a rerun then sends every batch
+	// again. To finish a job whose input changed, see SkipSentBy.
 	JobID string
 	// From is an active sender ID of the workspace.
 	From string
@@ -62,9 +68,11 @@ type BulkParams struct {
 	// skipped and reported with its position (a duplicate with an invalid name counts as
 	// invalid).
 	//
-	// A pair with a non-nil error, such as a file that cannot be read, stops the job: no
-	// batch is started after it, the batch being filled is not sent, and SendBulk returns
-	// the error, wrapped. For recipients held in a slice, use RecipientsFrom.
+	// A pair whose error is a *CSVRowError (a row that CSVReader found invalid) is skipped
+	// and reported with its line. A pair with any other non-nil error, such as a file that
+	// cannot be read, stops the job: no batch is started after it, the batch being filled is
+	// not sent, and SendBulk returns the error, wrapped. For recipients held in a slice, use
+	// RecipientsFrom; for a CSV file, ReadCSV.
 	//
 	// Every run of a job must be given the same sequence.
 	Recipients iter.Seq2[Recipient, error]
@@ -88,7 +96,8 @@ type BulkParams struct {
 	// be run again once that time has passed.
 	MaxRetryAfter time.Duration
 	// Shard, when Count > 1, sends only the batches k with k % Count == Index, so that Count
-	// processes given the same JobID and input send the job exactly once between them.
+	// processes given the same JobID and input share the job, each batch sent by one of
+	// them.
 	Shard Shard
 	// Progress, when set, is called after each batch with the totals so far, one call at a
 	// time and in the order the batches finish, on the job's goroutines; never after
@@ -98,6 +107,27 @@ type BulkParams struct {
 	// DryRun reads the input and fills the report's batches, recipients and parts without
 	// sending anything.
 	DryRun bool
+	// SkipSentBy names earlier jobs, by their JobIDs, whose numbers this job skips: it
+	// finishes a job whose input changed (a row fixed, rows added), which cannot be run
+	// again under its own JobID (its batches would differ: ErrConflict), by sending the new
+	// input under a new JobID to the numbers the earlier jobs have not reached.
+	//
+	// Before reading the input, SendBulk walks every campaign of the key's mode (one
+	// request per 100 campaigns), keeps those whose Reference is one of these JobIDs + ":" +
+	// k, and reads their recipients (one request per 100 recipients); their numbers are
+	// skipped and counted in BulkReport.Skipped. It relies on the server listing each
+	// campaign's reference and recipients (the mock does; the live service's documented
+	// list shows no reference) and still holding the earlier jobs' campaigns. A campaign
+	// that failed was refunded and reached nobody: its numbers are sent. A number of a
+	// campaign that was sent is skipped whatever its delivery, since it was charged. A job
+	// named here of which no campaign is found, a campaign still processing (its recipients
+	// are not listed yet), or one whose recipients cannot all be read stops SendBulk before
+	// anything is read or sent.
+	//
+	// The skipped numbers are part of the job's identity, like its input: rerunning the new
+	// job within 24 hours reads the same numbers and replays its batches, as long as the
+	// earlier jobs send nothing more meanwhile. A job cannot name itself.
+	SkipSentBy []string
 }
 
 // RecipientsFrom returns the input of a bulk job held in a slice: the recipients of rs, in
@@ -136,27 +166,42 @@ type BulkBatch struct {
 	Recipients int
 	// Parts is the largest number of SMS parts of a recipient's message.
 	Parts int
-	// Amount is what the campaign cost: in this run, or in the earlier one when Replayed.
+	// Amount is what the campaign cost: in this run, or in the earlier one when Replayed;
+	// 0.00 with AmountUnknown.
 	Amount Amount
+	// AmountUnknown is true when the server's answer gave no readable amount: the batch was
+	// sent, at a cost the report does not know (the live pages show one in every answer).
+	AmountUnknown bool
 	// Replayed is true when the batch was answered from an earlier run of the job: nothing
 	// was sent or charged this time. A replay that follows an attempt of this run that may
 	// have been processed (a dropped connection) is that attempt's answer: not Replayed.
 	Replayed bool
-	// Err is why the batch failed after its retries; nil when it was sent or replayed. An
-	// answer that contradicts the batch (another number of recipients, a negative amount)
-	// is an error too: the campaign it names may exist, and the error names it.
+	// Unconfirmed is true when the server accepted the batch (a 2xx, or a 303 See Other) but
+	// its answer cannot be read: empty, not JSON, without the campaign's id or status, with a
+	// negative amount or another number of recipients, or cut short (also by ctx ending). The
+	// batch was sent and charged at a cost the report does not know: it is not among Failed,
+	// its Amount is not counted, and Err, which matches ErrOutcomeUnknown, says why and names
+	// the HTTP status, the request ID and the reference to find its campaign by. A rerun of
+	// the job sends it again unless the server deduplicates references (see
+	// WithReferenceDeduplication).
+	Unconfirmed bool
+	// Err is why the batch failed after its retries, or why an Unconfirmed batch's answer
+	// cannot be read; nil when it was sent or replayed.
 	Err error
 }
 
 // InvalidRecipient is an input recipient SendBulk skipped.
 type InvalidRecipient struct {
 	// Position is the recipient's 0-based position in BulkParams.Recipients: the number of
-	// pairs the input yielded before it. (A reader of a file adds its own offset to find the
-	// line: one for a header row, one more for 1-based line numbers.)
+	// pairs the input yielded before it.
 	Position int
-	// Field is "Phone" or "Name".
+	// Line is the 1-based line of the file on which the recipient's row starts, when the
+	// input said (a *CSVRowError, as CSVReader yields); 0 otherwise.
+	Line int
+	// Field is "Phone" or "Name" ("" for a row of a file that is too long).
 	Field string
-	// Reason says what is wrong.
+	// Reason says what is wrong, quoting the bad value (escaped, cut at 40 bytes), such as
+	// `invalid phone number "12345": must be 8-15 digits ...`.
 	Reason string
 }
 
@@ -173,10 +218,12 @@ type BulkReport struct {
 	// charged once.
 	Parts int
 	// Duplicates is the number of input recipients skipped because their number came
-	// earlier in the input, and Invalid the number skipped as invalid. Every shard reads the
-	// whole input, so these cover the whole input in every shard.
+	// earlier in the input, Invalid the number skipped as invalid, and Skipped the number
+	// of distinct numbers skipped because a job of BulkParams.SkipSentBy sent them. Every
+	// shard reads the whole input, so these cover the whole input in every shard.
 	Duplicates int
 	Invalid    int
+	Skipped    int
 	// InvalidRecipients lists the first MaxReportedInvalid invalid recipients (the list is
 	// capped so that the report stays small whatever the input).
 	InvalidRecipients []InvalidRecipient
@@ -190,21 +237,32 @@ type BulkReport struct {
 	// outcome is counted here.
 	Replayed       int
 	ReplayedAmount Amount
+	// Unconfirmed is the number of recipients of the UnconfirmedBatches: batches the server
+	// accepted (so sent and charged) whose answers cannot be read, at a cost not counted in
+	// Amount or JobAmount (see BulkBatch.Unconfirmed).
+	Unconfirmed        int
+	UnconfirmedBatches int
+	// AmountUnknownBatches is the number of batches sent or replayed whose answer gave no
+	// amount (see BulkBatch.AmountUnknown): Amount, ReplayedAmount and JobAmount leave their
+	// cost out.
+	AmountUnknownBatches int
 	// JobAmount is Amount + ReplayedAmount: what the batches of the report cost over every
 	// run of the job. Once Complete, it is the whole cost of the job (of this shard, with
 	// Shard): what the wallet moved over all its runs, less the refunds of campaigns that the
 	// provider refused after answering (see WaitBulk).
 	JobAmount Amount
-	// Complete is true when the whole input was read and every batch of this shard was sent
-	// or replayed: running the job again would send nothing. It is false in a dry run.
+	// Complete is true when the whole input was read and every batch of this shard was sent,
+	// replayed or accepted at an unknown cost (Unconfirmed): nothing is left to send. It is
+	// false in a dry run.
 	Complete bool
 }
 
-// Failed returns the batches that failed after their retries.
+// Failed returns the batches that failed after their retries; an Unconfirmed batch, which
+// the server accepted, is not among them.
 func (r *BulkReport) Failed() []BulkBatch {
 	var out []BulkBatch
 	for _, b := range r.Batches {
-		if b.Err != nil {
+		if b.Err != nil && !b.Unconfirmed {
 			out = append(out, b)
 		}
 	}
@@ -227,29 +285,33 @@ type BulkProgress struct {
 	// Batch is the batch that just finished.
 	Batch BulkBatch
 	// Batches is the number of batches finished so far, and Failed the number of them that
-	// failed.
+	// failed (not counting Unconfirmed ones).
 	Batches int
 	Failed  int
 	// Recipients is the number of recipients in the finished batches; Sent and Replayed
-	// count those sent by this run and those answered from an earlier one.
-	Recipients int
-	Sent       int
-	Replayed   int
+	// count those sent by this run and those answered from an earlier one, Unconfirmed those
+	// of batches accepted at an unknown cost (see BulkBatch.Unconfirmed).
+	Recipients  int
+	Sent        int
+	Replayed    int
+	Unconfirmed int
 	// Amount is what this run has charged so far, and ReplayedAmount what the replayed
 	// batches cost when an earlier run sent them.
 	Amount         Amount
 	ReplayedAmount Amount
 }
 
-// SendBulk sends Message to every recipient of p.Recipients exactly once, in campaigns of up
+// SendBulk sends Message to every distinct valid recipient of p.Recipients, in campaigns of up
 // to p.BatchSize recipients, p.Concurrency at a time, at most p.Rate requests per second.
 //
 // The input is streamed: numbers are normalized and de-duplicated over the whole job, invalid
 // recipients are skipped, and batch k is the k-th group of BatchSize valid distinct
 // recipients, so the same input always gives the same batches. Each batch carries the
-// reference JobID + ":" + k: running the same job again, after a crash, an error or a top-up,
-// replays the batches already sent (reported as Replayed, not charged) and sends only the
-// others. Each request is retried as Campaigns.Create is.
+// reference JobID + ":" + k: against a server that deduplicates references, running the same
+// job again within 24 hours, after a crash, an error or a top-up, replays the batches already
+// sent (reported as Replayed, not charged) and sends only the others. That is the only
+// guarantee against sending twice: without deduplication, or after 24 hours, a rerun sends
+// every batch again. Each request is retried as Campaigns.Create is.
 //
 // SendBulk stops early, sending nothing more and returning the report with the error, when
 // what follows cannot succeed: the input yields an error, the wallet cannot pay
@@ -261,13 +323,15 @@ type BulkProgress struct {
 // ctx ends: the requests in flight then end with it, and running the job again replays any
 // of them the server committed. To stop without cutting requests short, stop the input
 // instead. Any other failure is recorded in its batch and the job goes on; the error then
-// matches ErrBulkIncomplete and the batch's error.
+// matches ErrBulkIncomplete and the batch's error. A batch the server accepted whose answer
+// cannot be read is recorded as Unconfirmed, not failed, and the job goes on; the error then
+// matches ErrOutcomeUnknown.
 //
 // Should the input panic, the job stops and the batches under way are finished before the
 // panic goes on up the caller's goroutine: no goroutine of the job outlives SendBulk.
 //
 // Parameters are checked before anything is read or sent; a *ValidationError is returned
-// with a nil report.
+// with a nil report, as is the error of reading the numbers of p.SkipSentBy.
 func (s *CampaignsService) SendBulk(ctx context.Context, p *BulkParams) (*BulkReport, error) {
 	if p == nil {
 		return nil, invalid("BulkParams", "parameters are required")
@@ -275,7 +339,15 @@ func (s *CampaignsService) SendBulk(ctx context.Context, p *BulkParams) (*BulkRe
 	if err := checkBulk(p); err != nil {
 		return nil, err
 	}
-	return newBulkJob(s, p).run(ctx)
+	j := newBulkJob(s, p)
+	if len(p.SkipSentBy) > 0 {
+		sent, err := s.readSentBy(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		j.sentBefore = sent
+	}
+	return j.run(ctx)
 }
 
 func checkBulk(p *BulkParams) error {
@@ -312,7 +384,7 @@ func checkBulk(p *BulkParams) error {
 	if p.Shard.Count < 0 || p.Shard.Index < 0 || p.Shard.Index >= max(p.Shard.Count, 1) {
 		return invalid("Shard", "the shard index is 0 to Count-1")
 	}
-	return nil
+	return checkSkipSentBy(p)
 }
 
 // validateBulkMessage checks a bulk job's message: required, valid UTF-8, and within 10

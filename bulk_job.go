@@ -28,6 +28,8 @@ type bulkJob struct {
 	limiter  *rate.Limiter
 	pause    atomic.Int64 // unix nanoseconds before which no worker starts a request
 	pool     *batchPool
+	// sentBefore holds the numbers that the jobs of p.SkipSentBy sent; nil without any.
+	sentBefore *numberSet
 
 	halt     chan struct{} // closed when the job stops early
 	haltOnce sync.Once
@@ -107,23 +109,80 @@ func (j *bulkJob) run(ctx context.Context) (*BulkReport, error) {
 		}
 	}
 	rd := newBulkReader(j.p, j.pool)
+	rd.sentBefore = j.sentBefore
 	read := j.feed(ctx, rd, work, &wg)
 	wg.Wait()
 
 	// The workers are done: the report is this goroutine's alone.
 	r := &j.report
-	r.Duplicates, r.Invalid, r.InvalidRecipients = rd.duplicates, rd.invalid, rd.invalidList
+	r.Duplicates, r.Invalid, r.InvalidRecipients, r.Skipped = rd.duplicates, rd.invalid, rd.invalidList, rd.skipped
 	slices.SortFunc(r.Batches, func(a, b BulkBatch) int { return a.Index - b.Index })
 	failed := r.Failed()
 	r.Complete = read && !j.p.DryRun && !j.halted() && len(failed) == 0
 	switch {
 	case j.halted():
-		return r, j.haltErr
+		return r, j.unconfirmedError(j.haltError())
 	case len(failed) > 0:
-		return r, fmt.Errorf("%w: %d of %d batches of job %q failed; run the job again to retry them: batch %d: %w",
-			ErrBulkIncomplete, len(failed), len(r.Batches), j.p.JobID, failed[0].Index, failed[0].Err)
+		return r, j.unconfirmedError(fmt.Errorf("%w: %d of %d batches of job %q failed; %s: batch %d: %w",
+			ErrBulkIncomplete, len(failed), len(r.Batches), j.p.JobID, j.rerun("retry them"), failed[0].Index, failed[0].Err))
+	case r.UnconfirmedBatches > 0:
+		return r, j.unconfirmedError(nil)
 	}
 	return r, nil
+}
+
+// rerun advises running the job again to do what, unless the server is not known to
+// deduplicate references and a rerun could send a batch twice: one accepted at an unknown
+// cost, or one that failed with an unknown outcome (a dropped connection or a 5xx after the
+// request was written), which the server may have sent.
+func (j *bulkJob) rerun(what string) string {
+	if !j.s.c.dedup {
+		switch {
+		case j.report.UnconfirmedBatches > 0:
+			return "a rerun would retry them, but would also send again the batches accepted at an unknown cost"
+		case j.maybeSent():
+			return "a rerun would retry them, but some may have been sent (their outcome is unknown) and the server is not known to deduplicate references: check their campaigns by reference first"
+		}
+	}
+	return "run the job again within 24 hours to " + what
+}
+
+// maybeSent reports whether a failed batch ended with an unknown outcome: the server may have
+// sent it.
+func (j *bulkJob) maybeSent() bool {
+	for _, b := range j.report.Batches {
+		if b.Err != nil && !b.Unconfirmed && errors.Is(b.Err, ErrOutcomeUnknown) {
+			return true
+		}
+	}
+	return false
+}
+
+// unconfirmedError returns err, followed, when batches were accepted at an unknown cost
+// (Unconfirmed), by what to do about them; it then matches ErrOutcomeUnknown too, through
+// the first such batch's error.
+func (j *bulkJob) unconfirmedError(err error) error {
+	r := &j.report
+	if r.UnconfirmedBatches == 0 {
+		return err
+	}
+	var first *BulkBatch
+	for i := range r.Batches {
+		if r.Batches[i].Unconfirmed {
+			first = &r.Batches[i]
+			break
+		}
+	}
+	what := "running the job again replays them, as the server deduplicates references"
+	if !j.s.c.dedup {
+		what = "do not run the job again before checking their campaigns by reference: the server is not known to deduplicate references (see WithReferenceDeduplication), so a rerun would send them again"
+	}
+	note := fmt.Sprintf("the server accepted %d of %d batches (%d recipients) whose answers cannot be read, so their cost is unknown; %s: batch %d (reference %q)",
+		r.UnconfirmedBatches, len(r.Batches), r.Unconfirmed, what, first.Index, first.Reference)
+	if err == nil {
+		return fmt.Errorf("sms: bulk job %q: %s: %w", j.p.JobID, note, first.Err)
+	}
+	return fmt.Errorf("%w; and %s: %w", err, note, first.Err)
 }
 
 // feed reads the input into work, then closes it. It reports whether it read the whole
@@ -148,6 +207,10 @@ func (j *bulkJob) feed(ctx context.Context, rd *bulkReader, work chan<- *bulkBat
 // dry run, recording them). It reports whether it read the whole input.
 func (j *bulkJob) read(ctx context.Context, rd *bulkReader, work chan<- *bulkBatch) bool {
 	for r, err := range j.p.Recipients {
+		if row := (*CSVRowError)(nil); errors.As(err, &row) {
+			rd.skipRow(row)
+			continue
+		}
 		if err != nil {
 			j.stop(fmt.Errorf("sms: bulk job %q: reading the input at position %d: %w", j.p.JobID, rd.pos, err))
 			return false
@@ -180,7 +243,7 @@ func (j *bulkJob) read(ctx context.Context, rd *bulkReader, work chan<- *bulkBat
 // goes on.
 func (j *bulkJob) emit(ctx context.Context, b *bulkBatch, work chan<- *bulkBatch) bool {
 	if j.p.DryRun {
-		j.record(BulkBatch{Index: b.index, Reference: j.reference(b.index), Recipients: len(b.to), Parts: b.parts}, b.total)
+		j.record(BulkBatch{Index: b.index, Reference: j.reference(b.index), Recipients: len(b.to), Parts: b.parts}, b.total, nil)
 		j.pool.put(b.to)
 		return true
 	}
@@ -226,24 +289,25 @@ func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
 	res := BulkBatch{Index: b.index, Reference: ref, Recipients: len(b.to), Parts: b.parts}
 	var sent *SendResult
 	if err == nil {
-		// A 2xx that lacks what the report relies on, or contradicts the batch: recorded,
-		// and retried by a rerun.
-		if sent, err = out.result(cl, j.p.From, j.p.Channel, ref); err == nil {
-			err = checkAnswer(cl, sent, len(b.to))
+		// A 2xx that lacks what the report relies on, or contradicts the batch, was accepted
+		// all the same: recorded as Unconfirmed, at a cost the report does not know.
+		if sent, err = cl.sent(&out, j.p.From, j.p.Channel, ref); err == nil {
+			err = cl.unbuildable(checkAnswer(cl, sent, len(b.to)))
 		}
 	}
 	if err != nil {
-		res.Err = err
+		res.Err, res.Unconfirmed = err, unconfirmed(err)
 		j.stopOn(ctx, b.index, ref, err)
-		j.record(res, b.total)
+		j.record(res, b.total, cl)
 		return
 	}
 	// A replay after an attempt of this call that may have been processed (a dropped
 	// connection) is that attempt's answer: it was charged by this run.
 	replayed := sent.Replayed && !cl.maybeDone
-	res.CampaignID, res.Status, res.Amount, res.Replayed = sent.Campaign.ID, sent.Campaign.Status, sent.Campaign.Amount, replayed
+	res.CampaignID, res.Status, res.Amount, res.Replayed = sent.Campaign.ID, sent.Campaign.Status, val(sent.Campaign.Amount), replayed
+	res.AmountUnknown = sent.Campaign.Amount == nil
 	res.Parts = cmp.Or(val(sent.Campaign.Parts), b.parts)
-	j.record(res, b.total)
+	j.record(res, b.total, cl)
 }
 
 // stopOn stops the job when the error of batch index means that what follows cannot succeed.
@@ -260,19 +324,41 @@ func (j *bulkJob) stopOn(ctx context.Context, index int, ref string, err error) 
 	}
 }
 
+// haltError is the error that stopped the job, once the report is sorted. A 402 names the
+// first batch in input order that the wallet could not pay, whichever worker met one first,
+// so that identical runs say the same.
+func (j *bulkJob) haltError() error {
+	r := &j.report
+	if !errors.Is(j.haltErr, ErrInsufficientBalance) {
+		return j.haltErr
+	}
+	for _, b := range r.Batches {
+		if errors.Is(b.Err, ErrInsufficientBalance) {
+			return fmt.Errorf("sms: bulk job %q stopped at batch %d, the first in input order that the wallet could not pay (%d recipients); "+
+				"this run sent %d recipients, for %s: top up, then run the job again: %w",
+				j.p.JobID, b.Index, b.Recipients, r.Sent, r.Amount, b.Err)
+		}
+	}
+	return j.haltErr
+}
+
 // checkAnswer refuses a 2xx answer that contradicts the batch of n distinct recipients it
 // answers: a campaign of another number of recipients (0, which an answer without the
-// member gives, is let through), or of a negative amount.
+// member gives, is let through). A negative amount is refused by call.sent.
 func checkAnswer(cl *call, sent *SendResult, n int) error {
-	c := &sent.Campaign
-	switch {
-	case c.Recipients != 0 && c.Recipients != n:
-		return fmt.Errorf("sms: %s: the %d answer counts %d recipients in campaign %q, but the batch sent %d distinct ones",
-			cl.op(), cl.status, c.Recipients, c.ID, n)
-	case c.Amount.Kobo() < 0:
-		return fmt.Errorf("sms: %s: the %d answer gives campaign %q a negative amount, %s", cl.op(), cl.status, c.ID, c.Amount)
+	if c := &sent.Campaign; c.Recipients != 0 && c.Recipients != n {
+		return fmt.Errorf("the %d answer counts %d recipients in campaign %q, but the batch sent %d distinct ones",
+			cl.status, c.Recipients, c.ID, n)
 	}
 	return nil
+}
+
+// unconfirmed reports whether err is that of a batch the server accepted, with a 2xx or a
+// 303 See Other, whose answer cannot be read: the batch was sent and charged, at a cost the
+// report does not know.
+func unconfirmed(err error) bool {
+	var oe *OutcomeError
+	return errors.As(err, &oe) && (oe.StatusCode >= 200 && oe.StatusCode <= 299 || oe.StatusCode == http.StatusSeeOther)
 }
 
 // wait waits for the rate limiter and for any pause a 429 asked for. It returns ctx's error
@@ -336,18 +422,21 @@ func (j *bulkJob) observe(cl *call) {
 	}
 }
 
-// record adds a finished batch, of parts SMS parts over its recipients, to the report and
-// reports progress.
-func (j *bulkJob) record(b BulkBatch, parts int) {
+// record adds a finished batch, of parts SMS parts over its recipients, answered by the call
+// cl (nil in a dry run), to the report and reports progress.
+func (j *bulkJob) record(b BulkBatch, parts int, cl *call) {
 	j.mu.Lock()
 	r, pg := &j.report, &j.prog
 	if b.Err == nil && !j.p.DryRun {
 		total, ok := addAmounts(r.JobAmount, b.Amount)
-		if !ok {
-			b = BulkBatch{Index: b.Index, Reference: b.Reference, Recipients: b.Recipients, Parts: b.Parts,
-				Err: fmt.Errorf("sms: bulk job %q: the amount of batch %d, %s, takes the job's total past what an Amount holds", j.p.JobID, b.Index, b.Amount)}
+		if !ok { // accepted all the same, at a cost the report cannot hold
+			b = BulkBatch{Index: b.Index, Reference: b.Reference, CampaignID: b.CampaignID, Status: b.Status, Recipients: b.Recipients, Parts: b.Parts, Unconfirmed: true,
+				Err: cl.unbuildable(fmt.Errorf("the amount of batch %d, %s, takes the job's total past what an Amount holds", b.Index, b.Amount))}
 		}
 		r.JobAmount = total
+	}
+	if b.Err == nil && b.AmountUnknown && !j.p.DryRun {
+		r.AmountUnknownBatches++
 	}
 	r.Batches = append(r.Batches, b)
 	r.Recipients += b.Recipients
@@ -355,6 +444,9 @@ func (j *bulkJob) record(b BulkBatch, parts int) {
 	pg.Batches++
 	pg.Recipients += b.Recipients
 	switch {
+	case b.Unconfirmed:
+		r.Unconfirmed += b.Recipients
+		r.UnconfirmedBatches++
 	case b.Err != nil:
 		pg.Failed++
 	case j.p.DryRun:
@@ -365,7 +457,7 @@ func (j *bulkJob) record(b BulkBatch, parts int) {
 		r.Sent += b.Recipients
 		r.Amount = r.Amount.Add(b.Amount)
 	}
-	pg.Batch, pg.Sent, pg.Replayed, pg.Amount, pg.ReplayedAmount = b, r.Sent, r.Replayed, r.Amount, r.ReplayedAmount
+	pg.Batch, pg.Sent, pg.Replayed, pg.Unconfirmed, pg.Amount, pg.ReplayedAmount = b, r.Sent, r.Replayed, r.Unconfirmed, r.Amount, r.ReplayedAmount
 	if j.p.Progress == nil {
 		j.mu.Unlock()
 		return

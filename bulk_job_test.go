@@ -131,7 +131,13 @@ func TestSendBulkOutOfMoneyThenTopUp(t *testing.T) {
 				p.Concurrency = concurrency
 				r, err := c.Campaigns.SendBulk(ctx, p)
 				require.ErrorIs(t, err, sms.ErrInsufficientBalance)
-				assert.Contains(t, err.Error(), `job "promo" stopped at batch`)
+				first := -1 // the first batch in input order that the wallet refused
+				for _, b := range r.Batches {
+					if b.Err != nil && first < 0 {
+						first = b.Index
+					}
+				}
+				assert.Contains(t, err.Error(), fmt.Sprintf(`job "promo" stopped at batch %d, the first in input order that the wallet could not pay (1000 recipients); this run sent 3000 recipients, for 9600.00`, first))
 				assert.False(t, r.Complete)
 				assert.Equal(t, 3000, r.Sent, "three batches were paid for")
 				assert.Equal(t, r.Recipients, r.Parts, "parts of the batches in the report only, one each")
@@ -542,24 +548,25 @@ func sentAnswer(id string, recipients int, amount string) string {
 		id, recipients, amount)
 }
 
-// A 202 that contradicts its batch is an error for that batch, never a count or an amount
-// the report trusts: a campaign of another number of recipients, a negative amount, or
-// amounts whose sum an Amount cannot hold.
+// A 202 that contradicts its batch is never a count or an amount the report trusts, nor a
+// failure: the batch was accepted, at a cost the report does not know (Unconfirmed), for a
+// campaign of another number of recipients, a negative amount, or amounts whose sum an
+// Amount cannot hold. Without reference deduplication, nothing advises a rerun.
 func TestSendBulkRefusesAnswersThatContradictTheBatch(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name   string
-		answer func(n, k int) string
-		failed []int // batches
-		want   string
-		amount sms.Amount // the report's JobAmount
+		name        string
+		answer      func(n, k int) string
+		unconfirmed []int // batches
+		want        string
+		amount      sms.Amount // the report's JobAmount
 	}{
 		{"fewer recipients", func(n, k int) string { return sentAnswer(fmt.Sprint("c", k), n-1, "3.20") },
 			[]int{0, 1}, `the 202 answer counts 99 recipients in campaign "c`, sms.Amount{}},
 		{"more recipients", func(n, k int) string { return sentAnswer(fmt.Sprint("c", k), n+1, "3.20") },
 			[]int{0, 1}, `counts 101 recipients`, sms.Amount{}},
 		{"a negative amount", func(n, k int) string { return sentAnswer(fmt.Sprint("c", k), n, "-320.00") },
-			[]int{0, 1}, `a negative amount, -320.00`, sms.Amount{}},
+			[]int{0, 1}, `the member "campaign.amount" is negative, -320.00`, sms.Amount{}},
 		{"amounts that overflow", func(n, k int) string { return sentAnswer(fmt.Sprint("c", k), n, "92233720368547758.07") },
 			[]int{1}, "takes the job's total past what an Amount holds", sms.AmountFromKobo(math.MaxInt64)},
 		{"no recipients member", func(n, k int) string {
@@ -573,20 +580,27 @@ func TestSendBulkRefusesAnswersThatContradictTheBatch(t *testing.T) {
 			p := bulkParams("hostile", bulkInput{n: 200}, 100)
 			p.Concurrency = 1
 			r, err := c.Campaigns.SendBulk(context.Background(), p)
-			var failed []int
-			for _, b := range r.Failed() {
-				failed = append(failed, b.Index)
-				assert.Empty(t, b.CampaignID, "a failed batch names no campaign")
-				assert.Contains(t, b.Err.Error(), tt.want)
+			assert.Empty(t, r.Failed(), "an accepted batch did not fail")
+			var unconfirmed []int
+			for _, b := range r.Batches {
+				if b.Unconfirmed {
+					unconfirmed = append(unconfirmed, b.Index)
+					assert.ErrorIs(t, b.Err, sms.ErrOutcomeUnknown)
+					assert.Contains(t, b.Err.Error(), tt.want)
+				}
 			}
-			assert.Equal(t, tt.failed, failed)
-			if tt.failed == nil {
+			assert.Equal(t, tt.unconfirmed, unconfirmed)
+			assert.Equal(t, 100*len(tt.unconfirmed), r.Unconfirmed)
+			assert.Equal(t, len(tt.unconfirmed), r.UnconfirmedBatches)
+			if tt.unconfirmed == nil {
 				require.NoError(t, err)
 			} else {
-				require.ErrorIs(t, err, sms.ErrBulkIncomplete)
+				require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+				assert.NotErrorIs(t, err, sms.ErrBulkIncomplete)
 				assert.Contains(t, err.Error(), tt.want)
+				assert.Contains(t, err.Error(), "do not run the job again before checking their campaigns by reference")
 			}
-			assert.Equal(t, tt.failed == nil, r.Complete)
+			assert.True(t, r.Complete, "nothing is left to send")
 			assert.Equal(t, tt.amount, r.JobAmount)
 			assert.GreaterOrEqual(t, r.Amount.Kobo(), int64(0))
 		})
@@ -639,4 +653,79 @@ func TestSendBulkInputPanics(t *testing.T) {
 		assert.Equal(t, int32(2), calls.Load(), "the two batches handed over were finished first")
 		assert.Equal(t, 2, campaignTotal(t, c))
 	})
+}
+
+// An empty wallet refuses every batch in flight: the error names batch 0, the first in input
+// order, whichever request the server refused first, so that identical runs say the same.
+func TestSendBulkOutOfMoneyNamesTheFirstBatch(t *testing.T) {
+	t.Parallel()
+	for run := range 5 {
+		t.Run(fmt.Sprint("run ", run), func(t *testing.T) {
+			t.Parallel()
+			srv := mockserver.New()
+			c := newClient(t, srv)
+			fund(t, srv, 0)
+			p := bulkParams("broke", bulkInput{n: 800}, 100)
+			p.Concurrency = 8
+			r, err := c.Campaigns.SendBulk(context.Background(), p)
+			require.ErrorIs(t, err, sms.ErrInsufficientBalance)
+			require.NotEmpty(t, r.Batches)
+			assert.Equal(t, `sms: bulk job "broke" stopped at batch 0, the first in input order that the wallet could not pay (100 recipients); `+
+				`this run sent 0 recipients, for 0.00: top up, then run the job again: `+r.Batches[0].Err.Error(), err.Error())
+		})
+	}
+}
+
+// A batch that failed with an unknown outcome (its connection dropped after the request was
+// written) may have been sent: without reference deduplication the job's error does not
+// advise a rerun, which could send it twice; with it, a rerun replays it.
+func TestSendBulkUnknownOutcomeIsNotAdvisedForARerun(t *testing.T) {
+	t.Parallel()
+	for _, dedup := range []bool{false, true} {
+		t.Run(fmt.Sprint("dedup=", dedup), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				srv := mockserver.New()
+				opts := []sms.Option{sms.WithHTTPClient(&http.Client{Transport: srv.Transport()}), sms.WithRetryWait(100*time.Millisecond, 2*time.Second)}
+				if dedup {
+					opts = append(opts, sms.WithReferenceDeduplication())
+				}
+				c := newClient(t, srv, opts...)
+				fund(t, srv, 100_000)
+				require.NoError(t, srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 100}))
+				_, err := c.Campaigns.SendBulk(context.Background(), bulkParams("maybe-sent", bulkInput{n: 5}, 5))
+				require.ErrorIs(t, err, sms.ErrBulkIncomplete)
+				require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+				if dedup {
+					assert.Contains(t, err.Error(), "run the job again within 24 hours to retry them")
+					return
+				}
+				assert.NotContains(t, err.Error(), "run the job again")
+				assert.Contains(t, err.Error(), "check their campaigns by reference first")
+			})
+		})
+	}
+}
+
+// A batch whose answer gives no amount was sent at a cost the report does not know: it is
+// counted apart, never as a cost of 0.00 that the report would add up as true.
+func TestSendBulkAnswerWithoutAmount(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	c := newClientFor(t, roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		body := fmt.Sprintf(`{"campaign":{"id":"66700000000000000000000%d","status":"sent"}}`, n.Add(1))
+		return &http.Response{StatusCode: http.StatusAccepted, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+	}))
+	r, err := c.Campaigns.SendBulk(context.Background(), bulkParams("no-amount", bulkInput{n: 30}, 10))
+	require.NoError(t, err)
+	require.Len(t, r.Batches, 3)
+	for _, b := range r.Batches {
+		assert.True(t, b.AmountUnknown, "batch %d", b.Index)
+		assert.NoError(t, b.Err)
+	}
+	assert.Equal(t, 3, r.AmountUnknownBatches)
+	assert.Equal(t, 30, r.Sent)
+	assert.True(t, r.Complete)
 }

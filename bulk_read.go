@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/seedsms/sms-go/internal/rules"
 )
@@ -26,11 +25,13 @@ type bulkReader struct {
 	overhead int  // the body size of a batch without its recipients, at most
 	pool     *batchPool
 
-	seen    numberSet
-	partsOf map[string]int // the message's parts by name, for the batch being filled
+	seen       numberSet
+	sentBefore *numberSet     // numbers to skip, sent by earlier jobs; nil for none
+	partsOf    map[string]int // the message's parts by name, for the batch being filled
 
 	pos         int // of the next pair of the input, from 0
 	duplicates  int
+	skipped     int // distinct numbers in sentBefore
 	invalid     int
 	invalidList []InvalidRecipient
 
@@ -68,19 +69,23 @@ func newBulkReader(p *BulkParams, pool *batchPool) *bulkReader {
 func (rd *bulkReader) add(r Recipient) (*bulkBatch, error) {
 	pos := rd.pos
 	rd.pos++
-	phone, err := rules.NormalizePhone(r.Phone)
-	if err != nil {
-		rd.skip(pos, "Phone", err.Error())
+	phone, reason := checkPhone(r.Phone)
+	if reason != "" {
+		rd.skip(InvalidRecipient{Position: pos, Field: "Phone", Reason: reason})
 		return nil, nil
 	}
 	parts, reason := rd.checkName(r.Name)
 	if reason != "" {
-		rd.skip(pos, "Name", reason)
+		rd.skip(InvalidRecipient{Position: pos, Field: "Name", Reason: reason})
 		return nil, nil
 	}
 	n, _ := strconv.ParseUint(phone, 10, 64) // at most 15 digits
 	if !rd.seen.add(n) {
 		rd.duplicates++
+		return nil, nil
+	}
+	if rd.sentBefore != nil && rd.sentBefore.has(n) {
+		rd.skipped++
 		return nil, nil
 	}
 	var done *bulkBatch
@@ -106,11 +111,8 @@ func (rd *bulkReader) add(r Recipient) (*bulkBatch, error) {
 // checkName returns the parts of the message with name, or why name makes its recipient
 // invalid.
 func (rd *bulkReader) checkName(name string) (parts int, reason string) {
-	if !utf8.ValidString(name) {
-		return 0, "the name is not valid UTF-8"
-	}
-	if utf8.RuneCountInString(name) > rules.MaxNameLen {
-		return 0, "a name is at most " + strconv.Itoa(rules.MaxNameLen) + " characters"
+	if reason := checkNameText(name); reason != "" {
+		return 0, reason
 	}
 	if !rd.personal {
 		return rd.msgParts, ""
@@ -120,21 +122,24 @@ func (rd *bulkReader) checkName(name string) (parts int, reason string) {
 		parts, _ = rules.CountParts(strings.ReplaceAll(rd.message, nameTag, name))
 		rd.partsOf[name] = parts
 	}
-	switch {
-	case parts == 0:
-		return 0, "the message is empty without a name"
-	case parts > rules.MaxParts:
-		return 0, "with this name the message takes " + strconv.Itoa(parts) + " SMS parts; at most " + strconv.Itoa(rules.MaxParts) + " are allowed"
+	if reason := partsReason(parts, name); reason != "" {
+		return 0, reason
 	}
 	return parts, ""
 }
 
-// skip reports an invalid recipient at position pos.
-func (rd *bulkReader) skip(pos int, field, reason string) {
+// skip reports an invalid recipient.
+func (rd *bulkReader) skip(r InvalidRecipient) {
 	rd.invalid++
 	if len(rd.invalidList) < MaxReportedInvalid {
-		rd.invalidList = append(rd.invalidList, InvalidRecipient{Position: pos, Field: field, Reason: reason})
+		rd.invalidList = append(rd.invalidList, r)
 	}
+}
+
+// skipRow reports a row that the input's reader found invalid, at the next position.
+func (rd *bulkReader) skipRow(e *CSVRowError) {
+	rd.skip(InvalidRecipient{Position: rd.pos, Line: e.Line, Field: e.Field, Reason: e.Reason})
+	rd.pos++
 }
 
 // start begins batch rd.index.

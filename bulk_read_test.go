@@ -90,7 +90,7 @@ func TestSendBulkSkipsNamesThatDoNotFit(t *testing.T) {
 	assert.Equal(t, 2, r.Recipients)
 	assert.Equal(t, 1, r.Duplicates)
 	require.Len(t, r.InvalidRecipients, 2)
-	assert.Equal(t, sms.InvalidRecipient{Position: 1, Field: "Name", Reason: "a name is at most 100 characters"}, r.InvalidRecipients[0])
+	assert.Equal(t, sms.InvalidRecipient{Position: 1, Field: "Name", Reason: `the name "` + strings.Repeat("n", 40) + `"… is 101 characters; at most 100 are allowed`}, r.InvalidRecipients[0])
 	assert.Equal(t, 2, r.InvalidRecipients[1].Position)
 	assert.Contains(t, r.InvalidRecipients[1].Reason, "11 SMS parts")
 }
@@ -115,7 +115,7 @@ func TestSendBulkSkipsNamesThatAreNotUTF8(t *testing.T) {
 	assert.True(t, r.Complete)
 	assert.Equal(t, 3, r.Sent)
 	assert.Equal(t, 0, r.Duplicates)
-	assert.Equal(t, []sms.InvalidRecipient{{Position: 1, Field: "Name", Reason: "the name is not valid UTF-8"}}, r.InvalidRecipients)
+	assert.Equal(t, []sms.InvalidRecipient{{Position: 1, Field: "Name", Reason: `the name "Jos\xe9" is not valid UTF-8`}}, r.InvalidRecipients)
 	assert.Equal(t, int64(3*320), r.Amount.Kobo(), "one GSM part each")
 	msgs := srv.Messages(mockserver.Filter{To: "2348030000002"})
 	require.Len(t, msgs, 1)

@@ -3,11 +3,9 @@ package sms
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"iter"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -22,19 +20,27 @@ type CampaignsService struct{ c *core }
 
 // Campaign is one send: an SMS.Send or a Campaigns.Create.
 //
-// ID and Status are always set: a campaign is not read without them. Recipients and Amount
-// are shown by the service's sms-send answer and by the spec's campaign list; a server that
-// left them out would make them read 0. Parts and CreatedAt, which not every answer shows,
-// are nil when the server did not send them; strings are empty then.
+// ID and Status are always set: a campaign is not read without them. Recipients is shown by
+// the service's sms-send answer and by the spec's campaign list; a server that left it out
+// would make it read 0. Amount, Parts and CreatedAt are nil when the server did not send them
+// (or sent them in a form the SDK cannot read, which the Response lists); strings are empty
+// then.
 type Campaign struct {
-	ID     string
-	Status Status // StatusProcessing, StatusSent or StatusFailed
+	ID string
+	// Status is how far the campaign went: StatusProcessing (accepted, not yet handed to
+	// the provider), StatusSent (handed to the provider and charged) or StatusFailed
+	// (refused by the provider and refunded). It is not the delivery to the phones, which
+	// CampaignsService.Status reports (DeliveryStatus.Status): a campaign can be
+	// StatusSent here and StatusDelivered, or StatusFailed, there.
+	Status Status
 	// MessageID is the provider's message ID, used for delivery status; empty while the
 	// campaign is processing, when it failed, and when the server did not send it.
 	MessageID  string
-	Recipients int    // distinct recipients
-	Amount     Amount // what the campaign cost in the end: 0.00 when it failed and was refunded
-	Currency   string // "NGN"
+	Recipients int // distinct recipients
+	// Amount is what the campaign cost in the end: 0.00 when it failed and was refunded; nil
+	// when the server did not say.
+	Amount   *Amount
+	Currency string // "NGN"
 	// Parts is the number of SMS parts of the message; for a personalized campaign, the
 	// largest. Nil when the server did not send it (the campaign list of the spec does not
 	// promise it).
@@ -92,7 +98,7 @@ func (s *CampaignsService) Create(ctx context.Context, p *CreateCampaignParams) 
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
-	return out.result(cl, p.From, p.Channel, ref)
+	return cl.sent(&out, p.From, p.Channel, ref)
 }
 
 const nameTag = "{{name}}"
@@ -180,26 +186,31 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*C
 	}
 	var out struct {
 		envelope
-		Data       []wireCampaign `json:"data"`
-		Pagination wirePagination `json:"pagination"`
+		wirePaging
+		Data []wireCampaign `json:"data"`
 	}
+	// A page's worth of room, so that decoding does not grow the slice item by item.
+	out.Data = make([]wireCampaign, 0, cmp.Or(p.Limit, rules.DefaultLimit))
 	cl := &call{method: http.MethodGet, path: "/v1/sms/campaigns", query: p, policy: retryIdempotent}
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
-	if err := cl.need(member{"data", out.Data != nil}, out.Pagination.present()); err != nil {
+	if err := cl.need(member{"data", len(out.Data) > 0 || hasList(cl.data, "data")}); err != nil {
 		return nil, err
 	}
-	for i, w := range out.Data {
-		if err := cl.needIn("data", i, member{"_id", w.ID != ""}, member{"status", w.Status != ""}); err != nil {
+	for i := range out.Data {
+		w := &out.Data[i]
+		if err := cl.needIn("data", i, member{"_id", w.ID.s != ""}, member{"status", w.Status.s != ""}); err != nil {
 			return nil, err
 		}
 	}
-	page := &CampaignPage{Campaigns: make([]Campaign, len(out.Data)), Pagination: Pagination(out.Pagination), Response: cl.response(out.RequestID)}
-	parts, times := make([]int, len(out.Data)), make([]time.Time, len(out.Data))
+	pg, bad := out.pagination(nil)
+	page := &CampaignPage{Campaigns: make([]Campaign, len(out.Data)), Pagination: pg}
+	slots := make([]campaignSlots, len(out.Data))
 	for i := range out.Data {
-		page.Campaigns[i] = out.Data[i].campaign(&parts[i], &times[i])
+		page.Campaigns[i], bad = out.Data[i].campaign(&slots[i], i, bad)
 	}
+	page.Response = cl.responseOf(out.envelope, bad)
 	return page, nil
 }
 
@@ -214,7 +225,10 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*C
 // requests in a row, offsets cannot keep up and the loop ends with an error: use a larger
 // Limit. Against a server that ignores the page asked for, the loop ends with an error once
 // 3 pages in a row add no new campaign (or at once when the answer names another page), rather
-// than fetching forever. An error is yielded once and ends the loop.
+// than fetching forever. When the answers state no total (see Pagination), the loop goes on
+// until a page shorter than the page size, or the last page the answers state; without
+// either, it ends with an error after 10,000 pages rather than fetching forever. An error is
+// yielded once and ends the loop.
 func (s *CampaignsService) All(ctx context.Context, p *ListCampaignsParams) iter.Seq2[Campaign, error] {
 	q := ListCampaignsParams{}
 	if p != nil {
@@ -264,8 +278,8 @@ type DeliveryStatus struct {
 	// Counts counts the recipients by status; nil when the server did not send counts.
 	Counts     *DeliveryCounts
 	Recipients []RecipientStatus // in request order
-	// Pagination pages Recipients; Total is the number of recipients. It is the zero
-	// Pagination (Page 0, never a valid page) when the server sent none.
+	// Pagination pages Recipients; Total is the number of recipients. Its Page is 0 (never
+	// a valid page) and its Total -1 when the server sent none.
 	Pagination
 	// Response is the HTTP answer, with its request ID.
 	Response *Response
@@ -273,7 +287,7 @@ type DeliveryStatus struct {
 
 // Final reports whether the delivery status can no longer change: the campaign failed, or it
 // was handed to the provider and no recipient is still waiting for a report. Without counts,
-// the status alone tells: StatusDelivered and StatusPartiallyDelivered are final.
+// the status alone tells: StatusDelivered, StatusPartiallyDelivered and StatusDND are final.
 func (d *DeliveryStatus) Final() bool {
 	switch {
 	case d.Status == StatusFailed:
@@ -283,7 +297,7 @@ func (d *DeliveryStatus) Final() bool {
 	case d.Counts != nil:
 		return d.Counts.Sent == 0
 	}
-	return d.Status == StatusDelivered || d.Status == StatusPartiallyDelivered
+	return d.Status == StatusDelivered || d.Status == StatusPartiallyDelivered || d.Status == StatusDND
 }
 
 // DeliveryCounts counts a campaign's recipients by status.
@@ -327,58 +341,65 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 	}
 	var out struct {
 		envelope
+		wirePaging
 		Data struct {
-			CampaignID string `json:"campaignId"`
-			MessageID  string `json:"messageId"`
-			Status     Status `json:"status"`
+			CampaignID text       `json:"campaignId"`
+			MessageID  text       `json:"messageId"`
+			Status     wireStatus `json:"status"`
 			Counts     *struct {
-				Sent      int `json:"sent"`
-				Delivered int `json:"delivered"`
-				Failed    int `json:"failed"`
-				DND       int `json:"dnd"`
+				Sent      optInt `json:"sent"`
+				Delivered optInt `json:"delivered"`
+				Failed    optInt `json:"failed"`
+				DND       optInt `json:"dnd"`
 			} `json:"counts"`
 			Recipients []struct {
-				To        string    `json:"to"`
-				Status    Status    `json:"status"`
-				UpdatedAt timestamp `json:"updatedAt"`
+				To        text       `json:"to"`
+				Status    wireStatus `json:"status"`
+				UpdatedAt timestamp  `json:"updatedAt"`
 			} `json:"recipients"`
 		} `json:"data"`
-		Pagination wirePagination `json:"pagination"`
 	}
 	cl := &call{method: http.MethodGet, path: "/v1/sms/campaigns/" + seg + "/status", query: p, policy: retryIdempotent}
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
-	if err := cl.need(member{"data.status", out.Data.Status != ""}); err != nil {
+	d := &out.Data
+	if err := cl.need(member{"data.status", d.Status.s != ""}); err != nil {
 		return nil, err
 	}
-	for i, r := range out.Data.Recipients {
-		if err := cl.needIn("data.recipients", i, member{"to", r.To != ""}, member{"status", r.Status != ""}); err != nil {
+	for i, r := range d.Recipients {
+		if err := cl.needIn("data.recipients", i, member{"to", r.To.s != ""}, member{"status", r.Status.s != ""}); err != nil {
 			return nil, err
 		}
 	}
-	d := out.Data
+	pg, bad := out.pagination(nil)
+	bad = unreadable(bad, "data.", flaw{"campaignId", d.CampaignID.bad}, flaw{"messageId", d.MessageID.bad})
 	st := &DeliveryStatus{
-		CampaignID: cmp.Or(d.CampaignID, id), MessageID: d.MessageID, Status: d.Status,
+		CampaignID: cmp.Or(d.CampaignID.s, id), MessageID: d.MessageID.s, Status: d.Status.s,
 		Recipients: make([]RecipientStatus, len(d.Recipients)),
-		Pagination: Pagination(out.Pagination),
-		Response:   cl.response(out.RequestID),
+		Pagination: pg,
 	}
-	if d.Counts != nil {
-		st.Counts = ptr(DeliveryCounts(*d.Counts))
+	if c := d.Counts; c != nil {
+		// Counts are read whole or not at all: a partial count would make Final lie.
+		if c.Sent.bad || c.Delivered.bad || c.Failed.bad || c.DND.bad {
+			bad = append(bad, "data.counts")
+		} else {
+			st.Counts = &DeliveryCounts{Sent: c.Sent.n, Delivered: c.Delivered.n, Failed: c.Failed.n, DND: c.DND.n}
+		}
 	}
 	times := make([]time.Time, len(d.Recipients))
 	for i, r := range d.Recipients {
-		st.Recipients[i] = RecipientStatus{To: r.To, Status: r.Status, UpdatedAt: r.UpdatedAt.into(&times[i])}
+		bad = unreadableIn(bad, "data.recipients", i, flaw{"updatedAt", r.UpdatedAt.bad})
+		st.Recipients[i] = RecipientStatus{To: r.To.s, Status: r.Status.s, UpdatedAt: r.UpdatedAt.into(&times[i])}
 	}
+	st.Response = cl.responseOf(out.envelope, bad)
 	return st, nil
 }
 
 // Recipients returns an iterator over the delivery status of every recipient of campaign id,
 // in request order, from page p.Page on (p may be nil), p.Limit per request (default 100).
-// It is lazy, stops fetching when the loop breaks and yields each recipient once, like All.
-// It needs the answers' pagination to walk past a full page: a full page without it ends the
-// loop with an error.
+// It is lazy, stops fetching when the loop breaks and yields each recipient once, and ends as
+// All does when the answers state no total.
 func (s *CampaignsService) Recipients(ctx context.Context, id string, p *CampaignStatusParams) iter.Seq2[RecipientStatus, error] {
 	q := CampaignStatusParams{}
 	if p != nil {
@@ -395,10 +416,6 @@ func (s *CampaignsService) Recipients(ctx context.Context, id string, p *Campaig
 		st, err := s.Status(ctx, id, &CampaignStatusParams{Page: page, Limit: limit})
 		if err != nil {
 			return nil, Pagination{}, err
-		}
-		if st.Page == 0 && len(st.Recipients) >= limit {
-			// Without a total, a full page may or may not be the last.
-			return nil, Pagination{}, fmt.Errorf("sms: GET /v1/sms/campaigns/%s/status: a full page of recipients came without pagination, so the rest cannot be walked", url.PathEscape(id))
 		}
 		return st.Recipients, st.Pagination, nil
 	}

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/go-querystring/query"
 	"github.com/hashicorp/go-retryablehttp"
@@ -131,9 +133,19 @@ func (c DashboardClient) LogValue() slog.Value { return slog.StringValue(c.Strin
 
 // checkKeyPair checks the shape of a key pair and returns its mode, "live" or "test". Errors
 // never repeat the credentials.
+//
+// The service's pages show keys only as "pk_live_xxxxxxxxx" and never state the alphabet of
+// what follows the prefix. What is checked is an assumption of this project: the key starts
+// with pk_live_ or pk_test_, the secret with sk_ and the same mode (sk_live_ with pk_live_),
+// and after the prefix each is one or more printable characters, none of them a space, a
+// control character or other invisible text (a key pasted with a newline or a tab), which
+// cannot be sent in a header as it was meant. Any other character is accepted ("_", "-", "=",
+// ...).
 func checkKeyPair(key, secret string) (string, error) {
 	var mode string
 	switch {
+	case key == "":
+		return "", errors.New("sms: the API key is empty")
 	case strings.HasPrefix(key, "pk_live_"):
 		mode = "live"
 	case strings.HasPrefix(key, "pk_test_"):
@@ -141,17 +153,38 @@ func checkKeyPair(key, secret string) (string, error) {
 	default:
 		return "", errors.New("sms: the API key must start with pk_live_ or pk_test_")
 	}
-	if !alnum(key[len("pk_live_"):]) {
-		return "", errors.New("sms: the API key must be pk_" + mode + "_ followed by letters and digits")
+	if why := credentialText(key[len("pk_live_"):]); why != "" {
+		return "", errors.New("sms: the API key must be pk_" + mode + "_ followed by " + why)
 	}
 	prefix := "sk_" + mode + "_"
-	if !strings.HasPrefix(secret, prefix) {
+	switch {
+	case secret == "":
+		return "", errors.New("sms: the API secret is empty")
+	case !strings.HasPrefix(secret, prefix):
 		return "", errors.New("sms: the API secret must start with " + prefix + " to match the pk_" + mode + "_ key")
 	}
-	if !alnum(secret[len(prefix):]) {
-		return "", errors.New("sms: the API secret must be " + prefix + " followed by letters and digits")
+	if why := credentialText(secret[len(prefix):]); why != "" {
+		return "", errors.New("sms: the API secret must be " + prefix + " followed by " + why)
 	}
 	return mode, nil
+}
+
+// credentialText returns what is wrong with s, the part of a credential after its prefix,
+// as the end of a sentence, or "" when it is one or more printable characters without
+// spaces: see checkKeyPair.
+func credentialText(s string) string {
+	if s == "" {
+		return "at least one character"
+	}
+	if !utf8.ValidString(s) {
+		return "valid UTF-8 text"
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
+			return "printable characters without spaces or control characters (trim what was pasted)"
+		}
+	}
+	return ""
 }
 
 // checkJWT checks that jwt is three non-empty dot-separated base64url parts.
@@ -166,19 +199,6 @@ func checkJWT(jwt string) error {
 		}
 	}
 	return nil
-}
-
-func alnum(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-			return false
-		}
-	}
-	return true
 }
 
 // core is what both clients share: the base URL, the HTTP client with the retry policy, and
@@ -270,6 +290,7 @@ type call struct {
 	body   any    // marshalled to JSON once, or nil
 	policy retryPolicy
 	ref    string      // the reference a send carries, named in an ErrOutcomeUnknown error
+	dedup  bool        // the server deduplicates references: see WithReferenceDeduplication
 	attrs  []slog.Attr // extra debug-log attributes; never secrets, phone numbers masked
 	// observe, when set, sees every attempt's outcome as soon as it is recorded (SendBulk
 	// pauses all its workers on a 429).
@@ -314,7 +335,7 @@ func (c *core) do(ctx context.Context, cl *call, out any) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sms: %s: %w", cl.op(), err)
 	}
-	cl.policy = c.policy(cl.policy)
+	cl.policy, cl.dedup = c.policy(cl.policy), c.dedup
 	target := c.base + cl.path
 	if cl.query != nil {
 		v, err := query.Values(cl.query)
@@ -347,11 +368,7 @@ func (c *core) do(ctx context.Context, cl *call, out any) error {
 	if resp != nil {
 		_ = resp.Body.Close() // already read by the retry policy
 	}
-	err = cl.result(ctx, err, out)
-	if oe := (*outcomeError)(nil); cl.ref != "" && errors.As(err, &oe) {
-		oe.hint = c.repeatHint(cl.ref)
-	}
-	return err
+	return cl.result(ctx, err, out)
 }
 
 // policy resolves retrySend, the one place where the reference-deduplication assumption
@@ -366,16 +383,20 @@ func (c *core) policy(p retryPolicy) retryPolicy {
 	return retryUnsent
 }
 
-// repeatHint says how a send that ended with an unknown outcome may be repeated.
-func (c *core) repeatHint(ref string) string {
-	if c.dedup {
-		return "repeat it with the same Reference " + strconv.Quote(ref) + ": the server deduplicates references, so it is not sent or charged twice"
+// repeatHint says how a send that ended with an unknown outcome may be repeated, when the
+// server deduplicates references (dedup) or is not known to.
+func repeatHint(dedup bool, ref string) string {
+	if dedup {
+		return "repeat it with the same Reference " + strconv.Quote(ref) + " within 24 hours of this attempt: the server deduplicates references, so it is not sent or charged twice"
 	}
 	return "it was not retried, as the server is not known to deduplicate references: repeat it with the same Reference " + strconv.Quote(ref) +
 		" only if it does (see WithReferenceDeduplication); otherwise check the campaigns first, or risk sending and charging twice"
 }
 
-// result turns the latest attempt into the call's answer.
+// result turns the latest attempt into the call's answer. A 2xx answer read whole is
+// decoded even when the context ended meanwhile: the call reports what it knows. A call that
+// changes something and got a 2xx or a 3xx that cannot be read (or whose reading the context
+// cut short) returns an *OutcomeError (see unbuildable).
 func (cl *call) result(ctx context.Context, doErr error, out any) error {
 	var err error // unprefixed: a transport or context error, or the *Error of a response
 	switch {
@@ -384,6 +405,19 @@ func (cl *call) result(ctx context.Context, doErr error, out any) error {
 			doErr = errors.New("no request was sent")
 		}
 		return fmt.Errorf("sms: %s: %w", cl.op(), doErr)
+	case cl.status >= 200 && cl.status <= 299 && cl.err == nil: // read whole
+		if out == nil {
+			return nil
+		}
+		if err := json.Unmarshal(cl.data, out); err != nil {
+			return cl.unbuildable(fmt.Errorf("decoding the %d response: %w", cl.status, err))
+		}
+		return nil
+	case cl.accepted() && cl.method != http.MethodGet: // a 2xx cut short, or a 3xx
+		if cl.err != nil {
+			return cl.outcome(ctx.Err(), cl.err)
+		}
+		return cl.outcome(ctx.Err(), redirectError(cl.header))
 	case ctx.Err() != nil && (doErr != nil || cl.err != nil):
 		err = ctx.Err()
 		// Ended while waiting to retry: keep the reason for the retry too.
@@ -395,19 +429,11 @@ func (cl *call) result(ctx context.Context, doErr error, out any) error {
 		}
 	case cl.err != nil:
 		err = cl.err
-	case cl.status < 200 || cl.status > 299:
-		err = cl.apiError()
 	default:
-		if out == nil {
-			return nil
-		}
-		if err := json.Unmarshal(cl.data, out); err != nil {
-			return fmt.Errorf("sms: %s: decoding the %d response: %w", cl.op(), cl.status, err)
-		}
-		return nil
+		err = cl.apiError()
 	}
 	if cl.maybeDone && cl.method != http.MethodGet {
-		return &outcomeError{op: cl.op(), err: err}
+		return cl.outcome(ctx.Err(), err)
 	}
 	if cl.err == nil && ctx.Err() == nil {
 		return err // the *Error names itself
@@ -428,7 +454,7 @@ type member struct {
 func (cl *call) need(ms ...member) error {
 	for _, m := range ms {
 		if !m.ok {
-			return fmt.Errorf("sms: %s: decoding the %d response: the member %q is missing or empty", cl.op(), cl.status, m.name)
+			return cl.unbuildable(fmt.Errorf("decoding the %d response: the member %q is missing or empty", cl.status, m.name))
 		}
 	}
 	return nil

@@ -42,6 +42,15 @@ func TestNewClientCredentials(t *testing.T) {
 		{"swapped", "sk_live_def", "pk_live_abc", false},
 		{"header injection", "pk_live_abc\r\nX-Evil: 1", "sk_live_def", false},
 		{"space in secret", "pk_live_abc", "sk_live_de f", false},
+		// The pages never state the alphabet after the prefix: any printable text is taken.
+		{"underscore, hyphen and padding", "pk_live_a_b-c=", "sk_live_d_e-f==", true},
+		{"base64 secret", "pk_test_Zm9v+YmFy/", "sk_test_YmF6+cXV4/Q==", true},
+		{"tab in key", "pk_live_ab\tc", "sk_live_def", false},
+		{"trailing newline in secret", "pk_live_abc", "sk_live_def\n", false},
+		{"NUL in secret", "pk_live_abc", "sk_live_d\x00ef", false},
+		{"no-break space", "pk_live_ab\u00a0c", "sk_live_def", false},
+		{"invalid UTF-8", "pk_live_ab\xffc", "sk_live_def", false},
+		{"DEL", "pk_live_abc", "sk_live_de\x7ff", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -254,7 +263,7 @@ func TestOutcomeUnknownTellsHowToRepeat(t *testing.T) {
 
 func TestSuccessBodyIsDecodedStrictlyEnough(t *testing.T) {
 	t.Parallel()
-	for _, body := range []string{`not json`, `{"data":{"balance":"3.20"}}`, `{"data":{"balance":1e30}}`, `{"data":{"balance":true}}`} {
+	for _, body := range []string{`not json`, `{"data":{"balance":"3.20 NGN"}}`, `{"data":{"balance":1e30}}`, `{"data":{"balance":true}}`} {
 		c := newClientFor(t, &answer{status: 200, header: http.Header{}, body: []byte(body)})
 		_, err := c.Balance.Get(context.Background())
 		require.Error(t, err, body)
@@ -328,10 +337,10 @@ func TestSuccessBodyMissingMembers(t *testing.T) {
 		{"Campaigns.List", 200, `{"data":[` + campaign + `],` + page + `}`, func(c *sms.Client, _ *sms.DashboardClient) error {
 			_, err := c.Campaigns.List(ctx, nil)
 			return err
-		}, []string{"", "data", "pagination", "data[0]._id", "data[0].status"}, []string{"data[0].smsParts", "data[0].createdAt", "data[0].currency", "requestId"}},
+		}, []string{"", "data", "data[0]._id", "data[0].status"}, []string{"data[0].smsParts", "data[0].createdAt", "data[0].currency", "requestId", "pagination"}},
 		{"Campaigns.All", 200, `{"data":[` + campaign + `],` + page + `}`, func(c *sms.Client, _ *sms.DashboardClient) error {
 			return first(c.Campaigns.All(ctx, nil))
-		}, []string{"", "data", "pagination", "data[0]._id", "data[0].status"}, nil},
+		}, []string{"", "data", "data[0]._id", "data[0].status"}, []string{"pagination"}},
 		{"Campaigns.Status", 200, `{"data":{"campaignId":"c1","messageId":"m1","status":"sent","counts":{"sent":1,"delivered":0,"failed":0,"dnd":0},"recipients":[{"to":"2348025671695","status":"sent","updatedAt":"2026-01-01T00:00:00Z"}]},` + page + `}`,
 			func(c *sms.Client, _ *sms.DashboardClient) error {
 				_, err := c.Campaigns.Status(ctx, "c1", nil)

@@ -22,8 +22,10 @@
 // from an iterator, in batches of up to [MaxBulkBatchSize], with numbers normalized and
 // de-duplicated over the whole job. Batch k carries the reference JobID:k, so that running
 // the same job again sends only what an earlier run did not, given a server that
-// deduplicates references (see Retries). The [BulkReport] counts what was sent, replayed,
-// skipped and charged; [ErrBulkIncomplete] says that some batches failed.
+// deduplicates references (see Retries), within the 24 hours it keeps them;
+// [BulkParams].SkipSentBy finishes a job whose input changed. [ReadCSV] reads the recipients
+// from a spreadsheet export, reporting bad rows by line. The [BulkReport] counts what was
+// sent, replayed, skipped and charged; [ErrBulkIncomplete] says that some batches failed.
 // [CampaignsService.Wait] polls one campaign's delivery status until it is final, and
 // [CampaignsService.WaitBulk] does so for every campaign of a report.
 //
@@ -45,7 +47,11 @@
 // the error at once. A request that changes something is retried only when it cannot have
 // been processed (no byte of it was written, or a 429); after an ambiguous failure (a
 // connection dropped after sending, a timeout, a 5xx) it returns an error matching
-// ErrOutcomeUnknown, and the caller decides. The final error is the API's error of the last
+// ErrOutcomeUnknown, and the caller decides. So does a write whose answer's status line was a
+// 2xx when its result cannot be built, or when the context ended before its body was read
+// whole: the server accepted it, and the *OutcomeError names the status, the request ID, the
+// reference and the start of the body. A 2xx read whole is the result even when the context
+// ended afterwards. The final error is the API's error of the last
 // response, and a cancelled context ends a wait at once, with an error that matches both the
 // context's error and the last response's.
 //

@@ -1,9 +1,13 @@
 package sms
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,10 +49,12 @@ var (
 	// ErrServer matches any 5xx.
 	ErrServer = errors.New("sms: server error")
 	// ErrOutcomeUnknown matches an error after which a request that changes something may or
-	// may not have taken effect: an attempt failed once a byte of it may have been written
-	// (a dropped connection, a malformed TLS record, a timeout), the server answered a 5xx
-	// other than 501 and 505 (it may have done part of the work), or the context ended while
-	// waiting for the answer. GETs never return it.
+	// may not have taken effect, or did: an attempt failed once a byte of it may have been
+	// written (a dropped connection, a malformed TLS record, a timeout), the server answered a
+	// 5xx other than 501 and 505 (it may have done part of the work), the context ended while
+	// waiting for the answer or while reading it, the server answered a 2xx whose result
+	// cannot be built (it accepted the request: a send was sent and charged), or a 3xx, which
+	// is not followed. Such an error is an *OutcomeError. GETs never return it.
 	//
 	// Calls that are not retried after such a failure return it so that the caller decides:
 	// OTP.Send, OTP.Verify, Keys.Create and Revoke, SenderIDs.Request, and by default
@@ -74,6 +80,12 @@ type Error struct {
 	RequestID string
 	// RetryAfter is the wait the server asked for with Retry-After (mostly on a 429), or 0.
 	RetryAfter time.Duration
+	// Snippet is the start of a body that was not the API's error (such as the HTML page of
+	// a gateway or a firewall), printable and cut at 120 bytes as in Error.Error; empty when
+	// the body was the API's error, or empty.
+	Snippet string
+
+	notAPI bool // the body was not the API's error: the status alone speaks
 }
 
 // Error returns a one-line description: status, code, message, field and request ID. The
@@ -95,6 +107,11 @@ func (e *Error) Error() string {
 		b.WriteString(printable(e.Field))
 		b.WriteByte(')')
 	}
+	if e.Snippet != "" {
+		b.WriteString(" (body ")
+		b.WriteString(strconv.Quote(printable(e.Snippet)))
+		b.WriteByte(')')
+	}
 	if e.RequestID != "" {
 		b.WriteString(" [request ")
 		b.WriteString(printable(e.RequestID))
@@ -109,13 +126,47 @@ const maxErrorText = 200
 // printable returns server text escaped and cut at maxErrorText bytes (see safetext.Printable).
 func printable(s string) string { return safetext.Printable(s, maxErrorText) }
 
-// Is reports whether target is the sentinel of e's status, such as ErrNotFound for a 404.
+// Is reports whether target is the sentinel of e's code when the code names one (a 400 whose
+// code is insufficient_balance is ErrInsufficientBalance), else of its status, such as
+// ErrNotFound for a 404. A 403 is ErrInsufficientScope only with the code
+// insufficient_scope, else ErrForbidden. Whatever the code, a 429 is also ErrRateLimited and
+// a 5xx ErrServer: they say to try again later.
 func (e *Error) Is(target error) bool {
-	if e.StatusCode == http.StatusForbidden && e.Code != rules.CodeInsufficientScope {
+	switch {
+	case target == ErrRateLimited && e.StatusCode == http.StatusTooManyRequests,
+		target == ErrServer && e.StatusCode >= 500:
+		return true
+	}
+	if s := sentinelOfCode(e.Code); s != nil {
+		return s == target
+	}
+	if e.StatusCode == http.StatusForbidden {
 		return target == ErrForbidden
 	}
 	s := sentinelFor(e.StatusCode)
 	return s != nil && s == target
+}
+
+// sentinelOfCode returns the sentinel of an API error code (compared ignoring case), or nil
+// for a code that names none.
+func sentinelOfCode(code string) error {
+	for _, c := range codeSentinels {
+		if strings.EqualFold(code, c.code) {
+			return c.err
+		}
+	}
+	return nil
+}
+
+// codeSentinels are the API error codes that name a sentinel.
+var codeSentinels = [...]struct {
+	code string
+	err  error
+}{
+	{rules.CodeBadRequest, ErrBadRequest}, {rules.CodeUnauthorized, ErrUnauthorized},
+	{rules.CodeInsufficientBalance, ErrInsufficientBalance}, {rules.CodeInsufficientScope, ErrInsufficientScope},
+	{rules.CodeForbidden, ErrForbidden}, {rules.CodeNotFound, ErrNotFound}, {rules.CodeConflict, ErrConflict},
+	{rules.CodeRateLimited, ErrRateLimited}, {rules.CodeServerError, ErrServer},
 }
 
 func sentinelFor(status int) error {
@@ -186,25 +237,6 @@ func invalid(field, reason string) *ValidationError {
 	return &ValidationError{Field: field, Reason: reason}
 }
 
-// outcomeError marks an error after which the request may have taken effect.
-type outcomeError struct {
-	op   string // "POST /v1/otp/send"
-	err  error
-	hint string // what the caller may do, or ""
-}
-
-func (e *outcomeError) Error() string {
-	msg := "sms: " + e.op + ": outcome unknown, the request may have been processed: " + strings.TrimPrefix(e.err.Error(), "sms: ")
-	if e.hint != "" {
-		msg += "; " + e.hint
-	}
-	return msg
-}
-
-func (e *outcomeError) Is(target error) bool { return target == ErrOutcomeUnknown }
-
-func (e *outcomeError) Unwrap() error { return e.err }
-
 // waitError is the error of a call whose context ended while it waited to retry: it matches
 // both the context's error and the last attempt's (such as an *Error of a 429 or a 503).
 type waitError struct {
@@ -221,33 +253,126 @@ func (e *waitError) Unwrap() []error { return []error{e.ctx, e.last} }
 // maxErrorBody is how much of an error response is read.
 const maxErrorBody = 1 << 20
 
-// wireError is the API's error body.
+// wireError is an error body in the shapes servers write: the service's
+// {"error": {"code", "message", "field", "scope"}}, {"error": "text"}, {"message": "text"}
+// (with a "code" beside it, or not), and {"errors": [...]} of strings or of objects like the
+// service's error (or Laravel's object of fields, each an array of messages).
 type wireError struct {
-	Error *struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-		Field   string `json:"field"`
-		Scope   string `json:"scope"`
-	} `json:"error"`
-	RequestID string `json:"requestId"`
+	Error     json.RawMessage `json:"error"`
+	Errors    json.RawMessage `json:"errors"`
+	Message   text            `json:"message"`
+	Code      text            `json:"code"`
+	Field     text            `json:"field"`
+	RequestID text            `json:"requestId"`
 }
 
-// apiError builds the typed error of a non-2xx response. A body that is not the API's error
-// JSON still gives an *Error, with the code of the status.
-func apiError(status int, header http.Header, body []byte) error {
-	e := &Error{StatusCode: status, RequestID: header.Get("X-Request-Id")}
+// errorItem is one error as an object: the service's, or a member of "errors".
+type errorItem struct {
+	Code    text `json:"code"`
+	Message text `json:"message"`
+	Field   text `json:"field"`
+	Scope   text `json:"scope"`
+}
+
+// read reads raw, a string or an errorItem object, into it; it reports whether raw was one.
+func (it *errorItem) read(raw json.RawMessage) bool {
+	switch {
+	case len(raw) == 0:
+		return false
+	case raw[0] == '"':
+		s, _ := readText(raw)
+		*it = errorItem{Message: text{s: s}}
+		return true
+	case raw[0] == '{':
+		return json.Unmarshal(raw, it) == nil
+	}
+	return false
+}
+
+// apiErrorOf reads the error of body: its code, message, field, scope and request ID, and
+// whether the body was an error the API wrote in one of wireError's shapes at all.
+func apiErrorOf(body []byte) (e Error, scope string, ok bool) {
 	var w wireError
-	scope := ""
-	if json.Unmarshal(body, &w) == nil {
-		if w.Error != nil {
-			e.Code, e.Message, e.Field, scope = w.Error.Code, w.Error.Message, w.Error.Field, w.Error.Scope
+	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &w) != nil {
+		return Error{}, "", false
+	}
+	var first errorItem
+	var texts []string
+	add := func(s string) {
+		if s != "" && !slices.Contains(texts, s) {
+			texts = append(texts, s)
 		}
-		if w.RequestID != "" {
-			e.RequestID = w.RequestID
+	}
+	if first.read(w.Error) {
+		add(first.Message.s)
+	}
+	add(w.Message.s)
+	if len(w.Errors) > 0 {
+		var items []json.RawMessage
+		var fields map[string]json.RawMessage
+		switch {
+		case json.Unmarshal(w.Errors, &items) == nil:
+			for _, raw := range items {
+				var it errorItem
+				if it.read(raw) {
+					add(it.Message.s)
+					if first.Code.s == "" && first.Field.s == "" && first.Message.s == "" {
+						first = it
+					}
+				}
+			}
+		case json.Unmarshal(w.Errors, &fields) == nil: // Laravel: {"to": ["The to field is required."]}
+			for _, name := range slices.Sorted(maps.Keys(fields)) {
+				var msgs []string
+				if json.Unmarshal(fields[name], &msgs) != nil {
+					var one string
+					if json.Unmarshal(fields[name], &one) != nil {
+						continue
+					}
+					msgs = []string{one}
+				}
+				for _, m := range msgs {
+					add(m)
+				}
+				if first.Field.s == "" {
+					first.Field.s = name
+				}
+			}
+		}
+	}
+	e = Error{
+		Code:      cmp.Or(first.Code.s, w.Code.s),
+		Message:   strings.Join(texts, "; "),
+		Field:     cmp.Or(first.Field.s, w.Field.s),
+		RequestID: w.RequestID.s,
+	}
+	return e, first.Scope.s, e.Code != "" || e.Message != ""
+}
+
+// maxSnippet bounds, in bytes, the start of a body that is not the API's error, kept in
+// Error.Snippet.
+const maxSnippet = 120
+
+// apiError builds the typed error of a non-2xx response. A body that is not the API's error
+// in one of wireError's shapes still gives an *Error, with the code of the status (forbidden
+// for a 403: no scope would help), its text as the message, and the start of the body in
+// Snippet.
+func apiError(status int, header http.Header, body []byte) error {
+	w, scope, ok := apiErrorOf(body)
+	e := &w
+	e.StatusCode = status
+	e.RequestID = cmp.Or(e.RequestID, header.Get("X-Request-Id")) // the body's first, as the service writes both
+	if !ok {
+		e.notAPI = true
+		if len(bytes.TrimSpace(body)) > 0 {
+			e.Snippet = safetext.Printable(string(body[:min(len(body), 4*maxSnippet)]), maxSnippet)
 		}
 	}
 	if e.Code == "" {
 		e.Code = rules.CodeFor(status)
+		if status == http.StatusForbidden && !ok {
+			e.Code = rules.CodeForbidden
+		}
 	}
 	if e.Message == "" {
 		e.Message = http.StatusText(status)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -352,4 +353,52 @@ func ExampleCampaignsService_Wait() {
 	}
 	fmt.Println(st.Status, st.Counts.Delivered, "of", st.Counts.Total())
 	// Output: delivered 2 of 2
+}
+
+func ExampleSendFailedError() {
+	// A server that accepts the request but says the SMS failed.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"data":{"smsStatus":"Message Failed","pinId":"p1","status":"400"}}`)
+	}))
+	defer srv.Close()
+	client, err := sms.NewClient("pk_test_example", "sk_test_example", sms.WithBaseURL(srv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = client.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: "ACME"})
+	var failed *sms.SendFailedError
+	switch {
+	case errors.As(err, &failed):
+		// The server took the request: the pin will not reach the user. Offer to send a new one.
+		fmt.Println("not sent:", failed.OTP.SMSStatus, failed.Status)
+	case errors.Is(err, sms.ErrOutcomeUnknown):
+		// Unknown: check before sending again.
+	case err != nil:
+		log.Fatal(err)
+	}
+	// Output: not sent: Message Failed 400
+}
+
+func ExampleResponse_unreadable() {
+	// A server that writes one campaign's creation time in a form the SDK cannot read.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"data":[{"_id":"c1","status":"Delivered","amount":"3.20","createdAt":"last Monday"}],"meta":{"page":1,"perPage":20,"total":1}}`)
+	}))
+	defer srv.Close()
+	client, err := sms.NewClient("pk_test_example", "sk_test_example", sms.WithBaseURL(srv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+	page, err := client.Campaigns.List(context.Background(), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	c := page.Campaigns[0]
+	fmt.Println(c.ID, c.Status, c.Amount, c.CreatedAt == nil, page.Total)
+	fmt.Println("unreadable:", page.Response.Unreadable)
+	// Output:
+	// c1 delivered 3.20 true 1
+	// unreadable: [data[0].createdAt]
 }

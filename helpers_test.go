@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"net"
 	"net/http"
@@ -497,4 +498,16 @@ func ptr[T any](v T) *T { return &v }
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// drain runs seq to its end and returns how many items it yielded and its last error.
+func drain[T any](seq iter.Seq2[T, error]) (n int, last error) {
+	for _, err := range seq {
+		if err != nil {
+			last = err
+			continue
+		}
+		n++
+	}
+	return n, last
 }

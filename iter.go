@@ -7,11 +7,18 @@ import (
 	"iter"
 )
 
-// Pagination describes one page of a list.
+// Pagination describes one page of a list, as the answer states it: under "pagination" (the
+// service's), "meta", or at the top level (Laravel's current_page, per_page, last_page), with
+// the names such APIs use (page, limit, perPage, per_page, total, totalCount, pages, ...).
 type Pagination struct {
-	Page  int // 1-based page number
-	Limit int // page size asked for
-	Total int // items in the whole list
+	Page  int // 1-based page number; 0 when the answer did not say
+	Limit int // page size; 0 when the answer did not say
+	// Total is the number of items in the whole list, or -1 when the answer did not say (0
+	// is an empty list).
+	Total int
+	// Pages is the number of pages when the answer stated it (pages, totalPages, last_page),
+	// else 0.
+	Pages int
 }
 
 // maxStaleFetches bounds the fetches in a row that find only items already yielded, because
@@ -25,7 +32,14 @@ var errListRacing = errors.New("sms: the list grew by a page or more before each
 // large total would otherwise be fetched forever.
 const maxIdlePages = 3
 
-var errListStuck = errors.New("sms: 3 pages in a row added no new item although the total says there are more; the server may be ignoring the page asked for")
+var errListStuck = errors.New("sms: 3 pages in a row added no new item although the answers say there may be more; the server may be ignoring the page asked for")
+
+// maxBlindPages bounds the pages fetched from a list whose answers state neither a total nor
+// a number of pages, and whose pages are all full: such a walk ends with errListUnbounded
+// rather than going on forever. At 100 items a page, it is a million items.
+const maxBlindPages = 10000
+
+var errListUnbounded = fmt.Errorf("sms: %d full pages came without a total or a number of pages, and none was short: stopping; the server may be ignoring the page asked for", maxBlindPages)
 
 // fetchPage fetches one page of a list: its items and the list's pagination.
 type fetchPage[T any] func(ctx context.Context, page, limit int) ([]T, Pagination, error)
@@ -43,6 +57,13 @@ type fetchPage[T any] func(ctx context.Context, page, limit int) ([]T, Paginatio
 //     on the previous page that yielded are skipped too. Items added during the walk may or may not be
 //     yielded; every item present when the walk started and not removed is yielded once.
 //
+// When the answers state no total, the walk ends at the last page they state (Pagination.Pages),
+// or else at the first page shorter than the page size (an empty one included); after
+// maxBlindPages full pages without either it yields an error. The page size is the one the
+// answers state when it differs from limit, and else the size of the first page when that
+// page is larger than limit, or short although the answer says more items follow (a server
+// that uses a page size of its own without saying).
+//
 // Offsets cannot keep up with a list that grows by a page or more between every two requests:
 // after 10 such requests in a row the walk yields an error. A server that ignores the page
 // asked for (answering the same items again, with a total that promises more) would be walked
@@ -54,10 +75,11 @@ func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key 
 		next := (first - 1) * limit // index in the list of the next item not yet yielded
 		total := -1                 // the list's total at the previous page
 		var prev map[string]struct{}
-		stale, idle := 0, 0
+		stale, idle, fetched := 0, 0, 0
+		asked := limit // every request asks for it; limit becomes the server's page size
 		for {
 			page := next/limit + 1
-			items, pg, err := fetch(ctx, page, limit)
+			items, pg, err := fetch(ctx, page, asked)
 			if err == nil && pg.Page != 0 && pg.Page != page {
 				err = fmt.Errorf("sms: the server answered page %d when page %d was asked for", pg.Page, page)
 			}
@@ -65,6 +87,22 @@ func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key 
 				var zero T
 				yield(zero, err)
 				return
+			}
+			fetched++
+			size := limit // the page size the server used
+			switch {
+			case pg.Limit > 0:
+				size = pg.Limit
+			case fetched == 1 && len(items) > limit:
+				size = len(items) // larger than asked, without saying
+			case fetched == 1 && len(items) > 0 && len(items) < limit && (pg.Total > len(items)+(page-1)*limit || page < pg.Pages):
+				size = len(items) // capped without saying
+			}
+			if size != limit {
+				if fetched == 1 {
+					next = (page - 1) * size
+				}
+				limit = size
 			}
 			if total >= 0 && pg.Total > total {
 				next += pg.Total - total // new items at the front pushed the rest down
@@ -88,7 +126,20 @@ func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key 
 				}
 			}
 			end := start + len(items)
-			if len(items) < limit || max(next, end) >= total {
+			switch {
+			case total >= 0:
+				if len(items) < limit || max(next, end) >= total {
+					return
+				}
+			case pg.Pages > 0:
+				if len(items) == 0 || page >= pg.Pages {
+					return
+				}
+			case len(items) < limit:
+				return
+			case fetched >= maxBlindPages:
+				var zero T
+				yield(zero, errListUnbounded)
 				return
 			}
 			if end <= next {

@@ -247,3 +247,45 @@ func TestWalkStopsWhenServerIgnoresPage(t *testing.T) {
 		})
 	}
 }
+
+// A list whose answers state no total and whose pages are all full ends after maxBlindPages
+// pages with an error, rather than being fetched forever; one that states its last page ends
+// there, even though every page is full.
+func TestWalkWithoutTotal(t *testing.T) {
+	t.Parallel()
+	fetches := 0
+	endless := func(_ context.Context, page, limit int) ([]string, Pagination, error) {
+		fetches++
+		out := make([]string, limit)
+		for i := range out {
+			out[i] = fmt.Sprint((page-1)*limit + i)
+		}
+		return out, Pagination{Page: page, Total: -1}, nil
+	}
+	n := 0
+	var last error
+	for _, err := range walk(context.Background(), 1, 2, endless, func(s string) string { return s }) {
+		if err != nil {
+			last = err
+			continue
+		}
+		n++
+	}
+	require.ErrorIs(t, last, errListUnbounded)
+	assert.Equal(t, maxBlindPages, fetches)
+	assert.Equal(t, 2*maxBlindPages, n, "every item of the pages read, once")
+
+	fetches = 0
+	lastPage := func(ctx context.Context, page, limit int) ([]string, Pagination, error) {
+		items, pg, err := endless(ctx, page, limit)
+		pg.Pages = 7
+		return items, pg, err
+	}
+	n = 0
+	for _, err := range walk(context.Background(), 1, 2, lastPage, func(s string) string { return s }) {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, 7, fetches)
+	assert.Equal(t, 14, n)
+}

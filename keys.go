@@ -2,6 +2,7 @@ package sms
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -125,10 +126,10 @@ func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, err
 		return nil, err
 	}
 	d := &out.Data
-	if err := cl.need(member{"data._id", d.ID != ""}, member{"data.publicKey", d.PublicKey != ""}, member{"data.secret", d.Secret != ""}); err != nil {
+	if err := cl.need(member{"data._id", d.ID.s != ""}, member{"data.publicKey", d.PublicKey.s != ""}, member{"data.secret", d.Secret.s != ""}); err != nil {
 		return nil, err
 	}
-	return out.Data.key(cl.response(out.RequestID)), nil
+	return d.key(cl.responseOf(out.envelope, unreadable(nil, "data.", d.flaws()...))), nil
 }
 
 // List returns the workspace's keys, newest first, revoked ones included, without secrets.
@@ -145,14 +146,18 @@ func (s *KeysService) List(ctx context.Context) ([]Key, error) {
 	if err := cl.need(member{"data", out.Data != nil}); err != nil {
 		return nil, err
 	}
-	keys := make([]Key, len(out.Data))
-	resp := cl.response(out.RequestID)
+	var bad []string
 	for i := range out.Data {
 		d := &out.Data[i]
-		if err := cl.needIn("data", i, member{"_id", d.ID != ""}, member{"publicKey", d.PublicKey != ""}); err != nil {
+		if err := cl.needIn("data", i, member{"_id", d.ID.s != ""}, member{"publicKey", d.PublicKey.s != ""}); err != nil {
 			return nil, err
 		}
-		keys[i] = *d.key(resp)
+		bad = unreadableIn(bad, "data", i, d.flaws()...)
+	}
+	keys := make([]Key, len(out.Data))
+	resp := cl.responseOf(out.envelope, bad)
+	for i := range out.Data {
+		keys[i] = *out.Data[i].key(resp)
 	}
 	return keys, nil
 }
@@ -173,29 +178,63 @@ func (s *KeysService) Revoke(ctx context.Context, id string) (*Key, error) {
 		return nil, err
 	}
 	d := &out.Data
-	if err := cl.need(member{"data._id", d.ID != ""}, member{"data.revokedAt", d.RevokedAt.time() != nil}); err != nil {
+	if err := cl.need(member{"data._id", d.ID.s != ""}, member{"data.revokedAt", d.RevokedAt.time() != nil}); err != nil {
 		return nil, err
 	}
-	return out.Data.key(cl.response(out.RequestID)), nil
+	return d.key(cl.responseOf(out.envelope, unreadable(nil, "data.", d.flaws()...))), nil
 }
 
 type wireKey struct {
-	ID         string     `json:"_id"`
-	Name       string     `json:"name"`
-	Prefix     KeyPrefix  `json:"prefix"`
-	PublicKey  string     `json:"publicKey"`
-	Scopes     Scopes     `json:"scopes"`
+	ID         text       `json:"_id"`
+	Name       text       `json:"name"`
+	Prefix     text       `json:"prefix"`
+	PublicKey  text       `json:"publicKey"`
+	Scopes     wireScopes `json:"scopes"`
 	CreatedAt  *timestamp `json:"createdAt"`
 	ExpiresAt  *timestamp `json:"expiresAt"`
 	RevokedAt  *timestamp `json:"revokedAt"`
 	LastUsedAt *timestamp `json:"lastUsedAt"`
-	Secret     string     `json:"secret"`
+	Secret     text       `json:"secret"`
 }
 
 func (w *wireKey) key(resp *Response) *Key {
 	return &Key{
-		ID: w.ID, Name: w.Name, Prefix: w.Prefix, PublicKey: w.PublicKey, Scopes: w.Scopes,
+		ID: w.ID.s, Name: w.Name.s, Prefix: KeyPrefix(w.Prefix.s), PublicKey: w.PublicKey.s, Scopes: w.Scopes.s,
 		CreatedAt: w.CreatedAt.time(), ExpiresAt: w.ExpiresAt.time(), RevokedAt: w.RevokedAt.time(),
-		LastUsedAt: w.LastUsedAt.time(), Secret: w.Secret, Response: resp,
+		LastUsedAt: w.LastUsedAt.time(), Secret: w.Secret.s, Response: resp,
 	}
+}
+
+// flaws are the optional members of a key, which may be unreadable.
+func (w *wireKey) flaws() []flaw {
+	return []flaw{{"name", w.Name.bad}, {"prefix", w.Prefix.bad}, {"scopes", w.Scopes.bad},
+		{"createdAt", w.CreatedAt.unread()}, {"expiresAt", w.ExpiresAt.unread()},
+		{"revokedAt", w.RevokedAt.unread()}, {"lastUsedAt", w.LastUsedAt.unread()}}
+}
+
+// wireScopes is the scopes member of a key: the service's object of booleans (see
+// Scopes.UnmarshalJSON), or an array of scope names. null is absent; anything else is
+// unreadable.
+type wireScopes struct {
+	s   Scopes
+	bad bool
+}
+
+// UnmarshalJSON reads the forms above; it never fails.
+func (w *wireScopes) UnmarshalJSON(b []byte) error {
+	*w = wireScopes{}
+	if b[0] == '[' {
+		var names []string
+		if json.Unmarshal(b, &names) != nil {
+			w.bad = true
+			return nil
+		}
+		m := make(map[string]bool, len(names))
+		for _, n := range names {
+			m[n] = true
+		}
+		b, _ = json.Marshal(m)
+	}
+	w.bad = w.s.UnmarshalJSON(b) != nil
+	return nil
 }

@@ -39,10 +39,34 @@ func (s *numberSet) grow() {
 	}
 }
 
+// has reports whether x is in the set.
+func (s *numberSet) has(x uint64) bool {
+	if len(s.slots) == 0 {
+		return false
+	}
+	for i := home(s.slots, x); ; {
+		switch s.slots[i] {
+		case 0:
+			return false
+		case x:
+			return true
+		}
+		if i++; i == uint64(len(s.slots)) {
+			i = 0
+		}
+	}
+}
+
+// home is x's first slot: Fibonacci hashing, mapped onto [0, len) by the high half of a
+// 128-bit product.
+func home(slots []uint64, x uint64) uint64 {
+	i, _ := bits.Mul64(x*0x9e3779b97f4a7c15, uint64(len(slots)))
+	return i
+}
+
 // insert puts x in slots unless it is there already, and reports whether it put it.
 func insert(slots []uint64, x uint64) bool {
-	// Fibonacci hashing, mapped onto [0, len) by the high half of a 128-bit product.
-	i, _ := bits.Mul64(x*0x9e3779b97f4a7c15, uint64(len(slots)))
+	i := home(slots, x)
 	for {
 		switch slots[i] {
 		case 0:

@@ -33,9 +33,16 @@ func TestNumberSetAgreesWithAMap(t *testing.T) {
 			assert.Equal(t, len(want), s.n)
 			assert.LessOrEqual(t, s.n*100, len(s.slots)*numberSetLoad, "load at most 80%")
 			assert.Greater(t, float64(s.n)/float64(len(s.slots)), 0.8/1.5, "grown by half, not more")
+			for i := range 100_000 { // has agrees too, for numbers in and out of the set
+				x := tt.next(r, i)
+				_, in := want[x]
+				require.Equal(t, in, s.has(x), "has(%d)", x)
+			}
 			for x := range want {
+				assert.True(t, s.has(x))
 				assert.False(t, s.add(x))
 			}
+			assert.False(t, (&numberSet{}).has(1), "an empty set")
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -62,7 +63,7 @@ type SendOTPParams struct {
 type OTP struct {
 	PinID     string  // pass it to Verify
 	To        string  // the normalized number; empty when the server did not send it
-	SMSStatus string  // such as "Message Sent"
+	SMSStatus string  // such as "Message Sent"; the mock answers "Message Failed" (and Amount 0.00) when the provider refused it
 	Amount    *Amount // what the SMS cost; nil when the server did not say
 	Currency  string  // "NGN"; empty when the server did not say
 	// Response is the HTTP answer, with its request ID (the service's OTP answers show no
@@ -82,12 +83,14 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 	}
 	var out struct {
 		envelope
-		Data struct {
-			SMSStatus   string  `json:"smsStatus"`
-			PhoneNumber string  `json:"phone_number"`
-			PinID       string  `json:"pinId"`
-			Amount      *Amount `json:"amount"`
-			Currency    string  `json:"currency"`
+		Status text `json:"status"`
+		Data   struct {
+			SMSStatus   text      `json:"smsStatus"`
+			PhoneNumber text      `json:"phone_number"`
+			PinID       text      `json:"pinId"`
+			Amount      optAmount `json:"amount"`
+			Currency    text      `json:"currency"`
+			Status      text      `json:"status"`
 		} `json:"data"`
 	}
 	cl := &call{
@@ -97,12 +100,75 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
-	d := out.Data
-	if err := cl.need(member{"data.pinId", d.PinID != ""}); err != nil {
+	d := &out.Data
+	bad := unreadable(nil, "data.", flaw{"smsStatus", d.SMSStatus.bad}, flaw{"phone_number", d.PhoneNumber.bad},
+		flaw{"amount", d.Amount.bad}, flaw{"currency", d.Currency.bad}, flaw{"status", d.Status.bad})
+	otp := &OTP{
+		PinID: d.PinID.s, To: d.PhoneNumber.s, SMSStatus: d.SMSStatus.s, Amount: d.Amount.ptr(), Currency: d.Currency.s,
+		Response: cl.responseOf(out.envelope, unreadable(bad, "", flaw{"status", out.Status.bad})),
+	}
+	if statusOf(d.SMSStatus.s) == StatusFailed || failedStatus(d.Status.s) || failedStatus(out.Status.s) {
+		return nil, &SendFailedError{OTP: otp, Status: cmp.Or(d.Status.s, out.Status.s)}
+	}
+	if err := cl.need(member{"data.pinId", d.PinID.s != ""}); err != nil {
 		return nil, err
 	}
-	return &OTP{PinID: d.PinID, To: d.PhoneNumber, SMSStatus: d.SMSStatus, Amount: d.Amount, Currency: d.Currency, Response: cl.response(out.RequestID)}, nil
+	if err := checkAmount(cl, "data.amount", otp.Amount); err != nil {
+		return nil, cl.unbuildable(err)
+	}
+	return otp, nil
 }
+
+// failedStatus reports whether s, the status member of an answer, is an HTTP status of
+// failure: 400 to 599.
+func failedStatus(s string) bool {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	return err == nil && n >= 400 && n <= 599
+}
+
+// ErrSendFailed matches a *SendFailedError: a send the server accepted (its status line was
+// a 2xx) but whose answer says the SMS failed.
+var ErrSendFailed = errors.New("sms: the server says the send failed")
+
+// SendFailedError is the error of OTPService.Send when the server's 2xx answer says the SMS
+// failed: its smsStatus is "Message Failed" (or another word of failure, such as "Rejected";
+// see Status), or its status member, in data or beside it, is 400 to 599 (the provider's
+// answers carry "status": "200" when all went well).
+//
+// It is not ErrOutcomeUnknown: the server answered, and says what happened. Nor is it a
+// plain failure of the request: the server took it, and may have charged it (OTP.Amount says
+// so when the server did) and created a pin (OTP.PinID, when the answer has one, which will
+// not reach the user). Send a new pin, or report the failure; do not assume nothing happened.
+// It matches ErrSendFailed.
+type SendFailedError struct {
+	// OTP is the answer as read: SMSStatus, and PinID, To, Amount and Currency when the
+	// server sent them; its Response holds the request ID.
+	OTP *OTP
+	// Status is the status member of the answer, as the server wrote it ("400"), or empty.
+	Status string
+}
+
+// Error describes the failure with the server's words, printable and bounded as in
+// Error.Error.
+func (e *SendFailedError) Error() string {
+	msg := "sms: POST /v1/otp/send: the server accepted the request but says the SMS failed"
+	if e.OTP != nil && e.OTP.SMSStatus != "" {
+		msg += ": smsStatus " + strconv.Quote(printable(e.OTP.SMSStatus))
+	}
+	if e.Status != "" {
+		msg += ", status " + strconv.Quote(printable(e.Status))
+	}
+	if e.OTP != nil && e.OTP.PinID != "" {
+		msg += " (pin " + printable(e.OTP.PinID) + ")"
+	}
+	if e.OTP != nil && e.OTP.Response != nil && e.OTP.Response.RequestID != "" {
+		msg += " [request " + printable(e.OTP.Response.RequestID) + "]"
+	}
+	return msg
+}
+
+// Is reports whether target is ErrSendFailed.
+func (e *SendFailedError) Is(target error) bool { return target == ErrSendFailed }
 
 type otpBody struct {
 	To             string  `json:"to"`
@@ -266,10 +332,10 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 	var out struct {
 		envelope
 		Data struct {
-			PinID             string   `json:"pinId"`
+			PinID             text     `json:"pinId"`
 			Verified          *verdict `json:"verified"`
-			MSISDN            string   `json:"msisdn"`
-			AttemptsRemaining *int     `json:"attemptsRemaining"`
+			MSISDN            text     `json:"msisdn"`
+			AttemptsRemaining optInt   `json:"attemptsRemaining"`
 		} `json:"data"`
 	}
 	body := verifyBody{PinID: p.PinID, Pin: p.Pin}
@@ -277,13 +343,14 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, classifyVerifyError(err, cl.header)
 	}
-	d := out.Data
+	d := &out.Data
 	if err := cl.need(member{"data.verified", d.Verified != nil}); err != nil {
 		return nil, err
 	}
+	bad := unreadable(nil, "data.", flaw{"pinId", d.PinID.bad}, flaw{"msisdn", d.MSISDN.bad}, flaw{"attemptsRemaining", d.AttemptsRemaining.bad})
 	return &Verification{
-		PinID: cmp.Or(d.PinID, p.PinID), Verified: d.Verified.verified, MSISDN: d.MSISDN,
-		AttemptsRemaining: d.AttemptsRemaining, Response: cl.response(out.RequestID), expired: d.Verified.expired,
+		PinID: cmp.Or(d.PinID.s, p.PinID), Verified: d.Verified.verified, MSISDN: d.MSISDN.s,
+		AttemptsRemaining: d.AttemptsRemaining.ptr(), Response: cl.responseOf(out.envelope, bad), expired: d.Verified.expired,
 	}, nil
 }
 

@@ -11,8 +11,9 @@ import (
 //
 // The service documents no error codes for pins: only bad_request (400), not_found (404) and
 // rate_limited (429, "too many requests or OTP attempts"). The SDK classifies from the status,
-// and for a 400 from the message, relying on these answers (the mock server's, which follow
-// this project's contract):
+// and for a 400 from the code and the message, read from any of the error shapes Error
+// reads ({"error": {...}}, {"error": "..."}, {"message": "..."}, {"errors": [...]}), relying
+// on these answers (the mock server's, which follow this project's contract):
 //
 //	200 {"verified": true}                              PinVerified ("True" too)
 //	200 {"verified": false}                             PinWrong    ("False" too)
@@ -22,7 +23,7 @@ import (
 //	400 "This pin was already verified."                PinAlreadyVerified ("already verified", "already used")
 //	400 with field "pin"                                PinMalformed
 //	400 otherwise                                       PinUnusable
-//	404 "Pin not found."                                PinNotFound  (any 404)
+//	404 "Pin not found."                                PinNotFound  (any 404 whose body is an API error)
 //	429 "Too many wrong attempts; this pin is locked."  PinLocked    (any 429 but the key's request limit)
 //
 // A 429 whose message does not speak of attempts, a lock or a pin, and either says "rate
@@ -125,9 +126,12 @@ func verifyErrorState(err error, h http.Header) PinState {
 	if !errors.As(err, &e) || errors.Is(err, ErrOutcomeUnknown) {
 		return PinStateUnknown
 	}
-	msg := strings.ToLower(e.Message)
+	msg := strings.ToLower(e.Code + " " + e.Message)
 	switch e.StatusCode {
 	case http.StatusNotFound:
+		if e.notAPI {
+			return PinStateUnknown // a proxy's or a router's 404, not the service's word on the pin
+		}
 		return PinNotFound
 	case http.StatusTooManyRequests:
 		aboutPin := strings.Contains(msg, "attempt") || strings.Contains(msg, "lock") || strings.Contains(msg, "pin")

@@ -26,6 +26,10 @@ type Response struct {
 	RateLimit *RateLimit
 	// Header holds the answer's headers.
 	Header http.Header
+	// Unreadable names the members of the answer that were present in a form the SDK cannot
+	// read, such as "data[3].createdAt" or "campaign.amount": the result holds them as absent
+	// (nil, or empty), rather than failing the call. Nil when every member was read.
+	Unreadable []string
 }
 
 // RateLimit is a request quota, as the X-RateLimit-* headers state it.
@@ -38,7 +42,15 @@ type RateLimit struct {
 // envelope holds the members every answer may carry besides its data; the wire structs of
 // the answers embed it.
 type envelope struct {
-	RequestID string `json:"requestId"`
+	RequestID text `json:"requestId"`
+}
+
+// responseOf returns the Response of the latest attempt, whose body's envelope was e and whose
+// unreadable members are bad (see Response.Unreadable).
+func (cl *call) responseOf(e envelope, bad []string) *Response {
+	r := cl.response(e.RequestID.s)
+	r.Unreadable = unreadable(bad, "", flaw{"requestId", e.RequestID.bad})
+	return r
 }
 
 // response returns the Response of the latest attempt, whose body's requestId was bodyID.

@@ -1,6 +1,7 @@
 package sms
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -137,6 +138,9 @@ func (c *core) checkRetry(ctx context.Context, resp *http.Response, err error) (
 	return retry, nil
 }
 
+// utf8BOM is the byte order mark that may start a UTF-8 body.
+var utf8BOM = []byte("\ufeff")
+
 // record keeps the outcome of one attempt: status, headers and body, or the error.
 func (cl *call) record(resp *http.Response, err error) {
 	cl.status, cl.header, cl.data, cl.err = 0, nil, nil, err
@@ -158,14 +162,15 @@ func (cl *call) record(resp *http.Response, err error) {
 		limit = maxBody
 	}
 	data, rerr := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	data = bytes.TrimPrefix(data, utf8BOM) // some servers start JSON with one; JSON forbids it
 	_ = resp.Body.Close()
 	resp.Body = http.NoBody
 	cl.status, cl.header = resp.StatusCode, resp.Header
 	switch {
 	case !ok: // an error is typed by its status even when its body is cut short
 		cl.data = data[:min(int64(len(data)), limit)]
-	case rerr != nil:
-		cl.err, cl.maybeDone = fmt.Errorf("reading the %d response: %w", resp.StatusCode, rerr), true
+	case rerr != nil: // what was read is kept for the error's snippet
+		cl.data, cl.err, cl.maybeDone = data, fmt.Errorf("reading the %d response: %w", resp.StatusCode, rerr), true
 	case int64(len(data)) > limit:
 		cl.err, cl.maybeDone = fmt.Errorf("the %d response is larger than %d bytes", resp.StatusCode, limit), true
 	default:

@@ -35,7 +35,8 @@ func CountParts(message string) (parts int, enc Encoding) {
 // Spaces, dashes, dots and parentheses may separate the digits ("+234 803 123 4567",
 // "0803-123-4567", "(0803) 1234567"); 10 digits starting 70, 80, 81, 90 or 91 without "+"
 // are a Nigerian number that lost its 0 (a spreadsheet drops it); a trunk 0 after 234 is
-// dropped.
+// dropped. A number starting with 234 is Nigerian and must have 10 digits after it (and after
+// its trunk 0): "+234 803 123 456" is refused, and the error says it has 9.
 func NormalizePhone(number string) (string, error) {
 	n, err := rules.NormalizePhone(number)
 	if err != nil {

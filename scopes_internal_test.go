@@ -1,7 +1,6 @@
 package sms
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -40,11 +39,10 @@ func TestScopeOfAgreesWithTheMock(t *testing.T) {
 		rec := httptest.NewRecorder()
 		srv.Handler().ServeHTTP(rec, req)
 		require.Equal(t, http.StatusForbidden, rec.Code, "%s %s: %s", r.method, r.path, rec.Body)
-		var body wireError
-		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
-		require.NotNil(t, body.Error)
-		assert.NotEmpty(t, body.Error.Scope, "%s %s", r.method, r.path)
-		assert.Equal(t, Scope(body.Error.Scope), scopeOf(r.path), "%s %s", r.method, r.path)
+		_, scope, ok := apiErrorOf(rec.Body.Bytes())
+		require.True(t, ok, "the API's error")
+		assert.NotEmpty(t, scope, "%s %s", r.method, r.path)
+		assert.Equal(t, Scope(scope), scopeOf(r.path), "%s %s", r.method, r.path)
 	}
 	assert.Empty(t, scopeOf("/v1/keys"), "the dashboard's endpoints need no scope")
 	assert.Empty(t, scopeOf("/v1/keys/0123456789abcdef01234567"))

@@ -74,7 +74,8 @@ func (s *SenderIDsService) Request(ctx context.Context, p *RequestSenderIDParams
 	if err := out.Data.check(cl); err != nil {
 		return nil, err
 	}
-	sid := out.Data.senderID(cl.response(out.RequestID))
+	resp := cl.responseOf(out.envelope, unreadable(nil, "data.", out.Data.flaws()...))
+	sid := out.Data.senderID(resp)
 	return &sid, nil
 }
 
@@ -107,37 +108,52 @@ func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]
 	if err := cl.need(member{"data", out.Data != nil}); err != nil {
 		return nil, err
 	}
-	list := make([]SenderID, len(out.Data))
-	resp := cl.response(out.RequestID)
-	for i, w := range out.Data {
+	var bad []string
+	for i := range out.Data {
+		w := &out.Data[i]
 		if err := cl.needIn("data", i, w.members()...); err != nil {
 			return nil, err
 		}
-		list[i] = w.senderID(resp)
+		bad = unreadableIn(bad, "data", i, w.flaws()...)
+	}
+	list := make([]SenderID, len(out.Data))
+	resp := cl.responseOf(out.envelope, bad)
+	for i := range out.Data {
+		list[i] = out.Data[i].senderID(resp)
 	}
 	return list, nil
 }
 
 type wireSenderID struct {
-	ID        string     `json:"_id"`
-	Title     string     `json:"title"`
-	Status    Status     `json:"status"`
-	Country   string     `json:"country"`
-	Usecase   string     `json:"usecase"`
-	Company   string     `json:"company"`
+	ID        text       `json:"_id"`
+	Title     text       `json:"title"`
+	Status    wireStatus `json:"status"`
+	Country   text       `json:"country"`
+	Usecase   text       `json:"usecase"`
+	Company   text       `json:"company"`
 	CreatedAt *timestamp `json:"createdAt"`
 }
 
 func (w *wireSenderID) senderID(resp *Response) SenderID {
+	st := w.Status.s
+	if st == StatusFailed { // "Rejected", "Failed": a sender ID refused
+		st = StatusBlocked
+	}
 	return SenderID{
-		ID: w.ID, Title: w.Title, Status: w.Status, Country: w.Country, Usecase: w.Usecase,
-		Company: w.Company, CreatedAt: w.CreatedAt.time(), Response: resp,
+		ID: w.ID.s, Title: w.Title.s, Status: st, Country: w.Country.s, Usecase: w.Usecase.s,
+		Company: w.Company.s, CreatedAt: w.CreatedAt.time(), Response: resp,
 	}
 }
 
 // members are the members a sender ID is not read without: its title and status.
 func (w *wireSenderID) members() []member {
-	return []member{{"title", w.Title != ""}, {"status", w.Status != ""}}
+	return []member{{"title", w.Title.s != ""}, {"status", w.Status.s != ""}}
+}
+
+// flaws are the optional members of a sender ID, which may be unreadable.
+func (w *wireSenderID) flaws() []flaw {
+	return []flaw{{"_id", w.ID.bad}, {"country", w.Country.bad}, {"usecase", w.Usecase.bad},
+		{"company", w.Company.bad}, {"createdAt", w.CreatedAt.unread()}}
 }
 
 // check checks the members of the sender ID that is the answer's data.

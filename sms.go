@@ -89,7 +89,7 @@ func (s *SMSService) Send(ctx context.Context, p *SendParams) (*SendResult, erro
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
-	return out.result(cl, p.From, p.Channel, ref)
+	return cl.sent(&out, p.From, p.Channel, ref)
 }
 
 func validateSend(p *SendParams) ([]string, error) {

@@ -70,7 +70,7 @@ func TestSMSSendDNDChannel(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, sms.ChannelDND, res.Campaign.Channel)
-	assert.Equal(t, sms.AmountFromKobo(450), res.Campaign.Amount)
+	assert.Equal(t, ptr(sms.AmountFromKobo(450)), res.Campaign.Amount)
 }
 
 func TestSMSSendReference(t *testing.T) {
@@ -110,7 +110,7 @@ func TestSMSSendProviderFailure(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, sms.StatusFailed, res.Campaign.Status)
 	assert.Empty(t, res.Campaign.MessageID)
-	assert.Equal(t, sms.Amount{}, res.Campaign.Amount)
+	assert.Equal(t, ptr(sms.Amount{}), res.Campaign.Amount)
 	assert.Equal(t, before, balance(t, srv), "refunded")
 }
 

@@ -395,3 +395,58 @@ func TestInvalidUTF8IsValidationError(t *testing.T) {
 		})
 	}
 }
+
+// TestNigerianNumberLength: a number starting with 234 is Nigerian and has 10 digits after
+// 234 (and its trunk 0); SMS, campaigns, OTPs and bulk sends refuse the others before any
+// request, saying how many digits they have.
+func TestNigerianNumberLength(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		number, digits string // digits: what the reason must say it found
+	}{
+		{"+234 803 123 456", "9 digits after 234"},
+		{"+234 803 123 45678", "11 digits after 234"},
+		{"234 0803 123 45678", "11 digits after 234"},
+		{"2340803123456", "9 digits after 234"},
+		{"+234 (0)1 234 5678", "8 digits after 234"},
+	}
+	calls := []struct {
+		name, field string
+		call        func(c *sms.Client, number string) error
+	}{
+		{"send", "To[1]", func(c *sms.Client, n string) error {
+			_, err := c.SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695", n}, From: "ACME", Message: "hi"})
+			return err
+		}},
+		{"campaign", "To[0].Phone", func(c *sms.Client, n string) error {
+			_, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: []sms.Recipient{{Phone: n}}, From: "ACME", Message: "hi"})
+			return err
+		}},
+		{"otp", "To", func(c *sms.Client, n string) error {
+			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: n, From: "ACME", MessageText: "Code < 1234 >"})
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		for _, call := range calls {
+			t.Run(call.name+"/"+tt.number, func(t *testing.T) {
+				t.Parallel()
+				c, _, ct := offlineClients(t)
+				err := call.call(c, tt.number)
+				var ve *sms.ValidationError
+				require.ErrorAs(t, err, &ve)
+				assert.Equal(t, call.field, ve.Field)
+				assert.Contains(t, ve.Reason, "a Nigerian number has 10")
+				assert.Contains(t, ve.Reason, tt.digits)
+				assert.Equal(t, int32(0), ct.n.Load(), "no request was sent")
+			})
+		}
+		t.Run("NormalizePhone/"+tt.number, func(t *testing.T) {
+			t.Parallel()
+			_, err := sms.NormalizePhone(tt.number)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.digits)
+		})
+	}
+}

@@ -73,8 +73,9 @@ func (p *WaitParams) config() (waitConfig, error) {
 // them. When ctx ends first, Wait returns the last status it read (nil if none) and an
 // error that matches ctx's. Any other error ends the wait and is returned with the last
 // status: among them a Retry-After longer than MaxRetryAfter (the answer's *Error, its
-// RetryAfter set), and a status that no campaign can have (a negative count), which would
-// never become final.
+// RetryAfter set), a status that no campaign can have (a negative count), which would
+// never become final, and a status word the SDK does not know (see Status), returned with
+// the status that carried it.
 func (s *CampaignsService) Wait(ctx context.Context, id string, p *WaitParams) (*DeliveryStatus, error) {
 	cfg, err := p.config()
 	if err != nil {
@@ -95,6 +96,9 @@ func (s *CampaignsService) wait(ctx context.Context, id string, cfg waitConfig) 
 		case err == nil:
 			if err := checkCounts(id, val(st.Counts)); err != nil {
 				return last, err
+			}
+			if !knownDelivery(st.Status) {
+				return st, fmt.Errorf("sms: waiting for campaign %s: the status %q is none the SDK knows, so it cannot tell whether it is final", id, printable(string(st.Status)))
 			}
 			last = st
 			if st.Final() {

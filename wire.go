@@ -4,62 +4,135 @@ package sms
 // tolerant readers of the members the service writes in more than one way.
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
-// timestamp is a time as the API writes it. The service's own answers use two forms: RFC 3339
-// ("2026-05-12T10:20:27Z", with or without fractional seconds) and the provider's
-// "YYYY-MM-DD HH:MM:SS" ("2025-05-12 10:20:27"), which names no time zone and is read as UTC.
-// "YYYY-MM-DDTHH:MM:SS" without a zone is read as UTC too. JSON null and "" are a time the
-// server did not give; any other text is an error naming the member.
-type timestamp struct{ t time.Time }
+// The readers below never fail a decode: a member in a form they cannot read is left absent
+// and marked bad, so that the service lists it on the result's Response (Response.Unreadable)
+// rather than failing the call for it. A member the result cannot be built without is then
+// missing, which the service's need check reports. encoding/json hands them valid JSON only.
 
-// Layouts of a timestamp without a zone, read as UTC; fractional seconds may follow.
-var zonelessLayouts = [...]string{"2006-01-02 15:04:05", "2006-01-02T15:04:05"}
+// text is a string member: a JSON string; a number, kept as written (every digit of an id
+// such as 3017600245086449408013699); or true or false, as the words. null is absent; an
+// object or an array is unreadable.
+type text struct {
+	s   string
+	bad bool
+}
 
-// UnmarshalJSON reads a JSON string in one of the forms above.
+// UnmarshalJSON reads the forms above; it never fails.
+func (t *text) UnmarshalJSON(b []byte) error {
+	t.s, t.bad = readText(b)
+	return nil
+}
+
+// readText reads a JSON value as text (see text): its string, and whether it was unreadable.
+func readText(b []byte) (string, bool) {
+	switch c := b[0]; {
+	case c == '"':
+		if s, ok := plainString(b); ok {
+			return s, false
+		}
+		var s string
+		err := json.Unmarshal(b, &s)
+		return s, err != nil
+	case c == '-' || '0' <= c && c <= '9', string(b) == "true", string(b) == "false":
+		return string(b), false
+	case c == 'n': // null
+		return "", false
+	}
+	return "", true
+}
+
+// plainString returns the JSON string literal b without its quotes when it holds no escape
+// and is valid UTF-8, as most are: the common case, read with one allocation.
+func plainString(b []byte) (string, bool) {
+	inner := b[1 : len(b)-1]
+	for _, c := range inner {
+		if c == '\\' || c < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.Valid(inner) {
+		return "", false
+	}
+	return string(inner), true
+}
+
+// timestamp is a time as a server may write it:
+//
+//   - RFC 3339 ("2026-05-12T10:20:27Z", with or without fractional seconds), or with an
+//     offset without a colon ("2026-05-12T11:20:27+0100");
+//   - "YYYY-MM-DD HH:MM:SS", as the provider writes it, and "YYYY-MM-DDTHH:MM:SS": no zone,
+//     read as UTC; fractional seconds may follow;
+//   - "DD/MM/YYYY HH:MM" (":SS" may follow), read as UTC, and "YYYY-MM-DD", midnight UTC;
+//   - Unix time as a JSON number or a string of digits: seconds, or milliseconds when it is
+//     10^11 or more (in seconds, a date past the year 5000).
+//
+// JSON null and "" are a time the server did not give; anything else is unreadable.
+type timestamp struct {
+	t   time.Time
+	bad bool
+}
+
+// Layouts of a timestamp, tried in order after RFC 3339; those without a zone are read as UTC.
+var timestampLayouts = [...]string{
+	"2006-01-02T15:04:05Z0700", "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05Z0700",
+	"2006-01-02 15:04:05", "2006-01-02T15:04:05", "02/01/2006 15:04", "02/01/2006 15:04:05", "2006-01-02",
+}
+
+// epochMillis is the Unix time from which a number is read as milliseconds rather than
+// seconds: 10^11 seconds is in the year 5138, 10^11 milliseconds in 1973.
+const epochMillis = 1e11
+
+// UnmarshalJSON reads the forms above; it never fails.
 func (ts *timestamp) UnmarshalJSON(b []byte) error {
-	if string(bytes.TrimSpace(b)) == "null" {
+	*ts = timestamp{}
+	if b[0] == 'n' { // null
 		return nil
 	}
 	if ts.t.UnmarshalJSON(b) == nil { // RFC 3339, read without allocating
 		return nil
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf(`a time is a string, RFC 3339 or "YYYY-MM-DD HH:MM:SS", not %.40s`, b)
+	s, bad := readText(b)
+	if !bad {
+		ts.t, bad = parseTimestamp(s)
 	}
-	t, err := parseTimestamp(s)
-	if err != nil {
-		return err
-	}
-	ts.t = t
+	ts.bad = bad
 	return nil
 }
 
-// parseTimestamp reads s, in UTC when s names no zone; "" is the zero time.
-func parseTimestamp(s string) (time.Time, error) {
+// parseTimestamp reads s in one of the forms of timestamp: the time, the zero time for "",
+// or whether it was unreadable.
+func parseTimestamp(s string) (time.Time, bool) {
 	if s == "" {
-		return time.Time{}, nil
+		return time.Time{}, false
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n >= epochMillis || n <= -epochMillis {
+			return time.UnixMilli(n).UTC(), false
+		}
+		return time.Unix(n, 0).UTC(), false
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
+		return t, false
 	}
-	for _, layout := range zonelessLayouts {
+	for _, layout := range timestampLayouts {
 		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
-			return t, nil
+			return t, false
 		}
 	}
-	return time.Time{}, fmt.Errorf(`a time is RFC 3339 or "YYYY-MM-DD HH:MM:SS", not %.40q`, s)
+	return time.Time{}, true
 }
 
-// time returns the time, or nil when the member was absent, null or empty. It points into ts,
-// which the wire struct that held it no longer uses.
+// time returns the time, or nil when the member was absent, null, empty or unreadable. It
+// points into ts, which the wire struct that held it no longer uses.
 func (ts *timestamp) time() *time.Time {
 	if ts == nil || ts.t.IsZero() {
 		return nil
@@ -67,9 +140,12 @@ func (ts *timestamp) time() *time.Time {
 	return &ts.t
 }
 
+// unread reports whether the member was present but unreadable.
+func (ts *timestamp) unread() bool { return ts != nil && ts.bad }
+
 // into returns the time stored in *slot, or nil (leaving *slot alone) when the member was
-// absent, null or empty: the items of a page point into one slice of times rather than
-// allocating one each.
+// absent, null, empty or unreadable: the items of a page point into one slice of times rather
+// than allocating one each.
 func (ts timestamp) into(slot *time.Time) *time.Time {
 	if ts.t.IsZero() {
 		return nil
@@ -78,33 +154,115 @@ func (ts timestamp) into(slot *time.Time) *time.Time {
 	return slot
 }
 
-// optInt is a whole-number member that a server may leave out or send as null.
+// optInt is a whole-number member: a JSON integer, or a string of one ("1"), or a number
+// with no fraction (1.0). null is absent; anything else is unreadable.
 type optInt struct {
-	n  int
-	ok bool
+	n       int
+	ok, bad bool
 }
 
-// UnmarshalJSON reads a JSON integer; null leaves the member absent.
+// UnmarshalJSON reads the forms above; it never fails.
 func (o *optInt) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
+	*o = optInt{}
+	if b[0] == '"' {
+		b = b[1 : len(b)-1]
+	}
+	if string(b) == "null" || len(b) == 0 {
 		return nil
 	}
 	n, err := strconv.Atoi(string(b)) // strconv keeps no reference: no allocation
 	if err != nil {
-		return fmt.Errorf("want a whole number, not %.40s", b)
+		f, ferr := strconv.ParseFloat(string(b), 64)
+		if ferr != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+			o.bad = true
+			return nil
+		}
+		n = int(f)
 	}
-	*o = optInt{n: n, ok: true}
+	o.n, o.ok = n, true
 	return nil
 }
 
-// into returns the number stored in *slot, or nil when the member was absent, as
-// timestamp.into does.
+// into returns the number stored in *slot, or nil when the member was absent or unreadable,
+// as timestamp.into does.
 func (o optInt) into(slot *int) *int {
 	if !o.ok {
 		return nil
 	}
 	*slot = o.n
 	return slot
+}
+
+// ptr returns the number, or nil when the member was absent or unreadable.
+func (o optInt) ptr() *int {
+	if !o.ok {
+		return nil
+	}
+	return &o.n
+}
+
+// optAmount is an amount member, read as Amount reads it (a JSON number, or a string of one).
+// null is absent; anything else is unreadable.
+type optAmount struct {
+	a       Amount
+	ok, bad bool
+}
+
+// UnmarshalJSON reads the forms above; it never fails.
+func (o *optAmount) UnmarshalJSON(b []byte) error {
+	*o = optAmount{}
+	if string(b) == "null" {
+		return nil
+	}
+	o.bad = o.a.UnmarshalJSON(b) != nil
+	o.ok = !o.bad
+	return nil
+}
+
+// ptr returns the amount, or nil when the member was absent or unreadable.
+func (o optAmount) ptr() *Amount {
+	if !o.ok {
+		return nil
+	}
+	return &o.a
+}
+
+// into returns the amount stored in *slot, or nil when the member was absent or unreadable,
+// as timestamp.into does.
+func (o optAmount) into(slot *Amount) *Amount {
+	if !o.ok {
+		return nil
+	}
+	*slot = o.a
+	return slot
+}
+
+// flaw is a member that may have been present but unreadable.
+type flaw struct {
+	name string // as spelled on the wire, such as "createdAt"
+	bad  bool
+}
+
+// unreadable appends to list the names of the members of fs that were unreadable, each
+// after prefix (such as "data." or "data[3].").
+func unreadable(list []string, prefix string, fs ...flaw) []string {
+	for _, f := range fs {
+		if f.bad {
+			list = append(list, prefix+f.name)
+		}
+	}
+	return list
+}
+
+// unreadableIn is unreadable for item i of the list named list: the members are named
+// "data[3].createdAt". It builds the prefix only for an item with an unreadable member.
+func unreadableIn(names []string, list string, i int, fs ...flaw) []string {
+	for _, f := range fs {
+		if f.bad {
+			return unreadable(names, list+"["+strconv.Itoa(i)+"].", fs...)
+		}
+	}
+	return names
 }
 
 // verdict is the verified member of an OTP verification: JSON true or false, as the service's
@@ -141,9 +299,6 @@ func (d *verdict) UnmarshalJSON(b []byte) error {
 	return fmt.Errorf(`want a boolean, or "true", "false" or "expired", not %.40s`, b)
 }
 
-// ptr returns a pointer to a copy of v.
-func ptr[T any](v T) *T { return &v }
-
 // val returns *p, or the zero T when p is nil.
 func val[T any](p *T) T {
 	if p == nil {
@@ -166,37 +321,39 @@ type sendBody[T any] struct {
 // wireSent is the 202 answer of both sends, as the service's sms-send page shows it.
 type wireSent struct {
 	envelope
-	Message  string `json:"message"`
+	Message  text `json:"message"`
 	Campaign struct {
-		ID         string `json:"id"`
-		Status     Status `json:"status"`
-		MessageID  string `json:"message_id"` // null while the campaign has none
-		Recipients int    `json:"recipients"`
-		Amount     Amount `json:"amount"`
-		Currency   string `json:"currency"`
-		SMSParts   *int   `json:"sms_parts"`
+		ID         text       `json:"id"`
+		Status     wireStatus `json:"status"`
+		MessageID  text       `json:"message_id"` // null while the campaign has none
+		Recipients optInt     `json:"recipients"`
+		Amount     optAmount  `json:"amount"`
+		Currency   text       `json:"currency"`
+		SMSParts   optInt     `json:"sms_parts"`
 	} `json:"campaign"`
 }
 
 // result builds the answer of a send, checking the members it needs: the campaign's id and
 // status.
 func (w *wireSent) result(cl *call, from string, ch Channel, ref string) (*SendResult, error) {
-	wc := w.Campaign
-	if err := cl.need(member{"campaign.id", wc.ID != ""}, member{"campaign.status", wc.Status != ""}); err != nil {
+	wc := &w.Campaign
+	if err := cl.need(member{"campaign.id", wc.ID.s != ""}, member{"campaign.status", wc.Status.s != ""}); err != nil {
 		return nil, err
 	}
 	if ch == "" {
 		ch = ChannelGeneric
 	}
+	bad := unreadable(nil, "campaign.", flaw{"message_id", wc.MessageID.bad}, flaw{"recipients", wc.Recipients.bad},
+		flaw{"amount", wc.Amount.bad}, flaw{"currency", wc.Currency.bad}, flaw{"sms_parts", wc.SMSParts.bad})
 	return &SendResult{
-		Message: w.Message,
+		Message: w.Message.s,
 		Campaign: Campaign{
-			ID: wc.ID, Status: wc.Status, MessageID: wc.MessageID, Recipients: wc.Recipients,
-			Amount: wc.Amount, Currency: wc.Currency, Parts: wc.SMSParts,
+			ID: wc.ID.s, Status: wc.Status.s, MessageID: wc.MessageID.s, Recipients: wc.Recipients.n,
+			Amount: wc.Amount.ptr(), Currency: wc.Currency.s, Parts: wc.SMSParts.ptr(),
 			SenderID: from, Channel: ch, Reference: ref,
 		},
-		Replayed: cl.header.Get("Idempotent-Replayed") == "true",
-		Response: cl.response(w.RequestID),
+		Replayed: strings.EqualFold(header(cl.header, "Idempotent-Replayed"), "true"),
+		Response: cl.responseOf(w.envelope, unreadable(bad, "", flaw{"message", w.Message.bad})),
 	}, nil
 }
 
@@ -222,38 +379,123 @@ func campaignTo(to []wireRecipient) []any {
 	return out
 }
 
-type wirePagination struct {
-	Page  int `json:"page"`
-	Limit int `json:"limit"`
-	Total int `json:"total"`
+// pageMembers are the members that page a list, under the names such APIs use: the page
+// (page, current_page, currentPage), the page size (limit, perPage, per_page, pageSize,
+// page_size), the number of items (total, totalCount, total_count) and of pages (pages,
+// totalPages, total_pages, last_page, lastPage). encoding/json matches them ignoring case.
+type pageMembers struct {
+	Page         optInt `json:"page"`
+	CurrentPage  optInt `json:"current_page"`
+	CurrentPage2 optInt `json:"currentPage"`
+	Limit        optInt `json:"limit"`
+	PerPage      optInt `json:"perPage"`
+	PerPage2     optInt `json:"per_page"`
+	PageSize     optInt `json:"pageSize"`
+	PageSize2    optInt `json:"page_size"`
+	Total        optInt `json:"total"`
+	TotalCount   optInt `json:"totalCount"`
+	TotalCount2  optInt `json:"total_count"`
+	Pages        optInt `json:"pages"`
+	TotalPages   optInt `json:"totalPages"`
+	TotalPages2  optInt `json:"total_pages"`
+	LastPage     optInt `json:"last_page"`
+	LastPage2    optInt `json:"lastPage"`
 }
 
-// present is the required member pagination: a page and a limit are at least 1.
-func (p wirePagination) present() member {
-	return member{"pagination", p.Page > 0 && p.Limit > 0}
+// wirePaging is the paging of a list answer: its members under "pagination" (the service's),
+// under "meta", or at the top level of the answer (Laravel's paginator), read in that order
+// of preference, member by member. None at all is a list whose size is not known.
+type wirePaging struct {
+	pageMembers
+	Pagination *pageMembers `json:"pagination"`
+	Meta       *pageMembers `json:"meta"`
+}
+
+// pagination returns the list's Pagination (see Pagination for what is unknown), and appends
+// to bad the paging members that were present but unreadable.
+func (w *wirePaging) pagination(bad []string) (Pagination, []string) {
+	pg := Pagination{Total: -1}
+	for _, g := range [...]struct {
+		m      *pageMembers
+		prefix string
+	}{{w.Pagination, "pagination."}, {w.Meta, "meta."}, {&w.pageMembers, ""}} {
+		if g.m == nil {
+			continue
+		}
+		m := g.m
+		pick := func(v *int, unset int, ms ...*optInt) {
+			for _, o := range ms {
+				if o.ok && *v == unset && o.n >= 0 {
+					*v = o.n
+				}
+			}
+		}
+		pick(&pg.Page, 0, &m.Page, &m.CurrentPage, &m.CurrentPage2)
+		pick(&pg.Limit, 0, &m.Limit, &m.PerPage, &m.PerPage2, &m.PageSize, &m.PageSize2)
+		pick(&pg.Total, -1, &m.Total, &m.TotalCount, &m.TotalCount2)
+		pick(&pg.Pages, 0, &m.Pages, &m.TotalPages, &m.TotalPages2, &m.LastPage, &m.LastPage2)
+		bad = unreadable(bad, g.prefix,
+			flaw{"page", m.Page.bad}, flaw{"current_page", m.CurrentPage.bad}, flaw{"currentPage", m.CurrentPage2.bad},
+			flaw{"limit", m.Limit.bad}, flaw{"perPage", m.PerPage.bad}, flaw{"per_page", m.PerPage2.bad},
+			flaw{"pageSize", m.PageSize.bad}, flaw{"page_size", m.PageSize2.bad},
+			flaw{"total", m.Total.bad}, flaw{"totalCount", m.TotalCount.bad}, flaw{"total_count", m.TotalCount2.bad},
+			flaw{"pages", m.Pages.bad}, flaw{"totalPages", m.TotalPages.bad}, flaw{"total_pages", m.TotalPages2.bad},
+			flaw{"last_page", m.LastPage.bad}, flaw{"lastPage", m.LastPage2.bad})
+	}
+	return pg, bad
 }
 
 // wireCampaign is a campaign as GET /v1/sms/campaigns lists it.
 type wireCampaign struct {
-	ID             string    `json:"_id"`
-	SenderID       string    `json:"senderId"`
-	RecipientCount int       `json:"recipientCount"`
-	Amount         Amount    `json:"amount"`
-	Status         Status    `json:"status"`
-	Currency       string    `json:"currency"`
-	Channel        Channel   `json:"channel"`
-	SMSParts       optInt    `json:"smsParts"`
-	MessageID      string    `json:"messageId"` // null while the campaign has none
-	Reference      string    `json:"reference"` // null when the request had none
-	CreatedAt      timestamp `json:"createdAt"`
+	ID             text       `json:"_id"`
+	SenderID       text       `json:"senderId"`
+	RecipientCount optInt     `json:"recipientCount"`
+	Amount         optAmount  `json:"amount"`
+	Status         wireStatus `json:"status"`
+	Currency       text       `json:"currency"`
+	Channel        text       `json:"channel"`
+	SMSParts       optInt     `json:"smsParts"`
+	MessageID      text       `json:"messageId"` // null while the campaign has none
+	Reference      text       `json:"reference"` // null when the request had none
+	CreatedAt      timestamp  `json:"createdAt"`
 }
 
-// campaign returns the campaign, its parts and creation time stored in parts and created when
-// the server sent them.
-func (w *wireCampaign) campaign(parts *int, created *time.Time) Campaign {
+// campaignSlots are where the items of a page of campaigns keep their optional members, so
+// that a page allocates one slice of each rather than one value per item.
+type campaignSlots struct {
+	parts   int
+	amount  Amount
+	created time.Time
+}
+
+// campaign returns the campaign, its optional members stored in slots when the server sent
+// them, and appends to bad the members of item i that were unreadable.
+func (w *wireCampaign) campaign(slots *campaignSlots, i int, bad []string) (Campaign, []string) {
+	bad = unreadableIn(bad, "data", i, flaw{"senderId", w.SenderID.bad}, flaw{"recipientCount", w.RecipientCount.bad},
+		flaw{"amount", w.Amount.bad}, flaw{"currency", w.Currency.bad}, flaw{"channel", w.Channel.bad},
+		flaw{"smsParts", w.SMSParts.bad}, flaw{"messageId", w.MessageID.bad}, flaw{"reference", w.Reference.bad},
+		flaw{"createdAt", w.CreatedAt.bad})
 	return Campaign{
-		ID: w.ID, Status: w.Status, MessageID: w.MessageID, Recipients: w.RecipientCount,
-		Amount: w.Amount, Currency: w.Currency, Parts: w.SMSParts.into(parts), SenderID: w.SenderID,
-		Channel: w.Channel, Reference: w.Reference, CreatedAt: w.CreatedAt.into(created),
+		ID: w.ID.s, Status: w.Status.s, MessageID: w.MessageID.s, Recipients: w.RecipientCount.n,
+		Amount: w.Amount.into(&slots.amount), Currency: w.Currency.s, Parts: w.SMSParts.into(&slots.parts),
+		SenderID: w.SenderID.s, Channel: Channel(w.Channel.s), Reference: w.Reference.s,
+		CreatedAt: w.CreatedAt.into(&slots.created),
+	}, bad
+}
+
+// hasList reports whether the JSON object body has the member name, and it is an array: it
+// tells an empty list from an absent one where the wire struct's slice was given room before
+// decoding (and so is not nil when the member is absent). It decodes body again, which only
+// an answer without items needs.
+func hasList(body []byte, name string) bool {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) != nil {
+		return false
 	}
+	for k, v := range members { // encoding/json matches member names ignoring case
+		if strings.EqualFold(k, name) && len(v) > 0 && v[0] == '[' {
+			return true
+		}
+	}
+	return false
 }

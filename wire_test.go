@@ -44,7 +44,7 @@ func TestLiveSamplesDecode(t *testing.T) {
 				Message: "SMS request accepted.",
 				Campaign: sms.Campaign{
 					ID: "667000000000000000000001", Status: sms.StatusSent, MessageID: "3017600245086449408013699",
-					Recipients: 1, Amount: sms.AmountFromKobo(320), Currency: "NGN", Parts: ptr(1),
+					Recipients: 1, Amount: ptr(sms.AmountFromKobo(320)), Currency: "NGN", Parts: ptr(1),
 					SenderID: "ACME", Channel: sms.ChannelGeneric, Reference: "order-1", CreatedAt: nil,
 				},
 				Replayed: false,
@@ -64,7 +64,7 @@ func TestLiveSamplesDecode(t *testing.T) {
 			},
 			want: sms.Campaign{
 				ID: "667000000000000000000001", Status: sms.StatusSent, MessageID: "3017600245086449408013699",
-				Recipients: 1, Amount: sms.AmountFromKobo(320), Currency: "NGN", Parts: ptr(1),
+				Recipients: 1, Amount: ptr(sms.AmountFromKobo(320)), Currency: "NGN", Parts: ptr(1),
 				SenderID: "ACME", Channel: sms.ChannelDND, Reference: "spring",
 			},
 			requestID: "req-123",

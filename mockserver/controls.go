@@ -92,7 +92,8 @@ func (s *Server) AddDND(numbers ...string) error {
 	return httpapi.Err(err)
 }
 
-// LatestOTP returns the newest pin sent to a number, as the phone received it.
+// LatestOTP returns the newest pin sent to a number, as the phone received it. A pin the
+// provider refused (MagicRefused, a ProviderFailure fault) was never sent, and is not one.
 func (s *Server) LatestOTP(to string) (pinID, pin string, err error) {
 	pinID, pin, err = s.api.Store().LatestPin(to)
 	return pinID, pin, httpapi.Err(err)

@@ -13,7 +13,8 @@ import (
 // Latency delays the request. Status answers with that status and the contract's error body
 // before anything is processed (with RetryAfter seconds as Retry-After; a 429 always has one).
 // Drop processes and commits the request, then closes the connection without a response.
-// ProviderFailure makes the provider refuse a send: the campaign is failed and refunded.
+// ProviderFailure makes the provider refuse a send, a campaign or an OTP: it is failed and
+// refunded; a rule whose Method and Path can match none of them is refused.
 // Probability, when between 0 and 1, applies the rule to each matching request with that
 // chance (a request it skips goes on to the next rule), for soak tests with random faults.
 //

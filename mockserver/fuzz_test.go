@@ -221,8 +221,8 @@ func (h *fuzzHarness) check(t *testing.T, sel uint8, body []byte) {
 		debit = chargedAmount(t, got, where)
 		if rt.path != "/v1/otp/send" {
 			checkCampaign(t, got, body, debit, rt.path == "/v1/sms/campaigns", where)
-		} else if debit <= 0 || debit%mockserver.DefaultGenericPrice != 0 {
-			t.Fatalf("an OTP costs %d kobo, not a positive number of generic parts: %s", debit, where)
+		} else if refused := bytes.Contains(got, []byte(`"smsStatus":"Message Failed"`)); debit < 0 || debit%mockserver.DefaultGenericPrice != 0 || (debit == 0) != refused {
+			t.Fatalf("an OTP costs %d kobo, not a positive number of generic parts (0 when refused: %v): %s", debit, refused, where)
 		}
 	}
 	if after < 0 || before-after != debit {
@@ -402,6 +402,9 @@ func fuzzSeeds() []fuzzSeed {
 		{campaigns, `{"to":` + manyTo + `,"from":"MOCKSMS","message":"Processing"}`},
 		{otpSend, `{"to":"2348025671695","from":"MOCKSMS","message_text":"Your code is < 1234 >"}`},
 		{otpSend + testMode, `{"to":"08025671695","from":"MOCKSMS","message_text":"Code: ##","pin_type":"alphanumeric","pin_length":8,"pin_time_to_live":60,"pin_placeholder":"##"}`},
+		{otpSend, `{"to":"2347000000004","from":"MOCKSMS","message_text":"Refused < 1234 >"}`},
+		{otpSend + testMode, `{"to":"+234 700 000 0005","from":"MOCKSMS","message_text":"Slow < 1234 >"}`},
+		{otpSend, `{"to":"+234 700 000 000","from":"MOCKSMS","message_text":"Short < 1234 >"}`},
 		{otpVerify, `{"pin_id":"@PIN_ID@","pin":"@PIN@"}`},
 		{otpVerify + testMode, `{"pin_id":"@PIN_ID@","pin":"000000"}`},
 		{otpVerify, `{"pin_id":"00000000-0000-4000-8000-000000000000","pin":"123456"}`},

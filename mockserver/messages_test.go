@@ -201,10 +201,36 @@ func TestMessagesBadQueries(t *testing.T) {
 	for _, q := range []string{
 		"kind=mms", "mode=prod", "since=yesterday", "campaignId=abc", "workspaceId=xyz",
 		"wait=forever", "wait=61s", "wait=-1s", "page=0", "limit=101", "to=12",
+		// Past what nanoseconds since 1970 hold in an int64: refused, not wrapped round to
+		// select everything (or, with wait, to answer at once).
+		"since=2262-04-11T23:47:17Z", "since=9999-12-31T23:59:59Z&wait=3s", "since=1677-09-21T00:12:43Z",
 	} {
-		r := e.do(http.MethodGet, "/_mock/messages?"+q, nil).wantError(http.StatusBadRequest, "bad_request")
-		assert.Equal(t, strings.SplitN(q, "=", 2)[0], r.str("error.field"), q)
+		for _, path := range []string{"/_mock/messages?", "/_mock/conversations?"} {
+			if strings.HasPrefix(q, "wait=") && path == "/_mock/conversations?" {
+				continue // no wait there
+			}
+			r := e.do(http.MethodGet, path+q, nil).wantError(http.StatusBadRequest, "bad_request")
+			assert.Equal(t, strings.SplitN(q, "=", 2)[0], r.str("error.field"), path+q)
+		}
 	}
+}
+
+// TestMessagesSinceBounds: the times since= takes run to the last int64 nanosecond, and one
+// there selects nothing sent now.
+func TestMessagesSinceBounds(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.send(sms(num(1), "message", "now"))
+	for q, want := range map[string]int{
+		"since=2262-04-11T23:47:16.854775807Z": 0,
+		"since=1677-09-21T00:12:43.145224192Z": 1,
+		"since=1970-01-01T00:00:00Z":           1,
+	} {
+		assert.Equal(t, want, e.messages(q).int("pagination.total"), q)
+		assert.Equal(t, want, e.do(http.MethodGet, "/_mock/conversations?"+q, nil).wantStatus(http.StatusOK).int("pagination.total"), q)
+	}
+	_, err := e.srv.WaitMessage(context.Background(), mockserver.Filter{Since: time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)})
+	assert.ErrorContains(t, err, "since")
 }
 
 func TestMessagesPagedNewestFirst(t *testing.T) {

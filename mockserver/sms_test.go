@@ -406,3 +406,39 @@ func TestSendAnswersWhileCampaignsSettle(t *testing.T) {
 		assertNull(t, r, "campaign.message_id")
 	}
 }
+
+// TestNigerianNumberLength: a number starting with 234 is Nigerian and has 10 digits after
+// 234 (and its trunk 0); every route that takes a number refuses the others with a 400 that
+// names the member and says how many digits it has, and charges and stores nothing.
+func TestNigerianNumberLength(t *testing.T) {
+	t.Parallel()
+	numbers := []struct{ number, has string }{
+		{"+234 803 123 456", "9 digits after 234"},
+		{"+234 803 123 45678", "11 digits after 234"},
+		{"234 0803 123 45678", "11 digits after 234"},
+		{"2340803123456", "9 digits after 234"},
+	}
+	routes := []struct {
+		path, field string
+		body        func(n string) M
+	}{
+		{"/v1/sms/send", "to[1]", func(n string) M { return sms([]string{num(1), n}) }},
+		{"/v1/sms/campaigns", "to[0].phone", func(n string) M { return sms([]any{M{"phone": n, "name": "Ada"}}) }},
+		{"/v1/otp/send", "to", func(n string) M { return otpBody(n) }},
+		{"/_mock/dnd", "numbers[0]", func(n string) M { return M{"numbers": []string{n}} }},
+	}
+	for _, n := range numbers {
+		for _, rt := range routes {
+			t.Run(rt.path+"/"+n.number, func(t *testing.T) {
+				t.Parallel()
+				e := newEnv(t)
+				before := e.state()
+				r := e.do(http.MethodPost, rt.path, rt.body(n.number)).wantError(http.StatusBadRequest, "bad_request")
+				assert.Equal(t, rt.field, r.str("error.field"))
+				assert.Contains(t, r.str("error.message"), "a Nigerian number has 10")
+				assert.Contains(t, r.str("error.message"), n.has)
+				assert.Equal(t, before, e.state(), "nothing charged or stored")
+			})
+		}
+	}
+}

@@ -75,6 +75,13 @@ func main() {
 	}
 }
 
+// printUsage prints the usage line and the flags to w.
+func printUsage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintf(w, "Usage: sms-mockserver [flags]\n\nRuns the in-memory mock of the SMS API and prints its URL and credentials as one JSON line.\n\nFlags:\n")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
 // nairaFlag is a flag holding money in kobo, written in naira ("3.20"), from 0 to max kobo.
 type nairaFlag struct{ kobo, max int64 }
 
@@ -156,7 +163,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	idemTotal := fs.Int("idempotency-total-limit", mockserver.DefaultIdempotencyTotalLimit, "send references the mock remembers at most, every workspace together; past it the oldest are forgotten")
 	profileName := fs.String("profile", mockserver.ProfileFull.String(), "answer with everything (full) or only the members and statuses the live docs show (documented)")
 	env := fs.Bool("env", false, "print the startup line as shell export statements of SMS_BASE_URL, SMS_API_KEY, SMS_API_SECRET and SMS_DASHBOARD_TOKEN instead of JSON")
+	fs.Usage = func() {} // printed below: on stdout when asked for, on stderr after an error
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(fs, stdout)
+			return nil
+		}
+		printUsage(fs, stderr)
 		return err
 	}
 	if *gcHeadroom < 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +24,7 @@ type bulkOptions struct {
 	file        recipientsFile
 	from        string
 	jobID       string
+	skipSentBy  []string
 	channel     string
 	skipInvalid bool
 	batchSize   int
@@ -91,7 +93,7 @@ func (a *app) bulkCmd() *cobra.Command {
 	var o bulkOptions
 	cmd := &cobra.Command{
 		Use:   "bulk --csv FILE --from SENDER --message TEXT --job-id ID",
-		Short: "Send a campaign to every number of a CSV file, exactly once",
+		Short: "Send a campaign to every number of a CSV file, resumable by running it again",
 		Long: `Send a message to every recipient of a CSV file: phone[,name], one per row (or
 separated by semicolons or tabs, when the first line has no comma). A header row is
 recognised (columns named phone, msisdn, number, mobile, name, ...); --phone-column
@@ -110,12 +112,21 @@ can pay. Batches that an earlier run of the job sent are counted, although a rer
 charge them again.
 
 The job is sent in batches, each a campaign whose reference is derived from --job-id and
-the batch's position. Running the same command again therefore never sends anything twice:
-batches already sent are answered from the first run, and only the rest are sent. So when
-the job stops (an empty wallet, a network failure, or Ctrl-C, which lets the batches in
-flight finish first), run the same command again to finish it; the command to run is
-printed. --shard i/n sends only batches k with k % n == i, so that n processes share a
-job.
+the batch's position. When the server deduplicates references (give --reference-dedup once
+you know it does; the mock does), running the same command again within 24 hours of the
+first run sends nothing twice: batches already sent are answered from the first run, and
+only the rest are sent. After 24 hours, or against a server that does not deduplicate,
+a rerun sends every batch again. So when the job stops (an empty wallet, a network failure,
+or Ctrl-C, which lets the batches in flight finish first), run the same command again
+within 24 hours to finish it; the command to run is printed. --shard i/n sends only
+batches k with k % n == i, so that n processes share a job.
+
+A job whose file changed (a row fixed, rows added) cannot be rerun: its batches would
+differ from the first run's, and the server refuses them (409), though batches that the
+first run never sent may go out before the refusal stops the job. Send the new file as a
+new job with --skip-sent-by naming the earlier one instead: the numbers that job's
+campaigns reached are skipped (read from the server's campaign list, by reference, and
+each campaign's recipients), and only the others are sent.
 
 Progress is shown on stderr: a bar when it is a terminal, plain lines otherwise, with the
 recipients replayed from an earlier run. --wait then follows the delivery (campaigns final,
@@ -125,7 +136,8 @@ stdout (JSON with --json); --report writes the full report to a file.`,
   sms bulk --csv people.csv --from ACME --message 'Hi {{name}}' --job-id promo-2026-11 --dry-run
   sms bulk --csv export.csv --phone-column msisdn --name-column first_name --from ACME \
       --message 'Hi {{name}}, our sale starts today' --job-id sale-42 --skip-invalid --report sale-42.json
-  sms bulk --csv people.csv --from ACME --message 'Hello' --job-id promo --shard 0/4 --rate 5 --wait`,
+  sms bulk --csv people.csv --from ACME --message 'Hello' --job-id promo --shard 0/4 --rate 5 --wait
+  sms bulk --csv people-fixed.csv --from ACME --message 'Hi {{name}}' --job-id promo-2026-11b --skip-sent-by promo-2026-11`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runBulk(cmd.Context(), &o)
@@ -137,7 +149,8 @@ stdout (JSON with --json); --report writes the full report to a file.`,
 	f.StringVar(&o.file.nameCol, "name-column", "", "the name column: a header name or a 1-based number (default: found by name, or the second)")
 	f.StringVar(&o.from, "from", "", "an active sender ID")
 	f.StringVar(&o.file.message, "message", "", "the text; {{name}} is replaced by each recipient's name")
-	f.StringVar(&o.jobID, "job-id", "", "names the job; the same job run again never sends twice")
+	f.StringVar(&o.jobID, "job-id", "", "names the job; run again within 24h, with --reference-dedup, it sends only what it has not")
+	f.StringSliceVar(&o.skipSentBy, "skip-sent-by", nil, "skip the numbers that the campaigns of this earlier job reached (repeatable)")
 	f.StringVar(&o.channel, "channel", "", "generic (default) or dnd")
 	f.BoolVar(&o.skipInvalid, "skip-invalid", false, "send the valid rows when some cannot be sent")
 	f.IntVar(&o.batchSize, "batch-size", 0, "recipients per campaign request, 1 to 10000 (default 10000)")
@@ -213,7 +226,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 
 	params := sms.BulkParams{
 		JobID: o.jobID, From: o.from, Message: o.file.message, Channel: sms.Channel(o.channel),
-		BatchSize: o.batchSize, Concurrency: o.concurrency, Rate: o.rate, Shard: shard,
+		BatchSize: o.batchSize, Concurrency: o.concurrency, Rate: o.rate, Shard: shard, SkipSentBy: o.skipSentBy,
 	}
 	params.Recipients = o.file.recipients()
 
@@ -232,6 +245,9 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	a.note("%s: %s, %s, %s; %s sent once", which, plural(len(plan.Batches), "batch", "batches"),
 		plural(plan.Recipients, "recipient", "recipients"), plural(plan.Parts, "SMS part", "SMS parts"),
 		plural(plan.Duplicates, "duplicate number", "duplicate numbers"))
+	if len(o.skipSentBy) > 0 {
+		a.note("%s skipped: sent by job %s", plural(plan.Skipped, "number", "numbers"), strings.Join(o.skipSentBy, ", "))
+	}
 	if o.dryRun {
 		out.DryRun = true
 		if sum.BadCount > 0 && !o.skipInvalid {
@@ -253,7 +269,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	}
 	out = bulkOut(rep, sum)
 	if sendErr != nil {
-		return a.finishBulk(out, o, a.bulkStopped(ctx, rep, sendErr))
+		return a.finishBulk(out, o, a.bulkStopped(ctx, c, rep, sendErr, jobCost{plan: plan, price: price}))
 	}
 	if ids := rep.CampaignIDs(); o.wait && len(ids) > 0 {
 		a.note("waiting for the delivery of %s", plural(len(ids), "campaign", "campaigns"))
@@ -329,8 +345,71 @@ func (a *app) priceDryRun(ctx context.Context, c *sms.Client, out *bulkJSON, pri
 	return nil
 }
 
+// unconfirmedShown is how many references of batches accepted at an unknown cost are shown.
+const unconfirmedShown = 3
+
+// noteUnconfirmed tells of the batches the server accepted whose answers could not be read,
+// and reports whether a rerun would send them again: the server is not known to deduplicate
+// references (no --reference-dedup).
+func (a *app) noteUnconfirmed(rep *sms.BulkReport) (noRerun bool) {
+	if rep.UnconfirmedBatches == 0 {
+		return false
+	}
+	var refs []string
+	for _, b := range rep.Batches {
+		if b.Unconfirmed && len(refs) < unconfirmedShown {
+			refs = append(refs, b.Reference)
+		}
+	}
+	more := ""
+	if rep.UnconfirmedBatches > len(refs) {
+		more = ", ..."
+	}
+	were := "were"
+	if rep.UnconfirmedBatches == 1 {
+		were = "was"
+	}
+	a.note("%s (%s) %s accepted by the server, but the answers could not be read: sent and charged, at a cost not counted here (references %s%s)",
+		plural(rep.UnconfirmedBatches, "batch", "batches"), plural(rep.Unconfirmed, "recipient", "recipients"), were, strings.Join(refs, ", "), more)
+	if a.dedup {
+		return false
+	}
+	a.note("running the same command again would send them again, as the server is not known to deduplicate references: check their campaigns first (sms campaigns list), and rerun with --reference-dedup only if it does")
+	return true
+}
+
+// jobCost is what the dry run counted, and the price of one part it assumed.
+type jobCost struct {
+	plan  *sms.BulkReport
+	price sms.Amount
+}
+
+// left says what the rest of the job would cost against the wallet's balance, as the dry run
+// does: the job's cost at the price of a part, less what its batches done cost. It is ""
+// when the balance cannot be read.
+func (a *app) left(ctx context.Context, c *sms.Client, rep *sms.BulkReport, jc jobCost) string {
+	b, err := c.Balance.Get(ctx)
+	if err != nil {
+		return ""
+	}
+	recipients := max(0, jc.plan.Recipients-rep.Sent-rep.Replayed)
+	cost := sms.AmountFromKobo(max(0, jc.price.Kobo()*int64(jc.plan.Parts)-rep.JobAmount.Kobo()))
+	s := fmt.Sprintf("the balance is %s %s against about %s NGN for the %s not sent (at %s NGN a part, --price): top up",
+		b.Balance, b.Currency, cost, plural(recipients, "recipient", "recipients"), jc.price)
+	if short := cost.Sub(b.Balance); short.Kobo() > 0 {
+		s += fmt.Sprintf(" %s NGN or more", short)
+	}
+	return s
+}
+
 // bulkStopped explains why a job stopped before the end and how to finish it.
-func (a *app) bulkStopped(ctx context.Context, rep *sms.BulkReport, err error) error {
+func (a *app) bulkStopped(ctx context.Context, c *sms.Client, rep *sms.BulkReport, err error, jc jobCost) error {
+	if a.noteUnconfirmed(rep) { // no rerun to advise
+		if ctx.Err() != nil {
+			return &interrupted{errors.New("interrupted")}
+		}
+		return apiErr(ctx, err)
+	}
 	done := 0
 	for _, b := range rep.Batches {
 		if b.Err == nil {
@@ -340,26 +419,46 @@ func (a *app) bulkStopped(ctx context.Context, rep *sms.BulkReport, err error) e
 	batches := plural(done, "batch", "batches")
 	switch {
 	case ctx.Err() != nil:
-		a.note("interrupted after %s (%s sent or replayed, %s NGN charged), once the batches in flight were done.\nTo finish the job, run the same command again; it never sends anything twice:",
+		a.note("interrupted after %s (%s sent or replayed, %s NGN charged), once the batches in flight were done.\n"+
+			"To finish the job, run the same command again within 24 hours: a server that deduplicates references (--reference-dedup) then replays the batches already sent instead of sending them twice:",
 			batches, plural(rep.Sent+rep.Replayed, "recipient", "recipients"), rep.Amount)
 		a.noteResume()
 		return &interrupted{errors.New("interrupted")}
 	case errors.Is(err, sms.ErrUnauthorized), errors.Is(err, sms.ErrInsufficientScope):
-		a.note("the API key was refused after %s: fix the credentials, then run the same command again to send the rest:", batches)
+		a.note("the API key was refused after %s: fix the credentials, then run the same command again within 24 hours to send the rest:", batches)
 		a.noteResume()
 	case errors.Is(err, sms.ErrInsufficientBalance):
-		a.note("the wallet ran out after %s (%s NGN charged): top up, then run the same command again to send the rest:", batches, rep.Amount)
+		left := cmp.Or(a.left(ctx, c, rep, jc), "top up")
+		a.note("the wallet ran out after %s (%s NGN charged); %s, then run the same command again within 24 hours to send the rest:", batches, rep.Amount, left)
 		a.noteResume()
 	case errors.Is(err, sms.ErrConflict):
 		a.note("this job ID was used before with other recipients or another message: use a new --job-id for a new job")
+	case errors.Is(err, sms.ErrBulkIncomplete) && !a.dedup && maybeSent(rep):
+		a.note("%s failed, and the outcome of some is unknown: the server may have sent them, and is not known to deduplicate references. "+
+			"Check their campaigns by reference first (sms campaigns list); a rerun retries every failed batch:", plural(len(rep.Failed()), "batch", "batches"))
+		a.noteResume()
 	case errors.Is(err, sms.ErrBulkIncomplete):
-		a.note("%s failed; run the same command again to retry only them:", plural(len(rep.Failed()), "batch", "batches"))
+		a.note("%s failed; run the same command again within 24 hours to retry only them:", plural(len(rep.Failed()), "batch", "batches"))
+		a.noteResume()
+	case rep.Complete: // only batches accepted at an unknown cost, told of above
+		a.note("every batch was sent; running the same command again sends nothing and reports what the job cost:")
 		a.noteResume()
 	default:
-		a.note("the job stopped after %s; run the same command again to finish it:", batches)
+		a.note("the job stopped after %s; run the same command again within 24 hours to finish it:", batches)
 		a.noteResume()
 	}
 	return apiErr(ctx, err)
+}
+
+// maybeSent reports whether a failed batch of rep ended with an unknown outcome (a dropped
+// connection or a 5xx after its request was written): the server may have sent it.
+func maybeSent(rep *sms.BulkReport) bool {
+	for _, b := range rep.Failed() {
+		if errors.Is(b.Err, sms.ErrOutcomeUnknown) {
+			return true
+		}
+	}
+	return false
 }
 
 // noteResume prints the command that resumes the job.
@@ -409,6 +508,7 @@ type bulkJSON struct {
 	Rows       int              `json:"rows"`
 	BadRows    int              `json:"badRows"`
 	Duplicates int              `json:"duplicates"`
+	Skipped    int              `json:"skipped"` // numbers sent by the jobs of --skip-sent-by
 	Batches    int              `json:"batches"`
 	Recipients int              `json:"recipients"`
 	Parts      int              `json:"parts"`
@@ -424,6 +524,10 @@ type bulkJSON struct {
 	Delivery   *deliverySumJSON `json:"delivery,omitempty"`
 	BatchList  []batchJSON      `json:"batchList,omitempty"` // only in --report
 	BadList    []badRow         `json:"badRowList,omitempty"`
+
+	// Unconfirmed counts the recipients of batches the server accepted whose answers could
+	// not be read: sent and charged, at a cost not in Amount.
+	Unconfirmed int `json:"unconfirmed"`
 }
 
 type batchJSON struct {
@@ -436,6 +540,8 @@ type batchJSON struct {
 	Amount     sms.Amount `json:"amount"`
 	Replayed   bool       `json:"replayed,omitempty"`
 	Error      string     `json:"error,omitempty"`
+
+	Unconfirmed bool `json:"unconfirmed,omitempty"` // accepted by the server, at a cost unknown
 }
 
 type deliverySumJSON struct {
@@ -448,17 +554,18 @@ type deliverySumJSON struct {
 func bulkOut(r *sms.BulkReport, sum *csvSummary) bulkJSON {
 	out := bulkJSON{
 		JobID: r.JobID, Complete: r.Complete, Rows: sum.Rows, BadRows: sum.BadCount, Duplicates: r.Duplicates,
-		Batches: len(r.Batches), Recipients: r.Recipients, Parts: r.Parts, Sent: r.Sent, Replayed: r.Replayed,
-		Amount: r.Amount, Currency: "NGN", BadList: sum.Bad,
+		Skipped: r.Skipped, Batches: len(r.Batches), Recipients: r.Recipients, Parts: r.Parts, Sent: r.Sent, Replayed: r.Replayed,
+		Amount: r.Amount, Currency: "NGN", Unconfirmed: r.Unconfirmed, BadList: sum.Bad,
 	}
 	for _, b := range r.Batches {
-		// A batch held back by an interrupt was not sent: it did not fail.
-		if b.Err != nil && !errors.Is(b.Err, context.Canceled) {
+		// A batch held back by an interrupt was not sent: it did not fail; nor did one the
+		// server accepted.
+		if b.Err != nil && !b.Unconfirmed && !errors.Is(b.Err, context.Canceled) {
 			out.Failed++
 		}
 		bj := batchJSON{
 			Index: b.Index, Reference: b.Reference, CampaignID: b.CampaignID, Status: b.Status,
-			Recipients: b.Recipients, Parts: b.Parts, Amount: b.Amount, Replayed: b.Replayed,
+			Recipients: b.Recipients, Parts: b.Parts, Amount: b.Amount, Replayed: b.Replayed, Unconfirmed: b.Unconfirmed,
 		}
 		if b.Err != nil {
 			bj.Error = b.Err.Error()
@@ -510,7 +617,7 @@ func (a *app) finishBulk(out bulkJSON, o *bulkOptions, err error) error {
 		if perr == nil && out.Delivery != nil {
 			d := out.Delivery
 			a.stdoutLine("")
-			t = newTable(a.stdout, "CAMPAIGNS", "FINAL", "FAILED CAMPAIGNS", "SENT", "DELIVERED", "FAILED", "DND")
+			t = newTable(a.stdout, "CAMPAIGNS", "FINAL", "FAILED CAMPAIGNS", "NO REPORT", "DELIVERED", "FAILED", "DND")
 			t.row(itoa(d.Campaigns), itoa(d.Final), itoa(d.Failed), itoa(d.Counts.Sent), itoa(d.Counts.Delivered), itoa(d.Counts.Failed), itoa(d.Counts.DND))
 			perr = t.flush()
 		}

@@ -150,7 +150,9 @@ func TestBulk(t *testing.T) {
 				r := runCLI(t, f.env, "", args...)
 				require.Equal(t, 1, r.code, r.stderr)
 				assert.Contains(t, r.stderr, "402 insufficient_balance")
-				assert.Contains(t, r.stderr, "top up, then run the same command again to send the rest:\n  sms bulk --csv ")
+				assert.Contains(t, r.stderr, "the wallet ran out after 2 batches (320.00 NGN charged); the balance is 0.00 NGN against about 406.40 NGN for the 127 recipients not sent "+
+					"(at 3.20 NGN a part, --price): top up 406.40 NGN or more, then run the same command again within 24 hours to send the rest:\n  sms bulk --csv ")
+				assert.Contains(t, r.stderr, `stopped at batch 2, the first in input order that the wallet could not pay (50 recipients)`)
 				assert.Regexp(t, `(?m)^job-1\s+no\s+`, r.stdout)
 				spent := 100*price - int(f.balance(t))
 
@@ -176,7 +178,7 @@ func TestBulk(t *testing.T) {
 				code := run(ctx, args, strings.NewReader(""), &out, errw, func(k string) string { return env[k] })
 				stderr := errw.buf.String()
 				require.Equal(t, exitInterrupted, code, stderr)
-				assert.Contains(t, stderr, "once the batches in flight were done.\nTo finish the job, run the same command again; it never sends anything twice:\n  sms bulk --csv ")
+				assert.Contains(t, stderr, "once the batches in flight were done.\nTo finish the job, run the same command again within 24 hours: a server that deduplicates references (--reference-dedup) then replays the batches already sent instead of sending them twice:\n  sms bulk --csv ")
 				assert.NotContains(t, stderr, f.env[envAPISecret], "the resume command leaves the secret out")
 				assert.Contains(t, stderr, "(the secret given as a flag is left out: set SMS_API_SECRET or add --api-secret-file)")
 				first := decodeJSON(t, out.String())
@@ -236,7 +238,7 @@ func TestBulk(t *testing.T) {
 				}
 				r = runCLI(t, f.env, "", append(base, "--skip-invalid", "--wait", "--poll-interval", "100ms")...)
 				require.Equal(t, 0, r.code, r.stderr)
-				assert.Regexp(t, fmt.Sprintf(`(?m)^CAMPAIGNS\s+FINAL\s+FAILED CAMPAIGNS\s+SENT\s+DELIVERED\s+FAILED\s+DND\n5\s+5\s+0\s+0\s+%d\s+2\s+0$`, distinct-2), r.stdout)
+				assert.Regexp(t, fmt.Sprintf(`(?m)^CAMPAIGNS\s+FINAL\s+FAILED CAMPAIGNS\s+NO REPORT\s+DELIVERED\s+FAILED\s+DND\n5\s+5\s+0\s+0\s+%d\s+2\s+0$`, distinct-2), r.stdout)
 				assert.Contains(t, r.stderr, "waiting for the delivery of 5 campaigns\n")
 				assert.Contains(t, r.stderr, fmt.Sprintf("delivery: 5 of 5 campaigns final; %d of %d recipients delivered, 2 failed, 0 dnd, 0 awaiting a report\n", distinct-2, distinct))
 			},
@@ -247,7 +249,7 @@ func TestBulk(t *testing.T) {
 				f.env[envAPISecret] = "sk_test_" + strings.Repeat("x", 40)
 				r := runCLI(t, f.env, "", append(base, "--skip-invalid")...)
 				require.Equal(t, 1, r.code, r.stderr)
-				assert.Contains(t, r.stderr, "the API key was refused after 0 batches: fix the credentials, then run the same command again to send the rest:\n  sms bulk ")
+				assert.Contains(t, r.stderr, "the API key was refused after 0 batches: fix the credentials, then run the same command again within 24 hours to send the rest:\n  sms bulk ")
 				assert.Contains(t, r.stderr, "401 unauthorized")
 				assert.Equal(t, int64(mockserver.DefaultBalance), f.balance(t))
 			},
@@ -555,4 +557,48 @@ func TestBulkFlagBounds(t *testing.T) {
 		assert.Equal(t, tt.want, r.stderr, "%q: before the file is read", tt.args)
 	}
 	assert.Empty(t, f.srv.Requests(), "nothing was sent")
+}
+
+// A file fixed and extended after its job was sent is finished by a new job that skips the
+// numbers the first one reached: the rerun under the first job ID is refused (409), and
+// --skip-sent-by sends and charges only the new numbers.
+func TestBulkSkipSentBy(t *testing.T) {
+	t.Parallel()
+	const price = mockserver.DefaultGenericPrice
+	f := newFixture(t)
+	first := writeFile(t, "people.csv", "phone,name\n08030000001,Ada\n0803000000X,Bola\n08030000003,Chi\n")
+	fixed := writeFile(t, "fixed.csv", "phone,name\n08030000001,Ada\n08030000002,Bola\n08030000003,Chi\n08030000004,Dayo\n")
+	send := func(csv, job string, more ...string) result {
+		args := append([]string{"bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi {{name}}", "--job-id", job}, more...)
+		return runCLI(t, f.env, "", args...)
+	}
+	r := send(first, "promo", "--skip-invalid")
+	require.Equal(t, 0, r.code, r.stderr)
+	wallet := f.balance(t)
+
+	r = send(fixed, "promo")
+	require.NotEqual(t, 0, r.code, "the input changed: the first job cannot be rerun with it")
+	assert.Contains(t, r.stderr, "use a new --job-id")
+	assert.Equal(t, wallet, f.balance(t))
+
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		stderr  string
+		charged int64
+	}{
+		{name: "a dry run counts what is left", args: []string{"--dry-run"}, stderr: "2 numbers skipped: sent by job promo\n"},
+		{name: "an unknown job sends nothing", args: []string{"--skip-sent-by", "nope"}, code: 1, stderr: `no campaign with the reference "nope:k" found`},
+		{name: "only the numbers not reached are sent", stderr: "2 numbers skipped: sent by job promo\n", charged: 2 * price},
+	}
+	for _, tt := range tests {
+		r := send(fixed, "promo-fixed", append([]string{"--skip-sent-by", "promo"}, tt.args...)...)
+		if tt.code != 0 {
+			r = send(fixed, "promo-fixed", tt.args...)
+		}
+		require.Equal(t, tt.code, r.code, "%s: %s", tt.name, r.stderr)
+		assert.Contains(t, r.stderr, tt.stderr, tt.name)
+		assert.Equal(t, wallet-tt.charged, f.balance(t), tt.name)
+	}
 }

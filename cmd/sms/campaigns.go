@@ -27,7 +27,11 @@ func (a *app) campaignsListCmd() *cobra.Command {
 		Use:   "list",
 		Short: "List campaigns, newest first",
 		Long: `List the campaigns of the key's mode (live or test), newest first: one page, or
-every campaign with --all. With --json, one JSON object per line.`,
+every campaign with --all. With --json, one JSON object per line.
+
+The SENT TO PROVIDER column says how far the campaign went: processing (accepted, not yet handed to the
+provider), sent (handed to the provider and charged) or failed (refused by the provider
+and refunded). It says nothing of the phones: their delivery is "sms campaigns status ID".`,
 		Example: `  sms campaigns list
   sms campaigns list --page 2 --limit 50
   sms campaigns list --all --json | jq -r 'select(.status == "failed") | .id'`,
@@ -40,13 +44,13 @@ every campaign with --all. With --json, one JSON object per line.`,
 			}
 			var t *table
 			if !a.jsonOut {
-				t = newTable(a.stdout, "CAMPAIGN", "CREATED", "SENDER", "STATUS", "RECIPIENTS", "PARTS", "AMOUNT", "REFERENCE")
+				t = newTable(a.stdout, "CAMPAIGN", "CREATED", "SENDER", "SENT TO PROVIDER", "RECIPIENTS", "PARTS", "AMOUNT", "REFERENCE")
 			}
 			emit := func(c sms.Campaign) error {
 				if a.jsonOut {
 					return writeJSONLine(a.stdout, campaignOut(c))
 				}
-				t.row(c.ID, when(c.CreatedAt), c.SenderID, string(c.Status), itoa(c.Recipients), optItoa(c.Parts), c.Amount.String()+" "+c.Currency, c.Reference)
+				t.row(c.ID, when(c.CreatedAt), c.SenderID, string(c.Status), itoa(c.Recipients), optItoa(c.Parts), amountText(c.Amount, c.Currency), c.Reference)
 				return nil
 			}
 			if all {
@@ -97,9 +101,12 @@ func (a *app) campaignsStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status CAMPAIGN_ID",
 		Short: "Show a campaign's delivery status and its recipients",
-		Long: `Show a campaign's delivery status: the counts of recipients sent (no report yet),
-delivered, failed and blocked by the Do-Not-Disturb register (dnd), then one page of its
-recipients, or every one with --all.`,
+		Long: `Show a campaign's delivery to the phones: its DELIVERY (processing while not yet
+handed to the provider; then sent while any recipient has no report yet, delivered,
+partially_delivered or failed), the counts of recipients with no report yet (NO REPORT,
+"sent" in JSON), delivered, failed and blocked by the Do-Not-Disturb register (dnd), then
+one page of its recipients, or every one with --all. "sms campaigns list" shows instead
+whether the campaign was handed to the provider (SENT TO PROVIDER).`,
 		Example: `  sms campaigns status 6740a1b2c3d4e5f601234567
   sms campaigns status 6740a1b2c3d4e5f601234567 --all --json | jq '.recipients[] | select(.status == "failed")'`,
 		Args: cobra.ExactArgs(1),

@@ -81,7 +81,7 @@ func TestBinaryInterruptedAndResumed(t *testing.T) {
 	assert.Contains(t, stderr.String(), "job promo-2026-11: 25 batches, 24695 recipients, 24695 SMS parts; 300 duplicate numbers sent once\n")
 
 	// The printed command resumes the job.
-	_, after, ok := strings.Cut(stderr.String(), "it never sends anything twice:\n  ")
+	_, after, ok := strings.Cut(stderr.String(), "instead of sending them twice:\n  ")
 	require.True(t, ok, stderr.String())
 	resume, _, _ := strings.Cut(after, "\n")
 	require.True(t, strings.HasPrefix(resume, "sms bulk "), resume)

@@ -15,7 +15,9 @@
 //	sms bulk --csv people.csv --from ACME --message 'Hi {{name}}' --job-id promo-2026-11
 //
 // Tables are for people; --json prints one JSON document, or one JSON object per line for
-// lists, for scripts. Results go to stdout, everything else to stderr.
+// lists, for scripts. Results go to stdout, everything else to stderr. With --json, a command
+// that fails before printing its result prints {"error": {...}} on stdout instead, as gh api
+// does, besides the line on stderr and the exit status.
 //
 // Exit status: 0 on success, 1 on an API or network error (its code, message and request ID
 // are printed on stderr), 2 on a usage or input error, 130 when interrupted.
@@ -53,6 +55,6 @@ const (
 // run runs the command line args (without the program name) and returns the exit status.
 // getenv reads the environment; ctx ends when the user interrupts.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, args: args}
+	a := &app{stdin: stdin, stdout: &countingWriter{w: stdout}, stderr: stderr, getenv: getenv, args: args}
 	return a.execute(ctx)
 }

@@ -137,7 +137,7 @@ func TestCommands(t *testing.T) {
 				return []string{"send", "--to", "08025671695", "--from", f.ws.SenderID, "--message", "Your order has shipped."}
 			},
 			check: func(t *testing.T, f *fixture, r result) {
-				assert.Regexp(t, `(?m)^CAMPAIGN\s+STATUS\s+RECIPIENTS\s+PARTS\s+AMOUNT\s+REFERENCE\n[0-9a-f]{24}\s+sent\s+1\s+1\s+3\.20 NGN\s+sms-go-\S+\n$`, r.stdout)
+				assert.Regexp(t, `(?m)^CAMPAIGN\s+SENT TO PROVIDER\s+RECIPIENTS\s+PARTS\s+AMOUNT\s+REFERENCE\n[0-9a-f]{24}\s+sent\s+1\s+1\s+3\.20 NGN\s+sms-go-\S+\n$`, r.stdout)
 				assert.Equal(t, int64(mockserver.DefaultBalance-320), f.balance(t))
 			},
 		},
@@ -239,7 +239,7 @@ func TestCommands(t *testing.T) {
 			check: func(t *testing.T, f *fixture, r result) {
 				lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 				require.Len(t, lines, 3)
-				assert.Regexp(t, `^CAMPAIGN\s+CREATED\s+SENDER\s+STATUS\s+RECIPIENTS\s+PARTS\s+AMOUNT\s+REFERENCE$`, lines[0])
+				assert.Regexp(t, `^CAMPAIGN\s+CREATED\s+SENDER\s+SENT TO PROVIDER\s+RECIPIENTS\s+PARTS\s+AMOUNT\s+REFERENCE$`, lines[0])
 				assert.Regexp(t, `^[0-9a-f]{24}\s+\d{4}-\d\d-\d\dT\S+Z\s+MOCKSMS\s+sent\s+1\s+1\s+3\.20 NGN\s+sms-go-\S+$`, lines[1])
 			},
 		},
@@ -292,7 +292,7 @@ func TestCommands(t *testing.T) {
 				return []string{"campaigns", "status", f.sendOne(t, "08025671695")}
 			},
 			check: func(t *testing.T, _ *fixture, r result) {
-				assert.Regexp(t, `(?s)^CAMPAIGN\s+STATUS\s+SENT\s+DELIVERED\s+FAILED\s+DND\n[0-9a-f]{24}\s+sent\s+1\s+0\s+0\s+0\n\nTO\s+STATUS\s+UPDATED\n2348025671695\s+sent\s+\S+Z\n$`, r.stdout)
+				assert.Regexp(t, `(?s)^CAMPAIGN\s+DELIVERY\s+NO REPORT\s+DELIVERED\s+FAILED\s+DND\n[0-9a-f]{24}\s+sent\s+1\s+0\s+0\s+0\n\nTO\s+DELIVERY\s+UPDATED\n2348025671695\s+sent\s+\S+Z\n$`, r.stdout)
 			},
 		},
 		{

@@ -98,7 +98,8 @@ an API error.`,
 			if err != nil {
 				return err
 			}
-			if pin == "" {
+			fromStdin := pin == ""
+			if fromStdin {
 				if pin, err = a.readSecret("pin"); err != nil {
 					return usagef("reading the pin from stdin: %w", err)
 				}
@@ -107,6 +108,9 @@ an API error.`,
 				}
 			}
 			v, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: args[0], Pin: pin})
+			if ve := (*sms.ValidationError)(nil); fromStdin && errors.As(err, &ve) && ve.Field == "Pin" {
+				return usagef("invalid pin read from stdin: %s", ve.Reason) // no --pin was given
+			}
 			if err != nil {
 				return apiErr(ctx, err)
 			}

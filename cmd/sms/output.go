@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	sms "github.com/seedsms/sms-go"
 )
@@ -98,7 +101,7 @@ type campaignJSON struct {
 	MessageID  string      `json:"messageId,omitempty"`
 	Recipients int         `json:"recipients"`
 	Parts      *int        `json:"parts,omitempty"`
-	Amount     sms.Amount  `json:"amount"`
+	Amount     *sms.Amount `json:"amount,omitempty"` // absent when the server did not say
 	Currency   string      `json:"currency"`
 	SenderID   string      `json:"senderId"`
 	Channel    sms.Channel `json:"channel,omitempty"`
@@ -134,9 +137,9 @@ type recipientJSON struct {
 
 // paginationJSON is a page of a list in --json output.
 type paginationJSON struct {
-	Page  int `json:"page"`
-	Limit int `json:"limit"`
-	Total int `json:"total"`
+	Page  int  `json:"page"`
+	Limit int  `json:"limit"`
+	Total *int `json:"total,omitempty"` // absent when the server did not say
 }
 
 // deliveryJSON is a campaign's delivery status in --json output.
@@ -162,7 +165,10 @@ func deliveryOut(st *sms.DeliveryStatus, withPage bool) deliveryJSON {
 		out.Recipients[i] = recipientJSON{To: r.To, Status: r.Status, UpdatedAt: optTime(r.UpdatedAt)}
 	}
 	if withPage {
-		out.Pagination = &paginationJSON{Page: st.Page, Limit: st.Limit, Total: st.Total}
+		out.Pagination = &paginationJSON{Page: st.Page, Limit: st.Limit}
+		if st.Total >= 0 {
+			out.Pagination.Total = &st.Total
+		}
 	}
 	return out
 }
@@ -170,7 +176,7 @@ func deliveryOut(st *sms.DeliveryStatus, withPage bool) deliveryJSON {
 // printDelivery prints a campaign's delivery: the counts, then the recipients when any.
 // A hint about further pages goes to hint (stderr).
 func printDelivery(w, hint io.Writer, st *sms.DeliveryStatus) error {
-	t := newTable(w, "CAMPAIGN", "STATUS", "SENT", "DELIVERED", "FAILED", "DND")
+	t := newTable(w, "CAMPAIGN", "DELIVERY", "NO REPORT", "DELIVERED", "FAILED", "DND")
 	counts := make([]string, 4) // "-" when the server sent no counts
 	if c := st.Counts; c != nil {
 		counts = []string{itoa(c.Sent), itoa(c.Delivered), itoa(c.Failed), itoa(c.DND)}
@@ -183,7 +189,7 @@ func printDelivery(w, hint io.Writer, st *sms.DeliveryStatus) error {
 		return nil
 	}
 	fmt.Fprintln(w)
-	t = newTable(w, "TO", "STATUS", "UPDATED")
+	t = newTable(w, "TO", "DELIVERY", "UPDATED")
 	for _, r := range st.Recipients {
 		t.row(r.To, string(r.Status), when(r.UpdatedAt))
 	}
@@ -195,4 +201,55 @@ func printDelivery(w, hint io.Writer, st *sms.DeliveryStatus) error {
 			st.Page, (st.Total+st.Limit-1)/st.Limit, st.Total)
 	}
 	return nil
+}
+
+// countingWriter counts what was written to stdout, so that a failed command prints its
+// JSON error only when it printed no result.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// errorJSON is the error of a failed command with --json, on stdout: the line printed on
+// stderr, the exit status, and what an API error says.
+type errorJSON struct {
+	Error struct {
+		Message   string `json:"message"`
+		ExitCode  int    `json:"exitCode"`
+		Status    int    `json:"status,omitempty"`
+		Code      string `json:"code,omitempty"`
+		Field     string `json:"field,omitempty"`
+		Scope     string `json:"scope,omitempty"`
+		RequestID string `json:"requestId,omitempty"`
+	} `json:"error"`
+}
+
+func errorOut(cmd *cobra.Command, err error, code int) errorJSON {
+	var out errorJSON
+	e := &out.Error
+	e.Message, e.ExitCode = strings.TrimPrefix(errorLine(cmd, err), "sms: "), code
+	var apiErr *sms.Error
+	if errors.As(err, &apiErr) {
+		e.Status, e.Code, e.Field, e.RequestID = apiErr.StatusCode, apiErr.Code, apiErr.Field, apiErr.RequestID
+	}
+	var se *sms.ScopeError
+	if errors.As(err, &se) {
+		e.Scope = string(se.Scope)
+	}
+	return out
+}
+
+// amountText writes an amount and its currency for a table, or "?" when the server did not
+// say what it was.
+func amountText(a *sms.Amount, currency string) string {
+	if a == nil {
+		return "?"
+	}
+	return strings.TrimSpace(a.String() + " " + currency)
 }

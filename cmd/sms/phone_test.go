@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -35,4 +36,34 @@ func TestPhonesAsPeopleWriteThem(t *testing.T) {
 		assert.Equal(t, "Hello "+name, msgs[0].Text)
 	}
 	assert.Empty(t, f.srv.Messages(mockserver.Filter{To: "80511122240"}))
+}
+
+// TestNigerianNumberLength: a number starting with 234 needs 10 digits after 234 (and its
+// trunk 0). send refuses the others as a usage error before sending anything; bulk reports
+// their rows invalid, saying how many digits they have, and sends the rest.
+func TestNigerianNumberLength(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	tests := []struct{ number, has string }{
+		{"+234 803 123 456", "9 digits after 234"},
+		{"+234 803 123 45678", "11 digits after 234"},
+		{"234 0803 123 45678", "11 digits after 234"},
+	}
+	for _, tt := range tests {
+		r := runCLI(t, f.env, "", "send", "--to", "08031234570", "--to", tt.number, "--from", f.ws.SenderID, "--message", "Wrong length")
+		assert.Equal(t, exitUsage, r.code, tt.number)
+		assert.Contains(t, r.stderr, tt.has, tt.number)
+	}
+	assert.Empty(t, f.srv.Messages(mockserver.Filter{Contains: "Wrong length"}), "send sent nothing")
+
+	csv := writeFile(t, "lengths.csv", "phone,name\n"+tests[0].number+",A\n"+tests[1].number+",B\n"+tests[2].number+",C\n08031234571,D\n")
+	r := runCLI(t, f.env, "", "bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Length {{name}}", "--job-id", "lengths", "--skip-invalid")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	for i, tt := range tests {
+		assert.Contains(t, r.stderr, "line "+strconv.Itoa(i+2)+": invalid phone number "+strconv.Quote(tt.number)+": "+tt.has)
+		assert.Contains(t, r.stderr, tt.has)
+	}
+	msgs := f.srv.Messages(mockserver.Filter{Contains: "Length"})
+	require.Len(t, msgs, 1)
+	assert.Equal(t, "2348031234571", msgs[0].To)
 }

@@ -67,10 +67,11 @@ func newProgress(con *console, total, batches int) *progress {
 
 // update is BulkParams.Progress.
 func (p *progress) update(bp sms.BulkProgress) {
-	// A batch held back by an interrupt was not sent: it did not fail.
+	// A batch held back by an interrupt was not sent: it did not fail; nor did one the server
+	// accepted (Unconfirmed).
 	err := bp.Batch.Err
 	switch {
-	case err != nil && !errors.Is(err, context.Canceled):
+	case err != nil && !bp.Batch.Unconfirmed && !errors.Is(err, context.Canceled):
 		p.failed++
 	case err == nil && !bp.Batch.Replayed:
 		p.sent++
@@ -79,7 +80,7 @@ func (p *progress) update(bp sms.BulkProgress) {
 	if p.bar != nil {
 		p.con.locked(func() {
 			p.bar.Describe(p.describe(bp))
-			_ = p.bar.Set(bp.Sent + bp.Replayed)
+			_ = p.bar.Set(bp.Sent + bp.Replayed + bp.Unconfirmed)
 		})
 		return
 	}
@@ -91,6 +92,9 @@ func (p *progress) describe(bp sms.BulkProgress) string {
 	s := "charged " + bp.Amount.String() + " NGN"
 	if bp.Replayed > 0 {
 		s += ", " + itoa(bp.Replayed) + " replayed"
+	}
+	if bp.Unconfirmed > 0 {
+		s += ", " + itoa(bp.Unconfirmed) + " at an unknown cost"
 	}
 	if p.failed > 0 {
 		s += ", " + plural(p.failed, "batch", "batches") + " failed"
@@ -120,7 +124,7 @@ func (p *progress) rate() (float64, bool) {
 
 // line is the plain progress line after a batch.
 func (p *progress) line(bp sms.BulkProgress) string {
-	done := bp.Sent + bp.Replayed // recipients of the batches sent or replayed
+	done := bp.Sent + bp.Replayed + bp.Unconfirmed // recipients of the batches sent or replayed
 	pct := 100
 	if p.total > 0 {
 		pct = done * 100 / p.total
@@ -130,6 +134,9 @@ func (p *progress) line(bp sms.BulkProgress) string {
 		bp.Batches, p.batches, done, p.total, pct, bp.Amount)
 	if bp.Replayed > 0 {
 		fmt.Fprintf(&b, ", %d replayed from an earlier run", bp.Replayed)
+	}
+	if bp.Unconfirmed > 0 {
+		fmt.Fprintf(&b, ", %d accepted at an unknown cost", bp.Unconfirmed)
 	}
 	if p.failed > 0 {
 		fmt.Fprintf(&b, ", %s failed", plural(p.failed, "batch", "batches"))

@@ -116,6 +116,12 @@ func (a *app) execute(ctx context.Context) int {
 	}
 	code := exitCode(err)
 	fmt.Fprintln(a.console(), errorLine(cmd, err))
+	if cw, ok := a.stdout.(*countingWriter); ok && a.jsonOut && cw.n == 0 {
+		_ = writeJSON(a.stdout, errorOut(cmd, err, code))
+	}
+	if apiErr := (*sms.Error)(nil); errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest && apiErr.Field == "from" {
+		a.note("'sms sender-ids list' shows the workspace's sender IDs and which are active")
+	}
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		a.note("nothing answers at %s: is the server running, and is the base URL right?", a.setting(a.baseURL, envBaseURL))
 	}
@@ -160,9 +166,12 @@ Credentials come from the environment; flags override them:
   SMS_API_SECRET        its secret, sk_live_... or sk_test_... (--api-secret-file)
   SMS_DASHBOARD_TOKEN   a dashboard JWT, for the keys commands (--dashboard-token-file)
 
-Secrets are never printed. Results go to stdout, everything else to stderr.
-Exit status: 0 success, 1 an API or network error, 2 a usage or input error,
-130 interrupted.`,
+Secrets are never printed. Results go to stdout, everything else to stderr. With
+--json, a command that fails before printing its result prints the error as a JSON
+object on stdout, {"error": {"message", "exitCode", "status", "code", "field", "scope",
+"requestId"}}, besides its line on stderr.
+Exit status: 0 success, 1 an API or network error (or a send whose campaign failed),
+2 a usage or input error, 130 interrupted.`,
 		Example: `  export SMS_BASE_URL=https://api.example.com SMS_API_KEY=pk_live_... SMS_API_SECRET=sk_live_...
   sms balance
   sms send --to 08025671695 --from ACME --message 'Your order has shipped.'

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	sms "github.com/seedsms/sms-go"
@@ -16,8 +18,13 @@ func (a *app) sendCmd() *cobra.Command {
 recipient. Numbers are international (with or without +) or local Nigerian (0 and 10
 digits); duplicates are sent once.
 
-A --reference makes the send idempotent: the same command run again within 24 hours is
-answered from the first send, without sending or charging again.`,
+A --reference names the send. A server that deduplicates references (the mock does; give
+--reference-dedup once you know the live one does) answers the same command run again
+within 24 hours from the first send, without sending or charging again; after 24 hours, or
+without deduplication, it sends again.
+
+The exit status is 1 when the campaign failed (the provider refused it; it was refunded),
+although the request succeeded: the campaign is printed, then the error.`,
 		Example: `  sms send --to 08025671695 --from ACME --message 'Your order has shipped.'
   sms send --to 2348025671695,2348031234567 --from ACME --message 'Sale ends today' --reference sale-42
   sms send --to +2348025671695 --from ACME --message 'Hello' --channel dnd --json`,
@@ -33,7 +40,14 @@ answered from the first send, without sending or charging again.`,
 			if err != nil {
 				return apiErr(ctx, err)
 			}
-			return a.printSent(res)
+			if err := a.printSent(res); err != nil {
+				return err
+			}
+			if res.Campaign.Status == sms.StatusFailed {
+				return &failure{fmt.Errorf("campaign %s failed: the provider refused it, and it was refunded (%s %s)",
+					res.Campaign.ID, res.Campaign.Amount, res.Campaign.Currency)}
+			}
+			return nil
 		},
 	}
 	f := cmd.Flags()
@@ -57,8 +71,8 @@ func (a *app) printSent(res *sms.SendResult) error {
 		return writeJSON(a.stdout, out)
 	}
 	c := res.Campaign
-	t := newTable(a.stdout, "CAMPAIGN", "STATUS", "RECIPIENTS", "PARTS", "AMOUNT", "REFERENCE")
-	t.row(c.ID, string(c.Status), itoa(c.Recipients), optItoa(c.Parts), c.Amount.String()+" "+c.Currency, c.Reference)
+	t := newTable(a.stdout, "CAMPAIGN", "SENT TO PROVIDER", "RECIPIENTS", "PARTS", "AMOUNT", "REFERENCE")
+	t.row(c.ID, string(c.Status), itoa(c.Recipients), optItoa(c.Parts), amountText(c.Amount, c.Currency), c.Reference)
 	if res.Replayed {
 		defer a.note("replayed: this reference was sent before; nothing was sent or charged this time")
 	}

@@ -48,7 +48,7 @@ func TestCampaignsWait(t *testing.T) {
 				time.AfterFunc(10*time.Second, func() { _ = srv.Deliver(id, nil) })
 			},
 			check: func(t *testing.T, r result, elapsed time.Duration, polls int) {
-				assert.Regexp(t, `^CAMPAIGN\s+STATUS\s+SENT\s+DELIVERED\s+FAILED\s+DND\n[0-9a-f]{24}\s+delivered\s+0\s+1\s+0\s+0\n`, r.stdout)
+				assert.Regexp(t, `^CAMPAIGN\s+DELIVERY\s+NO REPORT\s+DELIVERED\s+FAILED\s+DND\n[0-9a-f]{24}\s+delivered\s+0\s+1\s+0\s+0\n`, r.stdout)
 				assert.GreaterOrEqual(t, elapsed, 10*time.Second)
 				assert.LessOrEqual(t, elapsed, 14*time.Second, "at most --max-delay after the delivery")
 				assert.GreaterOrEqual(t, polls, 4, "polls: at once, after 1s, then backing off")

@@ -1,7 +1,8 @@
 // Command bulk-k8s sends one shard of a bulk SMS job: it is the program the Kubernetes
 // Indexed Job in job.yaml runs, one pod per shard. Every pod reads the whole recipient file
 // (so that all agree on the batches) and sends only the batches of its shard; a pod that
-// fails is simply run again, and the batches it had sent are replayed, not sent twice.
+// fails is simply run again, and the batches it had sent are replayed, not sent twice, provided
+// the server deduplicates references (the mock does) and the rerun comes within 24 hours.
 //
 // Configuration, all from the environment:
 //
@@ -17,8 +18,10 @@
 // It prints the shard's report as one JSON line on stdout and exits with 0 when its shard is
 // complete, 1 when running it again may finish it (batches failed, or the connection did),
 // and 2 when it cannot before someone acts: the wallet is empty (top up, then retry the
-// index), the key is refused, the recipient file changed since an earlier run of the job, or
-// the configuration is wrong.
+// index), the key is refused, the recipient file changed since an earlier run of the job, the
+// configuration is wrong, or the server accepted batches whose answers could not be read
+// (check their campaigns by reference: a rerun sends them again unless the server
+// deduplicates references).
 package main
 
 import (
@@ -65,6 +68,8 @@ type summary struct {
 	Amount     string `json:"amount"`
 	Complete   bool   `json:"complete"`
 	Error      string `json:"error,omitempty"`
+
+	Unconfirmed int `json:"unconfirmed,omitempty"` // recipients of batches accepted at an unknown cost
 }
 
 func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) int {
@@ -112,7 +117,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 			JobID: report.JobID, Shard: index, Shards: shards, Batches: len(report.Batches),
 			Failed: len(report.Failed()), Recipients: report.Recipients, Sent: report.Sent,
 			Replayed: report.Replayed, Duplicates: report.Duplicates, Invalid: report.Invalid,
-			Amount: report.Amount.String(), Complete: report.Complete && err == nil,
+			Amount: report.Amount.String(), Complete: report.Complete && err == nil, Unconfirmed: report.Unconfirmed,
 		}
 		if err != nil {
 			s.Error = err.Error()
@@ -124,6 +129,8 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	switch {
 	case err == nil:
 		return exitOK
+	case report != nil && report.UnconfirmedBatches > 0: // a rerun would send them again
+		return fail(exitFix, err)
 	case errors.Is(err, sms.ErrBulkIncomplete), errors.Is(err, sms.ErrOutcomeUnknown), errors.Is(err, sms.ErrServer),
 		errors.Is(err, context.Canceled), errors.Is(err, errRead):
 		return fail(exitRetry, err)

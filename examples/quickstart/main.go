@@ -100,7 +100,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 		return err
 	}
 	c := sent.Campaign
-	fmt.Printf("campaign %s: %s, %d recipient, %s part, cost %s %s\n", c.ID, c.Status, c.Recipients, orUnknown(c.Parts), c.Amount, c.Currency)
+	fmt.Printf("campaign %s: %s, %d recipient, %s part, cost %s %s\n", c.ID, c.Status, c.Recipients, orUnknown(c.Parts), orUnknown(c.Amount), c.Currency)
 	again, err := client.SMS.Send(ctx, &sms.SendParams{
 		To: []string{"08025671695"}, From: "ACME", Message: "Your order #1042 has shipped.", Reference: "order-1042-shipped",
 	})
@@ -206,7 +206,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 	fmt.Printf("complete=%t: %d batches, %d sent, %d duplicates removed, %d invalid (position %d), charged %s NGN\n",
 		report.Complete, len(report.Batches), report.Sent, report.Duplicates, report.Invalid,
 		report.InvalidRecipients[0].Position, report.Amount)
-	job.Recipients = customers(1000) // the same job again, as after a crash: nothing is sent twice
+	job.Recipients = customers(1000) // the same job again, as after a crash: the mock deduplicates references, so nothing is sent twice
 	rerun, err := client.Campaigns.SendBulk(ctx, job)
 	if err != nil {
 		return err

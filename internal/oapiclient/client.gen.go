@@ -488,7 +488,7 @@ type CampaignRecipient struct {
 type CampaignRecipient1 struct {
 	Name *string `json:"name,omitempty"`
 
-	// Phone An international number with or without `+` (8-15 digits, the first not 0), or a local Nigerian number (`0` + 10 digits, or the 10 digits without the 0 when they start with 70, 80, 81, 90 or 91). Spaces, dashes, dots and parentheses may separate the digits, as people write numbers (`+234 803 123 4567`, `0803-123-4567`, `(0803) 1234567`); a trunk `0` after `234` is dropped. The service documents only that local numbers are normalized to `234` form; the separators are this project's reading of real input.
+	// Phone An international number with or without `+` (8-15 digits, the first not 0), or a local Nigerian number (`0` + 10 digits, or the 10 digits without the 0 when they start with 70, 80, 81, 90 or 91). Spaces, dashes, dots and parentheses may separate the digits, as people write numbers (`+234 803 123 4567`, `0803-123-4567`, `(0803) 1234567`); a trunk `0` after `234` is dropped. A number starting with `234` is Nigerian and needs 10 digits after `234` (and its trunk `0`), the first not 0: `+234 803 123 456` is 400, saying it has 9. The service documents only that local numbers are normalized to `234` form; the separators are this project's reading of real input.
 	//
 	// Example: 08025671695
 	Phone PhoneInput `json:"phone"`
@@ -718,7 +718,7 @@ type OtpSendRequest struct {
 	// PinType `alphanumeric` pins use `A-Z` and `0-9`.
 	PinType *OtpSendRequestPinType `json:"pin_type,omitempty"`
 
-	// To An international number with or without `+` (8-15 digits, the first not 0), or a local Nigerian number (`0` + 10 digits, or the 10 digits without the 0 when they start with 70, 80, 81, 90 or 91). Spaces, dashes, dots and parentheses may separate the digits, as people write numbers (`+234 803 123 4567`, `0803-123-4567`, `(0803) 1234567`); a trunk `0` after `234` is dropped. The service documents only that local numbers are normalized to `234` form; the separators are this project's reading of real input.
+	// To An international number with or without `+` (8-15 digits, the first not 0), or a local Nigerian number (`0` + 10 digits, or the 10 digits without the 0 when they start with 70, 80, 81, 90 or 91). Spaces, dashes, dots and parentheses may separate the digits, as people write numbers (`+234 803 123 4567`, `0803-123-4567`, `(0803) 1234567`); a trunk `0` after `234` is dropped. A number starting with `234` is Nigerian and needs 10 digits after `234` (and its trunk `0`), the first not 0: `+234 803 123 456` is 400, saying it has 9. The service documents only that local numbers are normalized to `234` form; the separators are this project's reading of real input.
 	//
 	// Example: 08025671695
 	To PhoneInput `json:"to"`
@@ -794,7 +794,7 @@ type Pagination struct {
 // Example: 2348025671695
 type Phone = string
 
-// PhoneInput An international number with or without `+` (8-15 digits, the first not 0), or a local Nigerian number (`0` + 10 digits, or the 10 digits without the 0 when they start with 70, 80, 81, 90 or 91). Spaces, dashes, dots and parentheses may separate the digits, as people write numbers (`+234 803 123 4567`, `0803-123-4567`, `(0803) 1234567`); a trunk `0` after `234` is dropped. The service documents only that local numbers are normalized to `234` form; the separators are this project's reading of real input.
+// PhoneInput An international number with or without `+` (8-15 digits, the first not 0), or a local Nigerian number (`0` + 10 digits, or the 10 digits without the 0 when they start with 70, 80, 81, 90 or 91). Spaces, dashes, dots and parentheses may separate the digits, as people write numbers (`+234 803 123 4567`, `0803-123-4567`, `(0803) 1234567`); a trunk `0` after `234` is dropped. A number starting with `234` is Nigerian and needs 10 digits after `234` (and its trunk `0`), the first not 0: `+234 803 123 456` is 400, saying it has 9. The service documents only that local numbers are normalized to `234` form; the separators are this project's reading of real input.
 //
 // Example: 08025671695
 type PhoneInput = string
@@ -1089,7 +1089,7 @@ type ListSenderIdsParams struct {
 
 // ListCampaignsParams defines parameters for ListCampaigns.
 type ListCampaignsParams struct {
-	// Page The page number, from 1. Any other value is `400`.
+	// Page The page number, from 1 to 9223372036854775807 (the largest 64-bit integer; a page past the last is empty). Any other value is `400`.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
 
 	// Limit Items per page, 1 to 100. Any other value is `400`.
@@ -1098,7 +1098,7 @@ type ListCampaignsParams struct {
 
 // GetCampaignStatusParams defines parameters for GetCampaignStatus.
 type GetCampaignStatusParams struct {
-	// Page The page number, from 1. Any other value is `400`.
+	// Page The page number, from 1 to 9223372036854775807 (the largest 64-bit integer; a page past the last is empty). Any other value is `400`.
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
 
 	// Limit Items per page, 1 to 100. Any other value is `400`.

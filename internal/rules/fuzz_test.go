@@ -141,13 +141,14 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 // digits, the first not 0), or local Nigerian (0 and 10 digits); written with spaces, dashes,
 // dots and parentheses anywhere, the "+" before the first digit; a trunk 0 after 234 dropped;
 // 10 digits starting 70, 80, 81, 90 or 91 without "+" a Nigerian number without its 0, and
-// refused with one; refused when it starts with 00 or ends in ".0" or ".00".
+// refused with one; a number starting with 234 Nigerian, with 10 digits after 234 and its
+// trunk 0, the first not 0; refused when it starts with 00 or ends in ".0" or ".00".
 var (
 	refWritten       = regexp.MustCompile(`^[ ().-]*(\+[ ().-]*)?[0-9][0-9 ().-]*$`)
 	refInternational = regexp.MustCompile(`^[1-9][0-9]{7,14}$`)
 	refLocal         = regexp.MustCompile(`^0[0-9]{10}$`)
 	refNoZero        = regexp.MustCompile(`^(70|80|81|90|91)[0-9]{8}$`)
-	refTrunk         = regexp.MustCompile(`^2340([1-9][0-9]{4,10})$`)
+	refNigerian      = regexp.MustCompile(`^2340?([1-9][0-9]{9})$`)
 	refFloat         = regexp.MustCompile(`\.0{1,2}$`)
 )
 
@@ -174,8 +175,10 @@ func refNormalizePhone(s string) string {
 		if !plus {
 			want = "234" + digits
 		}
-	case refTrunk.MatchString(digits):
-		want = "234" + refTrunk.FindStringSubmatch(digits)[1]
+	case strings.HasPrefix(digits, "234") && len(digits) > 3:
+		if m := refNigerian.FindStringSubmatch(digits); m != nil {
+			want = "234" + m[1]
+		}
 	case refInternational.MatchString(digits):
 		want = digits
 	}
@@ -199,6 +202,7 @@ func FuzzNormalizePhone(f *testing.F) {
 		"+234 803 123 4567", "0803-123-4567", "(0803) 1234567", "0803.123.4567", "8031234567", "+8031234567",
 		"+234 (0)803 123 4567", "234008031234567", "8031234567.0", "8031234567.00", "+33 6.12.34.56.00",
 		"8031234567.000", "8031234567.0.", "- ( ) .", "(+234) 803", "0803\u00a01234567",
+		"+234 803 123 456", "+234 803 123 45678", "234 0803 123 45678", "23400803123456", "2340",
 	} {
 		f.Add(s)
 	}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -24,6 +25,18 @@ var (
 // maxPhoneDigits is the longest international number (E.164).
 const maxPhoneDigits = 15
 
+// NigerianDigits is how many digits a Nigerian number has after its country code, 234.
+const NigerianDigits = 10
+
+// errNigerianLength says that the national part of a Nigerian number (its digits after 234
+// and its trunk 0) is national digits long, not NigerianDigits, or (zero) starts with 0.
+func errNigerianLength(national int, zero bool) error {
+	if zero {
+		return phoneError("another 0 after 234 and its trunk 0, where a Nigerian number has " + strconv.Itoa(NigerianDigits) + " digits after 234, the first not 0")
+	}
+	return phoneError(strconv.Itoa(national) + " digits after 234, where a Nigerian number has " + strconv.Itoa(NigerianDigits) + " (a trunk 0 after 234 not counted)")
+}
+
 // NormalizePhone returns number in its normalized form: digits only, international. It accepts
 // international numbers with or without a leading "+" (8 to 15 digits, the first not 0) and
 // local Nigerian numbers ("0" followed by 10 digits), which become "234" + the 10 digits.
@@ -33,6 +46,9 @@ const maxPhoneDigits = 15
 // "0803.123.4567"), and the "+" before the first digit. Two Nigerian habits are read as such:
 //
 //   - A trunk "0" after the country code, as in "+234 (0)803 123 4567", is dropped.
+//   - A number starting with 234 is Nigerian, and has NigerianDigits digits after it (and
+//     after its trunk 0, if written), the first not 0: "+234 803 123 456" (9) and
+//     "234 0803 123 45678" (11) are refused with an error that says how many it has.
 //   - 10 digits starting with 70, 80, 81, 90 or 91 without "+" ("8031234567", a local number
 //     whose 0 a spreadsheet removed) are a Nigerian mobile number, "234" + the 10 digits. No
 //     country's international numbers have that shape: those of 7 (Russia, Kazakhstan), 81
@@ -85,8 +101,13 @@ func normalizeWritten(number string) (string, error) {
 	}
 	d := buf[:n]
 	norm, err := normalizeDigits(number, d, plus, true)
-	if err == nil && groupSep == '.' && (group == 1 || group == 2 && d[n-2] == '0') && d[n-1] == '0' {
-		return "", errPhoneFloat // an otherwise valid number: say why it is not
+	if groupSep == '.' && (group == 1 || group == 2 && d[n-2] == '0') && d[n-1] == '0' {
+		if err == nil {
+			return "", errPhoneFloat // an otherwise valid number: say why it is not
+		}
+		if _, e := normalizeDigits(number, d[:n-group], plus, true); e == nil {
+			return "", errPhoneFloat // valid without the spreadsheet's zeros
+		}
 	}
 	return norm, err
 }
@@ -111,8 +132,22 @@ func normalizeDigits[D string | []byte](number string, d D, plus, sep bool) (str
 			return "", errPhoneNoCC
 		}
 		return "234" + string(d), nil
-	case n >= 9 && string(d[:4]) == "2340" && d[4] != '0':
-		return "234" + string(d[4:]), nil
+	case n > 3 && string(d[:3]) == "234":
+		national := d[3:]
+		trunk := national[0] == '0'
+		if trunk {
+			national = national[1:]
+		}
+		switch {
+		case len(national) != NigerianDigits:
+			return "", errNigerianLength(len(national), false)
+		case national[0] == '0':
+			return "", errNigerianLength(len(national), true)
+		case trunk:
+			return "234" + string(national), nil
+		}
+	}
+	switch {
 	case n < 8:
 		return "", ErrPhone
 	case !sep && !plus:

@@ -86,7 +86,7 @@ func TestNormalizePhone(t *testing.T) {
 		{"+33 6.12.34.56.78", "33612345678", nil},
 		{"06.12.34.56.00", "", ErrPhone}, // a French local number: no country code
 		{"0803 123 456", "", ErrPhone},
-		{"+234 803 123 4567 8", "23480312345678", nil}, // 8-15 digits: the contract does not check a country's lengths
+		{"+234 803 123 4567 8", "", errNigerianLength(11, false)}, // 234: Nigeria, 10 digits after it
 		{"- ( ) .", "", ErrPhone},
 		{"0803_123_4567", "", ErrPhone},
 		{"0803/123/4567", "", ErrPhone},
@@ -102,8 +102,23 @@ func TestNormalizePhone(t *testing.T) {
 		// The trunk 0 after Nigeria's country code.
 		{"+234 (0)803 123 4567", "2348031234567", nil},
 		{"23408031234567", "2348031234567", nil},
-		{"+234 (0)1 234 5678", "23412345678", nil},  // a Lagos line
-		{"234008031234567", "234008031234567", nil}, // not a trunk 0: read as it is, as before
+		{"2340 803 123 4567", "2348031234567", nil},
+
+		// Nigeria's numbers have 10 digits after 234 (and its trunk 0): the others are refused,
+		// saying how many they have.
+		{"+234 803 123 456", "", errNigerianLength(9, false)},
+		{"+234 803 123 45678", "", errNigerianLength(11, false)},
+		{"234 0803 123 45678", "", errNigerianLength(11, false)},
+		{"234 0803 123 456", "", errNigerianLength(9, false)},
+		{"+234 (0)1 234 5678", "", errNigerianLength(8, false)}, // a Lagos line's 8 digits
+		{"234 1234", "", errNigerianLength(4, false)},
+		{"2340", "", errNigerianLength(0, false)},
+		{"234 0 0803 123 456", "", errNigerianLength(10, true)},
+		{"234008031234567", "", errNigerianLength(11, false)},
+		{"2348031234567", "2348031234567", nil},
+		{"2342", "", errNigerianLength(1, false)},
+		{"23480312345", "", errNigerianLength(8, false)},
+		{"2331234567", "2331234567", nil}, // Ghana: other countries keep 8-15 digits
 
 		// A local number whose 0 a spreadsheet removed.
 		{"8031234567", "2348031234567", nil},

@@ -113,6 +113,7 @@ func (a *API) Reset() {
 		LiveBalance: a.cfg.LiveBalance, TestBalance: a.cfg.TestBalance, Country: a.cfg.Country,
 		MaxWorkspaces: a.cfg.MaxWorkspaces, MaxDND: a.cfg.MaxDND, MaxMessages: a.cfg.MaxMessages,
 		IDs: a.ids, Events: a.bus, Watchers: &a.watchers, DeliveryDelay: a.cfg.DeliveryDelay, Due: a.due,
+		Now: func() int64 { return a.clock.Now().UnixNano() },
 	}, store.Credentials{WorkspaceID: seed.WorkspaceID, LiveKey: seed.LiveKey, LiveSecret: seed.LiveSecret,
 		TestKey: seed.TestKey, TestSecret: seed.TestSecret}, a.clock.Now().UnixNano())
 	ws := a.workspaceOf(creds, seed.DashboardToken)

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/seedsms/sms-go/mockserver/internal/clock"
@@ -37,7 +38,7 @@ func ctlClock(a *API, rq *request) (int, any, error) {
 	}
 	if in.Advance != "" {
 		d, err := time.ParseDuration(in.Advance)
-		if err != nil || d < 0 {
+		if err != nil || d < 0 || strings.HasPrefix(in.Advance, "-") { // "-0s" too, as the document's pattern says
 			return 0, nil, badRequest("advance", "advance must be a non-negative Go duration such as 10m.")
 		}
 		if err := a.Advance(d); err != nil {

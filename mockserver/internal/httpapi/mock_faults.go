@@ -49,6 +49,8 @@ func (a *API) checkFault(i int, r FaultRule) error {
 		return badRequest(field, "A rule must do something: give status, latency, drop or providerFailure.")
 	case r.Path != "" && !a.faultPathRoutes(r.Path):
 		return badRequest(field+".path", "path %q matches no /v1 route (a trailing * matches by prefix).", r.Path)
+	case r.ProviderFailure && !faultCanFailSend(r):
+		return badRequest(field+".providerFailure", "providerFailure applies only to POST %s: this rule's method and path match none of them.", strings.Join(sendPaths[:], ", "))
 	case r.Latency < 0 || r.Latency > time.Minute:
 		return badRequest(field+".latency", "latency must be a Go duration from 0 to 1m.")
 	case r.Status != 0 && (r.Status < 400 || r.Status > 599):
@@ -61,6 +63,25 @@ func (a *API) checkFault(i int, r FaultRule) error {
 		return badRequest(field+".probability", "probability must be from 0 to 1.")
 	}
 	return nil
+}
+
+// sendPaths are the routes a provider can refuse (a rule's providerFailure): every one that
+// sends a message.
+var sendPaths = [...]string{"/v1/sms/send", "/v1/sms/campaigns", "/v1/otp/send"}
+
+// faultCanFailSend reports whether a rule's method and path can match a POST to one of
+// sendPaths, as faults.List.Match matches them.
+func faultCanFailSend(r FaultRule) bool {
+	if r.Method != "" && !strings.EqualFold(r.Method, http.MethodPost) {
+		return false
+	}
+	prefix, isPrefix := strings.CutSuffix(r.Path, "*")
+	for _, p := range sendPaths {
+		if r.Path == "" || r.Path == p || isPrefix && strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // faultPathRoutes reports whether a fault rule's path can match a request to a /v1 route: as
@@ -135,7 +156,7 @@ func ctlAddFaults(a *API, rq *request) (int, any, error) {
 		rules[i] = r.FaultRule
 		if r.Latency != "" {
 			d, err := time.ParseDuration(r.Latency)
-			if err != nil || d < 0 || d > time.Minute {
+			if err != nil || d < 0 || d > time.Minute || strings.HasPrefix(r.Latency, "-") { // "-0s" too, as the document's pattern says
 				return 0, nil, badRequest("rules["+strconv.Itoa(i)+"].latency", "latency must be a Go duration from 0 to 1m.")
 			}
 			rules[i].Latency = d

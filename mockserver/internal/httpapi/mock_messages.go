@@ -97,19 +97,28 @@ func ctlMessages(a *API, w http.ResponseWriter, rq *request) {
 	offset := pageOffset(page, limit)
 	var watch *store.Watch
 	if wait > 0 {
-		// Watched before the first look, so that nothing sent meanwhile is missed; while it
-		// waits, the poll is handed what arrives and never reads the store again.
-		watch = a.Watch(m, offset, limit)
-		defer watch.Stop()
-	}
-	list, total := a.state.Load().store.Messages(m, offset, limit)
-	if total == 0 && wait > 0 {
+		// Counted from the start: a poll may queue for its first look.
 		if a.waiting.Add(1) > maxWaiting {
 			a.waiting.Add(-1)
 			writeError(w, rq.id, rateLimited("Too many requests are waiting for messages.", 1))
 			return
 		}
 		defer a.waiting.Add(-1)
+		// Watched before the first look, so that nothing sent meanwhile is missed; while it
+		// waits, the poll is handed what arrives and never reads the store again.
+		watch = a.Watch(m, offset, limit)
+		defer watch.Stop()
+	}
+	// A search takes a turn: a plain read is refused (429) when none is free, a long poll
+	// (already bounded by maxWaiting) queues for one.
+	list, total, err := a.state.Load().store.ReadMessages(rq.r.Context(), m, offset, limit, wait > 0)
+	if err != nil {
+		if rq.r.Context().Err() == nil {
+			writeError(w, rq.id, apiErrorOf(err))
+		}
+		return
+	}
+	if total == 0 && wait > 0 {
 		// The server's write timeout, if any, must not cut the wait short.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 10*time.Second))
 		timer := time.NewTimer(wait)
@@ -156,7 +165,10 @@ func ctlConversations(a *API, rq *request) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	list, total := a.state.Load().store.Conversations(m, pageOffset(page, limit), limit)
+	list, total, err := a.state.Load().store.Conversations(rq.r.Context(), m, pageOffset(page, limit), limit, false)
+	if err != nil {
+		return 0, nil, err
+	}
 	out := make([]conversationJSON, len(list))
 	for i, cv := range list {
 		out[i] = conversationJSON{To: cv.Latest.To, Count: cv.Count, Latest: messageOut(&cv.Latest, rq.now)}

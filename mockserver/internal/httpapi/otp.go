@@ -92,14 +92,19 @@ func sendOTP(_ *API, rq *request) (int, any, error) {
 		}
 	}
 	o, err := rq.st.store.SendOTP(rq.caller, store.OTPParams{From: *in.From, Phone: p, Text: text,
-		Placeholder: placeholder, Alphabet: alphabet, Length: length, TTL: time.Duration(ttl) * time.Minute}, rq.now)
+		Placeholder: placeholder, Alphabet: alphabet, Length: length, TTL: time.Duration(ttl) * time.Minute,
+		ProviderFailure: rq.providerFailure}, rq.now)
 	if err != nil {
 		return 0, nil, err
 	}
-	if rq.documented { // the otp-send sample: no amount, currency or requestId
-		return http.StatusOK, bare{wire.Data{Data: otpSentDocumented{SMSStatus: "Message Sent", PhoneNumber: o.Phone, PinID: o.PinID, Status: "200"}}}, nil
+	smsStatus := "Message Sent"
+	if o.Refused {
+		smsStatus = "Message Failed"
 	}
-	return http.StatusOK, wire.Data{Data: otpSentJSON{SMSStatus: "Message Sent", PhoneNumber: o.Phone, PinID: o.PinID,
+	if rq.documented { // the otp-send sample: no amount, currency or requestId
+		return http.StatusOK, bare{wire.Data{Data: otpSentDocumented{SMSStatus: smsStatus, PhoneNumber: o.Phone, PinID: o.PinID, Status: "200"}}}, nil
+	}
+	return http.StatusOK, wire.Data{Data: otpSentJSON{SMSStatus: smsStatus, PhoneNumber: o.Phone, PinID: o.PinID,
 		Status: "200", Amount: wire.Naira(o.Amount), Currency: "NGN"}}, nil
 }
 

@@ -74,11 +74,17 @@ func (st *Store) trim(target int64) {
 		w.mu.Unlock()
 	}
 	heap.Init(&h)
+	st.idx.mu.Lock() // before any workspace's, and the entries go as their messages do
+	defer st.idx.mu.Unlock()
 	for st.stored.Load() > target && len(h) > 0 {
 		top := &h[0]
 		top.w.mu.Lock()
 		md := &top.w.modes[top.mode]
+		c, o := md.oldestItem(top.otp)
 		n := md.forgetOldest(&st.due, top.otp, top.id)
+		if n > 0 {
+			st.idx.forget(top.w, c, o)
+		}
 		next, more := md.oldest(top.otp)
 		top.w.mu.Unlock()
 		st.stored.Add(-int64(n))
@@ -103,12 +109,25 @@ func (md *modeData) oldest(otp bool) (ids.ID, bool) {
 	return ids.ID{}, false
 }
 
+// oldestItem is the oldest campaign (or OTP message) of the mode, the other one nil; w.mu
+// must be held.
+func (md *modeData) oldestItem(otp bool) (*campaign, *otpMessage) {
+	switch {
+	case otp && len(md.otpMsgs) > 0:
+		return nil, md.otpMsgs[0]
+	case !otp && len(md.campaigns) > 0:
+		return md.campaigns[0], nil
+	}
+	return nil, nil
+}
+
 // forgetOldest forgets the oldest campaign (or OTP message) of the mode if its id is still id
 // (a clear may have gone first), takes it out of the due queue q, and returns how many
 // recipients it had; w.mu must be held.
 func (md *modeData) forgetOldest(q *dueQueue, otp bool, id ids.ID) int {
 	switch {
 	case otp && len(md.otpMsgs) > 0 && md.otpMsgs[0].id == id:
+		md.otpMsgs[0].forgotten = true
 		md.otpMsgs[0] = nil
 		md.otpMsgs = md.otpMsgs[1:]
 		return 1

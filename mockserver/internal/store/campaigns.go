@@ -260,11 +260,8 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 		}
 		maxParts = max(maxParts, parts)
 		totalParts += int64(parts)
-		refused = refused || t.Phone == MagicRefused
-		status := RecipientSent
-		if p.Channel == Generic && st.onDND(t.Phone) {
-			status = RecipientDND
-		}
+		status, refuses := st.atSend(t.Phone, p.Channel)
+		refused = refused || refuses
 		recipients[i] = recipient{packed: t.Phone | uint64(status)<<56}
 		if personal {
 			names.WriteString(name)
@@ -286,6 +283,7 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 	if first && st.cfg.Due != nil {
 		st.cfg.Due(cp.dueAt(int64(st.cfg.DeliveryDelay)))
 	}
+	st.indexCampaign(c.w, c.Mode, cp)
 	st.keep(a.Recipients)
 	st.arrivedCampaign(c.w, c.Mode, cp)
 	st.sent(c, a, to, balance)

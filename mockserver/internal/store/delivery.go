@@ -348,6 +348,7 @@ func (w *workspace) deliverAll(st *Store, now int64) []Campaign {
 	q.mu.Unlock()
 	var changed []Campaign
 	for mi := range w.modes {
+		w.modes[mi].deliverOTPs(now)
 		for _, c := range w.modes[mi].campaigns {
 			if c.Counts[RecipientSent] == 0 {
 				continue

@@ -7,6 +7,16 @@ import "strconv"
 // grows).
 const DefaultMaxDND = 1_000_000
 
+// atSend is a recipient's status at its send on channel ch, by the magic numbers' rules and
+// the register, and whether the provider refuses the send for it (MagicRefused). SMS sends
+// and OTPs both take it from here.
+func (st *Store) atSend(phone uint64, ch Channel) (status RecipientStatus, refused bool) {
+	if ch == Generic && st.onDND(phone) {
+		return RecipientDND, false
+	}
+	return RecipientSent, phone == MagicRefused
+}
+
 func (st *Store) onDND(phone uint64) bool {
 	if phone == MagicDND {
 		return true

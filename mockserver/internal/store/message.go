@@ -34,40 +34,14 @@ func (st *Store) MessageByID(id string) (MessageDetail, error) {
 	if !ok || !okID || err != nil || i < 0 || idx != strconv.Itoa(i) {
 		return MessageDetail{}, notFound("Message")
 	}
-	for _, w := range st.allWorkspaces() {
-		if ref, found := w.findMessage(cid, i); found {
-			d, ok := st.detail(ref)
-			if !ok {
-				break
-			}
-			return d, nil
-		}
+	e := st.idx.find(cid)
+	if e == nil || i >= int(e.n) {
+		return MessageDetail{}, notFound("Message")
+	}
+	if d, ok := st.detail(e.ref(int32(i), 0)); ok {
+		return d, nil
 	}
 	return MessageDetail{}, notFound("Message")
-}
-
-// findMessage finds message i of campaign or OTP message id in w.
-func (w *workspace) findMessage(id ids.ID, i int) (msgRef, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for mi := range w.modes {
-		md := &w.modes[mi]
-		if c := md.findCampaign(id); c != nil {
-			if i >= len(c.recipients) || c.template == "" {
-				return msgRef{}, false
-			}
-			return msgRef{w: w, c: c, to: c.recipients[i].phone(), i: int32(i), mode: Mode(mi)}, true
-		}
-		if i != 0 {
-			continue
-		}
-		for _, o := range md.otpMsgs { // bounded by the message limit; the page asks for one at a time
-			if o.id == id {
-				return msgRef{w: w, o: o, to: o.phone, mode: Mode(mi)}, true
-			}
-		}
-	}
-	return msgRef{}, false
 }
 
 // detail renders r with its campaign and history.
@@ -79,6 +53,9 @@ func (st *Store) detail(r msgRef) (MessageDetail, bool) {
 	d := MessageDetail{Message: m}
 	if r.o != nil {
 		d.History = []Transition{{m.Status, m.CreatedAt}}
+		if r.o.phone == MagicSlow && m.Status == RecipientStatusNames[RecipientDelivered] {
+			d.History = []Transition{{RecipientStatusNames[RecipientSent], m.CreatedAt}, {m.Status, m.UpdatedAt}}
+		}
 		return d, true
 	}
 	r.w.mu.Lock()

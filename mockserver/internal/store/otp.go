@@ -38,6 +38,7 @@ const (
 	otpVerified
 	otpVoided
 	otpLocked // a message's pinState only: rules.MaxPinAttempts wrong pins
+	otpFailed // the provider refused the OTP: its pin was never sent
 )
 
 // otp is a pin record: what verifying needs, kept otpRetention after the pin was sent.
@@ -54,13 +55,16 @@ type otp struct {
 func pinHash(pinID, pin string) [32]byte { return sha256.Sum256([]byte(pinID + ":" + pin)) }
 
 // otpMessage is the message an OTP put on a phone, kept as a message until the message limit
-// or a clear forgets it (its pin record may be gone by then): about 110 bytes and its text.
+// or a clear forgets it (its pin record may be gone by then): about 120 bytes and its text.
 type otpMessage struct {
 	id        ids.ID
 	parts     uint8
 	verified  bool
-	pinState  uint8 // otpPending, otpVerified, otpVoided or otpLocked, as the pin record says
-	expiresAt int64 // when its pin expires, unix nanoseconds
+	pinState  uint8           // otpPending, otpVerified, otpVoided, otpLocked or otpFailed, as the pin record says
+	forgotten bool            // by the message limit or a clear
+	status    RecipientStatus // at the send, by the magic numbers' rules (see otpStatus)
+	slowAt    int64           // MagicSlow: when it is delivered, unix nanoseconds; else 0
+	expiresAt int64           // when its pin expires, unix nanoseconds
 	senderID  string
 	pinID     string
 	text      string // as the phone shows it, the pin in place
@@ -79,18 +83,24 @@ type OTPParams struct {
 	Alphabet    string // what the pin is drawn from
 	Length      int
 	TTL         time.Duration
+
+	ProviderFailure bool // a fault rule makes the provider refuse it
 }
 
 // OTPSent is an OTP as its send answers it: never the pin.
 type OTPSent struct {
-	PinID  string
-	Phone  string
-	Amount int64 // kobo
+	PinID   string
+	Phone   string
+	Amount  int64 // kobo; 0 when refused
+	Refused bool  // the provider refused it: failed and refunded
 }
 
 // SendOTP draws a pin, charges one SMS and stores the pin (as a hash), voiding older pending
-// pins to the same number, within the per-number limit of 5 in 10 minutes. The phone gets
-// the message at once: it is the newest pin of LatestPin.
+// pins to the same number, within the per-number limit of 5 in 10 minutes. The message is
+// delivered at once, and its pin is the newest of LatestPin, but for the magic numbers and
+// the register, whose rules are the SMS sends' (see otpStatus). One the provider refuses (a
+// fault, or MagicRefused) is failed and refunded, voids no pin, and its pin cannot be
+// verified nor read with LatestPin.
 func (st *Store) SendOTP(c Caller, p OTPParams, now time.Time) (OTPSent, error) {
 	// Pins are ASCII letters and digits, so every pin of this length gives the same parts.
 	parts, _ := rules.CountParts(strings.ReplaceAll(p.Text, p.Placeholder, strings.Repeat("0", p.Length)))
@@ -100,18 +110,62 @@ func (st *Store) SendOTP(c Caller, p OTPParams, now time.Time) (OTPSent, error) 
 	pin := randomPin(p.Alphabet, p.Length)
 	m := &otpMessage{parts: uint8(parts), senderID: p.From, text: strings.ReplaceAll(p.Text, p.Placeholder, pin),
 		pin: pin, phone: p.Phone, createdAt: now.UnixNano(), amount: int64(parts) * st.cfg.GenericPrice}
-	o, balance, err := c.w.sendOTP(c.Mode, st.cfg.IDs, m, p.TTL)
+	refused := st.otpStatus(m, p.ProviderFailure)
+	o, balance, err := c.w.sendOTP(c.Mode, st.cfg.IDs, m, p.TTL, refused)
 	if err != nil {
 		return OTPSent{}, err
 	}
-	st.latestPins.Deliver(o.phone, o.pinID, pin, m.createdAt)
+	if !refused {
+		st.latestPins.Deliver(o.phone, o.pinID, pin, m.createdAt)
+	}
+	st.indexOTP(c.w, c.Mode, m)
 	st.keep(1)
 	st.arrivedOTP(c.w, c.Mode, m)
-	st.otpSent(c, m.id, o.phone, o.pinID, balance)
-	return OTPSent{PinID: o.pinID, Phone: o.phone, Amount: m.amount}, nil
+	st.otpSent(c, m.id, o.phone, o.pinID, m.status, balance)
+	return OTPSent{PinID: o.pinID, Phone: o.phone, Amount: m.amount, Refused: refused}, nil
 }
 
-func (w *workspace) sendOTP(mode Mode, gen *ids.Gen, m *otpMessage, ttl time.Duration) (*otp, int64, error) {
+// otpStatus sets m's status at its send by the rules of an SMS on the generic channel (see
+// atSend and autoStatus), an OTP having no delivery delay: delivered at once, failed
+// (MagicFailed), left sent (MagicPending; MagicSlow until SlowDeliveryDelay, or the delivery
+// delay if longer, has passed on the mock's clock), dnd (MagicDND, the register), or failed
+// and refused by the provider (MagicRefused, or providerFailure), which it reports.
+func (st *Store) otpStatus(m *otpMessage, providerFailure bool) (refused bool) {
+	status, refused := st.atSend(m.phone, Generic)
+	switch {
+	case refused || providerFailure:
+		m.status = RecipientFailed
+		return true
+	case status != RecipientSent:
+	case m.phone == MagicSlow:
+		m.slowAt = m.createdAt + st.slowDelay()
+	default:
+		status, _ = autoStatus(m.phone, false)
+	}
+	m.status = status
+	return false
+}
+
+// statusAt is m's status at now, and since when: a slow one is delivered once its time has
+// come; w.mu must be held.
+func (m *otpMessage) statusAt(now int64) (RecipientStatus, int64) {
+	if m.status == RecipientSent && m.slowAt != 0 && now >= m.slowAt {
+		return RecipientDelivered, m.slowAt
+	}
+	return m.status, m.createdAt
+}
+
+// deliverOTPs delivers the slow OTP messages of md still sent at now, as DeliverAll delivers
+// MagicSlow at once; w.mu must be held.
+func (md *modeData) deliverOTPs(now int64) {
+	for _, m := range md.otpMsgs {
+		if m.slowAt > now {
+			m.slowAt = max(now, m.createdAt)
+		}
+	}
+}
+
+func (w *workspace) sendOTP(mode Mode, gen *ids.Gen, m *otpMessage, ttl time.Duration, refused bool) (*otp, int64, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.activeSender(m.senderID) {
@@ -132,20 +186,24 @@ func (w *workspace) sendOTP(mode Mode, gen *ids.Gen, m *otpMessage, ttl time.Dur
 	if md.balance < m.amount {
 		return nil, 0, ErrInsufficientBalance
 	}
-	md.balance -= m.amount
 	md.otpSends[phone] = append(slices.Clip(sends), now)
-	if old := md.pending[phone]; old != nil && old.state == otpPending {
-		old.state = otpVoided
-		if old.msg != nil {
-			old.msg.pinState = otpVoided
-		}
-	}
 	o := &otp{pinID: ids.UUID(), phone: phone, expiresAt: now + int64(ttl), msg: m}
+	if refused { // debited and refunded at once: the wallet and the pending pin stay
+		m.amount, o.state, m.pinState = 0, otpFailed, otpFailed
+	} else {
+		md.balance -= m.amount
+		if old := md.pending[phone]; old != nil && old.state == otpPending {
+			old.state = otpVoided
+			if old.msg != nil {
+				old.msg.pinState = otpVoided
+			}
+		}
+		md.pending[phone] = o
+	}
 	m.expiresAt = o.expiresAt
 	o.hash = pinHash(o.pinID, m.pin)
 	md.otps[o.pinID] = o
 	md.otpOrder.Push(o)
-	md.pending[phone] = o
 	m.id, m.pinID = gen.Next(), o.pinID
 	md.otpMsgs = append(md.otpMsgs, m)
 	return o, md.balance, nil
@@ -206,6 +264,8 @@ func (w *workspace) verifyOTP(mode Mode, pinID, pin string, now int64) (Verifica
 		return Verification{}, fieldError("pin_id", "This pin was already verified.")
 	case p.state == otpVoided:
 		return Verification{}, fieldError("pin_id", "This pin was replaced by a newer one.")
+	case p.state == otpFailed:
+		return Verification{}, fieldError("pin_id", "This pin was never sent: the provider refused the OTP.")
 	case now >= p.expiresAt:
 		return Verification{}, fieldError("pin_id", "This pin has expired.")
 	case p.attempts >= rules.MaxPinAttempts:

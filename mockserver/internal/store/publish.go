@@ -72,9 +72,9 @@ type otpEvent struct {
 }
 
 // otpSent announces the message of an OTP just sent; the event never holds the pin.
-func (st *Store) otpSent(c Caller, msgID ids.ID, to, pinID string, balance int64) {
+func (st *Store) otpSent(c Caller, msgID ids.ID, to, pinID string, status RecipientStatus, balance int64) {
 	ws, mode := c.Workspace.String(), c.Mode.String()
-	st.publish("messages.created", messagesCreated{"", ws, mode, "otp", 1, RecipientStatusNames[RecipientDelivered], []string{to}})
+	st.publish("messages.created", messagesCreated{"", ws, mode, "otp", 1, RecipientStatusNames[status], []string{to}})
 	st.publish("otp.sent", otpEvent{msgID.String() + "-0", pinID, to, ws, mode})
 	st.walletMoved(c.Workspace, c.Mode, balance)
 }

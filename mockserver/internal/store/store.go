@@ -83,6 +83,9 @@ type Config struct {
 	// Due, when set, is told the time a send's recipients fall due when that comes before
 	// anything else queued for automatic delivery, so that someone calls Settle then.
 	Due func(at int64)
+	// Now, when set, is the mock's clock, for what a read derives from time (a slow OTP's
+	// delivery); unset, such a time never comes.
+	Now func() int64
 
 	IDs      *ids.Gen    // shared by every store of a server, so ids never repeat
 	Events   *events.Bus // where changes are published
@@ -104,6 +107,8 @@ type Store struct {
 
 	due dueQueue // campaigns awaiting automatic delivery, by due time
 
+	idx *msgIndex // the messages, for the inbox's lists
+
 	madeKeys      quota // keys made through CreateKey
 	madeSenderIDs quota // sender IDs requested through RequestSenderID
 
@@ -119,10 +124,19 @@ func New(cfg Config, seed Credentials, now int64) (*Store, Credentials) {
 		workspaces: make(map[ids.ID]*workspace),
 		keys:       make(map[string]*apiKey),
 		dnd:        make(map[uint64]struct{}),
+		idx:        newIndex(),
 	}
 	st.due.init()
 	creds, _ := st.createWorkspace(cfg.Country, cfg.LiveBalance, cfg.TestBalance, seed, now) // the first: within any limit
 	return st, creds
+}
+
+// now is the mock's clock, or 0 without one.
+func (st *Store) now() int64 {
+	if st.cfg.Now == nil {
+		return 0
+	}
+	return st.cfg.Now()
 }
 
 // Caller is who a request acts for: a workspace, and when an API key authenticated it, the

@@ -487,6 +487,7 @@ const pinBadges = {
   replaced: ['replaced', 'replaced', 'A newer pin went to this number: this one can no longer be verified.'],
   expired: ['expired', 'expired', 'The pin expired before it was verified.'],
   locked: ['locked', 'expired', 'Too many wrong attempts: this pin is locked.'],
+  failed: ['not sent', 'expired', 'The provider refused this OTP: its pin was never sent and cannot be verified.'],
 };
 
 function pinBadge(s) {

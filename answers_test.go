@@ -1,0 +1,562 @@
+package sms_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+)
+
+// The answers of this file are those a production service of this kind may give and the
+// service's pages do not show: each SDK call is answered by an httptest server with one
+// variant, and the outcome asserted. docs/api.md, "Answers the pages don't show", states the
+// same cases.
+
+// serveOnce returns clients whose every request is answered with status, body and the
+// headers h (Content-Type: application/json when h is nil), by an httptest server.
+func serveOnce(t *testing.T, status int, h http.Header, body string) (*sms.Client, *sms.DashboardClient) {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h == nil {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		for k, v := range h {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	opts := []sms.Option{sms.WithBaseURL(srv.URL), sms.WithMaxRetries(0)}
+	c, err := sms.NewClient(fakeKey, fakeSecret, opts...)
+	require.NoError(t, err)
+	d, err := sms.NewDashboardClient(fakeJWT, opts...)
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	t.Cleanup(d.CloseIdleConnections)
+	return c, d
+}
+
+// sdkCall makes one SDK call and returns its result and error.
+type sdkCall func(ctx context.Context, c *sms.Client, d *sms.DashboardClient) (any, error)
+
+var sdkCalls = map[string]sdkCall{
+	"SMS.Send": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
+		return c.SMS.Send(ctx, &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: "Hi", Reference: "order-1"})
+	},
+	"Campaigns.Create": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
+		return c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: []sms.Recipient{{Phone: "08025671695"}}, From: "ACME", Message: "Hi", Reference: "spring"})
+	},
+	"Campaigns.List": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
+		return c.Campaigns.List(ctx, nil)
+	},
+	"Campaigns.Status": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
+		return c.Campaigns.Status(ctx, "c1", nil)
+	},
+	"Campaigns.Wait": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
+		return c.Campaigns.Wait(ctx, "c1", &sms.WaitParams{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	},
+	"OTP.Send": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
+		return c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME"})
+	},
+	"OTP.Verify": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
+		return c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "p1", Pin: "123456"})
+	},
+	"Balance.Get": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
+		return c.Balance.Get(ctx)
+	},
+	"SenderIDs.Request": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
+		return c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: "Acme"})
+	},
+	"SenderIDs.List": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
+		return c.SenderIDs.List(ctx, nil)
+	},
+	"Keys.Create": func(ctx context.Context, _ *sms.Client, d *sms.DashboardClient) (any, error) {
+		return d.Keys.Create(ctx, &sms.CreateKeyParams{Name: "ci", Scopes: sms.Scopes{sms.ScopeSMS}})
+	},
+	"Keys.List": func(ctx context.Context, _ *sms.Client, d *sms.DashboardClient) (any, error) {
+		return d.Keys.List(ctx)
+	},
+	"Keys.Revoke": func(ctx context.Context, _ *sms.Client, d *sms.DashboardClient) (any, error) {
+		return d.Keys.Revoke(ctx, "k1")
+	},
+}
+
+// The bodies the variants start from, with a %s where a member is varied.
+const (
+	sendBody    = `{"message":"SMS request accepted.","campaign":{"id":"667000000000000000000001","status":"sent","message_id":"3017600245086449408013699","recipients":1,"currency":"NGN",%s},"requestId":"req-123"}`
+	listBody    = `{"data":[{"_id":"c1","senderId":"ACME","recipientCount":1,"amount":3.20,"status":"sent","currency":"NGN","channel":"generic","messageId":"m1",%s}],%s}`
+	statusBody  = `{"data":{"campaignId":"c1","messageId":"m1",%s}}`
+	otpBody     = `{"data":{"smsStatus":"Message Sent","pinId":"p1",%s}}`
+	verifyBody  = `{"data":{"pinId":"p1",%s}}`
+	balanceBody = `{"data":{%s,"currency":"NGN"}}`
+	senderBody  = `{"data":[{"title":"ACME","country":"Nigeria",%s}]}`
+	keyBody     = `{"data":{"_id":"k1","publicKey":"pk_test_abc","name":"ci",%s}}`
+)
+
+// at returns the time of an RFC 3339 text.
+func at(t *testing.T, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339Nano, s)
+	require.NoError(t, err)
+	return v
+}
+
+func TestAnswersThePagesDontShow(t *testing.T) {
+	t.Parallel()
+	sendResult := func(t *testing.T, v any) *sms.SendResult { return v.(*sms.SendResult) }
+	firstCampaign := func(t *testing.T, v any) sms.Campaign {
+		pg := v.(*sms.CampaignPage)
+		require.Len(t, pg.Campaigns, 1)
+		return pg.Campaigns[0]
+	}
+	apiError := func(t *testing.T, err error) *sms.Error {
+		var e *sms.Error
+		require.ErrorAs(t, err, &e)
+		return e
+	}
+	bom := "\ufeff"
+	html403 := `<html><head><title>403 Forbidden</title></head><body><h1>Request blocked by the WAF</h1></body></html>`
+	tests := []struct {
+		name   string
+		calls  []string // each call is made against the answer
+		status int
+		header http.Header
+		body   string
+		check  func(t *testing.T, v any, err error)
+	}{
+		// Sends: the members of an accepted send, in the forms servers write them.
+		{"amount as a string", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, fmt.Sprintf(sendBody, `"amount":"3.20","sms_parts":1`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, ptr(sms.AmountFromKobo(320)), sendResult(t, v).Campaign.Amount)
+			}},
+		{"no amount: nil, not 0.00", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, fmt.Sprintf(sendBody, `"sms_parts":1`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Nil(t, sendResult(t, v).Campaign.Amount)
+				assert.Nil(t, sendResult(t, v).Response.Unreadable, "absent is not unreadable")
+			}},
+		{"amount unreadable", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, fmt.Sprintf(sendBody, `"amount":{"value":3.2},"sms_parts":"x"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err, "an optional member never fails an accepted send")
+				res := sendResult(t, v)
+				assert.Nil(t, res.Campaign.Amount)
+				assert.Nil(t, res.Campaign.Parts)
+				assert.Equal(t, []string{"campaign.amount", "campaign.sms_parts"}, res.Response.Unreadable)
+			}},
+		{"parts as a string, ids as numbers", []string{"SMS.Send", "Campaigns.Create"}, 202, nil,
+			`{"campaign":{"id":667000000000000000000001,"status":"sent","message_id":3017600245086449408013699,"recipients":"1","amount":3.2,"sms_parts":"1"},"requestId":42}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				c := sendResult(t, v).Campaign
+				assert.Equal(t, "667000000000000000000001", c.ID, "every digit kept")
+				assert.Equal(t, "3017600245086449408013699", c.MessageID, "every digit kept")
+				assert.Equal(t, 1, c.Recipients)
+				assert.Equal(t, ptr(1), c.Parts)
+				assert.Equal(t, "42", sendResult(t, v).Response.RequestID)
+			}},
+		{"status words of the provider", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, fmt.Sprintf(strings.Replace(sendBody, `"status":"sent"`, `"status":"Message Sent"`, 1), `"amount":3.2`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.StatusSent, sendResult(t, v).Campaign.Status)
+			}},
+		{"a byte order mark", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, bom + fmt.Sprintf(sendBody, `"amount":3.2`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, "667000000000000000000001", sendResult(t, v).Campaign.ID)
+			}},
+		{"Idempotent-Replayed: True", []string{"SMS.Send"}, 202, http.Header{"Content-Type": {"application/json"}, "Idempotent-Replayed": {"True"}}, fmt.Sprintf(sendBody, `"amount":3.2`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.True(t, sendResult(t, v).Replayed)
+			}},
+		// An accepted send whose result cannot be built is an error, never a result with
+		// empty ids (what the error matches is the outcome's: see ErrOutcomeUnknown).
+		{"202 without a body", []string{"SMS.Send", "Campaigns.Create", "OTP.Send", "SenderIDs.Request", "Keys.Create", "Keys.Revoke"}, 202, nil, ``,
+			func(t *testing.T, v any, err error) { require.Error(t, err) }},
+		{"campaign null", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, `{"message":"ok","campaign":null}`,
+			func(t *testing.T, v any, err error) { require.ErrorContains(t, err, "campaign.id") }},
+		{"an HTML page", []string{"SMS.Send", "Campaigns.Create", "Balance.Get"}, 200, http.Header{"Content-Type": {"text/html"}}, `<html>ok</html>`,
+			func(t *testing.T, v any, err error) { require.Error(t, err) }},
+		// Campaign lists: members of items, and paging.
+		{"createdAt in epoch milliseconds", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":1616950260000`, `"pagination":{"page":1,"limit":20,"total":1}`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, at(t, "2021-03-28T16:51:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt in epoch seconds", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":1616950260`, `"pagination":{"page":1,"limit":20,"total":1}`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, at(t, "2021-03-28T16:51:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt DD/MM/YYYY HH:MM", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"29/03/2021 16:51"`, `"pagination":{"page":1,"limit":20,"total":1}`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, at(t, "2021-03-29T16:51:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt with an offset without a colon", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"2021-03-29T17:51:00+0100"`, `"pagination":{"page":1,"limit":20,"total":1}`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.True(t, at(t, "2021-03-29T16:51:00Z").Equal(*firstCampaign(t, v).CreatedAt))
+			}},
+		{"createdAt unreadable", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"last Monday","smsParts":"1"`, `"pagination":{"page":1,"limit":20,"total":1}`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err, "one odd member does not fail the page")
+				c := firstCampaign(t, v)
+				assert.Nil(t, c.CreatedAt)
+				assert.Equal(t, ptr(1), c.Parts)
+				assert.Equal(t, []string{"data[0].createdAt"}, v.(*sms.CampaignPage).Response.Unreadable)
+			}},
+		{"paging under meta with perPage", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"smsParts":1`, `"meta":{"page":"1","perPage":20,"totalCount":"250"}`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.Pagination{Page: 1, Limit: 20, Total: 250}, v.(*sms.CampaignPage).Pagination)
+			}},
+		{"Laravel's paging", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"smsParts":1`, `"current_page":1,"per_page":20,"last_page":13,"total":250`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.Pagination{Page: 1, Limit: 20, Total: 250, Pages: 13}, v.(*sms.CampaignPage).Pagination)
+			}},
+		{"no paging at all", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"smsParts":1`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.Pagination{Total: -1}, v.(*sms.CampaignPage).Pagination, "the total is unknown, not 0")
+			}},
+		{"campaign status Delivered", []string{"Campaigns.List"}, 200, nil, strings.Replace(fmt.Sprintf(listBody, `"smsParts":1`, `"requestId":"r"`), `"status":"sent"`, `"status":"DELIVERED"`, 1),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.StatusDelivered, firstCampaign(t, v).Status)
+			}},
+		// Delivery status and Wait.
+		{"counts as strings", []string{"Campaigns.Status"}, 200, nil, fmt.Sprintf(statusBody, `"status":"Delivered","counts":{"sent":"0","delivered":"1","failed":0,"dnd":0}`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				st := v.(*sms.DeliveryStatus)
+				assert.Equal(t, &sms.DeliveryCounts{Delivered: 1}, st.Counts)
+				assert.True(t, st.Final())
+			}},
+		{"counts unreadable", []string{"Campaigns.Status"}, 200, nil, fmt.Sprintf(statusBody, `"status":"sent","counts":{"sent":"many","delivered":1}`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				st := v.(*sms.DeliveryStatus)
+				assert.Nil(t, st.Counts, "read whole or not at all")
+				assert.Equal(t, []string{"data.counts"}, st.Response.Unreadable)
+			}},
+		{"recipients of the provider", []string{"Campaigns.Status"}, 200, nil,
+			fmt.Sprintf(statusBody, `"status":"Message Sent","recipients":[{"to":2348025671695,"status":"DND Active on Phone Number","updatedAt":"2021-03-29 16:51:00"},{"to":"2348025671696","status":"Rejected","updatedAt":{}}]`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				st := v.(*sms.DeliveryStatus)
+				assert.Equal(t, sms.StatusSent, st.Status)
+				require.Len(t, st.Recipients, 2)
+				assert.Equal(t, "2348025671695", st.Recipients[0].To)
+				assert.Equal(t, sms.StatusDND, st.Recipients[0].Status)
+				assert.Equal(t, at(t, "2021-03-29T16:51:00Z"), *st.Recipients[0].UpdatedAt)
+				assert.Equal(t, sms.StatusFailed, st.Recipients[1].Status)
+				assert.Equal(t, []string{"data.recipients[1].updatedAt"}, st.Response.Unreadable)
+			}},
+		{"Wait ends on a word it does not know", []string{"Campaigns.Wait"}, 200, nil, fmt.Sprintf(statusBody, `"status":"completed"`),
+			func(t *testing.T, v any, err error) {
+				require.ErrorContains(t, err, `"completed"`)
+				require.NotNil(t, v.(*sms.DeliveryStatus), "with the status that carried it")
+			}},
+		{"Wait ends on the provider's Delivered", []string{"Campaigns.Wait"}, 200, nil, fmt.Sprintf(statusBody, `"status":"Delivered"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.StatusDelivered, v.(*sms.DeliveryStatus).Status)
+			}},
+		{"Wait ends on DND", []string{"Campaigns.Wait"}, 200, nil, fmt.Sprintf(statusBody, `"status":"DND Active on Phone Number"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.StatusDND, v.(*sms.DeliveryStatus).Status)
+			}},
+		// OTP.
+		{"OTP failed: smsStatus", []string{"OTP.Send"}, 200, nil, `{"data":{"smsStatus":"Message Failed","pinId":"p1","phone_number":"2348025671695"}}`,
+			func(t *testing.T, v any, err error) {
+				var sf *sms.SendFailedError
+				require.ErrorAs(t, err, &sf)
+				assert.ErrorIs(t, err, sms.ErrSendFailed)
+				assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "the server said what happened")
+				assert.Equal(t, "p1", sf.OTP.PinID)
+				assert.Contains(t, err.Error(), "Message Failed")
+			}},
+		{"OTP failed: inner status", []string{"OTP.Send"}, 200, nil, `{"data":{"smsStatus":"Message Sent","pinId":"p1","status":"400"}}`,
+			func(t *testing.T, v any, err error) {
+				var sf *sms.SendFailedError
+				require.ErrorAs(t, err, &sf)
+				assert.Equal(t, "400", sf.Status)
+			}},
+		{"OTP failed: issue's shape", []string{"OTP.Send"}, 200, nil, `{"smsStatus":"Message Failed","status":"400"}`,
+			func(t *testing.T, v any, err error) {
+				var sf *sms.SendFailedError
+				require.ErrorAs(t, err, &sf)
+				assert.Equal(t, "400", sf.Status)
+			}},
+		{"OTP sent: number and amount as they come", []string{"OTP.Send"}, 200, nil, fmt.Sprintf(otpBody, `"phone_number":2348025671695,"status":200,"amount":"3.20"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				o := v.(*sms.OTP)
+				assert.Equal(t, "2348025671695", o.To)
+				assert.Equal(t, ptr(sms.AmountFromKobo(320)), o.Amount)
+			}},
+		{"verified, msisdn a number, attempts a string", []string{"OTP.Verify"}, 200, nil, fmt.Sprintf(verifyBody, `"verified":"True","msisdn":2348025671695,"attemptsRemaining":"2"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				vf := v.(*sms.Verification)
+				assert.Equal(t, sms.PinVerified, sms.PinStateOf(vf, err))
+				assert.Equal(t, "2348025671695", vf.MSISDN)
+				assert.Equal(t, ptr(2), vf.AttemptsRemaining)
+			}},
+		{"attempts unreadable", []string{"OTP.Verify"}, 200, nil, fmt.Sprintf(verifyBody, `"verified":false,"attemptsRemaining":"some"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				vf := v.(*sms.Verification)
+				assert.Equal(t, sms.PinWrong, sms.PinStateOf(vf, err))
+				assert.Nil(t, vf.AttemptsRemaining)
+				assert.Equal(t, []string{"data.attemptsRemaining"}, vf.Response.Unreadable)
+			}},
+		// Errors in any shape.
+		{`{"error":"..."}`, []string{"OTP.Verify"}, 400, nil, `{"error":"Pin has expired"}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinExpired, sms.PinStateOf(nil, err))
+				assert.Equal(t, "Pin has expired", apiError(t, err).Message)
+			}},
+		{`{"message":"..."}`, []string{"OTP.Verify"}, 400, nil, `{"message":"Pin has expired"}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinExpired, sms.PinStateOf(nil, err))
+				assert.Equal(t, "Pin has expired", apiError(t, err).Message)
+			}},
+		{`{"errors":[strings]}`, []string{"OTP.Verify"}, 400, nil, `{"errors":["This pin was replaced by a newer one"]}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinReplaced, sms.PinStateOf(nil, err))
+			}},
+		{`{"errors":[objects]}`, []string{"OTP.Verify"}, 400, nil, `{"errors":[{"code":"pin_used","message":"Pin already verified"}]}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinAlreadyVerified, sms.PinStateOf(nil, err))
+				assert.Equal(t, "pin_used", apiError(t, err).Code)
+			}},
+		{"404 of the API", []string{"OTP.Verify"}, 404, nil, `{"error":{"code":"not_found","message":"Pin not found."}}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinNotFound, sms.PinStateOf(nil, err))
+			}},
+		{"404 of a router", []string{"OTP.Verify"}, 404, http.Header{"Content-Type": {"text/html"}}, `<html>Not Found</html>`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrNotFound)
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err), "not the service's word on the pin")
+			}},
+		{"403 of a firewall", []string{"Balance.Get", "SMS.Send", "OTP.Verify"}, 403, http.Header{"Content-Type": {"text/html"}}, html403,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrForbidden)
+				assert.NotErrorIs(t, err, sms.ErrInsufficientScope)
+				var se *sms.ScopeError
+				assert.False(t, errors.As(err, &se), "no scope would help")
+				assert.Contains(t, apiError(t, err).Snippet, "blocked by the WAF")
+				assert.Contains(t, err.Error(), "blocked by the WAF")
+			}},
+		{"403 of the API", []string{"Balance.Get"}, 403, nil, `{"error":{"code":"insufficient_scope","message":"no"}}`,
+			func(t *testing.T, v any, err error) {
+				var se *sms.ScopeError
+				require.ErrorAs(t, err, &se)
+				assert.Equal(t, sms.ScopeBalance, se.Scope)
+			}},
+		{"a 400 whose code is insufficient_balance", []string{"SMS.Send", "Campaigns.Create"}, 400, nil, `{"error":{"code":"insufficient_balance","message":"Low balance."}}`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrInsufficientBalance, "the code first")
+				assert.NotErrorIs(t, err, sms.ErrBadRequest)
+				assert.Equal(t, "Low balance.", apiError(t, err).Message)
+			}},
+		{"an error with a BOM", []string{"Balance.Get"}, 402, nil, bom + `{"error":{"code":"insufficient_balance","message":"Insufficient wallet balance."}}`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrInsufficientBalance)
+				assert.Equal(t, "Insufficient wallet balance.", apiError(t, err).Message)
+			}},
+		// Balance.
+		{"balance as strings", []string{"Balance.Get"}, 200, nil, fmt.Sprintf(balanceBody, `"balance":"1500.00","cashback":"0"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.AmountFromKobo(150_000), v.(*sms.Balance).Balance)
+			}},
+		{"balance with a BOM", []string{"Balance.Get"}, 200, nil, bom + fmt.Sprintf(balanceBody, `"balance":15000`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.AmountFromKobo(1_500_000), v.(*sms.Balance).Balance)
+			}},
+		{"cashback unreadable", []string{"Balance.Get"}, 200, nil, fmt.Sprintf(balanceBody, `"balance":1,"cashback":[0]`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, []string{"data.cashback"}, v.(*sms.Balance).Response.Unreadable)
+			}},
+		{"balance unreadable", []string{"Balance.Get"}, 200, nil, fmt.Sprintf(balanceBody, `"balance":"lots"`),
+			func(t *testing.T, v any, err error) { require.ErrorContains(t, err, "data.balance") }},
+		// Sender IDs.
+		{"sender ID words", []string{"SenderIDs.List"}, 200, nil, `{"data":[{"title":"ACME","status":"Active"},{"title":"BETA","status":"Rejected"},{"title":"GAMMA","status":"PENDING","createdAt":"29/03/2021 16:51","_id":77}]}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				ids := v.([]sms.SenderID)
+				require.Len(t, ids, 3)
+				assert.Equal(t, []sms.Status{sms.StatusActive, sms.StatusBlocked, sms.StatusPending}, []sms.Status{ids[0].Status, ids[1].Status, ids[2].Status})
+				assert.Equal(t, "77", ids[2].ID)
+				assert.Equal(t, at(t, "2021-03-29T16:51:00Z"), *ids[2].CreatedAt)
+			}},
+		{"sender ID createdAt unreadable", []string{"SenderIDs.List"}, 200, nil, fmt.Sprintf(senderBody, `"status":"active","createdAt":true`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				ids := v.([]sms.SenderID)
+				assert.Nil(t, ids[0].CreatedAt)
+				assert.Equal(t, []string{"data[0].createdAt"}, ids[0].Response.Unreadable)
+			}},
+		// Keys.
+		{"key scopes as an array, times as epochs", []string{"Keys.Create"}, 201, nil, fmt.Sprintf(keyBody, `"secret":"sk_test_def","scopes":["sms","balance"],"createdAt":1616950260`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				k := v.(*sms.Key)
+				assert.Equal(t, sms.Scopes{sms.ScopeSMS, sms.ScopeBalance}, k.Scopes)
+				assert.Equal(t, at(t, "2021-03-28T16:51:00Z"), *k.CreatedAt)
+			}},
+		{"revokedAt unreadable", []string{"Keys.Revoke"}, 200, nil, fmt.Sprintf(keyBody, `"revokedAt":"soon"`),
+			func(t *testing.T, v any, err error) {
+				require.ErrorContains(t, err, "data.revokedAt", "required by Revoke")
+			}},
+		{"key times unreadable in a list", []string{"Keys.List"}, 200, nil, `{"data":[{"_id":"k1","publicKey":"pk_test_abc","lastUsedAt":"soon","scopes":"sms"}]}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				k := v.([]sms.Key)[0]
+				assert.Nil(t, k.LastUsedAt)
+				assert.Equal(t, []string{"data[0].scopes", "data[0].lastUsedAt"}, k.Response.Unreadable)
+			}},
+	}
+	for _, tt := range tests {
+		for _, name := range tt.calls {
+			t.Run(name+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				call, ok := sdkCalls[name]
+				require.True(t, ok, name)
+				c, d := serveOnce(t, tt.status, tt.header, tt.body)
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				v, err := call(ctx, c, d)
+				tt.check(t, v, err)
+			})
+		}
+	}
+}
+
+// pagedServer serves a list of n campaigns, newest first, paged by the page and limit asked
+// for (or always size a page when size is not 0), with the paging members that paging writes
+// for a page, limit and total. It counts the requests.
+func pagedServer(t *testing.T, n, size int, paging func(page, limit, total int) string) (*sms.Client, *atomic.Int64) {
+	t.Helper()
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+		page = max(page, 1)
+		if limit == 0 {
+			limit = 20
+		}
+		if size > 0 {
+			limit = size
+		}
+		var b strings.Builder
+		b.WriteString(`{"data":[`)
+		for i := (page - 1) * limit; i < min(page*limit, n); i++ {
+			if i > (page-1)*limit {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"_id":"c%d","status":"sent","amount":"3.20"}`, i)
+		}
+		b.WriteString("]")
+		if p := paging(page, limit, n); p != "" {
+			b.WriteString("," + p)
+		}
+		b.WriteString("}")
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(b.String()))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := sms.NewClient(fakeKey, fakeSecret, sms.WithBaseURL(srv.URL), sms.WithMaxRetries(0))
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	return c, &requests
+}
+
+// Campaigns.All reads every campaign whatever paging members the answers carry, or none:
+// it never stops early in silence.
+func TestAllWalksEveryPagingShape(t *testing.T) {
+	t.Parallel()
+	const n = 250
+	tests := []struct {
+		name   string
+		size   int // the server's page size whatever is asked (All asks for 100), or 0
+		paging func(page, limit, total int) string
+	}{
+		{"the service's", 0, func(p, l, n int) string {
+			return fmt.Sprintf(`"pagination":{"page":%d,"limit":%d,"total":%d}`, p, l, n)
+		}},
+		{"pages only", 0, func(p, l, n int) string { return fmt.Sprintf(`"pagination":{"page":%d,"pages":%d}`, p, (n+l-1)/l) }},
+		{"totalCount only", 0, func(p, l, n int) string { return fmt.Sprintf(`"pagination":{"totalCount":%d}`, n) }},
+		{"meta with perPage", 0, func(p, l, n int) string { return fmt.Sprintf(`"meta":{"page":%d,"perPage":%d,"total":"%d"}`, p, l, n) }},
+		{"Laravel", 0, func(p, l, n int) string {
+			return fmt.Sprintf(`"current_page":%d,"per_page":%d,"last_page":%d,"total":%d`, p, l, (n+l-1)/l, n)
+		}},
+		{"none at all", 0, func(p, l, n int) string { return "" }},
+		{"a page size capped without saying, with a total", 30, func(p, l, n int) string { return fmt.Sprintf(`"pagination":{"total":%d}`, n) }},
+		{"a page size capped and said", 30, func(p, l, n int) string { return fmt.Sprintf(`"meta":{"per_page":%d}`, l) }},
+		{"a larger page size, not said, with a total", 150, func(p, l, n int) string { return fmt.Sprintf(`"pagination":{"total":%d}`, n) }},
+		{"a larger page size, not said, no total", 150, func(p, l, n int) string { return "" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, _ := pagedServer(t, n, tt.size, tt.paging)
+			seen := map[string]bool{}
+			for camp, err := range c.Campaigns.All(context.Background(), nil) {
+				require.NoError(t, err)
+				require.False(t, seen[camp.ID], "%s yielded twice", camp.ID)
+				seen[camp.ID] = true
+			}
+			assert.Len(t, seen, n, "every campaign")
+		})
+	}
+}
+
+// Without a total, the walk goes on to the first short or empty page.
+func TestAllWithoutTotalReadsToTheEmptyPage(t *testing.T) {
+	t.Parallel()
+	c, requests := pagedServer(t, 1000, 0, func(p, l, n int) string { return "" })
+	n := 0
+	for _, err := range c.Campaigns.All(context.Background(), &sms.ListCampaignsParams{Limit: 10}) {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, 1000, n)
+	assert.EqualValues(t, 101, requests.Load(), "100 full pages, then an empty one")
+}
+
+// A server that answers every page with the same full page and no total ends the walk with
+// an error, never a silent stop nor an endless loop.
+func TestAllWithoutTotalAgainstAServerIgnoringThePage(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&b, `,{"_id":"c%d","status":"sent"}`, i)
+	}
+	c, _ := serveOnce(t, 200, nil, `{"data":[`+b.String()[1:]+`]}`)
+	n, last := drain(c.Campaigns.All(context.Background(), &sms.ListCampaignsParams{Limit: 20}))
+	require.Error(t, last)
+	assert.Contains(t, last.Error(), "ignoring the page asked for")
+	assert.Equal(t, 20, n, "each campaign once")
+}

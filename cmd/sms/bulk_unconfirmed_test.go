@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedsms/sms-go/mockserver"
+)
+
+// A batch the server accepted but whose answer cannot be read is reported as such, not as a
+// failed batch, and without reference deduplication the command never advises running the
+// job again, which would send it again.
+func TestBulkUnconfirmedBatch(t *testing.T) {
+	t.Parallel()
+	for _, dedup := range []bool{false, true} {
+		t.Run(map[bool]string{false: "default", true: "reference-dedup"}[dedup], func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			// In front of the mock, a proxy that lets the second campaign request through, then
+			// replaces its answer with one that names no campaign.
+			target, err := url.Parse(f.srv.URL())
+			require.NoError(t, err)
+			var campaigns atomic.Int32
+			proxy := httputil.NewSingleHostReverseProxy(target)
+			proxy.ModifyResponse = func(resp *http.Response) error {
+				if resp.Request.Method == http.MethodPost && resp.Request.URL.Path == "/v1/sms/campaigns" && campaigns.Add(1) == 2 {
+					_ = resp.Body.Close()
+					body := []byte(`{"campaign":null}`)
+					resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+					resp.Header.Del("Content-Length")
+				}
+				return nil
+			}
+			front := httptest.NewServer(proxy)
+			t.Cleanup(front.Close)
+			env := map[string]string{envBaseURL: front.URL, envAPIKey: f.ws.TestKey, envAPISecret: f.ws.TestSecret}
+
+			csv := peopleCSV(t, 50, 0, 0)
+			args := []string{"bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi {{name}}", "--job-id", "unconfirmed",
+				"--batch-size", "10", "--concurrency", "1", "--json"}
+			if dedup {
+				args = append(args, "--reference-dedup")
+			}
+			r := runCLI(t, env, "", args...)
+			assert.NotZero(t, r.code, r.stderr)
+			m := decodeJSON(t, r.stdout)
+			assert.Equal(t, 0.0, m["failedBatches"], "an accepted batch did not fail")
+			assert.Equal(t, 10.0, m["unconfirmed"])
+			assert.Equal(t, 40.0, m["sent"])
+			assert.Equal(t, true, m["complete"])
+			assert.Contains(t, r.stderr, "1 batch (10 recipients) was accepted by the server, but the answers could not be read")
+			assert.Contains(t, r.stderr, "unconfirmed:1")
+			assert.Equal(t, int64(mockserver.DefaultBalance-50*mockserver.DefaultGenericPrice), f.balance(t), "all five batches were charged")
+			assert.Contains(t, r.stderr, "batch 5/5: 50/50 recipients (100%), charged 128.00 NGN, 10 accepted at an unknown cost\n", "not a failure")
+			if dedup {
+				assert.Contains(t, r.stderr, "running the same command again sends nothing")
+				return
+			}
+			assert.Contains(t, r.stderr, "running the same command again would send them again")
+			assert.NotContains(t, r.stderr, "run the same command again", "no rerun is advised")
+			assert.NotContains(t, r.stderr, "run the job again to")
+		})
+	}
+}
+
+// A batch whose connection dropped after it was written may have been sent: without
+// --reference-dedup the command says to check its campaign before a rerun; with it, a rerun
+// is the way to finish.
+func TestBulkUnknownOutcomeBatch(t *testing.T) {
+	t.Parallel()
+	for _, dedup := range []bool{false, true} {
+		t.Run(map[bool]string{false: "default", true: "reference-dedup"}[dedup], func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			require.NoError(t, f.srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 100}))
+			csv := peopleCSV(t, 10, 0, 0)
+			args := []string{"bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi {{name}}", "--job-id", "dropped",
+				"--batch-size", "10", "--concurrency", "1"}
+			if dedup {
+				args = append(args, "--reference-dedup")
+			}
+			r := runCLI(t, f.env, "", args...)
+			assert.NotZero(t, r.code, r.stderr)
+			if dedup {
+				assert.Contains(t, r.stderr, "run the same command again within 24 hours to retry only them")
+				return
+			}
+			assert.Contains(t, r.stderr, "the outcome of some is unknown")
+			assert.Contains(t, r.stderr, "Check their campaigns by reference first")
+			assert.NotContains(t, r.stderr, "run the same command again within 24 hours to retry only them")
+		})
+	}
+}
