@@ -258,6 +258,58 @@ func BenchmarkAutoDeliveryPaired(b *testing.B) {
 	}
 }
 
+// BenchmarkBalancePendingPaired is GET /v1/balance on a server whose 10,000 other workspaces
+// each hold a campaign pending for MagicSlow's 10 minutes, and on one whose 10,000 workspaces
+// hold none, both at the binary's default delay: one request on each per iteration, each
+// first in turn, and the ratio pending/none of their speeds (1: the same).
+func BenchmarkBalancePendingPaired(b *testing.B) {
+	const n = 10_000
+	var servers [2]*Server // pending, none
+	for k := range servers {
+		s, _ := benchServer(b, WithAutoDelivery(DefaultDeliveryDelay), WithWorkspaceLimit(n+1))
+		b.Cleanup(s.api.StopDelivery)
+		st := s.api.Store()
+		for range n {
+			creds, err := st.NewWorkspace(store.WorkspaceParams{}, s.Now().UnixNano())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if k == 1 {
+				continue
+			}
+			c, err := st.Workspace(creds.WorkspaceID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			slow, _ := store.ParsePhone("to", MagicSlow)
+			if _, err := st.Send(c, store.SendParams{From: DefaultSenderID, Message: benchTemplate, Targets: []store.Target{{Phone: slow}}}, s.Now()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		// Past the delay: each campaign's first pass is settled, MagicSlow waits its 10 minutes.
+		if _, more := st.Settle(s.Now().Add(DefaultDeliveryDelay).UnixNano()); more != (k == 0) {
+			b.Fatalf("server %d: campaigns waiting: %v", k, more)
+		}
+		servers[k] = s
+	}
+	reqs := [2]*http.Request{benchGet(servers[0], "/v1/balance"), benchGet(servers[1], "/v1/balance")}
+	var ns [2]int64
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		i++
+		for j := range 2 {
+			k := (i + j) % 2
+			start := time.Now()
+			benchServe(b, servers[k].Handler(), reqs[k], http.StatusOK)
+			ns[k] += time.Since(start).Nanoseconds()
+		}
+	}
+	b.ReportMetric(float64(ns[0])/float64(b.N)/1e3, "pending-µs/req")
+	b.ReportMetric(float64(ns[1])/float64(b.N)/1e3, "none-µs/req")
+	b.ReportMetric(float64(ns[1])/float64(ns[0]), "pending/none")
+}
+
 // benchSendRequest returns a function that readies BenchmarkSend's request to s again, with
 // its body to read.
 func benchSendRequest(s *Server) func() *http.Request {
