@@ -325,21 +325,28 @@ func (j *bulkJob) stopOn(ctx context.Context, index int, ref string, err error) 
 }
 
 // haltError is the error that stopped the job, once the report is sorted. A 402 names the
-// first batch in input order that the wallet could not pay, whichever worker met one first,
-// so that identical runs say the same.
+// first batch in input order that was not sent, whichever worker met the 402 first and
+// whichever batches were in flight then, so that identical runs say the same; it wraps the
+// 402 of the first refused batch.
 func (j *bulkJob) haltError() error {
 	r := &j.report
 	if !errors.Is(j.haltErr, ErrInsufficientBalance) {
 		return j.haltErr
 	}
+	first, refused := 0, error(nil) // r.Batches is sorted by index
 	for _, b := range r.Batches {
-		if errors.Is(b.Err, ErrInsufficientBalance) {
-			return fmt.Errorf("sms: bulk job %q stopped at batch %d, the first in input order that the wallet could not pay (%d recipients); "+
-				"this run sent %d recipients, for %s: top up, then run the job again: %w",
-				j.p.JobID, b.Index, b.Recipients, r.Sent, r.Amount, b.Err)
+		if b.Index == first && b.Err == nil {
+			first++
+		}
+		if refused == nil && errors.Is(b.Err, ErrInsufficientBalance) {
+			refused = b.Err
 		}
 	}
-	return j.haltErr
+	if refused == nil {
+		return j.haltErr
+	}
+	return fmt.Errorf("sms: bulk job %q stopped at batch %d, the first in input order not sent, as the wallet could not pay; "+
+		"this run sent %d recipients, for %s: top up, then run the job again: %w", j.p.JobID, first, r.Sent, r.Amount, refused)
 }
 
 // checkAnswer refuses a 2xx answer that contradicts the batch of n distinct recipients it

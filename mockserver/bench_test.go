@@ -25,11 +25,11 @@ import (
 // They live in package mockserver so that large stores can be filled in-process, without a
 // million HTTP requests.
 
-// benchServer is a server whose default workspace cannot run out of money, and that
-// workspace's live caller.
-func benchServer(tb testing.TB) (*Server, store.Caller) {
+// benchServer is a server whose default workspace cannot run out of money, with opts, and
+// that workspace's live caller.
+func benchServer(tb testing.TB, opts ...Option) (*Server, store.Caller) {
 	tb.Helper()
-	s, err := New(WithBalances(1<<60, 1<<60))
+	s, err := New(append([]Option{WithBalances(1<<60, 1<<60)}, opts...)...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -98,6 +98,15 @@ func benchServe(b *testing.B, h http.Handler, req *http.Request, want int) *http
 	return rec
 }
 
+// benchListLoop is the loop of BenchmarkListCampaigns/stack on s.
+func benchListLoop(b *testing.B, s *Server) {
+	h, req := s.Handler(), benchGet(s, "/v1/sms/campaigns?limit=20")
+	b.ReportAllocs()
+	for b.Loop() {
+		benchServe(b, h, req, http.StatusOK)
+	}
+}
+
 // BenchmarkListCampaigns is GET /v1/sms/campaigns?limit=20 through the whole stack (request
 // ID, request log, routing, authentication, store, JSON), against a baseline handler that
 // does only the JSON work of the same response; and over a million campaigns, the first page
@@ -106,11 +115,7 @@ func BenchmarkListCampaigns(b *testing.B) {
 	b.Run("stack", func(b *testing.B) {
 		s, c := benchServer(b)
 		benchFill(b, s.api.Store(), c, 1000, 1)
-		h, req := s.Handler(), benchGet(s, "/v1/sms/campaigns?limit=20")
-		b.ReportAllocs()
-		for b.Loop() {
-			benchServe(b, h, req, http.StatusOK)
-		}
+		benchListLoop(b, s)
 	})
 
 	b.Run("baseline", func(b *testing.B) {
@@ -174,8 +179,140 @@ func BenchmarkListCampaigns(b *testing.B) {
 // BenchmarkSend is POST /v1/sms/send to one recipient through the whole stack.
 func BenchmarkSend(b *testing.B) {
 	s, _ := benchServer(b)
+	benchSends(b, s)
+}
+
+// benchSends is the loop of BenchmarkSend on s.
+func benchSends(b *testing.B, s *Server) {
+	h, next := s.Handler(), benchSendRequest(s)
+	b.ReportAllocs()
+	for b.Loop() {
+		benchServe(b, h, next(), http.StatusAccepted)
+	}
+}
+
+// BenchmarkAutoDelivery is the list and send paths of BenchmarkListCampaigns/stack and
+// BenchmarkSend with automatic delivery off and at the binary's default delay on the real
+// clock: what a request pays for automatic delivery. The listed campaigns are delivered
+// before the loop, as in a mock whose sends were long ago; the sends fall due while it runs.
+func BenchmarkAutoDelivery(b *testing.B) {
+	for _, d := range []time.Duration{0, DefaultDeliveryDelay} {
+		delay := "delay=off"
+		if d > 0 {
+			delay = "delay=" + d.String()
+		}
+		b.Run("list/"+delay, func(b *testing.B) {
+			s, c := benchServer(b, WithAutoDelivery(d))
+			benchFill(b, s.api.Store(), c, 1000, 1)
+			s.DeliverAll()
+			benchListLoop(b, s)
+		})
+		b.Run("send/"+delay, func(b *testing.B) {
+			s, _ := benchServer(b, WithAutoDelivery(d))
+			defer s.api.StopDelivery()
+			benchSends(b, s)
+		})
+	}
+}
+
+// BenchmarkAutoDeliveryPaired is BenchmarkAutoDelivery with both servers in one loop: each
+// iteration serves one request on the server with automatic delivery off and one on the
+// server at the binary's default delay, each first in turn, and reports their times and the
+// ratio off/on (1: the same speed), so that a burst of load falls on both alike.
+func BenchmarkAutoDeliveryPaired(b *testing.B) {
+	for _, route := range []string{"list", "send"} {
+		b.Run(route, func(b *testing.B) {
+			var servers [2]*Server // off, on
+			var reqs [2]func() *http.Request
+			for k, d := range []time.Duration{0, DefaultDeliveryDelay} {
+				s, c := benchServer(b, WithAutoDelivery(d))
+				b.Cleanup(s.api.StopDelivery)
+				servers[k] = s
+				if route == "list" {
+					benchFill(b, s.api.Store(), c, 1000, 1)
+					s.DeliverAll()
+					req := benchGet(s, "/v1/sms/campaigns?limit=20")
+					reqs[k] = func() *http.Request { return req }
+					continue
+				}
+				reqs[k] = benchSendRequest(s)
+			}
+			want := http.StatusOK
+			if route == "send" {
+				want = http.StatusAccepted
+			}
+			ns := benchPaired(b, servers, reqs, want)
+			b.ReportMetric(float64(ns[0])/float64(b.N)/1e3, "off-µs/req")
+			b.ReportMetric(float64(ns[1])/float64(b.N)/1e3, "on-µs/req")
+			b.ReportMetric(float64(ns[0])/float64(ns[1]), "off/on")
+		})
+	}
+}
+
+// BenchmarkBalancePendingPaired is GET /v1/balance on a server whose 10,000 other workspaces
+// each hold a campaign pending for MagicSlow's 10 minutes, and on one whose 10,000 workspaces
+// hold none, both at the binary's default delay: one request on each per iteration, each
+// first in turn, and the ratio pending/none of their speeds (1: the same).
+func BenchmarkBalancePendingPaired(b *testing.B) {
+	const n = 10_000
+	var servers [2]*Server // pending, none
+	for k := range servers {
+		s, _ := benchServer(b, WithAutoDelivery(DefaultDeliveryDelay), WithWorkspaceLimit(n+1))
+		b.Cleanup(s.api.StopDelivery)
+		st := s.api.Store()
+		for range n {
+			creds, err := st.NewWorkspace(store.WorkspaceParams{}, s.Now().UnixNano())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if k == 1 {
+				continue
+			}
+			c, err := st.Workspace(creds.WorkspaceID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			slow, _ := store.ParsePhone("to", MagicSlow)
+			if _, err := st.Send(c, store.SendParams{From: DefaultSenderID, Message: benchTemplate, Targets: []store.Target{{Phone: slow}}}, s.Now()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		// Past the delay: each campaign's first pass is settled, MagicSlow waits its 10 minutes.
+		if _, more := st.Settle(s.Now().Add(DefaultDeliveryDelay).UnixNano()); more != (k == 0) {
+			b.Fatalf("server %d: campaigns waiting: %v", k, more)
+		}
+		servers[k] = s
+	}
+	pending, none := benchGet(servers[0], "/v1/balance"), benchGet(servers[1], "/v1/balance")
+	ns := benchPaired(b, servers, [2]func() *http.Request{func() *http.Request { return pending }, func() *http.Request { return none }}, http.StatusOK)
+	b.ReportMetric(float64(ns[0])/float64(b.N)/1e3, "pending-µs/req")
+	b.ReportMetric(float64(ns[1])/float64(b.N)/1e3, "none-µs/req")
+	b.ReportMetric(float64(ns[1])/float64(ns[0]), "pending/none")
+}
+
+// benchPaired serves one request on each server per iteration, each first in turn, and
+// returns the time each took in all.
+func benchPaired(b *testing.B, servers [2]*Server, reqs [2]func() *http.Request, want int) [2]int64 {
+	var ns [2]int64
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		i++
+		for j := range 2 {
+			k := (i + j) % 2
+			req := reqs[k]()
+			start := time.Now()
+			benchServe(b, servers[k].Handler(), req, want)
+			ns[k] += time.Since(start).Nanoseconds()
+		}
+	}
+	return ns
+}
+
+// benchSendRequest returns a function that readies BenchmarkSend's request to s again, with
+// its body to read.
+func benchSendRequest(s *Server) func() *http.Request {
 	ws := s.Default()
-	h := s.Handler()
 	body := []byte(`{"to":"2348025671695","from":"MOCKSMS","message":"Your order 42 has shipped."}`)
 	rd := bytes.NewReader(body)
 	req := httptest.NewRequest(http.MethodPost, "/v1/sms/send", nil)
@@ -183,11 +320,10 @@ func BenchmarkSend(b *testing.B) {
 	req.Header.Set("X-API-Key", ws.LiveKey)
 	req.Header.Set("X-API-Secret", ws.LiveSecret)
 	req.ContentLength = int64(len(body))
-	b.ReportAllocs()
-	for b.Loop() {
+	return func() *http.Request {
 		rd.Reset(body)
 		req.Body = io.NopCloser(rd)
-		benchServe(b, h, req, http.StatusAccepted)
+		return req
 	}
 }
 

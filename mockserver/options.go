@@ -36,6 +36,10 @@ const (
 	// recipients by themselves (its -delivery-delay). New and NewTest deliver nothing by
 	// themselves unless WithAutoDelivery says so. See WithAutoDelivery.
 	DefaultDeliveryDelay = time.Second
+	// MaxDeliveryDelay is the longest delay WithAutoDelivery takes: 3,650 days, so that a
+	// campaign sent when the mock's clock is at its latest (2200-01-01) still falls due at a
+	// time the mock can write.
+	MaxDeliveryDelay = 3650 * 24 * time.Hour
 
 	// MaxPrice is the highest price of one SMS part, in kobo (10,000.00 NGN).
 	MaxPrice = 1_000_000
@@ -163,8 +167,9 @@ func (c *config) check() error {
 		return errors.New("mockserver: WithReadTimeout: the timeout cannot be negative")
 	case c.writeTimeout < 0:
 		return errors.New("mockserver: WithWriteTimeout: the timeout cannot be negative")
-	case c.deliveryDelay < 0:
-		return errors.New("mockserver: WithAutoDelivery: the delay cannot be negative")
+	case c.deliveryDelay < 0 || c.deliveryDelay > MaxDeliveryDelay:
+		c.deliveryDelay = 0 // for the server to answer its requests with this error
+		return fmt.Errorf("mockserver: WithAutoDelivery: the delay must be from 0 to %v (3,650 days)", MaxDeliveryDelay)
 	case c.profile != ProfileFull && c.profile != ProfileDocumented:
 		return fmt.Errorf("mockserver: WithProfile: unknown profile %d", c.profile)
 	case limitErr != nil:
@@ -312,6 +317,7 @@ func WithClock(now func() time.Time) Option { return func(c *config) { c.now = n
 //	any other            delivered
 //
 // A campaign of more than 100 recipients, processing for a second, is delivered no sooner.
+// A d outside 0 to MaxDeliveryDelay is an error (see Start).
 func WithAutoDelivery(d time.Duration) Option { return func(c *config) { c.deliveryDelay = d } }
 
 // --- bounds of what the mock keeps ----------------------------------------------------------

@@ -41,6 +41,9 @@ func TestOptionsOutOfRange(t *testing.T) {
 		{mockserver.WithWorkspaceLimit(-1), "WithWorkspaceLimit"},
 		{mockserver.WithDNDLimit(-1), "WithDNDLimit"},
 		{mockserver.WithIdempotencyLimit(-1), "WithIdempotencyLimit"},
+		{mockserver.WithAutoDelivery(-time.Second), "WithAutoDelivery"},
+		{mockserver.WithAutoDelivery(mockserver.MaxDeliveryDelay + 1), "WithAutoDelivery"},
+		{mockserver.WithAutoDelivery(2_100_000 * time.Hour), "WithAutoDelivery"}, // a send's due time would wrap to 1681
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,4 +100,5 @@ func TestConstantsAreTheInternalOnes(t *testing.T) {
 	assert.Equal(t, faults.MaxRules, mockserver.MaxFaultRules)
 	assert.Equal(t, idem.DefaultTotalLimit, mockserver.DefaultIdempotencyTotalLimit)
 	assert.Equal(t, store.SlowDeliveryDelay, mockserver.SlowDeliveryDelay)
+	assert.Equal(t, store.MaxDeliveryDelay, mockserver.MaxDeliveryDelay)
 }

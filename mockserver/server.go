@@ -135,6 +135,7 @@ func (s *Server) Serve(ln net.Listener) error {
 // the body read deadline is set per request (see Handler), so that it also holds when Handler
 // is served by another http.Server.
 func (s *Server) serveOn(ln net.Listener) *http.Server {
+	s.api.ResumeDelivery() // after a Close
 	s.ln = ln
 	s.url = "http://" + dialAddr(ln.Addr())
 	s.hs = &http.Server{

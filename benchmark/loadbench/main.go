@@ -12,10 +12,18 @@
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route send -rounds 5 -d 5s
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route rss -sends 100000
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route list -mock-args '-gc-headroom-mb 0'
+//	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route list -also-args '-delivery-delay off'
+//	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route balance -workspaces 10000 -rounds 5 -d 5s
+//
+// -also-args runs a second mock with more flags in the same rounds, each against the bare
+// handler. -route balance compares two mocks instead of the mock with a bare handler: each holds
+// -workspaces more workspaces, with one send each to MagicSlow (still pending, due 10 minutes
+// later) in the first and none in the other, and wrk reads GET /v1/balance of each in turn.
 package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -38,14 +46,16 @@ const sendBody = `{"to":"2348025671695","from":"MOCKSMS","message":"Your order 4
 
 func main() {
 	mock := flag.String("mock", "", "path of the sms-mockserver binary")
-	route := flag.String("route", "list", "list, send or rss")
+	route := flag.String("route", "list", "list, send, rss or balance")
 	rounds := flag.Int("rounds", 5, "wrk runs against each server")
 	dur := flag.Duration("d", 5*time.Second, "duration of one wrk run")
 	threads := flag.Int("t", 2, "wrk threads")
 	conns := flag.Int("c", 8, "wrk connections")
 	sends := flag.Int("sends", 100_000, "sends with references for -route rss")
+	workspaces := flag.Int("workspaces", 10_000, "workspaces with a send each for -route balance")
 	bare := flag.String("serve-bare", "", "internal: serve this file's bytes on this address (addr=file)")
 	mockArgs := flag.String("mock-args", "", "more flags for the mock, separated by spaces")
+	alsoArgs := flag.String("also-args", "", "run a second mock with these flags too (after -mock-args), in the same rounds")
 	flag.Parse()
 	if *bare != "" {
 		serveBare(*bare)
@@ -53,6 +63,10 @@ func main() {
 	}
 	if *mock == "" {
 		log.Fatal("-mock is required")
+	}
+	if *route == "balance" {
+		balance(*mock, strings.Fields(*mockArgs), *workspaces, *rounds, *threads, *conns, *dur)
+		return
 	}
 	c := startMock(*mock, strings.Fields(*mockArgs))
 	defer c.Stop()
@@ -85,33 +99,50 @@ func main() {
 	script := luaScript(c, *route)
 	defer func() { _ = os.Remove(script) }()
 
-	var mockRPS, bareRPS, ratios []float64
-	for i := range *rounds {
-		// Alternate which goes first, so that a burst of other load lands on both sides.
-		order := []string{"mock", "bare"}
-		if i%2 == 1 {
-			order = []string{"bare", "mock"}
+	sides := []side{{"mock", c.URL, script}, {"bare", "http://" + bareAddr, script}}
+	if *alsoArgs != "" {
+		// A second mock with more flags, filled the same way, measured in the same rounds.
+		c2 := startMock(*mock, append(strings.Fields(*mockArgs), strings.Fields(*alsoArgs)...))
+		defer c2.Stop()
+		if *route == "list" {
+			fillSends(c2, 1000)
 		}
-		var m, b float64
-		for _, who := range order {
-			base := c.URL
-			if who == "bare" {
-				base = "http://" + bareAddr
-			}
-			rps := runWrk(*threads, *conns, *dur, script, base+target, fmt.Sprintf("%s%d", who, i))
-			if who == "mock" {
-				m = rps
-			} else {
-				b = rps
-			}
-		}
-		mockRPS, bareRPS, ratios = append(mockRPS, m), append(bareRPS, b), append(ratios, m/b)
-		fmt.Printf("round %d: mock %.0f req/s, bare %.0f req/s, mock/bare %.3f\n", i+1, m, b, m/b)
+		script2 := luaScript(c2, *route)
+		defer func() { _ = os.Remove(script2) }()
+		sides = append(sides, side{"mock[" + *alsoArgs + "]", c2.URL, script2})
 	}
-	fmt.Printf("median: mock %.0f req/s, bare %.0f req/s, ratio of medians %.3f, median of ratios %.3f\n",
-		median(mockRPS), median(bareRPS), median(mockRPS)/median(bareRPS), median(ratios))
+	rps := make([][]float64, len(sides))
+	for i := range *rounds {
+		// Rotate which goes first, so that a burst of other load lands on every side.
+		line := fmt.Sprintf("round %d:", i+1)
+		for k := range sides {
+			j := (i + k) % len(sides)
+			rps[j] = append(rps[j], runWrk(*threads, *conns, *dur, sides[j].script, sides[j].base+target, fmt.Sprintf("%s%d", sides[j].name[:4], i)))
+		}
+		for j, sd := range sides {
+			line += fmt.Sprintf(" %s %.0f req/s", sd.name, rps[j][i])
+			if sd.name != "bare" {
+				line += fmt.Sprintf(" (%.3f of bare)", rps[j][i]/rps[1][i])
+			}
+		}
+		fmt.Println(line)
+	}
+	for j, sd := range sides {
+		if sd.name == "bare" {
+			continue
+		}
+		ratios := make([]float64, len(rps[j]))
+		for i := range ratios {
+			ratios[i] = rps[j][i] / rps[1][i]
+		}
+		fmt.Printf("median: %s %.0f req/s, bare %.0f req/s, ratio of medians %.3f, median of ratios %.3f\n",
+			sd.name, median(rps[j]), median(rps[1]), median(rps[j])/median(rps[1]), median(ratios))
+	}
 	fmt.Printf("mock after the runs: RSS %.1f MB\n", rssMB(pid))
 }
+
+// side is one server wrk runs against.
+type side struct{ name, base, script string }
 
 func check(err error) {
 	if err != nil {
@@ -157,15 +188,22 @@ func request(c *mockproc.Mock, method, target, body string) (*http.Response, []b
 
 // fillSends makes n sends with a reference each, from 8 goroutines.
 func fillSends(c *mockproc.Mock, n int) {
+	fill(n, func(i int) {
+		resp, b := request(c, http.MethodPost, "/v1/sms/send", fmt.Sprintf(sendBody, "fill-"+strconv.Itoa(i)))
+		if resp.StatusCode != http.StatusAccepted {
+			log.Fatalf("fill: %d %s", resp.StatusCode, b)
+		}
+	})
+}
+
+// fill calls do(0) to do(n-1) from 8 goroutines.
+func fill(n int, do func(i int)) {
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range 8 {
 		wg.Go(func() {
 			for i := range next {
-				resp, b := request(c, http.MethodPost, "/v1/sms/send", fmt.Sprintf(sendBody, "fill-"+strconv.Itoa(i)))
-				if resp.StatusCode != http.StatusAccepted {
-					log.Fatalf("fill: %d %s", resp.StatusCode, b)
-				}
+				do(i)
 			}
 		})
 	}
@@ -278,4 +316,61 @@ func rssMB(pid int) float64 {
 	kb, err := mockproc.RSSKB(pid)
 	check(err)
 	return float64(kb) * 1024 / 1e6
+}
+
+// balance runs -route balance: GET /v1/balance on a mock whose other workspaces each hold a
+// campaign still pending against one whose workspaces have none.
+func balance(path string, args []string, n, rounds, threads, conns int, d time.Duration) {
+	args = append(args, "-workspace-limit", strconv.Itoa(n+1))
+	pending, none := startMock(path, args), startMock(path, args)
+	defer pending.Stop()
+	defer none.Stop()
+	start := time.Now()
+	fillWorkspaces(pending, n, "2347000000005") // MagicSlow: delivered 10 minutes after its send
+	fillWorkspaces(none, n, "")
+	fmt.Printf("filled %d workspaces in each in %v\n", n, time.Since(start).Round(time.Second))
+	scripts := map[*mockproc.Mock]string{pending: luaScript(pending, "balance"), none: luaScript(none, "balance")}
+	for _, s := range scripts {
+		defer func() { _ = os.Remove(s) }()
+	}
+	var pRPS, nRPS, ratios []float64
+	for i := range rounds {
+		order := []*mockproc.Mock{pending, none}
+		if i%2 == 1 {
+			order = []*mockproc.Mock{none, pending}
+		}
+		rps := map[*mockproc.Mock]float64{}
+		for _, m := range order {
+			rps[m] = runWrk(threads, conns, d, scripts[m], m.URL+"/v1/balance", "balance")
+		}
+		p, o := rps[pending], rps[none]
+		pRPS, nRPS, ratios = append(pRPS, p), append(nRPS, o), append(ratios, p/o)
+		fmt.Printf("round %d: pending %.0f req/s, none %.0f req/s, pending/none %.3f\n", i+1, p, o, p/o)
+	}
+	if time.Since(start) > 10*time.Minute {
+		log.Print("warning: the runs took longer than MagicSlow's 10 minutes: the last ones had nothing pending")
+	}
+	fmt.Printf("median: pending %.0f req/s, none %.0f req/s, ratio of medians %.3f, median of ratios %.3f\n",
+		median(pRPS), median(nRPS), median(pRPS)/median(nRPS), median(ratios))
+}
+
+// fillWorkspaces makes n workspaces and one send from each to the number to (none when to is
+// empty), from 8 goroutines.
+func fillWorkspaces(c *mockproc.Mock, n int, to string) {
+	fill(n, func(int) {
+		resp, b := request(c, http.MethodPost, "/_mock/workspaces", "")
+		if resp.StatusCode != http.StatusCreated {
+			log.Fatalf("workspace: %d %s", resp.StatusCode, b)
+		}
+		if to == "" {
+			return
+		}
+		var ws mockproc.Mock
+		check(json.Unmarshal(b, &ws))
+		ws.URL = c.URL
+		resp, b = request(&ws, http.MethodPost, "/v1/sms/send", `{"to":"`+to+`","from":"MOCKSMS","message":"Your order 42 has shipped."}`)
+		if resp.StatusCode != http.StatusAccepted {
+			log.Fatalf("send: %d %s", resp.StatusCode, b)
+		}
+	})
 }

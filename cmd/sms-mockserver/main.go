@@ -111,6 +111,9 @@ func (f *delayFlag) Set(s string) error {
 	if err != nil || d < 0 {
 		return errors.New(`a non-negative duration such as 1s, or "off"`)
 	}
+	if d > mockserver.MaxDeliveryDelay {
+		return fmt.Errorf("at most %v (3,650 days)", mockserver.MaxDeliveryDelay)
+	}
 	f.d = d
 	return nil
 }
@@ -156,7 +159,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	workspaceLimit := fs.Int("workspace-limit", mockserver.DefaultMaxWorkspaces, "workspaces the mock holds at most, the default one included")
 	dndLimit := fs.Int("dnd-limit", mockserver.DefaultMaxDND, "numbers the Do-Not-Disturb register holds at most")
 	delivery := &delayFlag{mockserver.DefaultDeliveryDelay}
-	fs.Var(delivery, "delivery-delay", `how long after its send a campaign's recipients are delivered by themselves, by the magic numbers' rules (0 or "off": never, until a control delivers them)`)
+	fs.Var(delivery, "delivery-delay", `how long after its send a campaign's recipients are delivered by themselves, by the magic numbers' rules (0 or "off": never, until a control delivers them; at most 87600h)`)
 	idemTotal := fs.Int("idempotency-total-limit", mockserver.DefaultIdempotencyTotalLimit, "send references the mock remembers at most, every workspace together; past it the oldest are forgotten")
 	profileName := fs.String("profile", mockserver.ProfileFull.String(), "answer with everything (full) or only the members and statuses the live docs show (documented)")
 	env := fs.Bool("env", false, "print the startup line as shell export statements of SMS_BASE_URL, SMS_API_KEY, SMS_API_SECRET and SMS_DASHBOARD_TOKEN instead of JSON")

@@ -83,6 +83,8 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"-dnd-limit", "many"},
 		{"-delivery-delay", "-1s"},
 		{"-delivery-delay", "soon"},
+		{"-delivery-delay", "2100000h"},             // a send's due time would wrap to 1681
+		{"-delivery-delay", "87600h0m0.000000001s"}, // mockserver.MaxDeliveryDelay and a nanosecond
 	} {
 		// A flag wrongly accepted serves on a free port until the timeout, then fails here.
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -428,4 +430,22 @@ func getJSON(ctx context.Context, t *testing.T, u, host string, v any) int {
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(v))
 	}
 	return resp.StatusCode
+}
+
+// TestRunRefusesADeliveryDelayThatOverflows: a -delivery-delay past MaxDeliveryDelay would put
+// a send's due time past what the mock can write (2100000h wrapped to 1681 and delivered at
+// once); it is refused, saying the largest value.
+func TestRunRefusesADeliveryDelayThatOverflows(t *testing.T) {
+	t.Parallel()
+	for _, d := range []string{"2100000h", "2562047h", "87601h"} {
+		var stderr strings.Builder
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		err := run(ctx, []string{"-addr", "127.0.0.1:0", "-delivery-delay", d}, io.Discard, &stderr)
+		cancel()
+		require.Error(t, err, d)
+		assert.Contains(t, err.Error(), "-delivery-delay: at most 87600h0m0s (3,650 days)", d)
+	}
+	// The largest is taken.
+	m := startRun(t, "-delivery-delay", "87600h")
+	assert.NotEmpty(t, m.line)
 }

@@ -152,7 +152,7 @@ func TestBulk(t *testing.T) {
 				assert.Contains(t, r.stderr, "402 insufficient_balance")
 				assert.Contains(t, r.stderr, "the wallet ran out after 2 batches (320.00 NGN charged); the balance is 0.00 NGN against about 406.40 NGN for the 127 recipients not sent "+
 					"(at 3.20 NGN a part, --price): top up 406.40 NGN or more, then run the same command again within 24 hours to send the rest:\n  sms bulk --csv ")
-				assert.Contains(t, r.stderr, `stopped at batch 2, the first in input order that the wallet could not pay (50 recipients)`)
+				assert.Contains(t, r.stderr, `stopped at batch 2, the first in input order not sent, as the wallet could not pay`)
 				assert.Regexp(t, `(?m)^job-1\s+no\s+`, r.stdout)
 				spent := 100*price - int(f.balance(t))
 

@@ -23,7 +23,7 @@ func (a *API) Advance(d time.Duration) error {
 		a.publish("clock.advanced", struct {
 			Now time.Time `json:"now"`
 		}{a.clock.Now()})
-		a.settle()
+		a.settle(a.Store(), a.clock.Now().UnixNano())
 	}
 	return nil
 }

@@ -4,15 +4,19 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
 // deliveryTimer is the one timer of automatic delivery: armed for the earliest time a send's
-// recipients fall due, it settles the store then, and arms itself again for what is left.
-// Reads settle too (see ServeHTTP), so the timer only matters to those who wait for events.
+// recipients fall due, it settles the store then, off any request's path, and arms itself
+// again for what is left. A request settles on its way in only when something is due and the
+// timer has not settled it yet (see settle), so that a read never shows what is due unsettled.
 type deliveryTimer struct {
-	mu sync.Mutex
-	t  *time.Timer
-	at int64 // the mock time it is armed for
+	mu      sync.Mutex
+	t       *time.Timer
+	at      int64 // the mock time it is armed for
+	stopped bool  // by StopDelivery: it is not armed again until ResumeDelivery
 }
 
 // due arms the timer for at, of the mock's clock, unless it is armed for earlier.
@@ -20,7 +24,7 @@ func (a *API) due(at int64) {
 	dt := &a.delivery
 	dt.mu.Lock()
 	defer dt.mu.Unlock()
-	if dt.t != nil && dt.at <= at {
+	if dt.stopped || dt.t != nil && dt.at <= at {
 		return
 	}
 	if dt.t != nil {
@@ -40,21 +44,39 @@ func (a *API) tick() {
 	}
 }
 
-// StopDelivery stops the timer of automatic delivery; the next send arms it again, and reads
-// settle what is due meanwhile.
+// StopDelivery stops the timer of automatic delivery, and keeps it from being armed again
+// until ResumeDelivery: the server is closed. Requests still settle what is due on their way
+// in.
 func (a *API) StopDelivery() {
 	dt := &a.delivery
 	dt.mu.Lock()
 	defer dt.mu.Unlock()
+	dt.stopped = true
 	if dt.t != nil {
 		dt.t.Stop()
 		dt.t = nil
 	}
 }
 
-// settle settles what automatic delivery has due by now, and arms the timer for what is left.
-func (a *API) settle() {
+// ResumeDelivery undoes StopDelivery: the server serves again. It settles what fell due
+// meanwhile and arms the timer for what is left.
+func (a *API) ResumeDelivery() {
+	dt := &a.delivery
+	dt.mu.Lock()
+	dt.stopped = false
+	dt.mu.Unlock()
 	if next, more := a.Store().Settle(a.clock.Now().UnixNano()); more {
+		a.due(next)
+	}
+}
+
+// settle settles what automatic delivery has due by now in st, and arms the timer for what is
+// left. When nothing is due, it costs one atomic read.
+func (a *API) settle(st *store.Store, now int64) {
+	if !st.Due(now) {
+		return
+	}
+	if next, more := st.Settle(now); more {
 		a.due(next)
 	}
 }

@@ -74,7 +74,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rq.fail(sw, e)
 		return
 	}
-	a.settle() // what automatic delivery has due, before anyone reads it
+	a.settle(st.store, rq.now.UnixNano()) // what automatic delivery has due, before anyone reads it
 	var out http.ResponseWriter = sw
 	drop := false
 	if !control {

@@ -81,7 +81,7 @@ func (st *Store) trim(target int64) {
 		top.w.mu.Lock()
 		md := &top.w.modes[top.mode]
 		c, o := md.oldestItem(top.otp)
-		n := md.forgetOldest(top.otp, top.id)
+		n := md.forgetOldest(&st.due, top.otp, top.id)
 		if n > 0 {
 			st.idx.forget(top.w, c, o)
 		}
@@ -122,8 +122,9 @@ func (md *modeData) oldestItem(otp bool) (*campaign, *otpMessage) {
 }
 
 // forgetOldest forgets the oldest campaign (or OTP message) of the mode if its id is still id
-// (a clear may have gone first), and returns how many recipients it had; w.mu must be held.
-func (md *modeData) forgetOldest(otp bool, id ids.ID) int {
+// (a clear may have gone first), takes it out of the due queue q, and returns how many
+// recipients it had; w.mu must be held.
+func (md *modeData) forgetOldest(q *dueQueue, otp bool, id ids.ID) int {
 	switch {
 	case otp && len(md.otpMsgs) > 0 && md.otpMsgs[0].id == id:
 		md.otpMsgs[0].forgotten = true
@@ -133,10 +134,10 @@ func (md *modeData) forgetOldest(otp bool, id ids.ID) int {
 	case !otp && len(md.campaigns) > 0 && md.campaigns[0].ID == id:
 		c := md.campaigns[0]
 		c.forget()
+		q.forget(c)
 		md.campaigns[0] = nil
 		md.campaigns = md.campaigns[1:]
 		md.msgFrom = max(md.msgFrom-1, 0)
-		md.autoFrom, md.slowFrom = max(md.autoFrom-1, 0), max(md.slowFrom-1, 0)
 		return len(c.recipients)
 	}
 	return 0

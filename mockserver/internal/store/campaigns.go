@@ -152,7 +152,7 @@ type Recipient struct {
 type campaign struct {
 	Campaign
 	requestID  ids.ID   // of the request that sent it
-	auto       uint8    // automatic delivery's progress: autoDone, slowDone
+	dueIdx     int32    // its index in the store's due queue plus one, notQueued or forgotten; the queue's mu guards it
 	names      string   // every recipient's {{name}}, one after another
 	nameEnds   []uint32 // where recipient i's name ends in names; nil unless personal
 	recipients []recipient
@@ -276,11 +276,11 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 	if personal {
 		cp.names, cp.nameEnds = names.String(), nameEnds
 	}
-	a, to, balance, err := c.w.send(st, c.Mode, cp, totalParts*price, p.ProviderFailure || refused, now.UnixNano())
+	a, to, balance, first, err := c.w.send(st, c.Mode, cp, totalParts*price, p.ProviderFailure || refused, now.UnixNano())
 	if err != nil {
 		return Accepted{}, err
 	}
-	if st.cfg.Due != nil && st.cfg.DeliveryDelay > 0 && a.Counts[RecipientSent] > 0 {
+	if first && st.cfg.Due != nil {
 		st.cfg.Due(cp.dueAt(int64(st.cfg.DeliveryDelay)))
 	}
 	st.indexCampaign(c.w, c.Mode, cp)
@@ -292,16 +292,17 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 
 // send debits the wallet and stores c in one step; the campaign's id is taken under the lock,
 // so that a mode's campaigns stay in id order. It returns the campaign as accepted, its first
-// 20 numbers (for the event) and the balance left.
-func (w *workspace) send(st *Store, mode Mode, c *campaign, amount int64, providerFailure bool, now int64) (Accepted, []string, int64, error) {
+// 20 numbers (for the event), the balance left, and whether its delivery falls due before
+// anything else queued for automatic delivery.
+func (w *workspace) send(st *Store, mode Mode, c *campaign, amount int64, providerFailure bool, now int64) (Accepted, []string, int64, bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.activeSender(c.SenderID) {
-		return Accepted{}, nil, 0, errSenderNotActive(c.SenderID)
+		return Accepted{}, nil, 0, false, errSenderNotActive(c.SenderID)
 	}
 	md := &w.modes[mode]
 	if md.balance < amount {
-		return Accepted{}, nil, 0, ErrInsufficientBalance
+		return Accepted{}, nil, 0, false, ErrInsufficientBalance
 	}
 	c.ID, c.CreatedAt, c.Amount = st.cfg.IDs.Next(), now, amount
 	md.balance -= amount
@@ -322,10 +323,8 @@ func (w *workspace) send(st *Store, mode Mode, c *campaign, amount int64, provid
 		c.Status = CampaignProcessing
 	}
 	md.campaigns = append(md.campaigns, c)
-	if st.cfg.DeliveryDelay > 0 && c.Counts[RecipientSent] > 0 {
-		st.due.add(w)
-	}
-	return Accepted{Campaign: c.Campaign, Recipients: len(c.recipients)}, firstPhones(c.recipients, 20), md.balance, nil
+	first := st.queue(w, c)
+	return Accepted{Campaign: c.Campaign, Recipients: len(c.recipients)}, firstPhones(c.recipients, 20), md.balance, first, nil
 }
 
 // Campaigns returns one page of the caller's campaigns, newest first (limit per page, pages

@@ -1,15 +1,17 @@
 package store
 
 import (
+	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // Automatic delivery: DeliveryDelay after a campaign is sent, its recipients still sent move
-// to delivered, or to failed by the magic numbers' rules. Nothing runs in the store for it:
-// every campaign's time is due from its creation, so Settle moves whatever is due whenever
-// it is called (on each request, on Advance, by the HTTP layer's one timer), and each mode
-// walks its campaigns, in creation order, from the first not yet settled.
+// to delivered, or to failed by the magic numbers' rules. A send puts its campaign in the
+// store's due queue at the time its recipients fall due; Settle takes from the queue only
+// what is due by then, so that a request that finds nothing due pays one atomic read, however
+// many campaigns wait (see Due).
 
 // The magic test numbers: sends to them behave as the table of docs/api.md says, whatever the
 // workspace. They sit in a reserved-looking range (0700 000 000X) that test data should not
@@ -26,44 +28,167 @@ const (
 // delay when that is longer.
 const SlowDeliveryDelay = 10 * time.Minute
 
-// Auto-delivery flags of a campaign (campaign.auto).
+// MaxDeliveryDelay is the longest delay of automatic delivery: 3,650 days, like a key's
+// longest lifetime, so that a campaign sent at the latest time the mock's clock reaches
+// (2200-01-01) still falls due inside the range of the times the store keeps (year 2262).
+const MaxDeliveryDelay = 3650 * 24 * time.Hour
+
+// never is the due queue's earliest time when it is empty.
+const never = math.MaxInt64
+
+// dueEntry is a campaign awaiting automatic delivery: at is when its next pass falls due (its
+// recipients but MagicSlow, then MagicSlow).
+type dueEntry struct {
+	at int64
+	c  *campaign
+	w  *workspace
+}
+
+// dueQueue orders the campaigns awaiting automatic delivery, over every workspace of the
+// store, by the time their next pass falls due (then by id): a binary min-heap of one 24-byte
+// entry per such campaign (its array, past 64 entries, is never more than four times as large
+// as they need, and is halved when it is), plus
+// the campaign's index in it, which takes no room of its own in the campaign. A campaign
+// leaves it when settled, delivered by DeliverAll or forgotten; a Reset drops the store and
+// its queue.
+//
+// earliest mirrors the time of the heap's top (never when empty) for the requests' one atomic
+// read. A send lowers it; only a settle, which holds settling throughout, raises it, after
+// it has settled everything due before it, so that a request that reads a time still to come
+// finds nothing due unsettled.
+//
+// Lock order: settling, then a workspace's lock, then mu; nothing is taken under mu.
+type dueQueue struct {
+	settling sync.Mutex
+	mu       sync.Mutex // guards h and every campaign's dueIdx
+	h        []dueEntry
+	earliest atomic.Int64
+	visits   atomic.Int64 // campaigns visited by Settle, for tests
+}
+
+func (q *dueQueue) init() { q.earliest.Store(never) }
+
+// Values of campaign.dueIdx besides an index plus one.
 const (
-	autoDone uint8 = 1 << iota // its recipients but MagicSlow are settled
-	slowDone                   // its MagicSlow recipient is settled
+	notQueued = 0
+	forgotten = -1 // never queued again
 )
 
-// dueQueue is the set of workspaces with campaigns awaiting automatic delivery. Its lock is
-// taken under a workspace's, and nothing is taken under it.
-type dueQueue struct {
-	mu sync.Mutex
-	ws map[*workspace]struct{}
-}
-
-// add marks w as having campaigns to settle; w.mu must be held.
-func (q *dueQueue) add(w *workspace) {
-	q.mu.Lock()
-	if q.ws == nil {
-		q.ws = make(map[*workspace]struct{})
-	}
-	q.ws[w] = struct{}{}
-	q.mu.Unlock()
-}
-
-// remove unmarks w; w.mu must be held, so that no send marks it meanwhile.
-func (q *dueQueue) remove(w *workspace) {
-	q.mu.Lock()
-	delete(q.ws, w)
-	q.mu.Unlock()
-}
-
-func (q *dueQueue) list() []*workspace {
+// push queues c of w at at, unless it is forgotten, and reports whether at is now the
+// earliest; w.mu must be held.
+func (q *dueQueue) push(w *workspace, c *campaign, at int64) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	out := make([]*workspace, 0, len(q.ws))
-	for w := range q.ws {
-		out = append(out, w)
+	if c.dueIdx == forgotten {
+		return false
 	}
-	return out
+	c.dueIdx = int32(len(q.h)) + 1
+	q.h = append(q.h, dueEntry{at, c, w})
+	q.up(len(q.h) - 1)
+	if at < q.earliest.Load() {
+		q.earliest.Store(at)
+		return true
+	}
+	return false
+}
+
+// forget unqueues c for good: it is forgotten. w.mu of its workspace must be held. It leaves
+// earliest as it is: a settle puts it right.
+func (q *dueQueue) forget(c *campaign) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if c.dueIdx > 0 {
+		q.delete(int(c.dueIdx) - 1)
+	}
+	c.dueIdx = forgotten
+}
+
+// forgot reports whether c is forgotten; w.mu of its workspace must be held.
+func (q *dueQueue) forgot(c *campaign) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return c.dueIdx == forgotten
+}
+
+// popDue takes the first entry due by now, or reports false and sets earliest to the time of
+// the first one left; q.settling must be held.
+func (q *dueQueue) popDue(now int64) (dueEntry, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.h) == 0 || q.h[0].at > now {
+		q.mark()
+		return dueEntry{}, false
+	}
+	e := q.h[0]
+	q.delete(0)
+	return e, true
+}
+
+// mark sets earliest to the time of the heap's top; q.mu must be held, and q.settling.
+func (q *dueQueue) mark() {
+	next := int64(never)
+	if len(q.h) > 0 {
+		next = q.h[0].at
+	}
+	q.earliest.Store(next)
+}
+
+// delete removes the entry at i; q.mu must be held.
+func (q *dueQueue) delete(i int) {
+	last := len(q.h) - 1
+	q.h[i].c.dueIdx = notQueued
+	if i != last {
+		q.h[i] = q.h[last]
+		q.h[i].c.dueIdx = int32(i) + 1
+	}
+	q.h[last] = dueEntry{}
+	q.h = q.h[:last]
+	if i != last {
+		q.down(i)
+		q.up(i)
+	}
+	if cap(q.h) > 64 && len(q.h) < cap(q.h)/4 {
+		q.h = append(make([]dueEntry, 0, cap(q.h)/2), q.h...)
+	}
+}
+
+func (q *dueQueue) less(i, j int) bool {
+	a, b := &q.h[i], &q.h[j]
+	return a.at < b.at || a.at == b.at && a.c.ID.Less(b.c.ID)
+}
+
+func (q *dueQueue) swap(i, j int) {
+	q.h[i], q.h[j] = q.h[j], q.h[i]
+	q.h[i].c.dueIdx, q.h[j].c.dueIdx = int32(i)+1, int32(j)+1
+}
+
+func (q *dueQueue) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			return
+		}
+		q.swap(i, p)
+		i = p
+	}
+}
+
+func (q *dueQueue) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(q.h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(q.h) && q.less(r, l) {
+			m = r
+		}
+		if !q.less(m, i) {
+			return
+		}
+		q.swap(i, m)
+		i = m
+	}
 }
 
 // autoStatus is what automatic delivery (or DeliverAll) moves a sent recipient to, or false
@@ -81,10 +206,9 @@ func autoStatus(phone uint64, slow bool) (RecipientStatus, bool) {
 }
 
 // deliverAuto moves c's sent recipients by the rules of automatic delivery at time at, the
-// slow one only when slow (and only it when onlySlow), and reports whether any moved; w.mu
-// must be held.
-func (c *campaign) deliverAuto(at int64, slow, onlySlow bool) bool {
-	moved := false
+// slow one only when slow (and only it when onlySlow). It reports whether any moved, and
+// whether MagicSlow is left sent; w.mu must be held.
+func (c *campaign) deliverAuto(at int64, slow, onlySlow bool) (moved, slowLeft bool) {
 	for i := range c.recipients {
 		r := &c.recipients[i]
 		if r.status() != RecipientSent || onlySlow && r.phone() != MagicSlow {
@@ -92,6 +216,7 @@ func (c *campaign) deliverAuto(at int64, slow, onlySlow bool) bool {
 		}
 		to, ok := autoStatus(r.phone(), slow)
 		if !ok {
+			slowLeft = slowLeft || r.phone() == MagicSlow
 			continue
 		}
 		r.move(to, at)
@@ -99,7 +224,7 @@ func (c *campaign) deliverAuto(at int64, slow, onlySlow bool) bool {
 		c.Counts[to]++
 		moved = true
 	}
-	return moved
+	return moved, slowLeft
 }
 
 // dueAt is when c's recipients are delivered after delay: counted from the send, and never
@@ -112,111 +237,115 @@ func (c *campaign) dueAt(delay int64) int64 {
 	return at
 }
 
-// settlePass settles the campaigns of md whose time has come, from *from on, for the normal
-// recipients (flag autoDone) or the slow one (slowDone) after delay. It appends the
-// campaigns that changed to changed, and returns the next due time, if any is left.
-func (md *modeData) settlePass(now, delay int64, flag uint8, from *int, changed []Campaign) ([]Campaign, int64, bool) {
-	next, more := int64(0), false
-	contiguous := true
-	for i := *from; i < len(md.campaigns); i++ {
-		c := md.campaigns[i]
-		if c.CreatedAt+delay > now { // campaigns are in creation order: none after is due
-			if !more || c.CreatedAt+delay < next {
-				next = c.CreatedAt + delay
-			}
-			more = true
-			break
-		}
-		if c.auto&flag == 0 {
-			due := c.dueAt(delay)
-			if due > now {
-				if !more || due < next {
-					next = due
-				}
-				more, contiguous = true, false
-				continue
-			}
-			c.settle(due)
-			slow := flag == slowDone
-			if c.deliverAuto(due, slow, slow) {
-				changed = append(changed, c.Campaign)
-			}
-			c.auto |= flag
-		}
-		if contiguous {
-			*from = i + 1
-		}
-	}
-	return changed, next, more
-}
-
 // slowDelay is when MagicSlow is delivered after its send.
 func (st *Store) slowDelay() int64 { return int64(max(SlowDeliveryDelay, st.cfg.DeliveryDelay)) }
 
-// Settle delivers every recipient whose time has come by the rules of automatic delivery,
-// publishes what changed, and returns the next time something is due, if anything is left.
-// It does nothing when automatic delivery is off.
-func (st *Store) Settle(now int64) (next int64, more bool) {
-	if st.cfg.DeliveryDelay <= 0 {
-		return 0, false
+// queue puts c, just stored in w with recipients sent, in the due queue, and reports whether
+// it falls due before anything queued; w.mu must be held.
+func (st *Store) queue(w *workspace, c *campaign) bool {
+	if st.cfg.DeliveryDelay <= 0 || c.Counts[RecipientSent] == 0 {
+		return false
 	}
-	moved := false
-	for _, w := range st.due.list() {
-		changed, n, m := w.settleDue(st, now)
-		for _, c := range changed {
-			st.delivered(w.id, c)
-		}
-		moved = moved || len(changed) > 0
-		if m && (!more || n < next) {
-			next, more = n, true
-		}
-	}
-	return next, more
+	return st.due.push(w, c, c.dueAt(int64(st.cfg.DeliveryDelay)))
 }
 
-func (w *workspace) settleDue(st *Store, now int64) (changed []Campaign, next int64, more bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	delay, slow := int64(st.cfg.DeliveryDelay), st.slowDelay()
-	for mi := range w.modes {
-		md := &w.modes[mi]
-		for _, pass := range [...]struct {
-			delay int64
-			flag  uint8
-			from  *int
-		}{{delay, autoDone, &md.autoFrom}, {slow, slowDone, &md.slowFrom}} {
-			var n int64
-			var m bool
-			changed, n, m = md.settlePass(now, pass.delay, pass.flag, pass.from, changed)
-			if m && (!more || n < next) {
-				next, more = n, true
-			}
+// Due reports whether automatic delivery has something due by now: one atomic read, for the
+// way in of every request.
+func (st *Store) Due(now int64) bool { return now >= st.due.earliest.Load() }
+
+// Settle delivers every recipient whose time has come by the rules of automatic delivery,
+// publishes what changed, and returns the next time something is due, if anything is left.
+// It visits only the campaigns due by now; one Settle runs at a time, and a Settle that
+// finds nothing due returns at once.
+func (st *Store) Settle(now int64) (next int64, more bool) {
+	q := &st.due
+	if e := q.earliest.Load(); now < e {
+		return e, e != never
+	}
+	q.settling.Lock()
+	defer q.settling.Unlock()
+	var buf [2]Campaign // a campaign changes at most twice in one settle: on the stack
+	changed := buf[:0]
+	for {
+		e, ok := q.popDue(now)
+		if !ok {
+			next = q.earliest.Load()
+			return next, next != never
+		}
+		changed = e.w.settleDue(st, e.c, now, changed[:0])
+		for _, c := range changed {
+			st.delivered(e.w.id, c)
 		}
 	}
-	if !more {
-		st.due.remove(w)
+}
+
+// settleDue settles c, just taken from the due queue, as far as now allows: its recipients
+// but MagicSlow (again, which moves nothing, when the entry was for MagicSlow), then MagicSlow,
+// or it queues c again for MagicSlow's time. It appends c as it was after each pass that moved
+// something to changed. A campaign forgotten or delivered by DeliverAll meanwhile is left
+// alone, or has nothing left to move.
+func (w *workspace) settleDue(st *Store, c *campaign, now int64, changed []Campaign) []Campaign {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	st.due.visits.Add(1)
+	if st.due.forgot(c) {
+		return changed
 	}
-	return changed, next, more
+	due := c.dueAt(int64(st.cfg.DeliveryDelay))
+	c.settle(due)
+	moved, slowLeft := c.deliverAuto(due, false, false)
+	if moved {
+		changed = append(changed, c.Campaign)
+	}
+	if !slowLeft {
+		return changed
+	}
+	if due = c.dueAt(st.slowDelay()); due > now {
+		st.due.push(w, c, due)
+		return changed
+	}
+	if moved, _ := c.deliverAuto(due, true, true); moved {
+		changed = append(changed, c.Campaign)
+	}
+	return changed
 }
 
 // DeliverAll settles every recipient still sent, in every workspace and mode, by the rules of
 // automatic delivery, at once: MagicSlow is delivered too, MagicPending stays sent, and a
-// campaign still processing is sent first. It returns how many campaigns changed.
+// campaign still processing is sent first. It returns how many campaigns changed, and leaves
+// the due queue empty of every campaign it visited.
 func (st *Store) DeliverAll(now int64) int {
 	n := 0
 	for _, w := range st.allWorkspaces() {
-		changed := w.deliverAll(now)
+		changed := w.deliverAll(st, now)
 		for _, c := range changed {
 			st.delivered(w.id, c)
 		}
 		n += len(changed)
 	}
+	// Put earliest right now, rather than on the next request's way in.
+	q := &st.due
+	q.settling.Lock()
+	q.mu.Lock()
+	q.mark()
+	q.mu.Unlock()
+	q.settling.Unlock()
 	return n
 }
 
-func (w *workspace) deliverAll(now int64) []Campaign {
+func (w *workspace) deliverAll(st *Store, now int64) []Campaign {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	q := &st.due
+	q.mu.Lock()
+	for mi := range w.modes {
+		for _, c := range w.modes[mi].campaigns {
+			if c.dueIdx > 0 {
+				q.delete(int(c.dueIdx) - 1)
+			}
+		}
+	}
+	q.mu.Unlock()
 	var changed []Campaign
 	for mi := range w.modes {
 		w.modes[mi].deliverOTPs(now)
@@ -227,7 +356,7 @@ func (w *workspace) deliverAll(now int64) []Campaign {
 			if c.Status == CampaignProcessing {
 				c.Status = CampaignSent
 			}
-			if c.deliverAuto(now, true, false) {
+			if moved, _ := c.deliverAuto(now, true, false); moved {
 				changed = append(changed, c.Campaign)
 			}
 		}

@@ -16,5 +16,6 @@
 // Lock order: a workspace's lock is never held while taking the store's, the register's or the
 // latest pins' lock, and those three are never held together. The watchers' lock (watch.go) and
 // the automatic delivery queue's lock are taken inside a workspace's, never the other way round,
-// and nothing is taken under either.
+// and nothing is taken under either. One Settle at a time holds the due queue's settling lock
+// (delivery.go) while it takes workspaces' locks, and it is never taken under one.
 package store

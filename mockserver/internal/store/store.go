@@ -80,8 +80,8 @@ type Config struct {
 	// DeliveryDelay is how long after its send a campaign's recipients are delivered by
 	// themselves (see Settle); 0: never.
 	DeliveryDelay time.Duration
-	// Due, when set, is told the time a send's recipients fall due, so that someone calls
-	// Settle then.
+	// Due, when set, is told the time a send's recipients fall due when that comes before
+	// anything else queued for automatic delivery, so that someone calls Settle then.
 	Due func(at int64)
 	// Now, when set, is the mock's clock, for what a read derives from time (a slow OTP's
 	// delivery); unset, such a time never comes.
@@ -105,7 +105,7 @@ type Store struct {
 
 	latestPins LatestPins
 
-	due dueQueue // workspaces with campaigns awaiting automatic delivery
+	due dueQueue // campaigns awaiting automatic delivery, by due time
 
 	idx *msgIndex // the messages, for the inbox's lists
 
@@ -126,6 +126,7 @@ func New(cfg Config, seed Credentials, now int64) (*Store, Credentials) {
 		dnd:        make(map[uint64]struct{}),
 		idx:        newIndex(),
 	}
+	st.due.init()
 	creds, _ := st.createWorkspace(cfg.Country, cfg.LiveBalance, cfg.TestBalance, seed, now) // the first: within any limit
 	return st, creds
 }

@@ -38,8 +38,6 @@ type modeData struct {
 	balance   int64       // kobo
 	campaigns []*campaign // creation order, so ids ascend
 	msgFrom   int         // campaigns[msgFrom:] are kept as messages; older ones' were cleared
-	autoFrom  int         // campaigns[:autoFrom] are settled by automatic delivery
-	slowFrom  int         // campaigns[:slowFrom] have their MagicSlow recipient settled
 	otpMsgs   []*otpMessage
 	otps      map[string]*otp
 	otpOrder  fifo.Queue[*otp]   // otps in the order sent, to forget them otpRetention later

@@ -1,0 +1,78 @@
+package httpapi
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedsms/sms-go/mockserver/internal/store"
+)
+
+// TestDeliveryTimer: the timer settles what falls due with no request; once stopped (Close)
+// nothing arms it again, not even a tick that was running, so that a closed server leaves no
+// timer behind; ResumeDelivery settles what fell due meanwhile.
+func TestDeliveryTimer(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		a := New(Config{GenericPrice: 320, DNDPrice: 450, LiveBalance: 1 << 40, TestBalance: 1 << 40, Country: "Nigeria",
+			RequestLogSize: 10, MaxMessages: 1000, MaxWorkspaces: 10, MaxDND: 10, DeliveryDelay: time.Second, Now: time.Now})
+		st := a.Store()
+		c, err := st.Workspace(a.Default().WorkspaceID)
+		require.NoError(t, err)
+		sentAt := time.Now()
+		send := func(p uint64) string {
+			acc, err := st.Send(c, store.SendParams{From: store.DefaultSenderID, Message: "hi", Targets: []store.Target{{Phone: p}}}, sentAt)
+			require.NoError(t, err)
+			return acc.ID.String()
+		}
+		read := func(id string) store.Recipient {
+			_, rs, err := st.CampaignStatus(c, id, 1, 1, time.Now().UnixNano())
+			require.NoError(t, err)
+			return rs[0]
+		}
+		ordinary, slow := send(2348000000001), send(store.MagicSlow)
+
+		time.Sleep(time.Second)
+		synctest.Wait()
+		assert.Equal(t, store.RecipientDelivered, read(ordinary).Status, "the timer settled it")
+		assert.Equal(t, store.RecipientSent, read(slow).Status)
+
+		a.StopDelivery()
+		a.tick() // a tick that was running when the server closed
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		assert.Equal(t, store.RecipientSent, read(slow).Status, "no timer ran after StopDelivery")
+
+		a.ResumeDelivery()
+		assert.Equal(t, store.RecipientDelivered, read(slow).Status)
+		assert.Equal(t, sentAt.Add(store.SlowDeliveryDelay).UnixNano(), read(slow).UpdatedAt)
+		a.StopDelivery()
+	})
+}
+
+// TestResetDropsTheDueQueue: Reset drops the store with its queue of campaigns awaiting
+// delivery; the timer armed for them then settles the new store, which has nothing due.
+func TestResetDropsTheDueQueue(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		a := New(Config{GenericPrice: 320, DNDPrice: 450, LiveBalance: 1 << 40, TestBalance: 1 << 40, Country: "Nigeria",
+			RequestLogSize: 10, MaxMessages: 1000, MaxWorkspaces: 10, MaxDND: 10, DeliveryDelay: time.Second, Now: time.Now})
+		defer a.StopDelivery()
+		old := a.Store()
+		c, err := old.Workspace(a.Default().WorkspaceID)
+		require.NoError(t, err)
+		_, err = old.Send(c, store.SendParams{From: store.DefaultSenderID, Message: "hi", Targets: []store.Target{{Phone: store.MagicSlow}}}, time.Now())
+		require.NoError(t, err)
+		later := time.Now().Add(time.Hour).UnixNano()
+		require.True(t, old.Due(later))
+
+		a.Reset()
+		assert.False(t, a.Store().Due(later), "the new store has nothing queued")
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		assert.True(t, old.Due(later), "the timer settled the new store, not the one Reset dropped")
+	})
+}
