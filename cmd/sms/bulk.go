@@ -532,6 +532,9 @@ type bulkJSON struct {
 	// Unconfirmed counts the recipients of batches the server accepted whose answers could
 	// not be read: sent and charged, at a cost not in Amount.
 	Unconfirmed int `json:"unconfirmed"`
+	// AmountUnknown counts the batches sent whose answers gave no amount: Amount leaves
+	// their cost out.
+	AmountUnknown int `json:"amountUnknownBatches,omitempty"`
 }
 
 type batchJSON struct {
@@ -545,7 +548,8 @@ type batchJSON struct {
 	Replayed   bool       `json:"replayed,omitempty"`
 	Error      string     `json:"error,omitempty"`
 
-	Unconfirmed bool `json:"unconfirmed,omitempty"` // accepted by the server, at a cost unknown
+	Unconfirmed   bool `json:"unconfirmed,omitempty"`   // accepted by the server, at a cost unknown
+	AmountUnknown bool `json:"amountUnknown,omitempty"` // sent; the answer gave no amount
 }
 
 type deliverySumJSON struct {
@@ -560,7 +564,7 @@ func bulkOut(r *sms.BulkReport, sum *csvSummary) bulkJSON {
 	out := bulkJSON{
 		JobID: r.JobID, Complete: r.Complete, Rows: sum.Rows, BadRows: sum.BadCount, Duplicates: r.Duplicates,
 		Skipped: r.Skipped, Batches: len(r.Batches), Recipients: r.Recipients, Parts: r.Parts, Sent: r.Sent, Replayed: r.Replayed,
-		Amount: r.Amount, Currency: "NGN", Unconfirmed: r.Unconfirmed, BadList: sum.Bad,
+		Amount: r.Amount, Currency: "NGN", Unconfirmed: r.Unconfirmed, AmountUnknown: r.AmountUnknownBatches, BadList: sum.Bad,
 	}
 	for _, b := range r.Batches {
 		// A batch held back by an interrupt was not sent: it did not fail; nor did one the
@@ -571,6 +575,7 @@ func bulkOut(r *sms.BulkReport, sum *csvSummary) bulkJSON {
 		bj := batchJSON{
 			Index: b.Index, Reference: b.Reference, CampaignID: b.CampaignID, Status: b.Status,
 			Recipients: b.Recipients, Parts: b.Parts, Amount: b.Amount, Replayed: b.Replayed, Unconfirmed: b.Unconfirmed,
+			AmountUnknown: b.AmountUnknown,
 		}
 		if b.Err != nil {
 			bj.Error = b.Err.Error()
@@ -603,6 +608,10 @@ func (a *app) finishBulk(out bulkJSON, o *bulkOptions, err error) error {
 		} else {
 			a.note("sms: %v", rerr)
 		}
+	}
+	if out.AmountUnknown > 0 {
+		a.note("%s sent without an amount in the answer: the AMOUNT below leaves their cost out (sms campaigns list shows what the server says)",
+			plural(out.AmountUnknown, "batch was", "batches were"))
 	}
 	summary := out
 	summary.BatchList, summary.BadList = nil, nil

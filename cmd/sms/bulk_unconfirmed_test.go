@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -99,4 +100,45 @@ func TestBulkUnknownOutcomeBatch(t *testing.T) {
 			assert.NotContains(t, r.stderr, "run the same command again within 24 hours to retry only them")
 		})
 	}
+}
+
+// A server whose answers give no amount: the batches are sent, and the command says that its
+// AMOUNT leaves them out rather than printing 0.00 as their cost.
+func TestBulkAnswersWithoutAmount(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	target, err := url.Parse(f.srv.URL())
+	require.NoError(t, err)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		if resp.Request.Method != http.MethodPost || resp.Request.URL.Path != "/v1/sms/campaigns" {
+			return nil
+		}
+		var body map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+			return err
+		}
+		_ = resp.Body.Close()
+		if c, ok := body["campaign"].(map[string]any); ok {
+			delete(c, "amount")
+		}
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+		resp.Header.Del("Content-Length")
+		return nil
+	}
+	front := httptest.NewServer(proxy)
+	t.Cleanup(front.Close)
+	env := map[string]string{envBaseURL: front.URL, envAPIKey: f.ws.TestKey, envAPISecret: f.ws.TestSecret}
+	csv := peopleCSV(t, 20, 0, 0)
+	r := runCLI(t, env, "", "bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi {{name}}", "--job-id", "no-amount",
+		"--batch-size", "10", "--concurrency", "1", "--json")
+	require.Zero(t, r.code, r.stderr)
+	m := decodeJSON(t, r.stdout)
+	assert.Equal(t, 2.0, m["amountUnknownBatches"])
+	assert.Equal(t, 20.0, m["sent"])
+	assert.Contains(t, r.stderr, "2 batches were sent without an amount in the answer")
 }
