@@ -397,6 +397,12 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
 				assert.Equal(t, []string{"data.cashback"}, v.(*sms.Balance).Response.Unreadable)
+				assert.Nil(t, v.(*sms.Balance).Cashback, "unreadable is absent, not 0.00")
+			}},
+		{"cashback absent", []string{"Balance.Get"}, 200, nil, fmt.Sprintf(balanceBody, `"balance":1`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Nil(t, v.(*sms.Balance).Cashback, "absent is nil, never a real 0.00")
 			}},
 		{"balance unreadable", []string{"Balance.Get"}, 200, nil, fmt.Sprintf(balanceBody, `"balance":"lots"`),
 			func(t *testing.T, v any, err error) { require.ErrorContains(t, err, "data.balance") }},

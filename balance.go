@@ -12,7 +12,7 @@ type BalanceService struct{ c *core }
 // wallet. The service's balance page shows all three members; only Balance is required.
 type Balance struct {
 	Balance  Amount
-	Cashback Amount // 0.00 when the server did not send it, or sent it unreadable (see Response.Unreadable)
+	Cashback *Amount // nil when the server did not send it, or sent it unreadable (see Response.Unreadable)
 	Currency string // "NGN"; empty when the server did not send it
 	// Response is the HTTP answer, with its request ID.
 	Response *Response
@@ -37,5 +37,5 @@ func (s *BalanceService) Get(ctx context.Context) (*Balance, error) {
 		return nil, err
 	}
 	bad := unreadable(nil, "data.", flaw{"cashback", d.Cashback.bad}, flaw{"currency", d.Currency.bad})
-	return &Balance{Balance: d.Balance.a, Cashback: d.Cashback.a, Currency: d.Currency.s, Response: cl.responseOf(out.envelope, bad)}, nil
+	return &Balance{Balance: d.Balance.a, Cashback: d.Cashback.ptr(), Currency: d.Currency.s, Response: cl.responseOf(out.envelope, bad)}, nil
 }

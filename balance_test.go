@@ -33,7 +33,8 @@ func TestBalanceGet(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.kobo, b.Balance.Kobo())
 			assert.Equal(t, tt.want, b.Balance.String())
-			assert.Equal(t, sms.Amount{}, b.Cashback)
+			require.NotNil(t, b.Cashback, "the mock sends cashback")
+			assert.Equal(t, sms.Amount{}, *b.Cashback)
 			assert.Equal(t, "NGN", b.Currency)
 		})
 	}

@@ -147,7 +147,7 @@ func TestLiveSamplesDecode(t *testing.T) {
 				b.Response = nil
 				return *b, resp, nil
 			},
-			want:      sms.Balance{Balance: sms.AmountFromKobo(1_500_000), Cashback: sms.AmountFromKobo(0), Currency: "NGN"},
+			want:      sms.Balance{Balance: sms.AmountFromKobo(1_500_000), Cashback: ptr(sms.AmountFromKobo(0)), Currency: "NGN"},
 			requestID: "req-123",
 		},
 	}

@@ -26,13 +26,13 @@ func (a *app) balanceCmd() *cobra.Command {
 			}
 			if a.jsonOut {
 				return writeJSON(a.stdout, struct {
-					Balance  sms.Amount `json:"balance"`
-					Cashback sms.Amount `json:"cashback"`
-					Currency string     `json:"currency"`
+					Balance  sms.Amount  `json:"balance"`
+					Cashback *sms.Amount `json:"cashback,omitempty"`
+					Currency string      `json:"currency"`
 				}{b.Balance, b.Cashback, b.Currency})
 			}
 			t := newTable(a.stdout, "BALANCE", "CASHBACK", "CURRENCY")
-			t.row(b.Balance.String(), b.Cashback.String(), b.Currency)
+			t.row(b.Balance.String(), amountText(b.Cashback, ""), b.Currency)
 			return t.flush()
 		},
 	}
