@@ -3,6 +3,7 @@ package sms
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/seedsms/sms-go/internal/rules"
@@ -82,21 +83,25 @@ func (s *SenderIDsService) Request(ctx context.Context, p *RequestSenderIDParams
 // ListSenderIDsParams filters the sender ID list.
 type ListSenderIDsParams struct {
 	// Status keeps only the sender IDs in that status: StatusPending, StatusActive or
-	// StatusBlocked. Empty lists all.
+	// StatusBlocked, in any case ("Active" too); it is sent in lower case. Empty lists all.
 	Status Status `url:"status,omitempty"`
 }
 
 // List returns the workspace's sender IDs, newest first (p may be nil). Every item's Response
 // is the list's.
 func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]SenderID, error) {
-	if p == nil {
-		p = &ListSenderIDsParams{}
+	q := ListSenderIDsParams{}
+	if p != nil {
+		q = *p
 	}
-	switch p.Status {
+	// Compared as status words are when read ("Active" is active), sent as the pages show.
+	q.Status = Status(strings.ToLower(strings.TrimSpace(string(q.Status))))
+	switch q.Status {
 	case "", StatusPending, StatusActive, StatusBlocked:
 	default:
 		return nil, invalid("Status", "the status filter is pending, active or blocked")
 	}
+	p = &q
 	var out struct {
 		envelope
 		Data []wireSenderID `json:"data"`

@@ -56,6 +56,7 @@ func TestSenderIDs(t *testing.T) {
 	assert.Equal(t, []string{"SPAM", "ACME", "MOCKSMS"}, titles(nil), "newest first")
 	assert.Equal(t, []string{"ACME", "MOCKSMS"}, titles(&sms.ListSenderIDsParams{Status: sms.StatusActive}))
 	assert.Equal(t, []string{"SPAM"}, titles(&sms.ListSenderIDsParams{Status: sms.StatusBlocked}))
+	assert.Equal(t, []string{"ACME", "MOCKSMS"}, titles(&sms.ListSenderIDsParams{Status: "Active"}), "a status word in any case, sent as the pages show it")
 	assert.Equal(t, []string{}, titles(&sms.ListSenderIDsParams{Status: sms.StatusPending}))
 }
 
