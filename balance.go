@@ -13,7 +13,7 @@ type BalanceService struct{ c *core }
 type Balance struct {
 	Balance  Amount
 	Cashback *Amount // nil when the server did not send it, or sent it unreadable (see Response.Unreadable)
-	Currency string // "NGN"; empty when the server did not send it
+	Currency string  // "NGN"; empty when the server did not send it
 	// Response is the HTTP answer, with its request ID.
 	Response *Response
 }
