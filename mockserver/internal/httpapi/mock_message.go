@@ -52,11 +52,12 @@ func ctlMessage(a *API, rq *request) (int, any, error) {
 		want := d.RequestID.RequestID()
 		for _, rec := range rq.st.log.Snapshot() {
 			if rec.RequestID == want {
+				rec = rec.Redacted()
 				var body any = nil
 				if len(rec.Body) > 0 {
 					body = rec.Body
 				}
-				out.Request = &messageRequestJSON{rec.RequestID, rec.Method, rec.Redacted().Path, rec.Status, rec.Time, body}
+				out.Request = &messageRequestJSON{rec.RequestID, rec.Method, rec.Path, rec.Status, rec.Time, body}
 				break
 			}
 		}

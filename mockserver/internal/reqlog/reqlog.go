@@ -83,8 +83,8 @@ func New(size int) *Log {
 }
 
 // Add records a request answered with status, with its id, its time and its body as read.
-// The header map is kept as it came (nothing may write to it once the request is served) and
-// redacted when read: recording stays cheap.
+// The header map and the body are kept as they came (nothing may write to either once the
+// request is served) and redacted when read: recording stays cheap.
 func (l *Log) Add(r *http.Request, id string, at time.Time, body []byte, status int) {
 	if len(l.ring) == 0 {
 		return
@@ -92,7 +92,7 @@ func (l *Log) Add(r *http.Request, id string, at time.Time, body []byte, status 
 	h, truncated := capHeaders(r.Header)
 	rec := Record{
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: status,
-		RequestID: id, Time: at, Headers: h, HeadersTruncated: truncated, Body: redactBody(body),
+		RequestID: id, Time: at, Headers: h, HeadersTruncated: truncated, Body: keptBody(body),
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -101,8 +101,8 @@ func (l *Log) Add(r *http.Request, id string, at time.Time, body []byte, status 
 	l.count = min(l.count+1, len(l.ring))
 }
 
-// Snapshot returns the kept requests as recorded (headers and query not yet redacted), oldest
-// first, for WriteJSON, which redacts them as it writes.
+// Snapshot returns the kept requests as recorded (headers, query and body not yet redacted),
+// oldest first, for WriteJSON, which redacts them as it writes, or for Redacted.
 func (l *Log) Snapshot() []Record {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -123,8 +123,9 @@ func (l *Log) All() []Record {
 	return out
 }
 
-// Redacted returns a copy of rec fit to show: its own header map, and every secret replaced
-// wherever it is, a path segment, a query parameter's name or value, a header's name or value.
+// Redacted returns a copy of rec fit to show: its own header map and body, and every secret
+// replaced wherever it is, a path segment, a query parameter's name or value, a header's name
+// or value, a body's pin.
 // A secret is what looksSecret finds, or the request's own credentials (its X-API-Secret, the
 // credential of its Authorization) found anywhere.
 func (rec Record) Redacted() Record {
@@ -132,6 +133,7 @@ func (rec Record) Redacted() Record {
 	rec.Path = redactPath(rec.Path, own)
 	rec.Query = redactQuery(rec.Query, own)
 	rec.Headers = redactHeaders(rec.Headers, own)
+	rec.Body = redactBody(rec.Body)
 	return rec
 }
 
@@ -336,6 +338,22 @@ func WriteJSON(w http.ResponseWriter, status int, requestID string, recs []Recor
 	}
 	bw.WriteString(`],"requestId":"` + requestID + "\"}\n")
 	_ = bw.Flush()
+}
+
+// keptBody is what the log keeps of a body until it is read: the body itself (no copy: nothing
+// writes to it once read; a copy only when its array is much larger than it), nil for none,
+// or a note for one over maxRecordedBody.
+func keptBody(b []byte) json.RawMessage {
+	if len(b) > maxRecordedBody {
+		return json.RawMessage(`"[body of ` + strconv.Itoa(len(b)) + ` bytes not kept]"`)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil
+	}
+	if cap(b)-len(b) > len(b)/4+64 {
+		return bytes.Clone(b)
+	}
+	return b[:len(b):len(b)]
 }
 
 // redactBody keeps a JSON body with any "pin" member redacted; other bodies become a JSON

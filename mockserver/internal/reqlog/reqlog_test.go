@@ -3,10 +3,14 @@ package reqlog
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -259,4 +263,34 @@ func FuzzRedactBody(f *testing.F) {
 		}
 		walk(v)
 	})
+}
+
+// TestLogRedactsBodiesWhenRead: the log keeps a body as it came and every way out of it (All,
+// Redacted, WriteJSON) shows it redacted and compacted; a body over the limit is a note.
+func TestLogRedactsBodiesWhenRead(t *testing.T) {
+	t.Parallel()
+	const pin = "482913"
+	big := `{"to":"` + strings.Repeat("1", maxRecordedBody) + `"}`
+	tests := []struct{ body, want string }{
+		{`{ "pin_id": "p1",  "pin": "` + pin + `" }`, `{"pin":"[REDACTED]","pin_id":"p1"}`},
+		{"{\n  \"to\": \"2348000000001\"\n}", `{"to":"2348000000001"}`},
+		{"not json", `"[not JSON]"`},
+		{"  ", ""},
+		{big, `"[body of ` + strconv.Itoa(len(big)) + ` bytes not kept]"`},
+	}
+	l := New(len(tests))
+	r := httptest.NewRequest(http.MethodPost, "/v1/sms/otp/verify", nil)
+	for i, tt := range tests {
+		l.Add(r, "req-"+strconv.Itoa(i), time.Unix(0, 0), []byte(tt.body), http.StatusOK)
+	}
+	all := l.All()
+	require.Len(t, all, len(tests))
+	rec := httptest.NewRecorder()
+	WriteJSON(rec, http.StatusOK, "req-x", l.Snapshot())
+	assert.NotContains(t, rec.Body.String(), pin)
+	for i, tt := range tests {
+		assert.Equal(t, tt.want, string(all[i].Body), tt.body)
+		assert.Equal(t, tt.want, string(l.Snapshot()[i].Redacted().Body), tt.body)
+		assert.Equal(t, all[i].Body, all[i].Redacted().Body, "redacting twice changes nothing")
+	}
 }
