@@ -56,7 +56,8 @@ type API struct {
 	watchers store.Watchers
 	waiting  atomic.Int32 // long polls in progress
 
-	delivery deliveryTimer // of automatic delivery
+	delivery deliveryTimer          // of automatic delivery
+	lastHost atomic.Pointer[string] // the last Host header allowed (see hostAllowed)
 
 	mu   sync.Mutex
 	seed Workspace // credentials of the default workspace, kept across Reset

@@ -78,7 +78,21 @@ func fromAnotherOrigin(r *http.Request) bool {
 
 // hostAllowed reports whether a Host header (with or without a port) names a loopback host
 // or an allowed one.
+// The last Host allowed is remembered: a client sends the same one on every request, and the
+// answer depends on nothing else.
 func (a *API) hostAllowed(hostport string) bool {
+	if last := a.lastHost.Load(); last != nil && *last == hostport {
+		return true
+	}
+	if !a.checkHost(hostport) {
+		return false
+	}
+	a.lastHost.Store(&hostport)
+	return true
+}
+
+// checkHost is hostAllowed without the memory.
+func (a *API) checkHost(hostport string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h

@@ -326,6 +326,9 @@ func (a *API) drainTooLarge(w http.ResponseWriter, rq *request) {
 }
 
 func isJSON(contentType string) bool {
+	if contentType == "application/json" { // what clients send: no parameters to parse
+		return true
+	}
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && mt == "application/json"
 }
