@@ -10,37 +10,49 @@ import (
 
 // deliveryTimer is the one timer of automatic delivery: armed for the earliest time a send's
 // recipients fall due, it settles the store then, off any request's path, and arms itself
-// again for what is left. A request settles on its way in only when something is due and the
-// timer has not settled it yet (see settle), so that a read never shows what is due unsettled.
+// again for what is left, at least deliveryGap later: under a stream of sends, which fall due
+// one after the other, each firing settles what fell due since the last in one pass instead
+// of waking once a send. A request settles on its way in only when something is due and the
+// timer has not settled it yet (see settle), so that a read never shows what is due unsettled;
+// the gap delays only what nobody reads (events, long polls), by at most deliveryGap.
 type deliveryTimer struct {
 	mu      sync.Mutex
-	t       *time.Timer
+	t       *time.Timer // made on first use, then Reset
+	armed   bool
 	at      int64 // the mock time it is armed for
 	stopped bool  // by StopDelivery: it is not armed again until ResumeDelivery
+	fired   int   // times it fired, for tests
 }
+
+// deliveryGap is the least time between two firings of the delivery timer.
+const deliveryGap = time.Millisecond
 
 // due arms the timer for at, of the mock's clock, unless it is armed for earlier.
 func (a *API) due(at int64) {
 	dt := &a.delivery
 	dt.mu.Lock()
 	defer dt.mu.Unlock()
-	if dt.stopped || dt.t != nil && dt.at <= at {
+	if dt.stopped || dt.armed && dt.at <= at {
 		return
 	}
-	if dt.t != nil {
-		dt.t.Stop()
+	dt.at, dt.armed = at, true
+	d := max(time.Duration(at-a.clock.Now().UnixNano()), 0)
+	if dt.t == nil {
+		dt.t = time.AfterFunc(d, a.tick)
+		return
 	}
-	dt.at = at
-	dt.t = time.AfterFunc(max(time.Duration(at-a.clock.Now().UnixNano()), 0), a.tick)
+	dt.t.Reset(d) // a firing already under way runs too: one more settle, which finds nothing
 }
 
 func (a *API) tick() {
 	dt := &a.delivery
 	dt.mu.Lock()
-	dt.t = nil
+	dt.armed = false
+	dt.fired++
 	dt.mu.Unlock()
-	if next, more := a.Store().Settle(a.clock.Now().UnixNano()); more {
-		a.due(next)
+	now := a.clock.Now().UnixNano()
+	if next, more := a.Store().Settle(now); more {
+		a.due(max(next, now+int64(deliveryGap)))
 	}
 }
 
@@ -54,7 +66,7 @@ func (a *API) StopDelivery() {
 	dt.stopped = true
 	if dt.t != nil {
 		dt.t.Stop()
-		dt.t = nil
+		dt.armed = false
 	}
 }
 

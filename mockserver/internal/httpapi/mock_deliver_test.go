@@ -76,3 +76,39 @@ func TestResetDropsTheDueQueue(t *testing.T) {
 		assert.True(t, old.Due(later), "the timer settled the new store, not the one Reset dropped")
 	})
 }
+
+// TestDeliveryTimerGathersAStream: sends that fall due one after the other, 10 µs apart, are
+// settled by a few firings of the timer, at least deliveryGap apart, rather than one a send,
+// and none is left sent later than deliveryGap after its time.
+func TestDeliveryTimerGathersAStream(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		a := New(Config{GenericPrice: 320, DNDPrice: 450, LiveBalance: 1 << 40, TestBalance: 1 << 40, Country: "Nigeria",
+			RequestLogSize: 10, MaxMessages: 10_000, MaxWorkspaces: 10, MaxDND: 10, DeliveryDelay: time.Second, Now: time.Now})
+		defer a.StopDelivery()
+		st := a.Store()
+		c, err := st.Workspace(a.Default().WorkspaceID)
+		require.NoError(t, err)
+		const sends, apart = 500, 10 * time.Microsecond
+		var ids []string
+		for i := range sends {
+			acc, err := st.Send(c, store.SendParams{From: store.DefaultSenderID, Message: "hi",
+				Targets: []store.Target{{Phone: 2348000000001 + uint64(i)}}}, time.Now())
+			require.NoError(t, err)
+			ids = append(ids, acc.ID.String())
+			time.Sleep(apart)
+		}
+		time.Sleep(time.Second - apart + deliveryGap) // the last send's time, and the gap
+		synctest.Wait()
+		for _, id := range ids {
+			_, rs, err := st.CampaignStatus(c, id, 1, 1, time.Now().UnixNano())
+			require.NoError(t, err)
+			require.Equal(t, store.RecipientDelivered, rs[0].Status, "campaign %s", id)
+		}
+		a.delivery.mu.Lock()
+		fired := a.delivery.fired
+		a.delivery.mu.Unlock()
+		span := sends * apart
+		assert.LessOrEqual(t, fired, int(span/deliveryGap)+2, "firings for %d sends over %s", sends, span)
+	})
+}
