@@ -13,10 +13,12 @@
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route rss -sends 100000
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route list -mock-args '-gc-headroom-mb 0'
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route list -also-args '-delivery-delay off'
+//	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route send -also-mock /tmp/sms-mockserver-before
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route balance -workspaces 10000 -rounds 5 -d 5s
 //
 // -also-args runs a second mock with more flags in the same rounds, each against the bare
-// handler. -route balance compares two mocks instead of the mock with a bare handler: each holds
+// handler; -also-mock runs that second mock from another binary (an earlier build), with
+// -mock-args and -also-args. -route balance compares two mocks instead of the mock with a bare handler: each holds
 // -workspaces more workspaces, with one send each to MagicSlow (still pending, due 10 minutes
 // later) in the first and none in the other, and wrk reads GET /v1/balance of each in turn.
 package main
@@ -32,6 +34,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -56,6 +59,8 @@ func main() {
 	bare := flag.String("serve-bare", "", "internal: serve this file's bytes on this address (addr=file)")
 	mockArgs := flag.String("mock-args", "", "more flags for the mock, separated by spaces")
 	alsoArgs := flag.String("also-args", "", "run a second mock with these flags too (after -mock-args), in the same rounds")
+	settle := flag.Duration("cpu-settle", 1500*time.Millisecond, "CPU time is counted until this long after each run (the delivery a run leaves due)")
+	alsoMock := flag.String("also-mock", "", "run the second mock from this binary (with -mock-args and -also-args)")
 	flag.Parse()
 	if *bare != "" {
 		serveBare(*bare)
@@ -99,33 +104,52 @@ func main() {
 	script := luaScript(c, *route)
 	defer func() { _ = os.Remove(script) }()
 
-	sides := []side{{"mock", c.URL, script}, {"bare", "http://" + bareAddr, script}}
-	if *alsoArgs != "" {
-		// A second mock with more flags, filled the same way, measured in the same rounds.
-		c2 := startMock(*mock, append(strings.Fields(*mockArgs), strings.Fields(*alsoArgs)...))
+	sides := []side{{"mock", c.URL, script, pid}, {"bare", "http://" + bareAddr, script, bp.Process.Pid}}
+	if *alsoArgs != "" || *alsoMock != "" {
+		// A second mock, with more flags or of another build, filled the same way, measured in
+		// the same rounds.
+		bin, name := *mock, "mock["+*alsoArgs+"]"
+		if *alsoMock != "" {
+			bin, name = *alsoMock, "also["+filepath.Base(*alsoMock)+" "+*alsoArgs+"]"
+		}
+		c2 := startMock(bin, append(strings.Fields(*mockArgs), strings.Fields(*alsoArgs)...))
 		defer c2.Stop()
 		if *route == "list" {
 			fillSends(c2, 1000)
 		}
 		script2 := luaScript(c2, *route)
 		defer func() { _ = os.Remove(script2) }()
-		sides = append(sides, side{"mock[" + *alsoArgs + "]", c2.URL, script2})
+		sides = append(sides, side{name, c2.URL, script2, c2.Cmd.Process.Pid})
 	}
 	rps := make([][]float64, len(sides))
+	cpu := make([][]float64, len(sides)) // µs of the server's CPU a request
+	var counting sync.WaitGroup
 	for i := range *rounds {
 		// Rotate which goes first, so that a burst of other load lands on every side.
-		line := fmt.Sprintf("round %d:", i+1)
 		for k := range sides {
 			j := (i + k) % len(sides)
-			rps[j] = append(rps[j], runWrk(*threads, *conns, *dur, sides[j].script, sides[j].base+target, fmt.Sprintf("%s%d", sides[j].name[:4], i)))
+			before := cpuTime(sides[j].pid)
+			r, n := runWrk(*threads, *conns, *dur, sides[j].script, sides[j].base+target, fmt.Sprintf("%s%d", sides[j].name[:4], i))
+			rps[j] = append(rps[j], r)
+			cpu[j] = append(cpu[j], 0)
+			counting.Add(1)
+			go func(j, i int) {
+				// The work a run leaves due (automatic delivery) is the run's too.
+				defer counting.Done()
+				time.Sleep(*settle)
+				cpu[j][i] = float64((cpuTime(sides[j].pid) - before).Microseconds()) / float64(n)
+			}(j, i)
 		}
+		counting.Wait()
+		line := fmt.Sprintf("round %d:", i+1)
 		for j, sd := range sides {
 			line += fmt.Sprintf(" %s %.0f req/s", sd.name, rps[j][i])
 			if sd.name != "bare" {
 				line += fmt.Sprintf(" (%.3f of bare)", rps[j][i]/rps[1][i])
 			}
+			line += fmt.Sprintf(" %.1f µs CPU/req;", cpu[j][i])
 		}
-		fmt.Println(line)
+		fmt.Println(strings.TrimSuffix(line, ";"))
 	}
 	for j, sd := range sides {
 		if sd.name == "bare" {
@@ -137,12 +161,24 @@ func main() {
 		}
 		fmt.Printf("median: %s %.0f req/s, bare %.0f req/s, ratio of medians %.3f, median of ratios %.3f\n",
 			sd.name, median(rps[j]), median(rps[1]), median(rps[j])/median(rps[1]), median(ratios))
+		fmt.Printf("median CPU a request: %s %.1f µs, bare %.1f µs, bare/%s %.3f\n",
+			sd.name, median(cpu[j]), median(cpu[1]), sd.name, median(cpu[1])/median(cpu[j]))
 	}
 	fmt.Printf("mock after the runs: RSS %.1f MB\n", rssMB(pid))
 }
 
-// side is one server wrk runs against.
-type side struct{ name, base, script string }
+// side is one server wrk runs against, and its process.
+type side struct {
+	name, base, script string
+	pid                int
+}
+
+// cpuTime is the CPU time process pid has used so far.
+func cpuTime(pid int) time.Duration {
+	d, err := mockproc.CPUTime(pid)
+	check(err)
+	return d
+}
 
 func check(err error) {
 	if err != nil {
@@ -291,9 +327,12 @@ end
 	return f.Name()
 }
 
-var rpsLine = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+var (
+	rpsLine   = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	countLine = regexp.MustCompile(`([0-9]+) requests in `)
+)
 
-func runWrk(threads, conns int, d time.Duration, script, url, run string) float64 {
+func runWrk(threads, conns int, d time.Duration, script, url, run string) (rps float64, requests int) {
 	out, err := exec.Command("wrk", "-t"+strconv.Itoa(threads), "-c"+strconv.Itoa(conns),
 		"-d"+strconv.Itoa(int(d.Seconds()))+"s", "-s", script, url, "--", run).CombinedOutput()
 	if err != nil {
@@ -306,9 +345,15 @@ func runWrk(threads, conns int, d time.Duration, script, url, run string) float6
 	if m == nil {
 		log.Fatalf("wrk: no Requests/sec in\n%s", out)
 	}
-	rps, err := strconv.ParseFloat(string(m[1]), 64)
+	rps, err = strconv.ParseFloat(string(m[1]), 64)
 	check(err)
-	return rps
+	n := countLine.FindSubmatch(out)
+	if n == nil {
+		log.Fatalf("wrk: no request count in\n%s", out)
+	}
+	requests, err = strconv.Atoi(string(n[1]))
+	check(err)
+	return rps, requests
 }
 
 // rssMB is the process's resident memory from /proc, in MB (10^6 bytes).
@@ -341,7 +386,7 @@ func balance(path string, args []string, n, rounds, threads, conns int, d time.D
 		}
 		rps := map[*mockproc.Mock]float64{}
 		for _, m := range order {
-			rps[m] = runWrk(threads, conns, d, scripts[m], m.URL+"/v1/balance", "balance")
+			rps[m], _ = runWrk(threads, conns, d, scripts[m], m.URL+"/v1/balance", "balance")
 		}
 		p, o := rps[pending], rps[none]
 		pRPS, nRPS, ratios = append(pRPS, p), append(nRPS, o), append(ratios, p/o)

@@ -5,6 +5,7 @@ package mockproc
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,4 +108,34 @@ func WaitListening(addr string) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("nothing listens on %s", addr)
+}
+
+// clockTicks is the unit of the CPU times in /proc/pid/stat: USER_HZ, 100 on Linux.
+const clockTicks = 100
+
+// CPUTime is the CPU time process pid has used so far, user and system, from /proc/pid/stat
+// (to the 10 ms of its clock ticks).
+func CPUTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may hold spaces: the fields counted start after it.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, errors.New("no command name in /proc/" + strconv.Itoa(pid) + "/stat")
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("short /proc/" + strconv.Itoa(pid) + "/stat")
+	}
+	var ticks int64
+	for _, s := range f[11:13] { // utime and stime, fields 14 and 15 of the whole line
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, nil
 }
