@@ -65,3 +65,26 @@ func TestShutdownWithStalledBodies(t *testing.T) {
 	defer cancel()
 	require.NoError(t, srv.Shutdown(ctx), "stalled bodies time out, so in-flight requests end")
 }
+
+// TestAnswersDeclareTheirLength: an answer over net/http's 2 KiB buffer (a page of campaigns)
+// goes out with its Content-Length, not in chunks, as a small one does.
+func TestAnswersDeclareTheirLength(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for i := range 20 {
+		e.do(http.MethodPost, "/v1/sms/send", sms(num(i)), e.live()).wantStatus(http.StatusAccepted)
+	}
+	for _, path := range []string{"/v1/sms/campaigns?limit=20", "/v1/balance"} {
+		res, err := e.hc.Do(e.newRequest(http.MethodGet, path, nil, e.live()))
+		require.NoError(t, err)
+		body, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		require.NoError(t, res.Body.Close())
+		require.Equal(t, http.StatusOK, res.StatusCode, "%s", body)
+		assert.Empty(t, res.TransferEncoding, path)
+		assert.Equal(t, int64(len(body)), res.ContentLength, path)
+		if path != "/v1/balance" {
+			assert.Greater(t, len(body), 2048, "the page is past net/http's buffer")
+		}
+	}
+}

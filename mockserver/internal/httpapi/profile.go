@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/wire"
@@ -55,7 +56,10 @@ func writeBare(w http.ResponseWriter, status int, v any) {
 		writeError(w, "", newError(http.StatusInternalServerError, "Could not encode the response."))
 		return
 	}
+	body = append(body, '\n')
+	*p = body
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	_, _ = w.Write(body)
 }

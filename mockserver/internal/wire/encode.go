@@ -168,6 +168,9 @@ func WriteBody(w http.ResponseWriter, status int, requestID string, body []byte)
 	buf.WriteString("\"}\n")
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
+	// Declared, so that a body past net/http's 2 KiB buffer goes out as it is rather than in
+	// chunks, with one write less.
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
