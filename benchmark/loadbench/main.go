@@ -57,13 +57,14 @@ func main() {
 	sends := flag.Int("sends", 100_000, "sends with references for -route rss")
 	workspaces := flag.Int("workspaces", 10_000, "workspaces with a send each for -route balance")
 	bare := flag.String("serve-bare", "", "internal: serve this file's bytes on this address (addr=file)")
+	bareLength := flag.Bool("bare-length", false, "the bare handler declares Content-Length, as the mock does (without it, a body over 2 KiB goes out chunked)")
 	mockArgs := flag.String("mock-args", "", "more flags for the mock, separated by spaces")
 	alsoArgs := flag.String("also-args", "", "run a second mock with these flags too (after -mock-args), in the same rounds")
 	settle := flag.Duration("cpu-settle", 1500*time.Millisecond, "CPU time is counted until this long after each run (the delivery a run leaves due)")
 	alsoMock := flag.String("also-mock", "", "run the second mock from this binary (with -mock-args and -also-args)")
 	flag.Parse()
 	if *bare != "" {
-		serveBare(*bare)
+		serveBare(*bare, *bareLength)
 		return
 	}
 	if *mock == "" {
@@ -96,7 +97,7 @@ func main() {
 	check(err)
 	self, err := os.Executable()
 	check(err)
-	bp := exec.Command(self, "-serve-bare", bareAddr+"="+f.Name())
+	bp := exec.Command(self, "-serve-bare", bareAddr+"="+f.Name(), "-bare-length="+strconv.FormatBool(*bareLength))
 	bp.Stderr = os.Stderr
 	check(bp.Start())
 	defer func() { _ = bp.Process.Kill(); _, _ = bp.Process.Wait() }()
@@ -273,7 +274,7 @@ func capture(c *mockproc.Mock, route string) (string, []byte) {
 
 // serveBare answers every request with the file's bytes and the mock's headers, after
 // reading the request body.
-func serveBare(spec string) {
+func serveBare(spec string, declareLength bool) {
 	addr, file, _ := strings.Cut(spec, "=")
 	body, err := os.ReadFile(file)
 	check(err)
@@ -286,6 +287,9 @@ func serveBare(spec string) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("X-Request-Id", requestID)
 		w.Header().Set("Content-Type", "application/json")
+		if declareLength {
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		}
 		w.WriteHeader(status)
 		_, _ = w.Write(body)
 	})
