@@ -89,7 +89,7 @@ func (a *API) settle(st *store.Store, now int64) {
 		return
 	}
 	if next, more := st.Settle(now); more {
-		a.due(next)
+		a.due(max(next, now+int64(deliveryGap))) // as tick does: never sooner than the gap
 	}
 }
 
