@@ -59,7 +59,7 @@ func writeBare(w http.ResponseWriter, status int, v any) {
 	body = append(body, '\n')
 	*p = body
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Header().Set("Content-Length", strconv.Itoa(len(body))) // no chunks, whatever its length
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

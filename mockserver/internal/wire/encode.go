@@ -154,6 +154,10 @@ func (a SentAnswer) AppendJSON(b []byte) []byte {
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
+// chunkingSize is how much of an answer whose length is not declared net/http buffers before
+// it sends it in chunks.
+const chunkingSize = 2048
+
 // WriteBody writes body, a JSON object, with requestId added as its last member.
 func WriteBody(w http.ResponseWriter, status int, requestID string, body []byte) {
 	buf := bufPool.Get().(*bytes.Buffer)
@@ -168,9 +172,11 @@ func WriteBody(w http.ResponseWriter, status int, requestID string, body []byte)
 	buf.WriteString("\"}\n")
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	// Declared, so that a body past net/http's 2 KiB buffer goes out as it is rather than in
-	// chunks, with one write less.
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	if buf.Len() > chunkingSize {
+		// Declared, so that the body goes out as it is rather than in chunks, with one write
+		// less; net/http declares a shorter one itself.
+		h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
