@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
 )
 
 // Automatic delivery: DeliveryDelay after a campaign is sent, its recipients still sent move
@@ -45,30 +47,52 @@ type dueEntry struct {
 }
 
 // dueQueue orders the campaigns awaiting automatic delivery, over every workspace of the
-// store, by the time their next pass falls due (then by id): a binary min-heap of one 24-byte
-// entry per such campaign (its array, past 64 entries, is never more than four times as large
-// as they need, and is halved when it is), plus
-// the campaign's index in it, which takes no room of its own in the campaign. A campaign
-// leaves it when settled, delivered by DeliverAll or forgotten; a Reset drops the store and
+// store, by the time their next pass falls due (then by id). Most campaigns are queued in that
+// order already (one delay for all, sent one after the other), so they go to a run: a ring of
+// entries in order, where queueing and taking the first cost O(1) and touch no other campaign.
+// A campaign that would break the run's order (MagicSlow's later pass, a campaign still
+// processing, sends that raced, a clock moved back) goes to a binary min-heap instead. The
+// first entry is the earlier of the run's and the heap's. Each entry is 24 bytes; neither
+// array is ever more than four times as large as its entries need past 64 of them, and each
+// is halved when it is; the campaign's place in either takes no room of its own in the
+// campaign. A campaign leaves the queue when settled, delivered by DeliverAll or forgotten
+// (in the run, its entry becomes a hole that the head skips); a Reset drops the store and
 // its queue.
 //
-// earliest mirrors the time of the heap's top (never when empty) for the requests' one atomic
-// read. A send lowers it; only a settle, which holds settling throughout, raises it, after
-// it has settled everything due before it, so that a request that reads a time still to come
-// finds nothing due unsettled.
+// earliest mirrors the time of the first entry (never when empty) for the requests' one
+// atomic read. A send lowers it; only a settle, which holds settling throughout, raises it,
+// after it has settled everything due before it, so that a request that reads a time still
+// to come finds nothing due unsettled.
 //
 // Lock order: settling, then a workspace's lock, then mu; nothing is taken under mu.
 type dueQueue struct {
 	settling sync.Mutex
-	mu       sync.Mutex // guards h and every campaign's dueIdx
+	mu       sync.Mutex // guards h, run and every campaign's dueIdx
 	h        []dueEntry
+	run      dueRun
 	earliest atomic.Int64
 	visits   atomic.Int64 // campaigns visited by Settle, for tests
 }
 
+// dueRun is the queue's entries that came in order: a ring of n slots from head, holes
+// (entries whose campaign left) included, but never a hole at either end. The ring, past 64
+// slots, is never more than four times as large as its live entries: it is halved, its holes
+// dropped, when they are fewer, so that a first entry that waits long, behind which campaigns
+// come and leave, keeps no more than that. lastAt and lastID are those of the entry queued
+// last (it may have left since): a new entry must not come before it.
+type dueRun struct {
+	ring   []dueEntry
+	head   int
+	n      int // slots in use from head
+	live   int // entries in them
+	lastAt int64
+	lastID ids.ID
+}
+
 func (q *dueQueue) init() { q.earliest.Store(never) }
 
-// Values of campaign.dueIdx besides an index plus one.
+// Values of campaign.dueIdx besides a place: a heap index plus one (> 0), or a run slot s as
+// -(s + 2) (< -1).
 const (
 	notQueued = 0
 	forgotten = -1 // never queued again
@@ -82,9 +106,13 @@ func (q *dueQueue) push(w *workspace, c *campaign, at int64) bool {
 	if c.dueIdx == forgotten {
 		return false
 	}
-	c.dueIdx = int32(len(q.h)) + 1
-	q.h = append(q.h, dueEntry{at, c, w})
-	q.up(len(q.h) - 1)
+	if r := &q.run; r.n == 0 || r.lastAt < at || r.lastAt == at && r.lastID.Less(c.ID) {
+		r.add(dueEntry{at, c, w})
+	} else {
+		c.dueIdx = int32(len(q.h)) + 1
+		q.h = append(q.h, dueEntry{at, c, w})
+		q.up(len(q.h) - 1)
+	}
 	if at < q.earliest.Load() {
 		q.earliest.Store(at)
 		return true
@@ -92,14 +120,80 @@ func (q *dueQueue) push(w *workspace, c *campaign, at int64) bool {
 	return false
 }
 
+// add appends e to the run, after every entry in it; the queue's mu must be held.
+func (r *dueRun) add(e dueEntry) {
+	if r.n == len(r.ring) { // full, or holes: twice its live entries, without them
+		r.resize(max(64, 2*r.live))
+	}
+	slot := (r.head + r.n) % len(r.ring)
+	r.ring[slot] = e
+	e.c.dueIdx = -int32(slot) - 2
+	r.n++
+	r.live++
+	r.lastAt, r.lastID = e.at, e.c.ID
+}
+
+// resize moves the run to a ring of size slots (more than its live entries), its holes
+// dropped.
+func (r *dueRun) resize(size int) {
+	ring := make([]dueEntry, size)
+	n := 0
+	for i := range r.n {
+		e := r.ring[(r.head+i)%len(r.ring)]
+		if e.c == nil {
+			continue
+		}
+		ring[n] = e
+		e.c.dueIdx = -int32(n) - 2
+		n++
+	}
+	r.ring, r.head, r.n = ring, 0, n
+}
+
+// first is the run's first entry; r.n must be > 0.
+func (r *dueRun) first() *dueEntry { return &r.ring[r.head] }
+
+// remove takes the entry of slot out of the run, leaving a hole unless it is at either end;
+// the queue's mu must be held.
+func (r *dueRun) remove(slot int) {
+	r.ring[slot].c.dueIdx = notQueued
+	r.ring[slot] = dueEntry{}
+	r.live--
+	for r.n > 0 && r.ring[r.head].c == nil {
+		r.head = (r.head + 1) % len(r.ring)
+		r.n--
+	}
+	for r.n > 0 && r.ring[(r.head+r.n-1)%len(r.ring)].c == nil {
+		r.n--
+	}
+	if r.n == 0 {
+		r.head = 0
+	}
+	size := len(r.ring)
+	for size > 64 && r.live < size/4 {
+		size /= 2
+	}
+	if size < len(r.ring) {
+		r.resize(size)
+	}
+}
+
+// remove takes c out of the queue; the queue's mu must be held.
+func (q *dueQueue) remove(c *campaign) {
+	switch {
+	case c.dueIdx > 0:
+		q.delete(int(c.dueIdx) - 1)
+	case c.dueIdx < forgotten:
+		q.run.remove(int(-c.dueIdx - 2))
+	}
+}
+
 // forget unqueues c for good: it is forgotten. w.mu of its workspace must be held. It leaves
 // earliest as it is: a settle puts it right.
 func (q *dueQueue) forget(c *campaign) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if c.dueIdx > 0 {
-		q.delete(int(c.dueIdx) - 1)
-	}
+	q.remove(c)
 	c.dueIdx = forgotten
 }
 
@@ -110,30 +204,44 @@ func (q *dueQueue) forgot(c *campaign) bool {
 	return c.dueIdx == forgotten
 }
 
+// top is the queue's first entry, from the run or the heap, or nil when it is empty; q.mu
+// must be held.
+func (q *dueQueue) top() *dueEntry {
+	var e *dueEntry
+	if q.run.n > 0 {
+		e = q.run.first()
+	}
+	if len(q.h) > 0 && (e == nil || before(&q.h[0], e)) {
+		e = &q.h[0]
+	}
+	return e
+}
+
 // popDue takes the first entry due by now, or reports false and sets earliest to the time of
 // the first one left; q.settling must be held.
 func (q *dueQueue) popDue(now int64) (dueEntry, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.h) == 0 || q.h[0].at > now {
+	e := q.top()
+	if e == nil || e.at > now {
 		q.mark()
 		return dueEntry{}, false
 	}
-	e := q.h[0]
-	q.delete(0)
-	return e, true
+	out := *e
+	q.remove(out.c)
+	return out, true
 }
 
-// mark sets earliest to the time of the heap's top; q.mu must be held, and q.settling.
+// mark sets earliest to the time of the first entry; q.mu must be held, and q.settling.
 func (q *dueQueue) mark() {
 	next := int64(never)
-	if len(q.h) > 0 {
-		next = q.h[0].at
+	if e := q.top(); e != nil {
+		next = e.at
 	}
 	q.earliest.Store(next)
 }
 
-// delete removes the entry at i; q.mu must be held.
+// delete removes the heap's entry at i; q.mu must be held.
 func (q *dueQueue) delete(i int) {
 	last := len(q.h) - 1
 	q.h[i].c.dueIdx = notQueued
@@ -152,10 +260,12 @@ func (q *dueQueue) delete(i int) {
 	}
 }
 
-func (q *dueQueue) less(i, j int) bool {
-	a, b := &q.h[i], &q.h[j]
+// before orders entries by due time, then by id.
+func before(a, b *dueEntry) bool {
 	return a.at < b.at || a.at == b.at && a.c.ID.Less(b.c.ID)
 }
+
+func (q *dueQueue) less(i, j int) bool { return before(&q.h[i], &q.h[j]) }
 
 func (q *dueQueue) swap(i, j int) {
 	q.h[i], q.h[j] = q.h[j], q.h[i]
@@ -340,9 +450,7 @@ func (w *workspace) deliverAll(st *Store, now int64) []Campaign {
 	q.mu.Lock()
 	for mi := range w.modes {
 		for _, c := range w.modes[mi].campaigns {
-			if c.dueIdx > 0 {
-				q.delete(int(c.dueIdx) - 1)
-			}
+			q.remove(c)
 		}
 	}
 	q.mu.Unlock()

@@ -2,6 +2,7 @@ package store
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -10,14 +11,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// checkDueQueue asserts the due queue's invariants: a heap ordered by due time then id, each
-// campaign knowing its place, earliest no later than the top (a settle, which runs last in
-// these tests, puts it right), and no campaign queued twice.
+// checkDueQueue asserts the due queue's invariants: a heap ordered by due time then id and a
+// run in that order with no hole at either end, each campaign knowing its place, earliest no
+// later than the first entry (a settle, which runs last in these tests, puts it right), and
+// no campaign queued twice.
 func checkDueQueue(t *testing.T, q *dueQueue) {
 	t.Helper()
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	seen := make(map[*campaign]bool, len(q.h))
+	seen := make(map[*campaign]bool, len(q.h)+q.run.n)
 	for i, e := range q.h {
 		require.Equal(t, int32(i+1), e.c.dueIdx, "entry %d knows its place", i)
 		require.False(t, seen[e.c], "entry %d queued twice", i)
@@ -26,11 +28,43 @@ func checkDueQueue(t *testing.T, q *dueQueue) {
 			require.False(t, q.less(i, (i-1)/2), "entry %d comes before its parent", i)
 		}
 	}
-	if len(q.h) > 0 {
-		assert.LessOrEqual(t, q.earliest.Load(), q.h[0].at)
+	r := &q.run
+	var prev *dueEntry
+	for i := range r.n {
+		slot := (r.head + i) % len(r.ring)
+		e := &r.ring[slot]
+		if e.c == nil {
+			require.True(t, i > 0 && i < r.n-1, "a hole at an end of the run (%d of %d)", i, r.n)
+			continue
+		}
+		require.Equal(t, -int32(slot)-2, e.c.dueIdx, "run entry %d knows its slot", i)
+		require.False(t, seen[e.c], "run entry %d queued twice", i)
+		seen[e.c] = true
+		if prev != nil {
+			require.True(t, before(prev, e), "run entry %d comes before the one ahead of it", i)
+		}
+		prev = e
+	}
+	require.Equal(t, r.live, len(seen)-len(q.h), "the run counts its entries")
+	if len(r.ring) > 64 {
+		require.GreaterOrEqual(t, r.live, len(r.ring)/4, "the ring is no more than four times its entries")
+	}
+	if e := q.top(); e != nil {
+		assert.LessOrEqual(t, q.earliest.Load(), e.at)
 	} else {
 		assert.LessOrEqual(t, q.earliest.Load(), int64(never))
 	}
+}
+
+// queued is how many campaigns q holds, in the heap and the run; q.mu must be held.
+func queued(q *dueQueue) int {
+	n := len(q.h)
+	for i := range q.run.n {
+		if q.run.ring[(q.run.head+i)%len(q.run.ring)].c != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // counts is the counts of every campaign of c's mode, newest first.
@@ -103,7 +137,7 @@ func TestDueQueueSettlesInOrder(t *testing.T) {
 		}
 	}
 	st.due.mu.Lock()
-	assert.Empty(t, st.due.h, "only MagicPending is left, and it is not queued")
+	assert.Zero(t, queued(&st.due), "only MagicPending is left, and it is not queued")
 	st.due.mu.Unlock()
 	assert.False(t, st.Due(1<<62))
 }
@@ -156,6 +190,8 @@ func TestDueQueueRemoval(t *testing.T) {
 		st.due.mu.Lock()
 		assert.Empty(t, st.due.h)
 		assert.LessOrEqual(t, cap(st.due.h), 64, "the slice shrank")
+		assert.Zero(t, st.due.run.n)
+		assert.LessOrEqual(t, len(st.due.run.ring), 64, "the ring shrank")
 		st.due.mu.Unlock()
 		assert.False(t, st.Due(testNow.Add(time.Hour).UnixNano()), "nothing left to settle")
 		st.Settle(testNow.Add(2 * time.Hour).UnixNano())
@@ -174,7 +210,7 @@ func TestDueQueueRemoval(t *testing.T) {
 		require.Less(t, kept, 1000)
 		checkDueQueue(t, &st.due)
 		st.due.mu.Lock()
-		assert.Len(t, st.due.h, kept, "one entry per kept campaign")
+		assert.Equal(t, kept, queued(&st.due), "one entry per kept campaign")
 		st.due.mu.Unlock()
 		st.Settle(testNow.Add(2 * time.Hour).UnixNano())
 		assert.Equal(t, int64(kept), st.due.visits.Load(), "forgotten campaigns are not visited")
@@ -229,7 +265,7 @@ func TestDueQueueConcurrent(t *testing.T) {
 	st.Settle(tick(time.Hour).UnixNano())
 	checkDueQueue(t, &st.due)
 	st.due.mu.Lock()
-	assert.Empty(t, st.due.h)
+	assert.Zero(t, queued(&st.due))
 	st.due.mu.Unlock()
 	for _, cs := range counts(t, st, c, tick(0).UnixNano()) {
 		assert.LessOrEqual(t, cs[RecipientSent], int32(1), "at most MagicPending is left sent: %v", cs)
@@ -317,6 +353,126 @@ func FuzzDueQueue(f *testing.F) {
 		checkDueQueue(t, &st.due)
 		st.due.mu.Lock()
 		defer st.due.mu.Unlock()
-		require.Empty(t, st.due.h, "only MagicPending is left, and it is not queued")
+		require.Zero(t, queued(&st.due), "only MagicPending is left, and it is not queued")
 	})
+}
+
+// TestDueQueueRunAndHeap drives the queue alone with random work, as sends, settles, trims and
+// DeliverAll do: entries mostly in order (the run), some out of it (the heap), some leaving
+// from anywhere. After every step the invariants hold, and what comes out, and when, is what a
+// sorted list of the same entries gives.
+func TestDueQueueRunAndHeap(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var q dueQueue
+	q.init()
+	var (
+		model []*campaign             // queued, in no order
+		at    = map[*campaign]int64{} // each queued campaign's time
+		clock int64
+		seq   uint32
+		lanes = map[bool]int{} // pushes to the heap (true) and to the run
+	)
+	newCampaign := func() *campaign {
+		seq++
+		c := &campaign{}
+		c.ID[8], c.ID[9], c.ID[10], c.ID[11] = byte(seq>>24), byte(seq>>16), byte(seq>>8), byte(seq)
+		return c
+	}
+	drop := func(c *campaign) {
+		i := slices.Index(model, c)
+		model = slices.Delete(model, i, i+1)
+		delete(at, c)
+	}
+	for step := range 20_000 {
+		switch op := rng.IntN(10); {
+		case op < 6: // a send: mostly a little later than the last, sometimes earlier
+			clock += rng.Int64N(1000)
+			t0 := clock
+			if rng.IntN(8) == 0 {
+				t0 -= rng.Int64N(5000)
+			}
+			c := newCampaign()
+			q.mu.Lock()
+			c.dueIdx = notQueued
+			q.mu.Unlock()
+			q.push(nil, c, t0)
+			q.mu.Lock()
+			lanes[c.dueIdx > 0]++
+			q.mu.Unlock()
+			model = append(model, c)
+			at[c] = t0
+		case op < 8 && len(model) > 0: // a trim or DeliverAll takes one out
+			c := model[rng.IntN(len(model))]
+			q.mu.Lock()
+			q.remove(c)
+			q.mu.Unlock()
+			drop(c)
+		default: // a settle up to a time
+			now := clock - rng.Int64N(3000)
+			var want []*campaign
+			for _, c := range model {
+				if at[c] <= now {
+					want = append(want, c)
+				}
+			}
+			slices.SortFunc(want, func(a, b *campaign) int {
+				if before(&dueEntry{at: at[a], c: a}, &dueEntry{at: at[b], c: b}) {
+					return -1
+				}
+				return 1
+			})
+			q.settling.Lock()
+			var got []*campaign
+			for {
+				e, ok := q.popDue(now)
+				if !ok {
+					break
+				}
+				got = append(got, e.c)
+			}
+			q.settling.Unlock()
+			require.Equal(t, len(want), len(got), "step %d: settled up to %d", step, now)
+			for i := range want {
+				require.Same(t, want[i], got[i], "step %d: entry %d of the settle", step, i)
+				drop(got[i])
+			}
+		}
+		checkDueQueue(t, &q)
+		q.mu.Lock()
+		require.Equal(t, len(model), queued(&q), "step %d", step)
+		q.mu.Unlock()
+	}
+	assert.Greater(t, lanes[false], 5*lanes[true], "most entries went to the run")
+	assert.Positive(t, lanes[true], "some went to the heap")
+}
+
+// TestDueQueueRunHolesAreBounded: behind a first entry that waits (a long delay), a stream of
+// campaigns that come and leave (trimmed, delivered) leaves the run no larger than its
+// entries need.
+func TestDueQueueRunHolesAreBounded(t *testing.T) {
+	t.Parallel()
+	var q dueQueue
+	q.init()
+	mk := func(i int) *campaign {
+		c := &campaign{}
+		c.ID[10], c.ID[11] = byte(i>>8), byte(i)
+		return c
+	}
+	q.push(nil, mk(0), 1) // waits
+	var kept []*campaign
+	for i := 1; i < 20_000; i++ {
+		c := mk(i)
+		q.push(nil, c, int64(1+i))
+		kept = append(kept, c)
+		if len(kept) > 10 { // the oldest but the first leaves
+			q.mu.Lock()
+			q.remove(kept[0])
+			q.mu.Unlock()
+			kept = kept[1:]
+		}
+	}
+	checkDueQueue(t, &q)
+	assert.Equal(t, 11, q.run.live)
+	assert.LessOrEqual(t, len(q.run.ring), 64, "the ring holds 11 entries, not 20,000 slots")
 }
