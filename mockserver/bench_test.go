@@ -218,13 +218,19 @@ func BenchmarkAutoDelivery(b *testing.B) {
 // BenchmarkAutoDeliveryPaired is BenchmarkAutoDelivery with both servers in one loop: each
 // iteration serves one request on the server with automatic delivery off and one on the
 // server at the binary's default delay, each first in turn, and reports their times and the
-// ratio off/on (1: the same speed), so that a burst of load falls on both alike.
+// ratio off/on (1: the same speed), so that a burst of load falls on both alike. send-queued
+// is send with a delay of an hour on the second server: each send is queued, and nothing falls
+// due while the benchmark runs.
 func BenchmarkAutoDeliveryPaired(b *testing.B) {
-	for _, route := range []string{"list", "send"} {
+	for _, route := range []string{"list", "send", "send-queued"} {
 		b.Run(route, func(b *testing.B) {
 			var servers [2]*Server // off, on
 			var reqs [2]func() *http.Request
-			for k, d := range []time.Duration{0, DefaultDeliveryDelay} {
+			on := DefaultDeliveryDelay
+			if route == "send-queued" {
+				on = time.Hour
+			}
+			for k, d := range []time.Duration{0, on} {
 				s, c := benchServer(b, WithAutoDelivery(d))
 				b.Cleanup(s.api.StopDelivery)
 				servers[k] = s
@@ -238,7 +244,7 @@ func BenchmarkAutoDeliveryPaired(b *testing.B) {
 				reqs[k] = benchSendRequest(s)
 			}
 			want := http.StatusOK
-			if route == "send" {
+			if route != "list" {
 				want = http.StatusAccepted
 			}
 			ns := benchPaired(b, servers, reqs, want)

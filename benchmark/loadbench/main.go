@@ -165,6 +165,14 @@ func main() {
 		fmt.Printf("median CPU a request: %s %.1f µs, bare %.1f µs, bare/%s %.3f\n",
 			sd.name, median(cpu[j]), median(cpu[1]), sd.name, median(cpu[1])/median(cpu[j]))
 	}
+	if len(sides) == 3 {
+		// The two mocks round by round: a burst of load falls on both of one round alike.
+		perRound := make([]float64, *rounds)
+		for i := range perRound {
+			perRound[i] = cpu[2][i] / cpu[0][i]
+		}
+		fmt.Printf("median of the rounds' CPU a request, %s/%s: %.3f\n", sides[2].name, sides[0].name, median(perRound))
+	}
 	fmt.Printf("mock after the runs: RSS %.1f MB\n", rssMB(pid))
 }
 
