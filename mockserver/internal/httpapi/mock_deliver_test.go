@@ -11,14 +11,20 @@ import (
 	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
+// newDeliveryAPI is an API with automatic delivery a second after each send, on the real
+// clock (a synctest bubble's), keeping maxMessages messages.
+func newDeliveryAPI(maxMessages int) *API {
+	return New(Config{GenericPrice: 320, DNDPrice: 450, LiveBalance: 1 << 40, TestBalance: 1 << 40, Country: "Nigeria",
+		RequestLogSize: 10, MaxMessages: maxMessages, MaxWorkspaces: 10, MaxDND: 10, DeliveryDelay: time.Second, Now: time.Now})
+}
+
 // TestDeliveryTimer: the timer settles what falls due with no request; once stopped (Close)
 // nothing arms it again, not even a tick that was running, so that a closed server leaves no
 // timer behind; ResumeDelivery settles what fell due meanwhile.
 func TestDeliveryTimer(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		a := New(Config{GenericPrice: 320, DNDPrice: 450, LiveBalance: 1 << 40, TestBalance: 1 << 40, Country: "Nigeria",
-			RequestLogSize: 10, MaxMessages: 1000, MaxWorkspaces: 10, MaxDND: 10, DeliveryDelay: time.Second, Now: time.Now})
+		a := newDeliveryAPI(1000)
 		st := a.Store()
 		c, err := st.Workspace(a.Default().WorkspaceID)
 		require.NoError(t, err)
@@ -58,8 +64,7 @@ func TestDeliveryTimer(t *testing.T) {
 func TestResetDropsTheDueQueue(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		a := New(Config{GenericPrice: 320, DNDPrice: 450, LiveBalance: 1 << 40, TestBalance: 1 << 40, Country: "Nigeria",
-			RequestLogSize: 10, MaxMessages: 1000, MaxWorkspaces: 10, MaxDND: 10, DeliveryDelay: time.Second, Now: time.Now})
+		a := newDeliveryAPI(1000)
 		defer a.StopDelivery()
 		old := a.Store()
 		c, err := old.Workspace(a.Default().WorkspaceID)
@@ -83,8 +88,7 @@ func TestResetDropsTheDueQueue(t *testing.T) {
 func TestDeliveryTimerGathersAStream(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		a := New(Config{GenericPrice: 320, DNDPrice: 450, LiveBalance: 1 << 40, TestBalance: 1 << 40, Country: "Nigeria",
-			RequestLogSize: 10, MaxMessages: 10_000, MaxWorkspaces: 10, MaxDND: 10, DeliveryDelay: time.Second, Now: time.Now})
+		a := newDeliveryAPI(10_000)
 		defer a.StopDelivery()
 		st := a.Store()
 		c, err := st.Workspace(a.Default().WorkspaceID)
