@@ -87,7 +87,8 @@ func (a *API) hostAllowed(hostport string) bool {
 	if !a.checkHost(hostport) {
 		return false
 	}
-	a.lastHost.Store(&hostport)
+	allowed := hostport // a copy, so that hostport itself does not escape on the fast path
+	a.lastHost.Store(&allowed)
 	return true
 }
 

@@ -290,7 +290,7 @@ func readAtMost(r io.Reader, n, max int64) ([]byte, error) {
 		return io.ReadAll(io.LimitReader(r, max))
 	}
 	// One byte more than declared, so that reading to EOF needs no growth.
-	b, lr := make([]byte, 0, n+1), io.LimitReader(r, max)
+	b, lr := make([]byte, 0, n+1), io.LimitedReader{R: r, N: max}
 	for {
 		if len(b) == cap(b) { // the body is longer than declared
 			b = append(b, 0)[:len(b)]
