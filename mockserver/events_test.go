@@ -124,6 +124,12 @@ func TestEventsInOrderAndResumable(t *testing.T) {
 		assert.Equal(t, evs[i-1].ID+1, evs[i].ID, "ids go up by one")
 	}
 	assert.Equal(t, id, evs[0].Data["campaignId"])
+	for _, i := range []int{0, 1, 2, 4, 8, 10} { // messages, wallets, statuses: the workspace by its id
+		assert.Equal(t, e.ws.WorkspaceID, evs[i].Data["workspaceId"], "%s", want[i])
+	}
+	assert.Equal(t, id, evs[2].Data["campaignId"])
+	assert.Contains(t, evs[8].Data, "campaignId")
+	assert.Nil(t, evs[8].Data["campaignId"], "an OTP's messages.created has a null campaignId")
 	assert.Equal(t, []any{num(1), num(2)}, evs[0].Data["to"])
 	assert.Equal(t, "9993.60", evs[1].Data["balance"].(json.Number).String())
 	assert.Equal(t, "partially_delivered", evs[4].Data["status"])

@@ -1,7 +1,7 @@
 package store
 
 import (
-	"encoding/json"
+	"encoding/hex"
 
 	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
@@ -18,47 +18,53 @@ type naira int64
 
 func (n naira) MarshalJSON() ([]byte, error) { return []byte(rules.FormatNaira(int64(n))), nil }
 
-// orNull is a string an event writes as null when it is empty.
-type orNull string
+// hexID is an id that an event writes as its hex string: formatted when a stream writes the
+// event, not when a send publishes it.
+type hexID ids.ID
 
-func (s orNull) MarshalJSON() ([]byte, error) {
-	if s == "" {
+func (id hexID) MarshalText() ([]byte, error) { return hex.AppendEncode(nil, id[:]), nil }
+
+// hexOrNull is a hexID written as null when it is zero.
+type hexOrNull ids.ID
+
+func (id hexOrNull) MarshalJSON() ([]byte, error) {
+	if id == (hexOrNull{}) {
 		return []byte("null"), nil
 	}
-	return json.Marshal(string(s))
+	b := append(make([]byte, 0, 2*len(id)+2), '"')
+	return append(hex.AppendEncode(b, id[:]), '"'), nil
 }
 
 type walletEvent struct {
-	WorkspaceID string `json:"workspaceId"`
+	WorkspaceID hexID  `json:"workspaceId"`
 	Mode        string `json:"mode"`
 	Balance     naira  `json:"balance"`
 }
 
 func (st *Store) walletMoved(w ids.ID, mode Mode, kobo int64) {
-	st.publish("wallet.changed", walletEvent{w.String(), mode.String(), naira(kobo)})
+	st.publish("wallet.changed", walletEvent{hexID(w), mode.String(), naira(kobo)})
 }
 
 // messagesCreated announces the messages of an accepted send or OTP.
 type messagesCreated struct {
-	CampaignID  orNull   `json:"campaignId"` // null for an OTP
-	WorkspaceID string   `json:"workspaceId"`
-	Mode        string   `json:"mode"`
-	Kind        string   `json:"kind"`
-	Count       int      `json:"count"`
-	Status      string   `json:"status"`
-	To          []string `json:"to"` // the first 20
+	CampaignID  hexOrNull `json:"campaignId"` // null for an OTP
+	WorkspaceID hexID     `json:"workspaceId"`
+	Mode        string    `json:"mode"`
+	Kind        string    `json:"kind"`
+	Count       int       `json:"count"`
+	Status      string    `json:"status"`
+	To          []string  `json:"to"` // the first 20
 }
 
 // sent announces a campaign just accepted: its messages, its failure if the provider refused
 // it, the wallet it was charged to.
 func (st *Store) sent(c Caller, a Accepted, to []string, balance int64) {
-	id := a.ID.String()
-	st.publish("messages.created", messagesCreated{orNull(id), c.Workspace.String(), c.Mode.String(), "sms", a.Recipients, a.Status.String(), to})
+	st.publish("messages.created", messagesCreated{hexOrNull(a.ID), hexID(c.Workspace), c.Mode.String(), "sms", a.Recipients, a.Status.String(), to})
 	if a.Status == CampaignFailed {
 		st.publish("campaign.settled", struct {
-			CampaignID string `json:"campaignId"`
+			CampaignID hexID  `json:"campaignId"`
 			Status     string `json:"status"`
-		}{id, a.Status.String()})
+		}{hexID(a.ID), a.Status.String()})
 	}
 	st.walletMoved(c.Workspace, c.Mode, balance)
 }
@@ -74,7 +80,7 @@ type otpEvent struct {
 // otpSent announces the message of an OTP just sent; the event never holds the pin.
 func (st *Store) otpSent(c Caller, msgID ids.ID, to, pinID string, status RecipientStatus, balance int64) {
 	ws, mode := c.Workspace.String(), c.Mode.String()
-	st.publish("messages.created", messagesCreated{"", ws, mode, "otp", 1, RecipientStatusNames[status], []string{to}})
+	st.publish("messages.created", messagesCreated{hexOrNull{}, hexID(c.Workspace), mode, "otp", 1, RecipientStatusNames[status], []string{to}})
 	st.publish("otp.sent", otpEvent{msgID.String() + "-0", pinID, to, ws, mode})
 	st.walletMoved(c.Workspace, c.Mode, balance)
 }
@@ -107,11 +113,11 @@ func CountsOf(c *Campaign) Counts {
 
 func (st *Store) delivered(w ids.ID, c Campaign) {
 	ev := struct {
-		CampaignID  string `json:"campaignId"`
-		WorkspaceID string `json:"workspaceId"`
+		CampaignID  hexID  `json:"campaignId"`
+		WorkspaceID hexID  `json:"workspaceId"`
 		Status      string `json:"status"`
 		Counts      Counts `json:"counts"`
-	}{c.ID.String(), w.String(), c.Rollup(), CountsOf(&c)}
+	}{hexID(c.ID), hexID(w), c.Rollup(), CountsOf(&c)}
 	st.publish("messages.status", ev)
 	if c.Counts[RecipientSent] == 0 {
 		st.publish("campaign.settled", ev)
