@@ -109,7 +109,7 @@ func appendCampaign(b []byte, c *store.Campaign) []byte {
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"createdAt":"`...)
-	b = Time(c.CreatedAt).AppendFormat(b, time.RFC3339Nano)
+	b = AppendTime(b, c.CreatedAt)
 	return append(b, `"}`...)
 }
 
@@ -171,7 +171,7 @@ func WriteBody(w http.ResponseWriter, status int, requestID string, body []byte)
 	buf.WriteString(requestID)
 	buf.WriteString("\"}\n")
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
+	h["Content-Type"] = jsonType
 	if buf.Len() > chunkingSize {
 		// Declared, so that the body goes out as it is rather than in chunks, with one write
 		// less; net/http declares a shorter one itself.
@@ -180,6 +180,10 @@ func WriteBody(w http.ResponseWriter, status int, requestID string, body []byte)
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
+
+// jsonType is the Content-Type header's value of every answer, shared rather than made for
+// each: net/http copies a handler's header values when it writes them.
+var jsonType = []string{"application/json"}
 
 // encodeFailure is the body written when an answer cannot be encoded.
 const encodeFailure = `{"error":{"code":"server_error","message":"Could not encode the response."}}`
