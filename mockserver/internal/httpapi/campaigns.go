@@ -12,7 +12,7 @@ import (
 
 // listCampaigns is GET /v1/sms/campaigns.
 func listCampaigns(_ *API, rq *request) (int, any, error) {
-	page, limit, err := pageParams(rq.r.URL.Query())
+	page, limit, err := urlPageParams(rq.r.URL)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -64,7 +64,7 @@ func campaignStatus(_ *API, rq *request) (int, any, error) {
 	if _, ok := ids.Parse(rq.param); !ok {
 		return 0, nil, notFound("Campaign")
 	}
-	page, limit, err := pageParams(rq.r.URL.Query())
+	page, limit, err := urlPageParams(rq.r.URL)
 	if err != nil {
 		return 0, nil, err
 	}

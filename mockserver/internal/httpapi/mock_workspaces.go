@@ -111,7 +111,7 @@ func ctlWorkspaceCampaigns(a *API, rq *request) (int, any, error) {
 	if c.Mode, err = modeParam(rq); err != nil {
 		return 0, nil, err
 	}
-	page, limit, err := pageParams(rq.r.URL.Query())
+	page, limit, err := urlPageParams(rq.r.URL)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
@@ -12,6 +13,24 @@ import (
 
 // pageParams reads page (>= 1, default 1) and limit (1 to 100, default 20).
 func pageParams(q url.Values) (page, limit int, err error) {
+	return pageParamsOf(valuesQuery(q))
+}
+
+// urlPageParams is pageParams of u's query, read without building url.Values when the query
+// is plain (see plainQuery): a list is the commonest read.
+func urlPageParams(u *url.URL) (page, limit int, err error) {
+	if !plainQuery(u.RawQuery) {
+		return pageParams(u.Query())
+	}
+	return pageParamsOf(rawQuery(u.RawQuery))
+}
+
+// params is where pageParamsOf finds a parameter's first value.
+type params interface {
+	first(name string) (string, bool)
+}
+
+func pageParamsOf[P params](q P) (page, limit int, err error) {
 	page, err = intParam(q, "page", rules.DefaultPage, 1, math.MaxInt)
 	if err != nil {
 		return 0, 0, err
@@ -20,17 +39,51 @@ func pageParams(q url.Values) (page, limit int, err error) {
 	return page, limit, err
 }
 
-func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
-	vs, ok := q[name]
+func intParam[P params](q P, name string, def, lo, hi int) (int, error) {
+	v, ok := q.first(name)
 	if !ok {
 		return def, nil
 	}
-	v := vs[0]
 	n, err := strconv.Atoi(v)
 	if err != nil || n < lo || n > hi || v[0] == '+' || v[0] == '-' && n == 0 {
 		return 0, badRequest(name, "%s must be an integer from %d to %d.", name, lo, hi)
 	}
 	return n, nil
+}
+
+// rawQuery is a plain query string (see plainQuery), read as url.ParseQuery reads it.
+type rawQuery string
+
+// plainQuery reports whether url.ParseQuery would take q's pairs as they are written: no
+// escapes to undo (%, +), no semicolon to refuse, and far fewer parameters than its limit
+// (10,000 by default).
+func plainQuery(q string) bool {
+	return len(q) <= 1024 && !strings.ContainsAny(q, "%+;")
+}
+
+// first is the value of the first name=value pair (or bare name) named name.
+func (q rawQuery) first(name string) (string, bool) {
+	s := string(q)
+	for s != "" {
+		var pair string
+		pair, s, _ = strings.Cut(s, "&")
+		if k, v, _ := strings.Cut(pair, "="); k == name {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// valuesQuery is a query already parsed.
+type valuesQuery url.Values
+
+// first is q's first value named name.
+func (q valuesQuery) first(name string) (string, bool) {
+	vs, ok := q[name]
+	if !ok {
+		return "", false
+	}
+	return vs[0], true
 }
 
 // pageOffset is where a page starts, or math.MaxInt when that is past any list.
