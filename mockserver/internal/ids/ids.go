@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"strconv"
 	"sync/atomic"
 )
 
@@ -56,15 +57,12 @@ func (id ID) MessageID() string { return string(id.AppendMessageID(make([]byte, 
 
 // appendDigits writes v as exactly width digits, zero-padded (v < 10^width).
 func appendDigits(b []byte, v uint64, width int) []byte {
-	start := len(b)
-	for range width {
+	var d [20]byte
+	digits := strconv.AppendUint(d[:0], v, 10) // two digits a step, where %10 takes one
+	for range width - len(digits) {
 		b = append(b, '0')
 	}
-	for i := len(b) - 1; i >= start && v > 0; i-- {
-		b[i] = byte('0' + v%10)
-		v /= 10
-	}
-	return b
+	return append(b, digits...)
 }
 
 // Less reports whether id was made before o by the same generator.
