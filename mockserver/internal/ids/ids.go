@@ -9,7 +9,6 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
-	"strconv"
 	"sync/atomic"
 )
 
@@ -47,22 +46,28 @@ func (id ID) AppendMessageID(b []byte) []byte {
 	for _, c := range id[5:] {
 		n = n<<8 | uint64(c)
 	}
-	b = append(b, '3')
-	b = appendDigits(b, p%1e7, 7)
-	return appendDigits(b, n, 17)
+	var d [MessageIDLen]byte
+	d[0] = '3'
+	putDigits(d[1:8], p%1e7)
+	putDigits(d[8:16], n/1e9) // the counter below 10^17: eight digits, then nine
+	putDigits(d[16:], n%1e9)
+	return append(b, d[:]...)
 }
 
 // MessageID is AppendMessageID as a string.
 func (id ID) MessageID() string { return string(id.AppendMessageID(make([]byte, 0, MessageIDLen))) }
 
-// appendDigits writes v as exactly width digits, zero-padded (v < 10^width).
-func appendDigits(b []byte, v uint64, width int) []byte {
-	var d [20]byte
-	digits := strconv.AppendUint(d[:0], v, 10) // two digits a step, where %10 takes one
-	for range width - len(digits) {
-		b = append(b, '0')
+// putDigits writes v into d as len(d) digits, zero-padded, two at a time (v < 10^len(d)).
+func putDigits(d []byte, v uint64) {
+	i := len(d)
+	for ; i >= 2; i -= 2 {
+		q := v % 100
+		v /= 100
+		d[i-1], d[i-2] = byte('0'+q%10), byte('0'+q/10)
 	}
-	return append(b, digits...)
+	if i == 1 {
+		d[0] = byte('0' + v%10)
+	}
 }
 
 // Less reports whether id was made before o by the same generator.

@@ -1,6 +1,8 @@
 package ids
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"testing"
 
@@ -63,4 +65,29 @@ func TestLiveShapes(t *testing.T) {
 	}
 	assert.Regexp(t, digits, top.MessageID(), "the largest counter still fits")
 	assert.Equal(t, "3000000000000000000000001", ID{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}.MessageID())
+}
+
+// TestMessageIDDigits: a message ID is "3", the prefix's value mod 10^7 in seven digits and
+// the counter in seventeen, for any id.
+func TestMessageIDDigits(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 100_000 {
+		var id ID
+		for j := range id {
+			id[j] = byte(r.Uint32())
+		}
+		if i < 256 { // counters of few digits
+			clear(id[5:11])
+			id[11] = byte(i)
+		}
+		p := uint64(id[0])<<32 | uint64(id[1])<<24 | uint64(id[2])<<16 | uint64(id[3])<<8 | uint64(id[4])
+		n := uint64(0)
+		for _, c := range id[5:] {
+			n = n<<8 | uint64(c)
+		}
+		want := fmt.Sprintf("3%07d%017d", p%1e7, n)
+		require.Equal(t, want, id.MessageID(), "id %x", id[:])
+		require.Equal(t, "x"+want, string(id.AppendMessageID([]byte("x"))))
+	}
 }

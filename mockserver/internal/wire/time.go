@@ -15,42 +15,42 @@ func AppendTime(b []byte, ns int64) []byte {
 		days, sod = days-1, sod+86400
 	}
 	y, m, d := civil(days)
-	b = append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-')
-	b = append2(b, m, '-')
-	b = append2(b, d, 'T')
-	b = append2(b, int(sod/3600), ':')
-	b = append2(b, int(sod/60%60), ':')
-	b = append2(b, int(sod%60), 0)
-	b = b[:len(b)-1]
+	var t [30]byte // 2006-01-02T15:04:05.999999999Z
+	put2(t[0:], y/100)
+	put2(t[2:], y%100)
+	t[4], t[7], t[10], t[13], t[16] = '-', '-', 'T', ':', ':'
+	put2(t[5:], m)
+	put2(t[8:], d)
+	put2(t[11:], int(sod/3600))
+	put2(t[14:], int(sod/60%60))
+	put2(t[17:], int(sod%60))
+	n := 19
 	if frac != 0 {
-		var f [10]byte
-		f[0] = '.'
-		for i := 9; i > 0; i-- {
-			f[i] = byte('0' + frac%10)
-			frac /= 10
+		t[19] = '.'
+		f := uint32(frac)
+		for i := 28; i > 20; i -= 2 {
+			q := f % 100
+			f /= 100
+			t[i-1], t[i] = byte('0'+q/10), byte('0'+q%10)
 		}
-		n := 10
-		for f[n-1] == '0' {
-			n--
+		t[20] = byte('0' + f)
+		for n = 28; t[n] == '0'; n-- {
 		}
-		b = append(b, f[:n]...)
+		n++
 	}
-	return append(b, 'Z')
+	t[n] = 'Z'
+	return append(b, t[:n+1]...)
 }
 
-// append2 appends v (0 to 99) as two digits, then sep.
-func append2(b []byte, v int, sep byte) []byte {
-	return append(b, byte('0'+v/10), byte('0'+v%10), sep)
-}
+// put2 writes v (0 to 99) as two digits at the start of d.
+func put2(d []byte, v int) { d[0], d[1] = byte('0'+v/10), byte('0'+v%10) }
 
 // civil is the proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
-// days-to-civil algorithm).
+// days-to-civil algorithm), for the days an int64 of nanoseconds reaches: from 1677, so that
+// days+719468 (the day counted from 0000-03-01) is positive and unsigned arithmetic serves.
 func civil(days int64) (year, month, day int) {
-	z := days + 719468
+	z := uint64(days + 719468)
 	era := z / 146097
-	if z < 0 && z%146097 != 0 {
-		era--
-	}
 	doe := z - era*146097                                  // day of the era, [0, 146096]
 	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365 // year of the era, [0, 399]
 	doy := doe - (365*yoe + yoe/4 - yoe/100)               // day of the year from March 1, [0, 365]
