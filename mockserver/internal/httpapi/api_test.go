@@ -222,3 +222,17 @@ func TestPipeline(t *testing.T) {
 		assert.Equal(t, 1, logged)
 	})
 }
+
+// TestNoBodyRouteWaits: the routes that wait (long polls, event streams) read no body. readBody
+// leaves its read deadline in place after the body, which net/http would hold a waiting route
+// to: its context would end when the deadline passed.
+func TestNoBodyRouteWaits(t *testing.T) {
+	t.Parallel()
+	for _, pr := range buildRoutes() {
+		for _, rt := range pr.routes {
+			if rt.stream != nil && rt.body {
+				t.Errorf("%s %s writes its own answer and reads a body", rt.method, pr.pattern)
+			}
+		}
+	}
+}

@@ -279,9 +279,10 @@ func (a *API) readBody(w http.ResponseWriter, rq *request) ([]byte, *apiError) {
 	case err != nil:
 		return nil, badRequest("", "Could not read the request body.")
 	}
-	if rc != nil {
-		_ = rc.SetReadDeadline(time.Time{}) // the handler may take its time (latency faults)
-	}
+	// The deadline stays: net/http's read for the next request, which starts once the body
+	// is read, would end the request's context at it, but no route that reads a body waits
+	// (a fault's latency is served before the body is read; long polls and streams are GETs),
+	// and net/http replaces it once the answer is written.
 	return b, nil
 }
 

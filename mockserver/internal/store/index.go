@@ -96,34 +96,30 @@ func (x *msgIndex) scope(w *workspace) *scope {
 
 // indexCampaign adds c's messages unless a trim or a clear forgot them first.
 func (st *Store) indexCampaign(w *workspace, mode Mode, c *campaign) {
-	e := &entry{id: c.ID, w: w, c: c, n: int32(len(c.recipients)), mode: mode}
-	st.idx.addLocked(e, func() bool { return c.template == "" }, func(yield func(phone uint64, i int32)) {
-		for i, r := range c.recipients {
-			yield(r.phone(), int32(i))
-		}
-	})
+	st.idx.addLocked(&entry{id: c.ID, w: w, c: c, n: int32(len(c.recipients)), mode: mode})
 }
 
 // indexOTP adds an OTP message unless a trim or a clear forgot it first.
 func (st *Store) indexOTP(w *workspace, mode Mode, o *otpMessage) {
-	e := &entry{id: o.id, w: w, o: o, n: 1, mode: mode}
-	st.idx.addLocked(e, func() bool { return o.forgotten }, func(yield func(uint64, int32)) { yield(o.phone, 0) })
+	st.idx.addLocked(&entry{id: o.id, w: w, o: o, n: 1, mode: mode})
 }
 
 // addLocked takes the index's lock, then e's workspace's, and adds e with its phones unless
-// forgotten says it was forgotten meanwhile.
-func (x *msgIndex) addLocked(e *entry, forgotten func() bool, phones func(func(uint64, int32))) {
+// it was forgotten meanwhile.
+func (x *msgIndex) addLocked(e *entry) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	e.w.mu.Lock()
 	defer e.w.mu.Unlock()
-	if !forgotten() {
-		x.add(e, phones)
+	if e.c != nil && e.c.template == "" || e.o != nil && e.o.forgotten {
+		return
 	}
+	x.add(e)
 }
 
-// add puts e in the server's list and its workspace's; x.mu and e.w.mu must be held.
-func (x *msgIndex) add(e *entry, phones func(func(uint64, int32))) {
+// add puts e in the server's list and its workspace's, and counts each of its messages in
+// its phone's conversation; x.mu and e.w.mu must be held.
+func (x *msgIndex) add(e *entry) {
 	ws := x.byWS[e.w]
 	if ws == nil {
 		ws = newScope()
@@ -132,7 +128,13 @@ func (x *msgIndex) add(e *entry, phones func(func(uint64, int32))) {
 	for _, sc := range [...]*scope{x.all, ws} {
 		sc.insert(e)
 		sc.msgs += int(e.n)
-		phones(func(p uint64, i int32) { sc.arrive(p, e, i) })
+		if e.o != nil {
+			sc.arrive(e.o.phone, e, 0)
+			continue
+		}
+		for i, r := range e.c.recipients {
+			sc.arrive(r.phone(), e, int32(i))
+		}
 	}
 }
 
