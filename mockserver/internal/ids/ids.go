@@ -46,19 +46,20 @@ func (id ID) AppendMessageID(b []byte) []byte {
 	for _, c := range id[5:] {
 		n = n<<8 | uint64(c)
 	}
-	var d [MessageIDLen]byte
-	d[0] = '3'
-	putDigits(d[1:8], p%1e7)
-	putDigits(d[8:16], n/1e9) // the counter below 10^17: eight digits, then nine
-	putDigits(d[16:], n%1e9)
-	return append(b, d[:]...)
+	start := len(b)
+	b = append(b, "3000000000000000000000000"...) // the digits are written in place
+	d := b[start : start+MessageIDLen]
+	putDigits(d[1:8], uint32(p%1e7))
+	putDigits(d[8:16], uint32(n/1e9)) // the counter below 10^17: eight digits, then nine
+	putDigits(d[16:], uint32(n%1e9))
+	return b
 }
 
 // MessageID is AppendMessageID as a string.
 func (id ID) MessageID() string { return string(id.AppendMessageID(make([]byte, 0, MessageIDLen))) }
 
 // putDigits writes v into d as len(d) digits, zero-padded, two at a time (v < 10^len(d)).
-func putDigits(d []byte, v uint64) {
+func putDigits(d []byte, v uint32) {
 	i := len(d)
 	for ; i >= 2; i -= 2 {
 		q := v % 100
