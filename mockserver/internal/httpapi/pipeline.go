@@ -190,11 +190,12 @@ func (a *API) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte) {
 		rq.fail(w, e)
 		return e.status, nil
 	}
-	wire.WriteBody(w, status, rq.id, body)
-	if !rt.idempotent {
-		return status, nil
+	var replay []byte
+	if rt.idempotent {
+		replay = bytes.Clone(body) // before requestId is added to body in place
 	}
-	return status, bytes.Clone(body)
+	wire.WriteBuffer(w, status, rq.id, p)
+	return status, replay
 }
 
 // admit runs the checks every route shares, in the documented order, and reads the body.

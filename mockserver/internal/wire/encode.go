@@ -158,27 +158,35 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // it sends it in chunks.
 const chunkingSize = 2048
 
-// WriteBody writes body, a JSON object, with requestId added as its last member.
+// WriteBody writes body, a JSON object, with requestId added as its last member. body is
+// not changed.
 func WriteBody(w http.ResponseWriter, status int, requestID string, body []byte) {
-	buf := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(buf)
-	buf.Reset()
-	buf.Write(body[:len(body)-1])
-	if len(body) > 2 {
-		buf.WriteByte(',')
+	p := Buffer()
+	defer Release(p)
+	*p = append((*p)[:0], body...)
+	WriteBuffer(w, status, requestID, p)
+}
+
+// WriteBuffer is WriteBody of the JSON object in *p, a buffer from Buffer, adding requestId
+// in place rather than copying the answer: *p is changed.
+func WriteBuffer(w http.ResponseWriter, status int, requestID string, p *[]byte) {
+	b := (*p)[:len(*p)-1] // the closing brace
+	if len(b) > 1 {
+		b = append(b, ',')
 	}
-	buf.WriteString(`"requestId":"`)
-	buf.WriteString(requestID)
-	buf.WriteString("\"}\n")
+	b = append(b, `"requestId":"`...)
+	b = append(b, requestID...)
+	b = append(b, "\"}\n"...)
+	*p = b
 	h := w.Header()
 	h["Content-Type"] = jsonType
-	if buf.Len() > chunkingSize {
+	if len(b) > chunkingSize {
 		// Declared, so that the body goes out as it is rather than in chunks, with one write
 		// less; net/http declares a shorter one itself.
-		h.Set("Content-Length", strconv.Itoa(buf.Len()))
+		h.Set("Content-Length", strconv.Itoa(len(b)))
 	}
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(b)
 }
 
 // jsonType is the Content-Type header's value of every answer, shared rather than made for
@@ -195,9 +203,9 @@ func WriteJSON(w http.ResponseWriter, status int, requestID string, v any) {
 	body, err := Append((*p)[:0], v)
 	*p = body
 	if err != nil {
-		body, status = []byte(encodeFailure), http.StatusInternalServerError
+		*p, status = append((*p)[:0], encodeFailure...), http.StatusInternalServerError
 	}
-	WriteBody(w, status, requestID, body)
+	WriteBuffer(w, status, requestID, p)
 }
 
 // --- the shapes every answer shares ------------------------------------------------------------
