@@ -198,12 +198,28 @@ func (a *API) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte) {
 	return status, replay
 }
 
+// Request headers the pipeline reads, as net/http keeps them (canonical): Header.Get would
+// canonicalize "X-API-Key" again on each request, and allocate doing it.
+const (
+	hdrAPIKey      = "X-Api-Key"
+	hdrAPISecret   = "X-Api-Secret"
+	hdrContentType = "Content-Type"
+)
+
+// header is r.Header.Get(key) for a key already canonical.
+func header(r *http.Request, key string) string {
+	if vs := r.Header[key]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
 // admit runs the checks every route shares, in the documented order, and reads the body.
 func (a *API) admit(w http.ResponseWriter, rq *request, rt *route) *apiError {
 	r := rq.r
 	switch rt.auth {
 	case authKey:
-		public, secret := r.Header.Get("X-API-Key"), r.Header.Get("X-API-Secret")
+		public, secret := header(r, hdrAPIKey), header(r, hdrAPISecret)
 		if public == "" || secret == "" {
 			return newError(http.StatusUnauthorized, "Missing X-API-Key or X-API-Secret header.")
 		}
@@ -231,7 +247,7 @@ func (a *API) admit(w http.ResponseWriter, rq *request, rt *route) *apiError {
 		}
 	}
 	if rt.body {
-		ct := r.Header.Get("Content-Type")
+		ct := header(r, hdrContentType)
 		switch {
 		case isJSON(ct):
 		case rt.auth != authNone:

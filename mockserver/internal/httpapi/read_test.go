@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -38,4 +40,19 @@ func TestReadAtMost(t *testing.T) {
 	}
 	_, err := readAtMost(iotest.ErrReader(iotest.ErrTimeout), 5, 10)
 	assert.ErrorIs(t, err, iotest.ErrTimeout)
+}
+
+// TestHeaderKeysAreCanonical: header reads its key as given, so each must be the form
+// net/http stores; and it finds what Header.Get finds, whatever the case the client sent.
+func TestHeaderKeysAreCanonical(t *testing.T) {
+	t.Parallel()
+	for _, k := range []string{hdrAPIKey, hdrAPISecret, hdrContentType} {
+		require.Equal(t, http.CanonicalHeaderKey(k), k)
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.Header.Set(strings.ToLower(k), "v1")
+		r.Header.Add(strings.ToUpper(k), "v2")
+		assert.Equal(t, r.Header.Get(k), header(r, k))
+		assert.Equal(t, "v1", header(r, k))
+	}
+	assert.Empty(t, header(httptest.NewRequest(http.MethodGet, "/", nil), hdrAPIKey))
 }
