@@ -43,8 +43,9 @@ func NewKey(mode uint8, ref string) Key {
 }
 
 // Entry is one reference: the request it was first used with, and once that finished with a
-// 2xx, the answer to replay. done is closed when the first request finished, then dropped: a
-// nil done means finished.
+// 2xx, the answer to replay. While the first request runs, running is set, and done is made
+// by the first duplicate that waits (most references have none), then closed when the request
+// finishes; both are guarded by the space's lock.
 type Entry struct {
 	key         Key
 	fingerprint [32]byte
@@ -52,6 +53,7 @@ type Entry struct {
 	body        []byte // nil: the first request failed and the reference is free again
 	expires     int64
 	status      int32 // set before done is closed
+	running     bool
 }
 
 // Fingerprint is the fingerprint of the request that first used the reference.
@@ -148,14 +150,20 @@ func (m *Table) space(ws ids.ID) *space {
 }
 
 // Begin returns the entry of k, the channel to wait on, and whether the caller leads: a
-// leader runs the request and must call Finish; anyone else waits on the channel (nil: the
-// entry is already finished).
+// leader runs the request and must call Finish (its channel is nil); anyone else waits on
+// the channel (nil: the entry is already finished).
 func (m *Table) Begin(ws ids.ID, k Key, fp [32]byte, now int64) (*Entry, <-chan struct{}, bool) {
 	sp := m.space(ws)
 	sp.mu.Lock()
 	sp.expire(now)
-	if e := sp.entries[k]; e != nil && (e.done != nil || now < e.expires) {
-		done := e.done // read under the lock: Finish clears it under the lock
+	if e := sp.entries[k]; e != nil && (e.running || now < e.expires) {
+		var done chan struct{}
+		if e.running {
+			if e.done == nil {
+				e.done = make(chan struct{})
+			}
+			done = e.done
+		}
 		sp.mu.Unlock()
 		return e, done, false
 	}
@@ -170,13 +178,13 @@ func (m *Table) Begin(ws ids.ID, k Key, fp [32]byte, now int64) (*Entry, <-chan 
 		}
 	}()
 	defer sp.mu.Unlock()
-	e := &Entry{key: k, fingerprint: fp, done: make(chan struct{})}
+	e := &Entry{key: k, fingerprint: fp, running: true}
 	if old := sp.entries[k]; old != nil {
 		sp.total.Add(-1) // an expired entry the queue still holds: replaced here
 	}
 	sp.entries[k] = e
 	sp.total.Add(1)
-	return e, e.done, true
+	return e, nil, true
 }
 
 // Finish records the leader's answer: a 2xx is kept for replays, anything else frees the
@@ -192,8 +200,11 @@ func (m *Table) Finish(ws ids.ID, e *Entry, status int, body []byte, now int64) 
 		delete(sp.entries, e.key)
 		sp.total.Add(-1)
 	}
-	close(e.done)
-	e.done = nil
+	e.running = false
+	if e.done != nil {
+		close(e.done)
+		e.done = nil
+	}
 }
 
 // expire forgets the answered entries whose window has passed; sp.mu must be held.
