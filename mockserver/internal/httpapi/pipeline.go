@@ -45,7 +45,10 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w}
 	control := strings.HasPrefix(r.URL.Path, "/_mock/") || r.URL.Path == "/" // the inbox page is a control
 	rq.documented = a.cfg.Documented && !control
-	start := time.Now()
+	var start time.Time
+	if a.cfg.Logger != nil { // the duration is only logged
+		start = time.Now()
+	}
 	defer func() {
 		v := recover()
 		if v != nil && v != http.ErrAbortHandler {
