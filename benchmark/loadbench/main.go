@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -160,8 +161,8 @@ func main() {
 		for i := range ratios {
 			ratios[i] = rps[j][i] / rps[1][i]
 		}
-		fmt.Printf("median: %s %.0f req/s, bare %.0f req/s, ratio of medians %.3f, median of ratios %.3f\n",
-			sd.name, median(rps[j]), median(rps[1]), median(rps[j])/median(rps[1]), median(ratios))
+		fmt.Printf("median: %s %.0f req/s, bare %.0f req/s, ratio of medians %.3f, median of ratios %.3f %s\n",
+			sd.name, median(rps[j]), median(rps[1]), median(rps[j])/median(rps[1]), median(ratios), spread(ratios))
 		fmt.Printf("median CPU a request: %s %.1f µs, bare %.1f µs, bare/%s %.3f\n",
 			sd.name, median(cpu[j]), median(cpu[1]), sd.name, median(cpu[1])/median(cpu[j]))
 	}
@@ -171,7 +172,7 @@ func main() {
 		for i := range perRound {
 			perRound[i] = cpu[2][i] / cpu[0][i]
 		}
-		fmt.Printf("median of the rounds' CPU a request, %s/%s: %.3f\n", sides[2].name, sides[0].name, median(perRound))
+		fmt.Printf("median of the rounds' CPU a request, %s/%s: %.3f %s\n", sides[2].name, sides[0].name, median(perRound), spread(perRound))
 	}
 	fmt.Printf("mock after the runs: RSS %.1f MB\n", rssMB(pid))
 }
@@ -202,6 +203,38 @@ func median(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// spread says how far the median of v can be trusted: a 95% confidence interval for it, from
+// v's order statistics (no assumption about v's distribution), or with fewer than 6 values,
+// where no such interval exists, v's range.
+func spread(v []float64) string {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return ""
+	}
+	k := medianCIRank(len(s))
+	if k == 0 {
+		return fmt.Sprintf("(range %.3f to %.3f, n=%d)", s[0], s[len(s)-1], len(s))
+	}
+	return fmt.Sprintf("(95%% CI %.3f to %.3f, n=%d)", s[k-1], s[len(s)-k], len(s))
+}
+
+// medianCIRank is the largest k such that the k-th smallest and the k-th largest of n values
+// bound their median with at least 95% confidence: P(Binomial(n, 1/2) < k) <= 2.5%. It is 0
+// when n is too small for any.
+func medianCIRank(n int) int {
+	k, cdf, term := 0, 0.0, math.Pow(0.5, float64(n)) // term: P(X = i), from i = 0
+	for i := 0; i < n; i++ {
+		cdf += term
+		if cdf > 0.025 {
+			break
+		}
+		k = i + 1
+		term = term * float64(n-i) / float64(i+1)
+	}
+	return k
 }
 
 // startMock runs the mock with a wallet that cannot run out.
