@@ -28,22 +28,12 @@ func TestBulkUnconfirmedBatch(t *testing.T) {
 			f := newFixture(t)
 			// In front of the mock, a proxy that lets the second campaign request through, then
 			// replaces its answer with one that names no campaign.
-			target, err := url.Parse(f.srv.URL())
-			require.NoError(t, err)
-			var campaigns atomic.Int32
-			proxy := httputil.NewSingleHostReverseProxy(target)
-			proxy.ModifyResponse = func(resp *http.Response) error {
-				if resp.Request.Method == http.MethodPost && resp.Request.URL.Path == "/v1/sms/campaigns" && campaigns.Add(1) == 2 {
-					_ = resp.Body.Close()
-					body := []byte(`{"campaign":null}`)
-					resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-					resp.Header.Del("Content-Length")
+			env := frontRewritingCampaigns(t, f, func(n int, body []byte) ([]byte, error) {
+				if n == 2 {
+					return []byte(`{"campaign":null}`), nil
 				}
-				return nil
-			}
-			front := httptest.NewServer(proxy)
-			t.Cleanup(front.Close)
-			env := map[string]string{envBaseURL: front.URL, envAPIKey: f.ws.TestKey, envAPISecret: f.ws.TestSecret}
+				return body, nil
+			})
 
 			csv := peopleCSV(t, 50, 0, 0)
 			args := []string{"bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi {{name}}", "--job-id", "unconfirmed",
@@ -107,32 +97,16 @@ func TestBulkUnknownOutcomeBatch(t *testing.T) {
 func TestBulkAnswersWithoutAmount(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	target, err := url.Parse(f.srv.URL())
-	require.NoError(t, err)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.ModifyResponse = func(resp *http.Response) error {
-		if resp.Request.Method != http.MethodPost || resp.Request.URL.Path != "/v1/sms/campaigns" {
-			return nil
-		}
+	env := frontRewritingCampaigns(t, f, func(_ int, b []byte) ([]byte, error) {
 		var body map[string]any
-		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-			return err
+		if err := json.Unmarshal(b, &body); err != nil {
+			return nil, err
 		}
-		_ = resp.Body.Close()
 		if c, ok := body["campaign"].(map[string]any); ok {
 			delete(c, "amount")
 		}
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
-		resp.Header.Del("Content-Length")
-		return nil
-	}
-	front := httptest.NewServer(proxy)
-	t.Cleanup(front.Close)
-	env := map[string]string{envBaseURL: front.URL, envAPIKey: f.ws.TestKey, envAPISecret: f.ws.TestSecret}
+		return json.Marshal(body)
+	})
 	csv := peopleCSV(t, 20, 0, 0)
 	r := runCLI(t, env, "", "bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi {{name}}", "--job-id", "no-amount",
 		"--batch-size", "10", "--concurrency", "1", "--json")
@@ -141,4 +115,34 @@ func TestBulkAnswersWithoutAmount(t *testing.T) {
 	assert.Equal(t, 2.0, m["amountUnknownBatches"])
 	assert.Equal(t, 20.0, m["sent"])
 	assert.Contains(t, r.stderr, "2 batches were sent without an amount in the answer")
+}
+
+// frontRewritingCampaigns starts, in front of f's mock, a proxy that passes each answer to
+// POST /v1/sms/campaigns through rewrite (n counts those answers from 1), and returns the
+// command's environment pointing at the proxy.
+func frontRewritingCampaigns(t *testing.T, f *fixture, rewrite func(n int, body []byte) ([]byte, error)) map[string]string {
+	t.Helper()
+	target, err := url.Parse(f.srv.URL())
+	require.NoError(t, err)
+	var campaigns atomic.Int32
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		if resp.Request.Method != http.MethodPost || resp.Request.URL.Path != "/v1/sms/campaigns" {
+			return nil
+		}
+		b, err := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if b, err = rewrite(int(campaigns.Add(1)), b); err != nil {
+			return err
+		}
+		resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+		resp.Header.Del("Content-Length")
+		return nil
+	}
+	front := httptest.NewServer(proxy)
+	t.Cleanup(front.Close)
+	return map[string]string{envBaseURL: front.URL, envAPIKey: f.ws.TestKey, envAPISecret: f.ws.TestSecret}
 }
