@@ -54,6 +54,7 @@ type Entry struct {
 	expires     int64
 	status      int32 // set before done is closed
 	running     bool
+	held        bool // the map holds it: neither forgotten nor taken over by a newer request
 }
 
 // Fingerprint is the fingerprint of the request that first used the reference.
@@ -156,7 +157,8 @@ func (m *Table) Begin(ws ids.ID, k Key, fp [32]byte, now int64) (*Entry, <-chan 
 	sp := m.space(ws)
 	sp.mu.Lock()
 	sp.expire(now)
-	if e := sp.entries[k]; e != nil && (e.running || now < e.expires) {
+	old := sp.entries[k]
+	if e := old; e != nil && (e.running || now < e.expires) {
 		var done chan struct{}
 		if e.running {
 			if e.done == nil {
@@ -178,9 +180,10 @@ func (m *Table) Begin(ws ids.ID, k Key, fp [32]byte, now int64) (*Entry, <-chan 
 		}
 	}()
 	defer sp.mu.Unlock()
-	e := &Entry{key: k, fingerprint: fp, running: true}
-	if old := sp.entries[k]; old != nil {
-		sp.total.Add(-1) // an expired entry the queue still holds: replaced here
+	e := &Entry{key: k, fingerprint: fp, running: true, held: true}
+	if old != nil && old.held { // expired, and not popped above: the queue still holds it
+		old.held = false
+		sp.total.Add(-1)
 	}
 	sp.entries[k] = e
 	sp.total.Add(1)
@@ -196,7 +199,8 @@ func (m *Table) Finish(ws ids.ID, e *Entry, status int, body []byte, now int64) 
 	if status >= 200 && status < 300 && body != nil {
 		e.status, e.body, e.expires = int32(status), body, now+int64(Window)
 		sp.queue.Push(e)
-	} else if sp.entries[e.key] == e {
+	} else if e.held {
+		e.held = false
 		delete(sp.entries, e.key)
 		sp.total.Add(-1)
 	}
@@ -221,7 +225,8 @@ func (sp *space) pop() bool {
 	}
 	e := sp.queue.Front()
 	sp.queue.Pop()
-	if sp.entries[e.key] == e { // a newer request may have taken the reference over
+	if e.held { // a newer request may have taken the reference over
+		e.held = false
 		delete(sp.entries, e.key)
 		sp.total.Add(-1)
 	}

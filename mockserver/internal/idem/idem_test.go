@@ -152,6 +152,39 @@ func TestIdempotencyReusedReferenceOutlivesItsOldQueueEntry(t *testing.T) {
 	assert.False(t, replays(t, m, ws, "a", 2*window))
 }
 
+// Requests finish in an order other than that of their clocks, so an expired reference may
+// sit behind one that has not expired, where expiry does not reach it; a new request with
+// that reference takes it over. Neither popping the old entry later nor evicting it on the
+// way in may forget the new one or miscount the table.
+func TestIdempotencyTakeoverOfAnExpiredReference(t *testing.T) {
+	t.Parallel()
+	window := int64(Window)
+	tests := []struct {
+		name  string
+		limit int
+		held  int // references held once a is taken over
+	}{
+		{"the old a stays queued", 0, 2},
+		{"the way in evicts b and the old a", 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m, ws := New(tt.limit), ids.ID{1}
+			b, _, _ := m.Begin(ws, NewKey(0, "b"), [32]byte{1}, 0)
+			a, _, _ := m.Begin(ws, NewKey(0, "a"), [32]byte{1}, 0)
+			m.Finish(ws, b, 202, []byte(`{"ref":"b"}`), 20) // queued first, expires last
+			m.Finish(ws, a, 202, []byte(`{"ref":"a"}`), 10)
+			answer(t, m, ws, "a", 10+window) // a has expired behind b: taken over
+			require.Equal(t, tt.held, m.Len())
+			assert.True(t, replays(t, m, ws, "a", 20+window), "popping the old a forgot the new one")
+			assert.Equal(t, 1, m.Len())
+			assert.False(t, replays(t, m, ws, "a", 10+2*window))
+			assert.Zero(t, m.Len())
+		})
+	}
+}
+
 // TestIdempotencyQueueStaysAtTheLimit: evicted entries leave the queue too (the queue itself
 // reclaims its popped front: fifo's TestQueue).
 func TestIdempotencyQueueStaysAtTheLimit(t *testing.T) {
