@@ -189,7 +189,8 @@ type Target struct {
 }
 
 // SendParams is a send checked for its form: the sender ID's shape, a message, a channel, a
-// reference and numbers that are numbers.
+// reference and numbers that are numbers. Its strings may be views of a request's body: Send
+// copies what it keeps.
 type SendParams struct {
 	From            string
 	Message         string
@@ -225,6 +226,7 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 			return Accepted{}, fieldError("message", "The message is %d parts long; at most %d are allowed.", parts, rules.MaxParts)
 		}
 	}
+	cp := &campaign{}
 	recipients := make([]recipient, len(p.Targets))
 	var nameEnds []uint32
 	if personal {
@@ -268,11 +270,9 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 			nameEnds[i] = uint32(names.Len())
 		}
 	}
-	cp := &campaign{
-		Campaign: Campaign{SenderID: p.From, Reference: p.Reference, Channel: p.Channel,
-			Parts: uint8(maxParts), Status: CampaignSent, personal: personal, template: msg},
-		recipients: recipients, requestID: p.RequestID,
-	}
+	cp.Campaign = Campaign{SenderID: p.From, Reference: strings.Clone(p.Reference), Channel: p.Channel,
+		Parts: uint8(maxParts), Status: CampaignSent, personal: personal, template: msg}
+	cp.recipients, cp.requestID = recipients, p.RequestID
 	if personal {
 		cp.names, cp.nameEnds = names.String(), nameEnds
 	}
@@ -297,13 +297,17 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 func (w *workspace) send(st *Store, mode Mode, c *campaign, amount int64, providerFailure bool, now int64) (Accepted, []string, int64, bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.activeSender(c.SenderID) {
+	title, ok := w.activeSender(c.SenderID)
+	if !ok {
 		return Accepted{}, nil, 0, false, errSenderNotActive(c.SenderID)
 	}
 	md := &w.modes[mode]
 	if md.balance < amount {
 		return Accepted{}, nil, 0, false, ErrInsufficientBalance
 	}
+	// The request's strings may be views of its body: the campaign keeps copies, and shares
+	// the sender ID and, when it is the same, the text of the campaign before it.
+	c.SenderID, c.template = title, md.sameText(c.template)
 	c.ID, c.CreatedAt, c.Amount = st.cfg.IDs.Next(), now, amount
 	md.balance -= amount
 	for i := range c.recipients {
@@ -325,6 +329,15 @@ func (w *workspace) send(st *Store, mode Mode, c *campaign, amount int64, provid
 	md.campaigns = append(md.campaigns, c)
 	first := st.queue(w, c)
 	return Accepted{Campaign: c.Campaign, Recipients: len(c.recipients)}, firstPhones(c.recipients, 20), md.balance, first, nil
+}
+
+// sameText returns the text of the mode's newest campaign when it is s (most services send
+// the same text again and again), or else a copy of s; w.mu must be held.
+func (md *modeData) sameText(s string) string {
+	if n := len(md.campaigns); n > 0 && md.campaigns[n-1].template == s {
+		return md.campaigns[n-1].template
+	}
+	return strings.Clone(s)
 }
 
 // Campaigns returns one page of the caller's campaigns, newest first (limit per page, pages

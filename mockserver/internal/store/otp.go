@@ -168,9 +168,11 @@ func (md *modeData) deliverOTPs(now int64) {
 func (w *workspace) sendOTP(mode Mode, gen *ids.Gen, m *otpMessage, ttl time.Duration, refused bool) (*otp, int64, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.activeSender(m.senderID) {
+	title, ok := w.activeSender(m.senderID)
+	if !ok {
 		return nil, 0, errSenderNotActive(m.senderID)
 	}
+	m.senderID = title
 	md := &w.modes[mode]
 	now := m.createdAt
 	md.forgetOTPs(now)

@@ -137,14 +137,15 @@ func (w *workspace) moveSenderID(id ids.ID, status SenderStatus) (SenderID, bool
 	return SenderID{}, false, nil
 }
 
-// activeSender reports whether title is an active sender ID; w.mu must be held.
-func (w *workspace) activeSender(title string) bool {
+// activeSender reports whether title is an active sender ID and returns the workspace's copy
+// of it, for a message to keep instead of the request's; w.mu must be held.
+func (w *workspace) activeSender(title string) (string, bool) {
 	for _, s := range w.senderIDs {
 		if s.status == SenderActive && s.title == title {
-			return true
+			return s.title, true
 		}
 	}
-	return false
+	return "", false
 }
 
 func errSenderNotActive(title string) error {

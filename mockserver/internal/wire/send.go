@@ -3,7 +3,6 @@ package wire
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/seedsms/sms-go/internal/rules"
@@ -169,6 +168,7 @@ type SendInput struct {
 	to                                []toItem
 	single                            bool // to was one string, not an array
 	Fingerprint                       [32]byte
+	vals                              [4]string // what From, Message, Channel and Reference point to
 }
 
 // toItem is one element of to: a number, or a {phone, name} object.
@@ -183,8 +183,8 @@ type toItem struct {
 // which route: a campaign's to is an array of numbers or objects, a send's a number or an
 // array of numbers. path goes into the fingerprint.
 func DecodeSend(path string, body []byte, campaign bool) (*SendInput, bool) {
-	// One conversion of the whole body: the phone numbers below are views into it, and are
-	// parsed into integers. Strings that outlive the request are cloned.
+	// One conversion of the whole body: every string decoded is a view into it, the phone
+	// numbers parsed into integers; the store copies the strings it keeps.
 	d := sendDecoder{scanner: scanner{s: string(body), strict: true}, campaign: campaign}
 	in, ok := d.object()
 	if !ok {
@@ -219,19 +219,19 @@ func (d *sendDecoder) object() (*SendInput, bool) {
 		if !ok || !d.next(':') {
 			return nil, false
 		}
-		var bit int
+		var bit, val int
 		var dst **string
 		switch name {
 		case "to":
 			bit = 1
 		case "from":
-			bit, dst = 2, &in.From
+			bit, dst, val = 2, &in.From, 0
 		case "message":
-			bit, dst = 4, &in.Message
+			bit, dst, val = 4, &in.Message, 1
 		case "channel":
-			bit, dst = 8, &in.Channel
+			bit, dst, val = 8, &in.Channel, 2
 		case "reference":
-			bit, dst = 16, &in.Reference
+			bit, dst, val = 16, &in.Reference, 3
 		default:
 			return nil, false
 		}
@@ -247,8 +247,8 @@ func (d *sendDecoder) object() (*SendInput, bool) {
 			if !ok {
 				return nil, false
 			}
-			v = strings.Clone(v) // kept past the request: not a view of the body
-			*dst = &v
+			in.vals[val] = v
+			*dst = &in.vals[val] // in the input: no allocation of its own
 		} else if !d.to(in) {
 			return nil, false
 		}
@@ -336,7 +336,7 @@ func (d *sendDecoder) recipient() (toItem, bool) {
 		case name == "phone" && !hasPhone:
 			it.phone, hasPhone = v, true
 		case name == "name" && !it.hasName:
-			it.name, it.hasName = strings.Clone(v), true
+			it.name, it.hasName = v, true
 		default:
 			return it, false
 		}
