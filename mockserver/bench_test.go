@@ -336,25 +336,29 @@ func benchSendRequest(s *Server) func() *http.Request {
 // BenchmarkCampaignMemory measures the heap a stored campaign keeps: n campaigns of one
 // recipient, then n of 100, each in a fresh server, live heap after a GC before and after.
 // It reports B/campaign (one recipient), B/campaign-100 and B/recipient, the cost of each
-// recipient past the first. ns/op is the time of one whole measurement.
+// recipient past the first, and objects/campaign, the heap objects a campaign of one adds
+// (each one more for the collector to mark). ns/op is the time of one whole measurement.
 func BenchmarkCampaignMemory(b *testing.B) {
 	const n = 10_000
-	measure := func(recipients int) float64 {
+	measure := func(recipients int) (bytes, objects float64) {
 		st, c := benchStore(b)
-		before := liveHeap()
+		before, beforeObjects := liveHeapObjects()
 		benchFill(b, st, c, n, recipients)
-		after := liveHeap()
+		after, afterObjects := liveHeapObjects()
 		runtime.KeepAlive(st)
-		return float64(after-before) / n
+		return float64(after-before) / n, float64(afterObjects-beforeObjects) / n
 	}
-	var one, hundred float64
+	var one, hundred, objects float64
 	runs := 0
 	for b.Loop() {
-		one += measure(1)
-		hundred += measure(100)
+		bytes, o := measure(1)
+		one, objects = one+bytes, objects+o
+		bytes, _ = measure(100)
+		hundred += bytes
 		runs++
 	}
 	one, hundred = one/float64(runs), hundred/float64(runs)
+	b.ReportMetric(objects/float64(runs), "objects/campaign")
 	b.ReportMetric(one, "B/campaign")
 	b.ReportMetric(hundred, "B/campaign-100")
 	b.ReportMetric((hundred-one)/99, "B/recipient")
@@ -362,11 +366,17 @@ func BenchmarkCampaignMemory(b *testing.B) {
 
 // liveHeap is the heap in use after a full collection.
 func liveHeap() uint64 {
+	b, _ := liveHeapObjects()
+	return b
+}
+
+// liveHeapObjects is the heap in use after a full collection, and the objects in it.
+func liveHeapObjects() (bytes, objects uint64) {
 	var m runtime.MemStats
 	runtime.GC()
 	runtime.GC()
 	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
+	return m.HeapAlloc, m.HeapObjects
 }
 
 // BenchmarkIdempotencyMemory measures the heap one remembered reference keeps besides the

@@ -156,6 +156,7 @@ type campaign struct {
 	names      string   // every recipient's {{name}}, one after another
 	nameEnds   []uint32 // where recipient i's name ends in names; nil unless personal
 	recipients []recipient
+	one        [1]recipient // recipients of a campaign of one, most sends: no array of its own
 }
 
 // settle moves a processing campaign to sent once its time has come; w.mu must be held.
@@ -227,7 +228,10 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 		}
 	}
 	cp := &campaign{}
-	recipients := make([]recipient, len(p.Targets))
+	recipients := cp.one[:]
+	if len(p.Targets) != 1 {
+		recipients = make([]recipient, len(p.Targets))
+	}
 	var nameEnds []uint32
 	if personal {
 		nameEnds = make([]uint32, len(p.Targets))
