@@ -35,6 +35,7 @@ type request struct {
 	send            *wire.SendInput // a send or campaign body decoded in one pass, if it could be
 	documented      bool            // answer as the live docs show (the documented profile, /v1 only)
 	idHeader        [1]string       // the X-Request-Id header's value
+	sw              statusWriter    // the response writer the pipeline hands on
 }
 
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -42,7 +43,8 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rq := &request{r: r, st: st, id: a.ids.Next().RequestID(), now: a.clock.Now()}
 	rq.idHeader[0] = rq.id
 	w.Header()["X-Request-Id"] = rq.idHeader[:] // as Set does, without making the slice
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &rq.sw // allocated with the request
+	sw.ResponseWriter = w
 	control := strings.HasPrefix(r.URL.Path, "/_mock/") || r.URL.Path == "/" // the inbox page is a control
 	rq.documented = a.cfg.Documented && !control
 	var start time.Time
