@@ -553,6 +553,7 @@ func TestPageInBrowser(t *testing.T) {
 		require.NoError(t, within(ctx, 3*time.Second, click(`#deliver-all`), textHas(`#campaigns-note`, "Settled ")))
 		assert.EqualValues(t, 1, calls.Load())
 		require.NoError(t, within(ctx, 2*time.Second, chromedp.Poll(`[...document.querySelectorAll('#campaigns td.delivery')].every((td) => td.textContent !== 'sent')`, nil)))
+		assert.Contains(t, text(ctx, t, `#campaigns-note`), "Settled ", "the list read after Deliver all erased what it settled")
 		assert.Equal(t, 0, count(ctx, t, `#notices .notice`))
 	})
 

@@ -22,6 +22,8 @@ const state = {
   tab: 'inbox',
   selected: '', // the phone number whose conversation is open
   seen: readSeen(), // messages seen per number
+  pageNote: '', // how much of the campaigns list shows
+  settled: { workspace: '', text: '' }, // what the last Deliver all settled, and where
 };
 
 // --- JSON, with exact amounts ---------------------------------------------------------------
@@ -862,7 +864,8 @@ async function loadCampaigns() {
     api('GET', '/_mock/workspaces/' + state.workspace + '/campaigns?mode=' + m + '&limit=' + PAGE)));
   const all = byJob(lists.flatMap((r) => r.data));
   const total = lists.reduce((n, r) => n + r.pagination.total, 0);
-  $('#campaigns-note').textContent = total > all.length ? 'The newest ' + all.length + ' of ' + total.toLocaleString('en') + ' campaigns.' : '';
+  state.pageNote = total > all.length ? 'The newest ' + all.length + ' of ' + total.toLocaleString('en') + ' campaigns.' : '';
+  showCampaignsNote();
   const body = $('#campaigns');
   body.replaceChildren();
   for (const c of all) {
@@ -913,7 +916,18 @@ async function deliverAll() {
   }
   unnotify('deliver-all');
   const n = r.campaigns !== undefined ? r.campaigns : r.settled;
-  $('#campaigns-note').textContent = typeof n === 'number' ? 'Settled ' + plural(n, 'campaign') + '.' : 'Every campaign still sent was settled.';
+  state.settled = {
+    workspace: state.workspace,
+    text: typeof n === 'number' ? 'Settled ' + plural(n, 'campaign') + '.' : 'Every campaign still sent was settled.',
+  };
+  showCampaignsNote();
+}
+
+// showCampaignsNote writes the campaigns tab's note: how much of the list shows, and what the
+// last Deliver all in this workspace settled, which the list read after it must not erase.
+function showCampaignsNote() {
+  const settled = state.settled.workspace === state.workspace ? state.settled.text : '';
+  $('#campaigns-note').textContent = [state.pageNote, settled].filter(Boolean).join(' ');
 }
 
 // --- sender IDs -----------------------------------------------------------------------------
