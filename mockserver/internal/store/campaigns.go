@@ -157,6 +157,7 @@ type campaign struct {
 	nameEnds   []uint32 // where recipient i's name ends in names; nil unless personal
 	recipients []recipient
 	one        [1]recipient // recipients of a campaign of one, most sends: no array of its own
+	ix         entry        // its entry in the message index, allocated with it
 }
 
 // settle moves a processing campaign to sent once its time has come; w.mu must be held.

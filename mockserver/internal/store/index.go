@@ -20,7 +20,8 @@ import (
 // reading) only to copy walkChunk entries or one page of conversations, never while they match
 // texts, so a send waits on a reader for at most one chunk.
 //
-// Memory: an entry is 48 bytes and 16 more for its places in the two lists; a conversation is
+// Memory: an entry is 48 bytes (a campaign's inside the campaign, an OTP message's apart) and
+// 16 more for its places in the two lists; a conversation is
 // about 72 bytes (its node and its map slot) in each of the two lists: about 64 bytes per
 // campaign or OTP message and 144 per number per workspace (docs/benchmarks.md).
 
@@ -96,7 +97,8 @@ func (x *msgIndex) scope(w *workspace) *scope {
 
 // indexCampaign adds c's messages unless a trim or a clear forgot them first.
 func (st *Store) indexCampaign(w *workspace, mode Mode, c *campaign) {
-	st.idx.addLocked(&entry{id: c.ID, w: w, c: c, n: int32(len(c.recipients)), mode: mode})
+	c.ix = entry{id: c.ID, w: w, c: c, n: int32(len(c.recipients)), mode: mode}
+	st.idx.addLocked(&c.ix)
 }
 
 // indexOTP adds an OTP message unless a trim or a clear forgot it first.
