@@ -43,7 +43,8 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rq := &request{r: r, st: st, id: a.ids.Next().RequestID(), now: a.clock.Now()}
 	rq.idHeader[0] = rq.id
 	w.Header()["X-Request-Id"] = rq.idHeader[:] // as Set does, without making the slice
-	sw := &rq.sw // allocated with the request
+	// The writer that remembers the status is allocated with the request.
+	sw := &rq.sw
 	sw.ResponseWriter = w
 	control := strings.HasPrefix(r.URL.Path, "/_mock/") || r.URL.Path == "/" // the inbox page is a control
 	rq.documented = a.cfg.Documented && !control
