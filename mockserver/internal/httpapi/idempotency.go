@@ -43,6 +43,7 @@ func (a *API) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) {
 			// Deferred, so that a panicking handler frees the reference instead of leaving
 			// its duplicates waiting.
 			defer func() { rq.st.idem.Finish(ws, e, status, body, a.clock.Now().UnixNano()) }()
+			rq.leads = true
 			status, body = a.run(w, rq, rt)
 			return
 		}

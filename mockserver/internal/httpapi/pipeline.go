@@ -34,6 +34,7 @@ type request struct {
 	bodyRead        bool            // the body was read (or failed to be), under the read deadline
 	send            *wire.SendInput // a send or campaign body decoded in one pass, if it could be
 	documented      bool            // answer as the live docs show (the documented profile, /v1 only)
+	leads           bool            // the request leads a reference: its answer is kept for replays
 	idHeader        [1]string       // the X-Request-Id header's value
 	sw              statusWriter    // the response writer the pipeline hands on
 }
@@ -167,8 +168,8 @@ type streamer interface {
 	stream(w http.ResponseWriter, status int, requestID string)
 }
 
-// run calls the handler and writes its answer. For an idempotent route it returns what was
-// written, to be replayed.
+// run calls the handler and writes its answer. For a request that leads a reference it
+// returns what was written, to be replayed.
 func (a *API) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte) {
 	status, v, err := rt.handle(a, rq)
 	if err != nil {
@@ -197,7 +198,7 @@ func (a *API) run(w http.ResponseWriter, rq *request, rt *route) (int, []byte) {
 		return e.status, nil
 	}
 	var replay []byte
-	if rt.idempotent {
+	if rq.leads {
 		replay = bytes.Clone(body) // before requestId is added to body in place
 	}
 	wire.WriteBuffer(w, status, rq.id, p)
