@@ -168,7 +168,9 @@ type SendInput struct {
 	to                                []toItem
 	single                            bool // to was one string, not an array
 	Fingerprint                       [32]byte
-	vals                              [4]string // what From, Message, Channel and Reference point to
+	vals                              [4]string       // what From, Message, Channel and Reference point to
+	oneTo                             [1]toItem       // to, when it is one number
+	oneTarget                         [1]store.Target // its target
 }
 
 // toItem is one element of to: a number, or a {phone, name} object.
@@ -269,7 +271,8 @@ func (d *sendDecoder) to(in *SendInput) bool {
 		}
 		d.i++
 		p, ok := d.str()
-		in.to, in.single = []toItem{{phone: p}}, true
+		in.oneTo[0] = toItem{phone: p}
+		in.to, in.single = in.oneTo[:], true
 		return ok
 	case '[':
 		d.i++
@@ -362,7 +365,8 @@ func (in *SendInput) Targets() ([]store.Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []store.Target{{Phone: p}}, nil
+		in.oneTarget[0] = store.Target{Phone: p}
+		return in.oneTarget[:], nil
 	}
 	b := newTargets(len(in.to))
 	for i, it := range in.to {
