@@ -6,6 +6,7 @@ import (
 
 	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/idem"
+	"github.com/seedsms/sms-go/mockserver/internal/ids"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
 	"github.com/seedsms/sms-go/mockserver/internal/wire"
 )
@@ -38,13 +39,7 @@ func (a *API) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) {
 	for {
 		e, done, lead := rq.st.idem.Begin(ws, k, fp, rq.now.UnixNano())
 		if lead {
-			var status int
-			var body []byte
-			// Deferred, so that a panicking handler frees the reference instead of leaving
-			// its duplicates waiting.
-			defer func() { rq.st.idem.Finish(ws, e, status, body, a.clock.Now().UnixNano()) }()
-			rq.leads = true
-			status, body = a.run(w, rq, rt)
+			a.lead(w, rq, rt, ws, e)
 			return
 		}
 		if e.Fingerprint() != fp {
@@ -63,6 +58,17 @@ func (a *API) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) {
 		}
 		// The first request failed, so the reference is free: try to lead this time.
 	}
+}
+
+// lead runs the request that leads a reference, and records its answer for the duplicates.
+func (a *API) lead(w http.ResponseWriter, rq *request, rt *route, ws ids.ID, e *idem.Entry) {
+	var status int
+	var body []byte
+	// Deferred, so that a panicking handler frees the reference instead of leaving its
+	// duplicates waiting.
+	defer func() { rq.st.idem.Finish(ws, e, status, body, a.clock.Now().UnixNano()) }()
+	rq.leads = true
+	status, body = a.run(w, rq, rt)
 }
 
 func wait(ctx context.Context, done <-chan struct{}) bool {
