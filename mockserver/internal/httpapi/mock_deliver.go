@@ -14,7 +14,8 @@ import (
 // one after the other, each firing settles what fell due since the last in one pass instead
 // of waking once a send. A request settles on its way in only when something is due and the
 // timer has not settled it yet (see settle), so that a read never shows what is due unsettled;
-// the gap delays only what nobody reads (events, long polls), by at most deliveryGap.
+// a send, whose answer shows nothing that settling changes, leaves it to the timer. The gap
+// delays only what nobody reads (events, long polls), by at most deliveryGap.
 type deliveryTimer struct {
 	mu      sync.Mutex
 	t       *time.Timer // made on first use, then Reset

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"net/http"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -115,4 +116,48 @@ func TestDeliveryTimerGathersAStream(t *testing.T) {
 		span := sends * apart
 		assert.LessOrEqual(t, fired, int(span/deliveryGap)+2, "firings for %d sends over %s", sends, span)
 	})
+}
+
+// TestWhichRequestsSettle: with the timer stopped and a campaign due, a send (whose answer
+// shows nothing settling changes) leaves it due, for the timer; every route that reads
+// campaigns, and every control, settles it on its way in, so that no read shows what is due
+// unsettled.
+func TestWhichRequestsSettle(t *testing.T) {
+	t.Parallel()
+	const sms = `{"to":"2348025671695","from":"` + store.DefaultSenderID + `","message":"Hello"}`
+	for _, tc := range []struct {
+		method, path, body string
+		want               int
+		settles            bool
+	}{
+		{http.MethodPost, "/v1/sms/send", sms, http.StatusAccepted, false},
+		{http.MethodPost, "/v1/sms/campaigns", `{"to":["2348025671695"],"from":"` + store.DefaultSenderID + `","message":"Hello"}`, http.StatusAccepted, false},
+		{http.MethodPost, "/v1/otp/send", `{"to":"2348025671695","from":"` + store.DefaultSenderID + `","message_text":"Your code is < 1234 >"}`, http.StatusOK, false},
+		{http.MethodGet, "/v1/sms/campaigns", "", http.StatusOK, true},
+		{http.MethodGet, "/v1/balance", "", http.StatusOK, true},
+		{http.MethodGet, "/_mock/messages", "", http.StatusOK, true},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				a := newDeliveryAPI(1000)
+				a.StopDelivery()
+				st := a.Store()
+				c, err := st.Workspace(a.Default().WorkspaceID)
+				require.NoError(t, err)
+				_, err = st.Send(c, store.SendParams{From: store.DefaultSenderID, Message: "hi", Targets: []store.Target{{Phone: 2348000000001}}}, time.Now())
+				require.NoError(t, err)
+				time.Sleep(2 * time.Second)
+				require.True(t, st.Due(time.Now().UnixNano()))
+
+				ct := ""
+				if tc.body != "" {
+					ct = "application/json"
+				}
+				w := serve(t, a, tc.method, tc.path, "ok", ct, tc.body)
+				require.Equal(t, tc.want, w.Code, w.Body.String())
+				assert.Equal(t, !tc.settles, st.Due(time.Now().UnixNano()), "left due")
+			})
+		})
+	}
 }

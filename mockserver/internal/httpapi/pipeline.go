@@ -18,8 +18,9 @@ import (
 
 // This file is the one path every request takes: request ID -> recover -> record -> Host and
 // where a browser says it came from (403, guard.go) -> faults -> route (404/405) -> credentials (401) -> scope (403) ->
-// rate limit (429) -> Content-Type (415) -> body size (413) -> idempotency (409, replay) ->
-// handler. Handlers only do their work.
+// rate limit (429) -> Content-Type (415) -> body size (413) -> what automatic delivery has
+// due (but for sends, see route.unsettled) -> idempotency (409, replay) -> handler. Handlers
+// only do their work.
 
 // request is what the pipeline learns about one request on its way to the handler.
 type request struct {
@@ -83,7 +84,6 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rq.fail(sw, e)
 		return
 	}
-	a.settle(st.store, rq.now.UnixNano()) // what automatic delivery has due, before anyone reads it
 	var out http.ResponseWriter = sw
 	drop := false
 	if !control {
@@ -150,6 +150,9 @@ func (a *API) dispatch(w http.ResponseWriter, rq *request) {
 	if e := a.admit(w, rq, rt); e != nil {
 		rq.fail(w, e)
 		return
+	}
+	if !rt.unsettled {
+		a.settle(rq.st.store, rq.now.UnixNano()) // what automatic delivery has due, before the route reads it
 	}
 	if rt.stream != nil {
 		rt.stream(a, w, rq)

@@ -25,8 +25,11 @@ type route struct {
 	scope      store.Scopes // required scope; 0 = none
 	body       bool         // takes a JSON body
 	idempotent bool         // deduplicated by the body's reference
-	handle     handlerFunc
-	stream     streamFunc // instead of handle: writes its own answer (long polls, events, the page)
+	// unsettled: its answer shows nothing automatic delivery changes (a send: a new campaign
+	// and the wallet), so its way in leaves what is due to the delivery timer.
+	unsettled bool
+	handle    handlerFunc
+	stream    streamFunc // instead of handle: writes its own answer (long polls, events, the page)
 }
 
 // streamFunc serves a route that writes its own answer, such as a long poll or an event stream.
@@ -54,6 +57,7 @@ func buildRoutes() []*pathRoute {
 	}
 	stream := func(h streamFunc) route { return route{method: get, auth: authNone, stream: h} }
 	idempotent := func(r route) route { r.idempotent = true; return r }
+	unsettled := func(r route) route { r.unsettled = true; return r }
 	table := []struct {
 		pattern string
 		route
@@ -61,11 +65,11 @@ func buildRoutes() []*pathRoute {
 		{"/v1/keys", dashboard(post, createKey)},
 		{"/v1/keys", dashboard(get, listKeys)},
 		{"/v1/keys/{id}", dashboard(del, revokeKey)},
-		{"/v1/sms/send", idempotent(key(post, store.ScopeSMS, sendSMS))},
-		{"/v1/sms/campaigns", idempotent(key(post, store.ScopeCampaigns, createCampaign))},
+		{"/v1/sms/send", unsettled(idempotent(key(post, store.ScopeSMS, sendSMS)))},
+		{"/v1/sms/campaigns", unsettled(idempotent(key(post, store.ScopeCampaigns, createCampaign)))},
 		{"/v1/sms/campaigns", key(get, store.ScopeCampaigns, listCampaigns)},
 		{"/v1/sms/campaigns/{id}/status", key(get, store.ScopeCampaigns, campaignStatus)},
-		{"/v1/otp/send", key(post, store.ScopeOTP, sendOTP)},
+		{"/v1/otp/send", unsettled(key(post, store.ScopeOTP, sendOTP))},
 		{"/v1/otp/verify", key(post, store.ScopeOTP, verifyOTP)},
 		{"/v1/balance", key(get, store.ScopeBalance, getBalance)},
 		{"/v1/sender-ids", key(post, store.ScopeSenderIDs, requestSenderID)},
