@@ -58,8 +58,8 @@ func (a *API) tick() {
 }
 
 // StopDelivery stops the timer of automatic delivery, and keeps it from being armed again
-// until ResumeDelivery: the server is closed. Requests still settle what is due on their way
-// in.
+// until ResumeDelivery: the server is closed. Requests that read still settle what is due on
+// their way in.
 func (a *API) StopDelivery() {
 	dt := &a.delivery
 	dt.mu.Lock()
