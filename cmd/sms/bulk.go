@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/internal/rules"
 )
 
 // bulkOptions are the flags of sms bulk.
@@ -38,15 +39,6 @@ type bulkOptions struct {
 	poll        time.Duration
 	timeout     time.Duration
 }
-
-// Prices of one SMS part that the dry run's cost assumes when --price is not given. The API
-// has no price list: 3.20 NGN on the generic channel is what the service's documented sample
-// charges for one part; 4.50 NGN on dnd is the mock's default, as the service documents none.
-const (
-	defaultGenericPrice = 320 // kobo
-	defaultDNDPrice     = 450
-	maxPrice            = 1_000_000 // 10,000.00 NGN, the mock's highest
-)
 
 // Bounds of --rate: below one request every 100 s, a job would seem to hang.
 const minRate = 0.01
@@ -77,13 +69,13 @@ func (o *bulkOptions) check() (sms.Shard, sms.Amount, error) {
 	case o.timeout > 0 && !o.wait:
 		return shard, none, usagef("--timeout bounds the wait for delivery: give it with --wait")
 	}
-	price := sms.AmountFromKobo(defaultGenericPrice)
+	price := sms.AmountFromKobo(rules.DefaultGenericPrice)
 	if sms.Channel(o.channel) == sms.ChannelDND {
-		price = sms.AmountFromKobo(defaultDNDPrice)
+		price = sms.AmountFromKobo(rules.DefaultDNDPrice)
 	}
 	if o.price != "" {
-		if price, err = sms.ParseAmount(o.price); err != nil || price.Kobo() < 0 || price.Kobo() > maxPrice {
-			return shard, none, usagef("--price %q: want the price of one SMS part in NGN, such as 3.20, at most %s", o.price, sms.AmountFromKobo(maxPrice))
+		if price, err = sms.ParseAmount(o.price); err != nil || price.Kobo() < 0 || price.Kobo() > rules.MaxPrice {
+			return shard, none, usagef("--price %q: want the price of one SMS part in NGN, such as 3.20, at most %s", o.price, sms.AmountFromKobo(rules.MaxPrice))
 		}
 	}
 	return shard, price, nil
@@ -92,7 +84,7 @@ func (o *bulkOptions) check() (sms.Shard, sms.Amount, error) {
 func (a *app) bulkCmd() *cobra.Command {
 	var o bulkOptions
 	cmd := &cobra.Command{
-		Use:   "bulk --csv FILE --from SENDER --message TEXT --job-id ID",
+		Use:   "bulk",
 		Short: "Send a campaign to every number of a CSV file, resumable by running it again",
 		Long: `Send a message to every recipient of a CSV file: phone[,name], one per row (or
 separated by semicolons or tabs, when the first line has no comma). A header row is
@@ -106,8 +98,8 @@ command fail (exit 2) unless --skip-invalid sends the others. A row longer than 
 cannot be sent. Numbers are sent once per job, to their first row.
 
 --dry-run sends nothing: it shows the rows that cannot be sent, counts the batches,
-recipients and SMS parts, prices them at --price a part (the API has no price list: by
-default 3.20 NGN on generic, 4.50 on dnd), and reads the wallet's balance to say whether it
+recipients and SMS parts, prices them at --price a part (the API has no price list: the
+default is the mock's price of the channel), and reads the wallet's balance to say whether it
 can pay. Batches that an earlier run of the job sent are counted, although a rerun does not
 charge them again.
 
@@ -160,7 +152,7 @@ file.`,
 	f.Float64Var(&o.rate, "rate", 0, "at most this many requests per second, from 0.01 (default no limit)")
 	f.StringVar(&o.shard, "shard", "", "send only this shard's batches: i/n, 0 <= i < n")
 	f.BoolVar(&o.dryRun, "dry-run", false, "check the file, count and price the job, read the balance; send nothing")
-	f.StringVar(&o.price, "price", "", "with --dry-run, the price of one SMS part in NGN (default 3.20 generic, 4.50 dnd)")
+	f.StringVar(&o.price, "price", "", "with --dry-run, the price of one SMS part in NGN (default "+rules.FormatNaira(rules.DefaultGenericPrice)+" generic, "+rules.FormatNaira(rules.DefaultDNDPrice)+" dnd)")
 	f.StringVar(&o.report, "report", "", "write the job's report to this file, as JSON")
 	f.BoolVar(&o.wait, "wait", false, "after sending, wait for delivery, showing progress, and print the counts")
 	f.DurationVar(&o.poll, "poll-interval", sms.DefaultWaitMinDelay, "with --wait, the first wait between polls (backing off up to 30s)")

@@ -7,6 +7,16 @@ import (
 	"strings"
 )
 
+// Prices of one SMS part, in kobo. The API has no price list: 3.20 NGN on the generic channel
+// is what the service's documented sms-send sample charges for one part; the dnd channel's
+// price is this project's assumption, as the service documents none. The mock charges them
+// unless told otherwise, and the command's dry run assumes them.
+const (
+	DefaultGenericPrice = 320       // 3.20 NGN
+	DefaultDNDPrice     = 450       // 4.50 NGN
+	MaxPrice            = 1_000_000 // 10,000.00 NGN: the highest price of one part the mock takes
+)
+
 // ErrMoney is returned by ParseNaira for a number that is not naira with at most two decimals.
 var ErrMoney = errors.New("amount must be a non-negative number of naira with at most 2 decimals")
 

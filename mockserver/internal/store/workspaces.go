@@ -17,7 +17,7 @@ import (
 const MaxBalance = 4_000_000_000_000_000_000
 
 // MaxPrice is the highest price of one SMS part, in kobo (10,000.00 NGN).
-const MaxPrice = 1_000_000
+const MaxPrice = rules.MaxPrice
 
 // DefaultSenderID is the active sender ID every workspace starts with.
 const DefaultSenderID = "MOCKSMS"
