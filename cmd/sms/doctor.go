@@ -102,10 +102,10 @@ did, 2 on a usage error.`,
 
 // doctorConfig gathers the settings of a run: the dashboard token is optional.
 func (a *app) doctorConfig(timeout time.Duration, require []string) (doctor.Config, error) {
-	cfg := doctor.Config{BaseURL: a.setting(a.baseURL, envBaseURL), APIKey: a.setting(a.apiKey, envAPIKey), Timeout: timeout, InsecureHTTP: a.insecure}
+	cfg := doctor.Config{BaseURL: a.setting(a.baseURL, sms.BaseURLEnv), APIKey: a.setting(a.apiKey, envAPIKey), Timeout: timeout, InsecureHTTP: a.insecure}
 	switch {
 	case cfg.BaseURL == "":
-		return cfg, usagef("no base URL: set %s or use --base-url", envBaseURL)
+		return cfg, usagef("no base URL: set %s or use --base-url", sms.BaseURLEnv)
 	case cfg.APIKey == "":
 		return cfg, usagef("no API key: set %s or use --api-key", envAPIKey)
 	case timeout <= 0:

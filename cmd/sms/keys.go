@@ -88,7 +88,7 @@ func (a *app) keysCreateCmd() *cobra.Command {
 		test   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "create --name NAME [--scopes sms,otp,...]",
+		Use:   "create",
 		Short: "Create an API key; its secret is shown once",
 		Long: `Create an API key. The answer holds its secret, shown only this once: store it then
 (for instance in a secrets manager, or as SMS_API_SECRET). Scopes are sms, otp, campaigns,

@@ -322,7 +322,7 @@ func TestCommands(t *testing.T) {
 		{
 			name: "otp send then verify with the pin on stdin",
 			setup: func(t *testing.T, f *fixture) []string {
-				r := runCLI(t, f.env, "", "otp", "send", "--to", "08025671695", "--from", f.ws.SenderID, "--message-text", "Code < 1234 >", "--json")
+				r := runCLI(t, f.env, "", "otp", "send", "--to", "08025671695", "--from", f.ws.SenderID, "--message", "Code < 1234 >", "--json")
 				require.Equal(t, 0, r.code, r.stderr)
 				pinID := decodeJSON(t, r.stdout)["pinId"].(string)
 				gotID, pin, err := f.srv.LatestOTP("08025671695")
@@ -339,9 +339,54 @@ func TestCommands(t *testing.T) {
 			},
 		},
 		{
+			name: "otp send without --message leaves the text to the server",
+			setup: func(_ *testing.T, f *fixture) []string {
+				return []string{"otp", "send", "--to", "08025671695", "--from", f.ws.SenderID, "--json"}
+			},
+			check: func(t *testing.T, f *fixture, r result) {
+				assert.NotEmpty(t, decodeJSON(t, r.stdout)["pinId"])
+				var bodies []string
+				for _, rec := range f.srv.Requests() {
+					if rec.Path == "/v1/otp/send" {
+						bodies = append(bodies, string(rec.Body))
+					}
+				}
+				require.Len(t, bodies, 1)
+				assert.NotContains(t, bodies[0], "message_text")
+			},
+		},
+		{
+			name: "otp send --message-text is the deprecated spelling of --message",
+			setup: func(_ *testing.T, f *fixture) []string {
+				return []string{"otp", "send", "--to", "08025671695", "--from", f.ws.SenderID, "--message-text", "Code < 1234 >", "--json"}
+			},
+			check: func(t *testing.T, f *fixture, r result) {
+				assert.NotEmpty(t, decodeJSON(t, r.stdout)["pinId"])
+				assert.Contains(t, r.stderr, "--message-text is deprecated: use --message")
+				var body string
+				for _, rec := range f.srv.Requests() {
+					if rec.Path == "/v1/otp/send" {
+						body = string(rec.Body)
+					}
+				}
+				assert.Contains(t, body, `"message_text":"Code \u003c 1234 \u003e"`, "the text of --message-text is sent")
+			},
+		},
+		{
+			name: "otp verify --pin-id says that the pin ID is the argument",
+			setup: func(*testing.T, *fixture) []string {
+				return []string{"otp", "verify", "--pin-id", "3f2b9c1e", "--pin", "123456"}
+			},
+			code: 2,
+			check: func(t *testing.T, f *fixture, r result) {
+				assert.Contains(t, r.stderr, "sms: the pin ID is the argument: sms otp verify PIN_ID")
+				assert.Zero(t, f.requests("/v1/otp/verify"))
+			},
+		},
+		{
 			name: "otp verify with a wrong pin exits 1",
 			setup: func(t *testing.T, f *fixture) []string {
-				r := runCLI(t, f.env, "", "otp", "send", "--to", "08025671695", "--from", f.ws.SenderID, "--message-text", "Code < 1234 >", "--length", "8", "--json")
+				r := runCLI(t, f.env, "", "otp", "send", "--to", "08025671695", "--from", f.ws.SenderID, "--message", "Code < 1234 >", "--length", "8", "--json")
 				require.Equal(t, 0, r.code, r.stderr)
 				return []string{"otp", "verify", decodeJSON(t, r.stdout)["pinId"].(string), "--pin", "0000000x"} // 8 characters, never a numeric pin
 			},
@@ -354,7 +399,7 @@ func TestCommands(t *testing.T) {
 		{
 			name: "otp send with a bad pin length is an input error",
 			setup: func(_ *testing.T, f *fixture) []string {
-				return []string{"otp", "send", "--to", "08025671695", "--from", f.ws.SenderID, "--message-text", "Code < 1234 >", "--length", "3"}
+				return []string{"otp", "send", "--to", "08025671695", "--from", f.ws.SenderID, "--message", "Code < 1234 >", "--length", "3"}
 			},
 			code: 2,
 			check: func(t *testing.T, f *fixture, r result) {

@@ -13,7 +13,7 @@ func (a *app) otpCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "otp",
 		Short: "Send and verify one-time passwords",
-		Example: `  sms otp send --to 08025671695 --from ACME --message-text 'Your code is < 1234 >'
+		Example: `  sms otp send --to 08025671695 --from ACME --message 'Your code is < 1234 >'
   sms otp verify 3f2b9c1e-8d4a-4c2e-9b7f-1a2b3c4d5e6f`,
 	}
 	cmd.AddCommand(a.otpSendCmd(), a.otpVerifyCmd())
@@ -26,20 +26,24 @@ func (a *app) otpSendCmd() *cobra.Command {
 		pinType string
 	)
 	cmd := &cobra.Command{
-		Use:   "send --to NUMBER --from SENDER --message-text TEXT",
+		Use:   "send",
 		Short: "Send a one-time pin by SMS",
-		Long: `Send a new one-time pin to a number. The placeholder in the message text is
-replaced by the pin; the SMS is charged like any other. A new pin voids the earlier pending
+		Long: `Send a new one-time pin to a number. The placeholder in --message is replaced by
+the pin; without --message, the server sends its own text with the pin. The SMS is charged
+like any other. A new pin voids the earlier pending
 pins of the number. Prints the pin ID to verify with; the pin itself is never shown.`,
-		Example: `  sms otp send --to 08025671695 --from ACME --message-text 'Your code is < 1234 >'
-  sms otp send --to 08025671695 --from ACME --message-text 'Code: {pin}' --placeholder '{pin}' --length 4 --ttl 5m
-  PIN_ID=$(sms otp send --to 08025671695 --from ACME --message-text 'Code < 1234 >' --json | jq -r .pinId)`,
+		Example: `  sms otp send --to 08025671695 --from ACME --message 'Your code is < 1234 >'
+  sms otp send --to 08025671695 --from ACME --message 'Code: {pin}' --placeholder '{pin}' --length 4 --ttl 5m
+  PIN_ID=$(sms otp send --to 08025671695 --from ACME --message 'Code < 1234 >' --json | jq -r .pinId)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			c, err := a.client()
 			if err != nil {
 				return err
+			}
+			if cmd.Flags().Changed("message-text") {
+				a.note("--message-text is deprecated: use --message")
 			}
 			p.PinType = sms.PinType(pinType)
 			otp, err := c.OTP.Send(ctx, &p)
@@ -67,13 +71,17 @@ pins of the number. Prints the pin ID to verify with; the pin itself is never sh
 	f := cmd.Flags()
 	f.StringVar(&p.To, "to", "", "the phone number")
 	f.StringVar(&p.From, "from", "", "an active sender ID")
-	f.StringVar(&p.MessageText, "message-text", "", "the SMS text, containing the placeholder")
+	f.StringVar(&p.MessageText, "message", "", "the SMS text, containing the placeholder (default: the server's text)")
+	// --message-text is the earlier spelling, hidden. Cobra prints MarkDeprecated's notice
+	// to stdout, which scripts read, so the notice is the command's own, on stderr.
+	f.StringVar(&p.MessageText, "message-text", "", "the SMS text")
+	_ = f.MarkHidden("message-text")
 	f.StringVar(&pinType, "type", "", "numeric (default) or alphanumeric")
 	f.IntVar(&p.PinLength, "length", 0, "pin length, 4 to 8 (default 6)")
 	f.DurationVar(&p.PinTimeToLive, "ttl", 0, "how long the pin stays valid, whole minutes from 1m to 60m (default 10m)")
 	f.StringVar(&p.PinPlaceholder, "placeholder", "", "the placeholder in the text (default '< 1234 >')")
 	completeValues(cmd, "type", "numeric", "alphanumeric")
-	for _, name := range []string{"to", "from", "message-text"} {
+	for _, name := range []string{"to", "from"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
 	return cmd
@@ -82,7 +90,7 @@ pins of the number. Prints the pin ID to verify with; the pin itself is never sh
 func (a *app) otpVerifyCmd() *cobra.Command {
 	var pin string
 	cmd := &cobra.Command{
-		Use:   "verify PIN_ID [--pin PIN]",
+		Use:   "verify PIN_ID",
 		Short: "Verify a one-time pin",
 		Long: `Verify the pin a user typed. Without --pin, the pin is read from the first line of
 stdin, so that it stays out of shell history. A pin is single-use.
@@ -91,7 +99,12 @@ Exit status 0 when the pin matched, 1 when it did not (the attempts left are pri
 an API error.`,
 		Example: `  sms otp verify 3f2b9c1e-8d4a-4c2e-9b7f-1a2b3c4d5e6f          # then type the pin
   echo 482913 | sms otp verify 3f2b9c1e-8d4a-4c2e-9b7f-1a2b3c4d5e6f --json`,
-		Args: cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("pin-id") {
+				return usagef("the pin ID is the argument: sms otp verify PIN_ID")
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			c, err := a.client()
@@ -138,6 +151,10 @@ an API error.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&pin, "pin", "", "the pin (default: read from stdin)")
+	f := cmd.Flags()
+	f.StringVar(&pin, "pin", "", "the pin (default: read from stdin)")
+	// The pin ID is the argument, as every ID is; --pin-id says so rather than being unknown.
+	f.String("pin-id", "", "")
+	_ = f.MarkHidden("pin-id")
 	return cmd
 }

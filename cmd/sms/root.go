@@ -21,7 +21,6 @@ import (
 
 // Environment variables read for credentials; the flags of the same names override them.
 const (
-	envBaseURL   = "SMS_BASE_URL"
 	envAPIKey    = "SMS_API_KEY"
 	envAPISecret = "SMS_API_SECRET"
 	envDashboard = "SMS_DASHBOARD_TOKEN"
@@ -123,7 +122,7 @@ func (a *app) execute(ctx context.Context) int {
 		a.note("'sms sender-ids list' shows the workspace's sender IDs and which are active")
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) {
-		a.note("nothing answers at %s: is the server running, and is the base URL right?", a.setting(a.baseURL, envBaseURL))
+		a.note("nothing answers at %s: is the server running, and is the base URL right?", a.setting(a.baseURL, sms.BaseURLEnv))
 	}
 	// cobra's own errors (flags, arguments, commands) get a pointer to the help; ours say
 	// what to do.
@@ -185,7 +184,7 @@ Exit status: 0 success, 1 an API or network error (or a send whose campaign fail
 		},
 	}
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.baseURL, "base-url", "", "the API's base URL (default $"+envBaseURL+")")
+	pf.StringVar(&a.baseURL, "base-url", "", "the API's base URL (default $"+sms.BaseURLEnv+")")
 	pf.StringVar(&a.apiKey, "api-key", "", "the API key, pk_live_... or pk_test_... (default $"+envAPIKey+")")
 	pf.StringVar(&a.apiSecret, "api-secret", "", "the API secret (default $"+envAPISecret+"); visible in shell history: prefer the variable or --api-secret-file")
 	pf.StringVar(&a.apiSecretFile, "api-secret-file", "", "read the API secret from this file (- for stdin)")
@@ -314,9 +313,9 @@ func checkDuration(flag string, d, lo, hi time.Duration) error {
 }
 
 func (a *app) options() ([]sms.Option, error) {
-	base := a.setting(a.baseURL, envBaseURL)
+	base := a.setting(a.baseURL, sms.BaseURLEnv)
 	if base == "" {
-		return nil, usagef("no base URL: set %s or use --base-url", envBaseURL)
+		return nil, usagef("no base URL: set %s or use --base-url", sms.BaseURLEnv)
 	}
 	if err := checkInt("max-retries", a.maxRetries, 0, maxRetries); err != nil {
 		return nil, err

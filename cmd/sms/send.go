@@ -12,7 +12,7 @@ func (a *app) sendCmd() *cobra.Command {
 	var p sms.SendParams
 	var channel string
 	cmd := &cobra.Command{
-		Use:   "send --to NUMBER --from SENDER --message TEXT",
+		Use:   "send",
 		Short: "Send an SMS to up to 100 numbers",
 		Long: `Send an SMS to up to 100 numbers. The wallet is charged for every part of every
 recipient. Numbers are international (with or without +) or local Nigerian (0 and 10

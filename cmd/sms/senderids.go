@@ -76,7 +76,7 @@ func (a *app) senderIDsListCmd() *cobra.Command {
 func (a *app) senderIDsRequestCmd() *cobra.Command {
 	var p sms.RequestSenderIDParams
 	cmd := &cobra.Command{
-		Use:   "request SENDER_ID --usecase TEXT --company NAME",
+		Use:   "request SENDER_ID",
 		Short: "Request a new sender ID",
 		Long: `Request a branded sender ID (3 to 11 ASCII letters and digits). It starts pending
 until it is approved; only active sender IDs can send.`,

@@ -22,7 +22,7 @@ var flagOf = map[string]string{
 	"to":             "--to",
 	"from":           "--from",
 	"message":        "--message",
-	"messagetext":    "--message-text",
+	"messagetext":    "--message",
 	"channel":        "--channel",
 	"reference":      "--reference",
 	"pintype":        "--type",
