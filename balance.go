@@ -19,6 +19,9 @@ type Balance struct {
 }
 
 // Get returns the wallet balance.
+//
+// Endpoint: GET /v1/balance (scope balance), documented by the live page
+// https://developers.nairasms.com.ng/balance.
 func (s *BalanceService) Get(ctx context.Context) (*Balance, error) {
 	var out struct {
 		envelope

@@ -332,6 +332,10 @@ type BulkProgress struct {
 //
 // Parameters are checked before anything is read or sent; a *ValidationError is returned
 // with a nil report, as is the error of reading the numbers of p.SkipSentBy.
+//
+// Endpoints: POST /v1/sms/campaigns (scope campaigns), once per batch: see Create;
+// with SkipSentBy, first GET /v1/sms/campaigns and GET /v1/sms/campaigns/{id}/status
+// (scope campaigns) to read the earlier jobs: see All and Recipients.
 func (s *CampaignsService) SendBulk(ctx context.Context, p *BulkParams) (*BulkReport, error) {
 	if p == nil {
 		return nil, invalid("BulkParams", "parameters are required")

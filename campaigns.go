@@ -80,6 +80,9 @@ type CreateCampaignParams struct {
 // sent at once (status sent); larger campaigns are accepted as processing. Charging, refunds,
 // references and retries are as for SMSService.Send: after an ambiguous failure it is retried
 // only with WithReferenceDeduplication.
+//
+// Endpoint: POST /v1/sms/campaigns (scope campaigns), documented by the live page
+// https://developers.nairasms.com.ng/sms-campaigns.
 func (s *CampaignsService) Create(ctx context.Context, p *CreateCampaignParams) (*SendResult, error) {
 	if p == nil {
 		return nil, invalid("CreateCampaignParams", "parameters are required")
@@ -177,6 +180,9 @@ type CampaignPage struct {
 
 // List returns one page of the campaigns of the key's mode, newest first. A page past the
 // end is empty. A nil p gives the first page.
+//
+// Endpoint: GET /v1/sms/campaigns (scope campaigns), this project's contract
+// (docs/api.md): no live page shows it.
 func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*CampaignPage, error) {
 	if p == nil {
 		p = &ListCampaignsParams{}
@@ -229,6 +235,8 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*C
 // until a page shorter than the page size, or the last page the answers state; without
 // either, it ends with an error after 10,000 pages rather than fetching forever. An error is
 // yielded once and ends the loop.
+//
+// Endpoints: GET /v1/sms/campaigns (scope campaigns), once per page: see List.
 func (s *CampaignsService) All(ctx context.Context, p *ListCampaignsParams) iter.Seq2[Campaign, error] {
 	q := ListCampaignsParams{}
 	if p != nil {
@@ -328,6 +336,9 @@ type RecipientStatus struct {
 // be nil). A campaign that is still processing has StatusProcessing, no counts and no
 // recipients; one the provider refused has StatusFailed and every recipient failed. Wait
 // polls it until it is final.
+//
+// Endpoint: GET /v1/sms/campaigns/{id}/status (scope campaigns), this project's contract
+// (docs/api.md): no live page shows it.
 func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignStatusParams) (*DeliveryStatus, error) {
 	if p == nil {
 		p = &CampaignStatusParams{}
@@ -400,6 +411,9 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 // in request order, from page p.Page on (p may be nil), p.Limit per request (default 100).
 // It is lazy, stops fetching when the loop breaks and yields each recipient once, and ends as
 // All does when the answers state no total.
+//
+// Endpoints: GET /v1/sms/campaigns/{id}/status (scope campaigns), once per page: see
+// Status.
 func (s *CampaignsService) Recipients(ctx context.Context, id string, p *CampaignStatusParams) iter.Seq2[RecipientStatus, error] {
 	q := CampaignStatusParams{}
 	if p != nil {

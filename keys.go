@@ -87,6 +87,9 @@ type CreateKeyParams struct {
 }
 
 // Create makes a key; the answer holds its Secret, shown only this once.
+//
+// Endpoint: POST /v1/keys (no scope: a dashboard token), documented by the live page
+// https://developers.nairasms.com.ng/authentication.
 func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, error) {
 	if p == nil {
 		return nil, invalid("CreateKeyParams", "parameters are required")
@@ -134,6 +137,9 @@ func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, err
 
 // List returns the workspace's keys, newest first, revoked ones included, without secrets.
 // Every item's Response is the list's.
+//
+// Endpoint: GET /v1/keys (no scope: a dashboard token), this project's contract
+// (docs/api.md): no live page shows it.
 func (s *KeysService) List(ctx context.Context) ([]Key, error) {
 	var out struct {
 		envelope
@@ -164,6 +170,9 @@ func (s *KeysService) List(ctx context.Context) ([]Key, error) {
 
 // Revoke revokes key id at once: requests with it are then 401. Revoking a revoked key
 // returns it unchanged, with its first RevokedAt.
+//
+// Endpoint: DELETE /v1/keys/{id} (no scope: a dashboard token), this project's contract
+// (docs/api.md): no live page shows it.
 func (s *KeysService) Revoke(ctx context.Context, id string) (*Key, error) {
 	seg, err := pathID("id", id)
 	if err != nil {

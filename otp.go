@@ -73,6 +73,9 @@ type OTP struct {
 
 // Send sends a new pin to p.To and charges it like one SMS. A new pin voids the earlier
 // pending pins of the same number; at most 5 pins per number per 10 minutes (then 429).
+//
+// Endpoint: POST /v1/otp/send (scope otp), documented by the live page
+// https://developers.nairasms.com.ng/otp-send.
 func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 	if p == nil {
 		return nil, invalid("SendOTPParams", "parameters are required")
@@ -316,6 +319,9 @@ type Verification struct {
 //
 // A pin that cannot be valid (see VerifyOTPParams.Pin) is a *ValidationError, matching
 // ErrInvalidParams, before any request: it uses up no attempt.
+//
+// Endpoint: POST /v1/otp/verify (scope otp), documented by the live page
+// https://developers.nairasms.com.ng/otp-verify.
 func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verification, error) {
 	if p == nil {
 		return nil, invalid("VerifyOTPParams", "parameters are required")

@@ -46,6 +46,9 @@ type RequestSenderIDParams struct {
 // pending or active one of the workspace is a 409 (ErrConflict). Like OTPService's calls, it
 // is retried only when the request cannot have been processed, and an ambiguous failure
 // matches ErrOutcomeUnknown.
+//
+// Endpoint: POST /v1/sender-ids (scope sender_ids), documented by the live page
+// https://developers.nairasms.com.ng/sender-ids.
 func (s *SenderIDsService) Request(ctx context.Context, p *RequestSenderIDParams) (*SenderID, error) {
 	if p == nil {
 		return nil, invalid("RequestSenderIDParams", "parameters are required")
@@ -89,6 +92,9 @@ type ListSenderIDsParams struct {
 
 // List returns the workspace's sender IDs, newest first (p may be nil). Every item's Response
 // is the list's.
+//
+// Endpoint: GET /v1/sender-ids (scope sender_ids), documented by the live page
+// https://developers.nairasms.com.ng/sender-ids.
 func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]SenderID, error) {
 	q := ListSenderIDsParams{}
 	if p != nil {

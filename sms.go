@@ -71,6 +71,9 @@ type SendResult struct {
 // failure (a connection dropped after sending, a timeout, a 5xx) it is retried only with
 // WithReferenceDeduplication, every attempt carrying the same Reference; without it, it
 // returns an error matching ErrOutcomeUnknown.
+//
+// Endpoint: POST /v1/sms/send (scope sms), documented by the live page
+// https://developers.nairasms.com.ng/sms-send.
 func (s *SMSService) Send(ctx context.Context, p *SendParams) (*SendResult, error) {
 	if p == nil {
 		return nil, invalid("SendParams", "parameters are required")

@@ -83,6 +83,9 @@ func (p *WaitParams) config() (waitConfig, error) {
 // RetryAfter set), a status that no campaign can have (a negative count), which would
 // never become final, and a status word the SDK does not know (see Status), returned with
 // the status that carried it.
+//
+// Endpoints: GET /v1/sms/campaigns/{id}/status (scope campaigns), once per poll: see
+// Status.
 func (s *CampaignsService) Wait(ctx context.Context, id string, p *WaitParams) (*DeliveryStatus, error) {
 	cfg, err := p.config()
 	if err != nil {
@@ -283,6 +286,9 @@ func deliveryOf(ids []string, last []*DeliveryStatus) (delivery, error) {
 // reading only the counts, until every campaign is final. It returns where the delivery stands
 // then; when ctx ends or a wait fails, where it stood at the last round (Pending lists the
 // campaigns not final), and the error.
+//
+// Endpoints: GET /v1/sms/campaigns/{id}/status (scope campaigns), once per campaign
+// and poll: see Status.
 func (s *CampaignsService) WaitBulk(ctx context.Context, r *BulkReport, p *WaitParams) (*BulkDelivery, error) {
 	if r == nil {
 		return nil, invalid("BulkReport", "a report is required")
