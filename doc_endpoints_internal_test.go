@@ -1,11 +1,16 @@
 package sms
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
+	"go/importer"
 	"go/parser"
 	"go/token"
+	"go/types"
+	"io"
 	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -37,7 +42,7 @@ type serviceMethod struct {
 	call     string   // how a user names it: "SMS.Send"
 	order    int      // the service's place among the clients' fields
 	doc      []string // its doc comment's paragraphs, each on one line
-	requests []string // the endpoints of the requests it builds itself: "GET /v1/balance"
+	requests []string // the endpoints it calls, itself or through the package's other functions: "GET /v1/balance"
 	direct   bool     // it sends a request itself (c.do), rather than through other methods
 }
 
@@ -45,19 +50,8 @@ type serviceMethod struct {
 // (the types whose names end in "Service"), named by the client fields that hold them.
 func serviceMethods(t *testing.T) []serviceMethod {
 	t.Helper()
-	fset := token.NewFileSet()
-	entries, err := os.ReadDir(".")
-	require.NoError(t, err)
-	var files []*ast.File
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
-		require.NoError(t, err)
-		files = append(files, f)
-	}
+	fset, files, info := checkPackage(t)
+	reach := endpointsReached(t, fset, files, info)
 	// The clients' fields name the services: Client.SMS is an *SMSService.
 	field := map[string]string{}
 	order := map[string]int{}
@@ -116,18 +110,14 @@ func serviceMethods(t *testing.T) []serviceMethod {
 				}
 			}
 			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				switch n := n.(type) {
-				case *ast.CompositeLit:
-					if id, ok := n.Type.(*ast.Ident); ok && id.Name == "call" {
-						m.requests = append(m.requests, endpointOf(t, fset, n))
-					}
-				case *ast.CallExpr:
-					if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "do" {
+				if call, ok := n.(*ast.CallExpr); ok {
+					if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "do" {
 						m.direct = true
 					}
 				}
 				return true
 			})
+			m.requests = reach(fd)
 			out = append(out, m)
 		}
 	}
@@ -144,6 +134,90 @@ func serviceMethods(t *testing.T) []serviceMethod {
 		return strings.Compare(a.call, b.call)
 	})
 	return out
+}
+
+// checkPackage parses the package's source files and type-checks them, reading its imports
+// from the compiler's export data.
+func checkPackage(t *testing.T) (*token.FileSet, []*ast.File, *types.Info) {
+	t.Helper()
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir(".")
+	require.NoError(t, err)
+	var files []*ast.File
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
+		require.NoError(t, err)
+		files = append(files, f)
+	}
+	cmd := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", ".")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list -export: %s", stderr.String())
+	exports := map[string]string{}
+	for line := range strings.Lines(string(out)) {
+		path, file, _ := strings.Cut(strings.TrimSpace(line), "\t")
+		exports[path] = file
+	}
+	conf := types.Config{Importer: importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		if exports[path] == "" {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(exports[path])
+	})}
+	info := &types.Info{Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}}
+	_, err = conf.Check("github.com/seedsms/sms-go", fset, files, info)
+	require.NoError(t, err)
+	return fset, files, info
+}
+
+// endpointsReached returns a function giving the endpoints that a function of the package
+// calls: those of the call literals in its body, and those of every function of the package
+// it names (calls, or passes on), transitively, in the order first met.
+func endpointsReached(t *testing.T, fset *token.FileSet, files []*ast.File, info *types.Info) func(*ast.FuncDecl) []string {
+	t.Helper()
+	decls := map[types.Object]*ast.FuncDecl{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				decls[info.Defs[fd.Name]] = fd
+			}
+		}
+	}
+	return func(start *ast.FuncDecl) []string {
+		var eps []string
+		seen := map[*ast.FuncDecl]bool{}
+		var visit func(fd *ast.FuncDecl)
+		visit = func(fd *ast.FuncDecl) {
+			if seen[fd] {
+				return
+			}
+			seen[fd] = true
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.CompositeLit:
+					if id, ok := n.Type.(*ast.Ident); ok && id.Name == "call" {
+						if ep := endpointOf(t, fset, n); !slices.Contains(eps, ep) {
+							eps = append(eps, ep)
+						}
+					}
+				case *ast.Ident:
+					if fn, ok := info.Uses[n].(*types.Func); ok {
+						if d, ok := decls[fn.Origin()]; ok {
+							visit(d)
+						}
+					}
+				}
+				return true
+			})
+		}
+		visit(start)
+		return eps
+	}
 }
 
 func receiverName(fd *ast.FuncDecl) string {
@@ -246,12 +320,17 @@ func TestDocEndpoints(t *testing.T) {
 				assert.Equal(t, endpointLine(m.requests[0]), line, "%s", m.call)
 				return
 			}
-			found := docEndpoint.FindAllStringSubmatch(line, -1)
-			require.NotEmpty(t, found, "%s names the endpoints it calls: %q", m.call, line)
-			for _, f := range found {
-				ep := f[1] + " " + f[2]
+			var named []string
+			for _, f := range docEndpoint.FindAllStringSubmatch(line, -1) {
+				if ep := f[1] + " " + f[2]; !slices.Contains(named, ep) {
+					named = append(named, ep)
+				}
+			}
+			require.NotEmpty(t, m.requests, "%s reaches no endpoint", m.call)
+			assert.ElementsMatch(t, m.requests, named, "%s names the endpoints its code calls: %q", m.call, line)
+			for _, ep := range named {
 				words, ok := scopes[ep]
-				if assert.True(t, ok, "%s names %s, which no method calls", m.call, ep) {
+				if assert.True(t, ok, "%s names %s, which no one-request method calls", m.call, ep) {
 					assert.Contains(t, line, "("+words+")", "%s names the scope of %s", m.call, ep)
 				}
 			}
@@ -259,21 +338,20 @@ func TestDocEndpoints(t *testing.T) {
 	}
 }
 
-// readmeTable is the table of README.md that the methods' doc comments give.
+// readmeTable is the table of README.md that the methods give: each with the endpoints its
+// doc comment names (which TestDocEndpoints holds to its code) and their scopes.
 func readmeTable(methods []serviceMethod) string {
 	var b strings.Builder
 	b.WriteString("| call | endpoint | scope |\n|---|---|---|\n")
 	for _, m := range methods {
-		var eps, scopes []string
-		if m.direct {
-			eps = m.requests
-		} else {
-			for _, p := range m.doc {
-				if strings.HasPrefix(p, "Endpoints: ") {
-					for _, f := range docEndpoint.FindAllStringSubmatch(p, -1) {
-						if ep := f[1] + " " + f[2]; !slices.Contains(eps, ep) {
-							eps = append(eps, ep)
-						}
+		var scopes []string
+		eps := slices.Clone(m.requests)
+		for _, p := range m.doc { // an engine's, in the order its doc comment gives
+			if strings.HasPrefix(p, "Endpoints: ") {
+				eps = nil
+				for _, f := range docEndpoint.FindAllStringSubmatch(p, -1) {
+					if ep := f[1] + " " + f[2]; !slices.Contains(eps, ep) {
+						eps = append(eps, ep)
 					}
 				}
 			}
@@ -299,7 +377,7 @@ func readmeTable(methods []serviceMethod) string {
 	return b.String()
 }
 
-// README's table of calls, endpoints and scopes is the one the doc comments give.
+// README's table of calls, endpoints and scopes is the one the code and doc comments give.
 func TestDocREADMEEndpointTable(t *testing.T) {
 	t.Parallel()
 	want := readmeTable(serviceMethods(t))
