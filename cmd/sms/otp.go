@@ -30,8 +30,8 @@ func (a *app) otpSendCmd() *cobra.Command {
 		Short: "Send a one-time pin by SMS",
 		Long: `Send a new one-time pin to a number. The placeholder in --message is replaced by
 the pin; without --message, the server sends its own text with the pin. The SMS is charged
-like any other. A new pin voids the earlier pending
-pins of the number. Prints the pin ID to verify with; the pin itself is never shown.`,
+like any other. A new pin voids the earlier pending pins of the number. Prints the pin ID
+to verify with; the pin itself is never shown.`,
 		Example: `  sms otp send --to 08025671695 --from ACME --message 'Your code is < 1234 >'
   sms otp send --to 08025671695 --from ACME --message 'Code: {pin}' --placeholder '{pin}' --length 4 --ttl 5m
   PIN_ID=$(sms otp send --to 08025671695 --from ACME --message 'Code < 1234 >' --json | jq -r .pinId)`,

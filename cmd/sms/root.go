@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	sms "github.com/seedsms/sms-go"
@@ -231,7 +232,21 @@ Exit status: 0 success, 1 an API or network error (or a send whose campaign fail
 			}
 		}
 	}
+	markRequired(root)
 	return root
+}
+
+// markRequired ends the help line of every required flag with "(required)": usage lines name
+// a command's arguments only, so the flag list says which flags must be given.
+func markRequired(cmd *cobra.Command) {
+	cmd.LocalFlags().VisitAll(func(f *pflag.Flag) {
+		if req := f.Annotations[cobra.BashCompOneRequiredFlag]; len(req) > 0 && req[0] == "true" && !strings.HasSuffix(f.Usage, "(required)") {
+			f.Usage += " (required)"
+		}
+	})
+	for _, c := range cmd.Commands() {
+		markRequired(c)
+	}
 }
 
 // completeValues offers values for a flag in shell completion.

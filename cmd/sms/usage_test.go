@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -62,6 +63,27 @@ func TestSameFlagForTheSameField(t *testing.T) {
 	otp := find(t, cmds, "sms otp send")
 	assert.Empty(t, otp.Flags().Lookup("message").Annotations[cobra.BashCompOneRequiredFlag],
 		"the OTP's text is optional, as the SDK's SendOTPParams.MessageText is")
+}
+
+// Usage lines spell out no flags, so the help marks the flags that must be given.
+func TestRequiredFlagsSaySo(t *testing.T) {
+	t.Parallel()
+	a := &app{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
+	required := 0
+	for _, c := range commands(a.rootCmd()) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			req := f.Annotations[cobra.BashCompOneRequiredFlag]
+			isReq := len(req) > 0 && req[0] == "true"
+			if isReq {
+				required++
+			}
+			assert.Equal(t, isReq, strings.HasSuffix(f.Usage, " (required)"), "%s --%s: %q", c.CommandPath(), f.Name, f.Usage)
+		})
+	}
+	assert.Positive(t, required, "some flags are required")
+	r := runCLI(t, nil, "", "otp", "send", "--help")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Regexp(t, `--to string +the phone number \(required\)\n`, r.stdout)
 }
 
 func find(t *testing.T, cmds []*cobra.Command, path string) *cobra.Command {
