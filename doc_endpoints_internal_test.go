@@ -136,30 +136,27 @@ func serviceMethods(t *testing.T) []serviceMethod {
 	return out
 }
 
-// checkPackage parses the package's source files and type-checks them, reading its imports
-// from the compiler's export data.
+// checkPackage parses the package's source files (those of this platform's build) and
+// type-checks them, reading its imports from the compiler's export data.
 func checkPackage(t *testing.T) (*token.FileSet, []*ast.File, *types.Info) {
 	t.Helper()
+	goList := func(args ...string) string {
+		cmd := exec.Command("go", append([]string{"list"}, args...)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		require.NoError(t, err, "go list %v: %s", args, stderr.String())
+		return string(out)
+	}
 	fset := token.NewFileSet()
-	entries, err := os.ReadDir(".")
-	require.NoError(t, err)
 	var files []*ast.File
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
+	for _, name := range strings.Fields(goList("-f", "{{range .GoFiles}}{{.}} {{end}}", ".")) {
 		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
 		require.NoError(t, err)
 		files = append(files, f)
 	}
-	cmd := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", ".")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "go list -export: %s", stderr.String())
 	exports := map[string]string{}
-	for line := range strings.Lines(string(out)) {
+	for line := range strings.Lines(goList("-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", ".")) {
 		path, file, _ := strings.Cut(strings.TrimSpace(line), "\t")
 		exports[path] = file
 	}
@@ -170,7 +167,7 @@ func checkPackage(t *testing.T) (*token.FileSet, []*ast.File, *types.Info) {
 		return os.Open(exports[path])
 	})}
 	info := &types.Info{Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}}
-	_, err = conf.Check("github.com/seedsms/sms-go", fset, files, info)
+	_, err := conf.Check("github.com/seedsms/sms-go", fset, files, info)
 	require.NoError(t, err)
 	return fset, files, info
 }
