@@ -281,12 +281,12 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 	if personal {
 		cp.names, cp.nameEnds = names.String(), nameEnds
 	}
-	st.idx.lockSend(c.w)
+	st.idx.lockSend(c.w, len(cp.recipients))
 	a, to, balance, first, err := c.w.send(st, c.Mode, cp, totalParts*price, p.ProviderFailure || refused, now.UnixNano())
 	if err == nil {
 		st.indexCampaign(c.w, c.Mode, cp)
 	}
-	st.idx.unlockSend(c.w)
+	st.idx.unlockSend(c.w, len(cp.recipients))
 	if err != nil {
 		return Accepted{}, err
 	}

@@ -18,14 +18,16 @@ import (
 // (one per number: how many messages and the newest), newest conversation first. A send adds
 // its entry as it is accepted; a trim or a clear takes entries out as they forget messages.
 //
-// Locks: the index's lock is taken before a workspace's, never inside it. Readers hold it (for
-// reading) only to copy walkChunk entries or one page of conversations, never while they match
-// texts, so a send waits on a reader for at most one chunk.
+// Locks: the index's lock is taken before a workspace's, never inside it (a large send takes
+// the index's large lock before both). Readers hold it (for reading) only to copy walkChunk
+// entries or one page of conversations, never while they match texts, so a send waits on a
+// reader for at most one chunk.
 //
 // Memory: an entry is 48 bytes (a campaign's inside the campaign, an OTP message's apart) and
-// 16 more for its places in the two lists; a conversation is
-// about 72 bytes (its node and its map slot) in each of the two lists: about 64 bytes per
-// campaign or OTP message and 144 per number per workspace (docs/benchmarks.md).
+// 16 more for its places in the two lists; a conversation is about 79 bytes (its 32-byte node,
+// its map slot, its slot in the order, which holds at most twice the conversations) in each
+// of the two lists: about 64 bytes per campaign or OTP message and 158 per number per
+// workspace (docs/benchmarks.md).
 
 // walkChunk is how many entries a reader copies under the index's lock at a time.
 const walkChunk = 256
@@ -93,7 +95,8 @@ type msgIndex struct {
 	all  *scope
 	byWS map[*workspace]*scope
 
-	turns turns // the scans' turns
+	large sync.Mutex // taken by a send of more than largeSend messages before mu
+	turns turns      // the scans' turns
 
 	steps atomic.Int64 // slots and entries moved or visited: the tests' measure of the work
 }
@@ -112,17 +115,29 @@ func (x *msgIndex) scope(w *workspace) *scope {
 	return x.byWS[w]
 }
 
-// lockSend takes the index's lock, then w's: a send takes its id and is indexed under both,
-// so that the index adds entries in id order.
-func (x *msgIndex) lockSend(w *workspace) {
+// largeSend is the most recipients of a send that waits for the index's lock with the others;
+// a larger one first waits for the large sends before it.
+const largeSend = 100
+
+// lockSend takes the index's lock, then w's, for a send of n messages: a send takes its id and
+// is indexed under both, so that the index adds entries in id order. A large send first takes
+// the large sends' turn, so that at most one of them waits for the index's lock and a small
+// send waits for one large send's indexing, not for every large send in flight.
+func (x *msgIndex) lockSend(w *workspace, n int) {
+	if n > largeSend {
+		x.large.Lock()
+	}
 	x.mu.Lock()
 	w.mu.Lock()
 }
 
 // unlockSend releases what lockSend took.
-func (x *msgIndex) unlockSend(w *workspace) {
+func (x *msgIndex) unlockSend(w *workspace, n int) {
 	w.mu.Unlock()
 	x.mu.Unlock()
+	if n > largeSend {
+		x.large.Unlock()
+	}
 }
 
 // indexCampaign adds c's messages; x.mu and w.mu must be held since c took its id.

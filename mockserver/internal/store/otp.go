@@ -111,12 +111,12 @@ func (st *Store) SendOTP(c Caller, p OTPParams, now time.Time) (OTPSent, error) 
 	m := &otpMessage{parts: uint8(parts), senderID: p.From, text: strings.ReplaceAll(p.Text, p.Placeholder, pin),
 		pin: pin, phone: p.Phone, createdAt: now.UnixNano(), amount: int64(parts) * st.cfg.GenericPrice}
 	refused := st.otpStatus(m, p.ProviderFailure)
-	st.idx.lockSend(c.w)
+	st.idx.lockSend(c.w, 1)
 	o, balance, err := c.w.sendOTP(c.Mode, st.cfg.IDs, m, p.TTL, refused)
 	if err == nil {
 		st.indexOTP(c.w, c.Mode, m)
 	}
-	st.idx.unlockSend(c.w)
+	st.idx.unlockSend(c.w, 1)
 	if err != nil {
 		return OTPSent{}, err
 	}
