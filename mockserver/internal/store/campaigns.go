@@ -281,27 +281,30 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 	if personal {
 		cp.names, cp.nameEnds = names.String(), nameEnds
 	}
+	st.idx.lockSend(c.w, len(cp.recipients))
 	a, to, balance, first, err := c.w.send(st, c.Mode, cp, totalParts*price, p.ProviderFailure || refused, now.UnixNano())
+	if err == nil {
+		st.indexCampaign(c.w, c.Mode, cp)
+	}
+	st.idx.unlockSend(c.w, len(cp.recipients))
 	if err != nil {
 		return Accepted{}, err
 	}
 	if first && st.cfg.Due != nil {
 		st.cfg.Due(cp.dueAt(int64(st.cfg.DeliveryDelay)))
 	}
-	st.indexCampaign(c.w, c.Mode, cp)
 	st.keep(a.Recipients)
 	st.arrivedCampaign(c.w, c.Mode, cp)
 	st.sent(c, a, to, balance)
 	return a, nil
 }
 
-// send debits the wallet and stores c in one step; the campaign's id is taken under the lock,
-// so that a mode's campaigns stay in id order. It returns the campaign as accepted, its first
-// 20 numbers (for the event), the balance left, and whether its delivery falls due before
+// send debits the wallet and stores c in one step; the campaign's id is taken under the
+// index's lock and w's (see lockSend, which the caller holds), so that a mode's campaigns and
+// the index's entries stay in id order. It returns the campaign as accepted, its first 20
+// numbers (for the event), the balance left, and whether its delivery falls due before
 // anything else queued for automatic delivery.
 func (w *workspace) send(st *Store, mode Mode, c *campaign, amount int64, providerFailure bool, now int64) (Accepted, []string, int64, bool, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	title, ok := w.activeSender(c.SenderID)
 	if !ok {
 		return Accepted{}, nil, 0, false, errSenderNotActive(c.SenderID)

@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
 )
@@ -16,14 +18,16 @@ import (
 // (one per number: how many messages and the newest), newest conversation first. A send adds
 // its entry as it is accepted; a trim or a clear takes entries out as they forget messages.
 //
-// Locks: the index's lock is taken before a workspace's, never inside it. Readers hold it (for
-// reading) only to copy walkChunk entries or one page of conversations, never while they match
-// texts, so a send waits on a reader for at most one chunk.
+// Locks: the index's lock is taken before a workspace's, never inside it (a large send takes
+// the index's large lock before both). Readers hold it (for reading) only to copy walkChunk
+// entries or one page of conversations, never while they match texts, so a send waits on a
+// reader for at most one chunk.
 //
 // Memory: an entry is 48 bytes (a campaign's inside the campaign, an OTP message's apart) and
-// 16 more for its places in the two lists; a conversation is
-// about 72 bytes (its node and its map slot) in each of the two lists: about 64 bytes per
-// campaign or OTP message and 144 per number per workspace (docs/benchmarks.md).
+// 16 more for its places in the two lists; a conversation is about 79 bytes (its 32-byte node,
+// its map slot, its slot in the order, which holds at most twice the conversations) in each
+// of the two lists: about 64 bytes per campaign or OTP message and 158 per number per
+// workspace (docs/benchmarks.md).
 
 // walkChunk is how many entries a reader copies under the index's lock at a time.
 const walkChunk = 256
@@ -53,23 +57,34 @@ func (e *entry) kind() int {
 }
 
 // conv is one number's conversation in a list: how many messages and the newest, which is
-// message i of latest.
+// message i of latest, and its slot in the list's order.
 type conv struct {
-	phone      uint64
-	count      int32
-	i          int32
-	latest     *entry
-	prev, next *conv
+	phone  uint64
+	count  int32
+	i      int32
+	latest *entry
+	slot   int32
 }
+
+// convBlock is how many slots of a list's conversation order one count of live conversations
+// covers: a page finds its first conversation by these counts, not by walking those before it.
+const convBlock = 256
 
 // scope is the index of one list: the server's or one workspace's. Its counts of messages by
 // mode and kind are not kept: a filter by them scans.
+//
+// Entries arrive in id order (the store takes a campaign's or OTP message's id under the
+// index's lock, see lockSend), so an entry is appended to list and each of its messages makes
+// its number's conversation the newest: the conversation leaves its slot in order (a hole) and
+// takes the next one at the end, O(1) whatever the arrival order of the sends.
 type scope struct {
 	list  []*entry // id order, oldest first; dead entries wait there until compacted
 	dead  int      // dead entries in list
 	msgs  int      // messages of the live entries
 	convs map[uint64]*conv
-	front *conv // the newest conversation; the list runs by next to the oldest
+	order []*conv // the conversations by their newest message, oldest first; nil: a hole
+	holes int     // nil slots in order
+	live  []int32 // live conversations in each convBlock slots of order
 }
 
 func newScope() *scope { return &scope{convs: make(map[uint64]*conv)} }
@@ -80,11 +95,16 @@ type msgIndex struct {
 	all  *scope
 	byWS map[*workspace]*scope
 
-	searches chan struct{} // a token per search running
+	large sync.Mutex // taken by a send of more than largeSend messages before mu
+	turns turns      // the scans' turns
+
+	steps atomic.Int64 // slots and entries moved or visited: the tests' measure of the work
 }
 
 func newIndex() *msgIndex {
-	return &msgIndex{all: newScope(), byWS: make(map[*workspace]*scope), searches: make(chan struct{}, MaxSearches)}
+	x := &msgIndex{all: newScope(), byWS: make(map[*workspace]*scope)}
+	x.turns.free = MaxSearches
+	return x
 }
 
 // scope is the list of w, or of the server when w is nil; nil when w has none. x.mu must be held.
@@ -95,103 +115,115 @@ func (x *msgIndex) scope(w *workspace) *scope {
 	return x.byWS[w]
 }
 
-// indexCampaign adds c's messages unless a trim or a clear forgot them first.
+// largeSend is the most recipients of a send that waits for the index's lock with the others;
+// a larger one first waits for the large sends before it.
+const largeSend = 100
+
+// lockSend takes the index's lock, then w's, for a send of n messages: a send takes its id and
+// is indexed under both, so that the index adds entries in id order. A large send first takes
+// the large sends' turn, so that at most one of them waits for the index's lock and a small
+// send waits for one large send's indexing, not for every large send in flight.
+func (x *msgIndex) lockSend(w *workspace, n int) {
+	if n > largeSend {
+		x.large.Lock()
+	}
+	x.mu.Lock()
+	w.mu.Lock()
+}
+
+// unlockSend releases what lockSend took.
+func (x *msgIndex) unlockSend(w *workspace, n int) {
+	w.mu.Unlock()
+	x.mu.Unlock()
+	if n > largeSend {
+		x.large.Unlock()
+	}
+}
+
+// indexCampaign adds c's messages; x.mu and w.mu must be held since c took its id.
 func (st *Store) indexCampaign(w *workspace, mode Mode, c *campaign) {
 	c.ix = entry{id: c.ID, w: w, c: c, n: int32(len(c.recipients)), mode: mode}
-	st.idx.addLocked(&c.ix)
+	st.idx.add(&c.ix)
 }
 
-// indexOTP adds an OTP message unless a trim or a clear forgot it first.
+// indexOTP adds an OTP message; x.mu and w.mu must be held since o took its id.
 func (st *Store) indexOTP(w *workspace, mode Mode, o *otpMessage) {
-	st.idx.addLocked(&entry{id: o.id, w: w, o: o, n: 1, mode: mode})
+	st.idx.add(&entry{id: o.id, w: w, o: o, n: 1, mode: mode})
 }
 
-// addLocked takes the index's lock, then e's workspace's, and adds e with its phones unless
-// it was forgotten meanwhile.
-func (x *msgIndex) addLocked(e *entry) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	e.w.mu.Lock()
-	defer e.w.mu.Unlock()
-	if e.c != nil && e.c.template == "" || e.o != nil && e.o.forgotten {
-		return
-	}
-	x.add(e)
-}
-
-// add puts e in the server's list and its workspace's, and counts each of its messages in
-// its phone's conversation; x.mu and e.w.mu must be held.
+// add puts e, newer than every entry indexed, in the server's list and its workspace's, and
+// counts each of its messages in its phone's conversation; x.mu and e.w.mu must be held.
 func (x *msgIndex) add(e *entry) {
 	ws := x.byWS[e.w]
 	if ws == nil {
 		ws = newScope()
 		x.byWS[e.w] = ws
 	}
+	steps := 0
 	for _, sc := range [...]*scope{x.all, ws} {
-		sc.insert(e)
+		sc.list = append(sc.list, e)
 		sc.msgs += int(e.n)
 		if e.o != nil {
-			sc.arrive(e.o.phone, e, 0)
+			steps += sc.arrive(e.o.phone, e, 0)
 			continue
 		}
 		for i, r := range e.c.recipients {
-			sc.arrive(r.phone(), e, int32(i))
+			steps += sc.arrive(r.phone(), e, int32(i))
 		}
 	}
+	x.steps.Add(int64(steps))
 }
 
-// insert puts e in id order: at the end but for sends that took their ids in another order.
-func (sc *scope) insert(e *entry) {
-	k := len(sc.list)
-	for k > 0 && e.id.Less(sc.list[k-1].id) {
-		k--
-	}
-	sc.list = append(sc.list, nil)
-	copy(sc.list[k+1:], sc.list[k:])
-	sc.list[k] = e
-}
-
-// arrive counts message i of e in the conversation of phone, which it leads if it is the newest.
-func (sc *scope) arrive(phone uint64, e *entry, i int32) {
+// arrive counts message i of e, the newest entry, in the conversation of phone, which it
+// makes the newest. It returns the slots it moved.
+func (sc *scope) arrive(phone uint64, e *entry, i int32) int {
 	cv := sc.convs[phone]
 	if cv == nil {
 		cv = &conv{phone: phone}
 		sc.convs[phone] = cv
-	} else if !cv.latest.id.Less(e.id) {
-		cv.count++ // an older message, indexed after a newer one
-		return
 	} else {
-		sc.unlink(cv)
+		sc.vacate(cv)
 	}
 	cv.count++
 	cv.latest, cv.i = e, i
-	// The newest conversation goes first; walk past any that are newer still.
-	var prev *conv
-	next := sc.front
-	for next != nil && e.id.Less(next.latest.id) {
-		prev, next = next, next.next
+	cv.slot = int32(len(sc.order))
+	if len(sc.order)%convBlock == 0 {
+		sc.live = append(sc.live, 0)
 	}
-	cv.prev, cv.next = prev, next
-	if prev == nil {
-		sc.front = cv
-	} else {
-		prev.next = cv
-	}
-	if next != nil {
-		next.prev = cv
-	}
+	sc.order = append(sc.order, cv)
+	sc.live[len(sc.live)-1]++
+	return 1 + sc.compactConvs()
 }
 
-func (sc *scope) unlink(cv *conv) {
-	if cv.prev == nil {
-		sc.front = cv.next
-	} else {
-		cv.prev.next = cv.next
+// vacate leaves a hole in cv's slot.
+func (sc *scope) vacate(cv *conv) {
+	sc.order[cv.slot] = nil
+	sc.live[cv.slot/convBlock]--
+	sc.holes++
+}
+
+// compactConvs closes the holes of the conversation order once they are half of it, so that
+// it holds at most twice the conversations, and returns the slots it moved: each slot moved
+// was paid for by a hole made since the last compaction, O(1) a message.
+func (sc *scope) compactConvs() int {
+	if sc.holes*2 <= len(sc.order) {
+		return 0
 	}
-	if cv.next != nil {
-		cv.next.prev = cv.prev
+	order := make([]*conv, 0, 2*(len(sc.order)-sc.holes))
+	sc.live = sc.live[:0]
+	for _, cv := range sc.order {
+		if cv == nil {
+			continue
+		}
+		cv.slot = int32(len(order))
+		if len(order)%convBlock == 0 {
+			sc.live = append(sc.live, 0)
+		}
+		order = append(order, cv)
+		sc.live[len(sc.live)-1]++
 	}
-	cv.prev, cv.next = nil, nil
+	sc.order, sc.holes = order, 0
+	return len(order)
 }
 
 // leave uncounts a forgotten message of phone's conversation, which goes with its last one.
@@ -202,8 +234,9 @@ func (sc *scope) leave(phone uint64) {
 		return
 	}
 	if cv.count--; cv.count <= 0 {
-		sc.unlink(cv)
+		sc.vacate(cv)
 		delete(sc.convs, phone)
+		sc.compactConvs()
 	}
 }
 
@@ -212,7 +245,7 @@ func (sc *scope) leave(phone uint64) {
 func (x *msgIndex) forget(w *workspace, c *campaign, o *otpMessage) {
 	e := x.all.find(c.idOr(o))
 	if e == nil {
-		return // never indexed: forgotten before its send indexed it
+		return // never indexed, or forgotten already
 	}
 	e.dead = true
 	for _, sc := range [...]*scope{x.all, x.byWS[w]} {
@@ -338,7 +371,9 @@ func (sc *scope) find(id ids.ID) *entry {
 }
 
 // convPage is the conversations of w's list (the server's when w is nil) from offset on, at
-// most limit of them, as their counts and newest messages, and how many there are.
+// most limit of them, as their counts and newest messages, and how many there are. It finds
+// the page by the blocks' counts of live conversations: it costs the page and a count per
+// convBlock conversations, never a walk of those before it.
 func (x *msgIndex) convPage(w *workspace, offset, limit int) ([]int32, []msgRef, int) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -351,14 +386,32 @@ func (x *msgIndex) convPage(w *workspace, offset, limit int) ([]int32, []msgRef,
 	}
 	var counts []int32
 	var refs []msgRef
-	cv := sc.front
-	for k := 0; k < offset && cv != nil; k++ {
-		cv = cv.next
+	steps := 0
+	b := len(sc.live) - 1 // newest first: from the last block
+	for ; b >= 0 && offset >= int(sc.live[b]); b-- {
+		offset -= int(sc.live[b])
+		steps++
 	}
-	for ; cv != nil && len(refs) < limit; cv = cv.next {
-		counts = append(counts, cv.count)
-		refs = append(refs, cv.latest.ref(cv.i, cv.phone))
+	for ; b >= 0 && len(refs) < limit; b-- {
+		if sc.live[b] == 0 {
+			steps++
+			continue
+		}
+		for k := min((b+1)*convBlock, len(sc.order)) - 1; k >= b*convBlock && len(refs) < limit; k-- {
+			steps++
+			cv := sc.order[k]
+			if cv == nil {
+				continue
+			}
+			if offset > 0 {
+				offset--
+				continue
+			}
+			counts = append(counts, cv.count)
+			refs = append(refs, cv.latest.ref(cv.i, cv.phone))
+		}
 	}
+	x.steps.Add(int64(steps))
 	return counts, refs, len(sc.convs)
 }
 
@@ -367,31 +420,98 @@ func (e *entry) ref(i int32, phone uint64) msgRef {
 	return msgRef{w: e.w, c: e.c, o: e.o, to: phone, i: i, mode: e.mode}
 }
 
-// turnFor takes a turn (see turn) for a read of q that scans the lists; a read of one
-// campaign, bounded by its recipients, needs none, and its release does nothing.
+// turnFor takes a turn (see turn) for a read of q that scans: every read but one of a
+// campaign with no other filter, bounded by the campaign's recipients, whose release does
+// nothing.
 func (x *msgIndex) turnFor(ctx context.Context, q *Query, queue bool) (func(), error) {
-	if q.hasCamp {
+	if q.hasCamp && !q.search() {
 		return func() {}, nil
 	}
 	return x.turn(ctx, queue)
 }
 
-// turn waits for one of MaxSearches turns to scan, until ctx is done, or with queue false
-// refuses at once when none is free. The release it returns gives the turn back.
+// turn waits for one of MaxSearches turns to scan, in the order the turns were asked for,
+// until ctx is done (ctx.Err()). Without queue, a read past MaxQueuedSearches others waiting
+// without queue is refused at once (a *RateLimitError); with queue (a long poll, bounded
+// apart, or the Go controls) it waits whatever the queue holds. The release it returns gives
+// the turn back, to the first waiting if any.
 func (x *msgIndex) turn(ctx context.Context, queue bool) (func(), error) {
-	release := func() { <-x.searches }
-	select {
-	case x.searches <- struct{}{}:
-		return release, nil
-	default:
+	if err := x.turns.take(ctx, queue); err != nil {
+		return nil, err
 	}
-	if !queue {
-		return nil, rateLimited("Too many searches of the messages are running; try again in a second.", 1)
+	return x.turns.give, nil
+}
+
+// MaxQueuedSearches is how many reads that scan wait for a turn at once, long polls aside;
+// past them a read is refused (429 with Retry-After: 1). A waiting read holds its request
+// and about 120 bytes of the queue.
+const MaxQueuedSearches = 16
+
+// turns hands out MaxSearches turns first come, first served: a turn given back goes to the
+// oldest waiter, so that a reader who comes back after a refusal is served in its place in
+// the queue, however often others ask.
+type turns struct {
+	mu     sync.Mutex
+	free   int       // turns no one holds, while no one waits
+	queue  []*waiter // oldest first
+	capped int       // waiters counted against MaxQueuedSearches
+}
+
+// waiter is one read waiting for a turn; ready is closed when it has one.
+type waiter struct {
+	ready  chan struct{}
+	capped bool
+}
+
+// take waits for a turn (see msgIndex.turn).
+func (t *turns) take(ctx context.Context, queue bool) error {
+	t.mu.Lock()
+	if t.free > 0 && len(t.queue) == 0 {
+		t.free--
+		t.mu.Unlock()
+		return nil
 	}
+	if !queue && t.capped >= MaxQueuedSearches {
+		t.mu.Unlock()
+		return rateLimited("Too many searches of the messages are waiting; try again in a second.", 1)
+	}
+	w := &waiter{ready: make(chan struct{}), capped: !queue}
+	t.queue = append(t.queue, w)
+	if w.capped {
+		t.capped++
+	}
+	t.mu.Unlock()
 	select {
-	case x.searches <- struct{}{}:
-		return release, nil
+	case <-w.ready:
+		return nil
 	case <-ctx.Done():
-		return nil, ctx.Err()
 	}
+	t.mu.Lock()
+	if i := slices.Index(t.queue, w); i >= 0 {
+		t.queue = slices.Delete(t.queue, i, i+1)
+		if w.capped {
+			t.capped--
+		}
+		t.mu.Unlock()
+		return ctx.Err()
+	}
+	t.mu.Unlock()
+	t.give() // given a turn as ctx ended: to the next
+	return ctx.Err()
+}
+
+// give gives a turn back: to the oldest waiter, or free.
+func (t *turns) give() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.queue) == 0 {
+		t.free++
+		return
+	}
+	w := t.queue[0]
+	t.queue = slices.Delete(t.queue, 0, 1)
+	if w.capped {
+		t.capped--
+	}
+	close(w.ready)
 }

@@ -129,7 +129,14 @@ func checkIndex(t *testing.T, st *Store) {
 		require.Equal(t, total, stotal, name)
 		require.Equal(t, got, sm, name)
 	}
+	checkLists(t, st)
+}
 
+// checkLists checks the index's lists' own invariants: entries in id order, a bounded share of
+// dead entries and holes, counts that add up, conversations in the order of their newest
+// messages.
+func checkLists(t *testing.T, st *Store) {
+	t.Helper()
 	st.idx.mu.RLock()
 	defer st.idx.mu.RUnlock()
 	for w, sc := range st.idx.byWS {
@@ -153,14 +160,33 @@ func checkIndex(t *testing.T, st *Store) {
 		if len(sc.list) > 0 {
 			require.False(t, sc.list[0].dead, "no dead entry at the head")
 		}
-		n := 0
-		for cv := sc.front; cv != nil; cv = cv.next {
-			if cv.next != nil {
-				require.False(t, cv.latest.id.Less(cv.next.latest.id), "conversations newest first")
-				require.Same(t, cv, cv.next.prev)
+		n, holes := 0, 0
+		var prev *conv
+		for k, cv := range sc.order {
+			if cv == nil {
+				holes++
+				continue
 			}
+			if prev != nil {
+				require.True(t, prev.latest.id.Less(cv.latest.id) || prev.latest == cv.latest && prev.i < cv.i,
+					"conversations oldest first in order")
+			}
+			require.Equal(t, int32(k), cv.slot)
 			require.Same(t, cv, sc.convs[cv.phone])
+			prev = cv
 			n++
+		}
+		require.Equal(t, holes, sc.holes)
+		require.LessOrEqual(t, 2*holes, len(sc.order), "at most half the slots are holes")
+		require.Len(t, sc.live, (len(sc.order)+convBlock-1)/convBlock)
+		for b, live := range sc.live {
+			k := 0
+			for _, cv := range sc.order[b*convBlock : min((b+1)*convBlock, len(sc.order))] {
+				if cv != nil {
+					k++
+				}
+			}
+			require.Equal(t, int32(k), live, "block %d's count", b)
 		}
 		require.Equal(t, len(sc.convs), n, "every conversation is on the list")
 	}
@@ -281,36 +307,159 @@ func TestClearEmptiesTheIndex(t *testing.T) {
 	assert.Equal(t, "two", msgs[0].Text)
 }
 
-// TestSearchTurns: past MaxSearches scans at once, a read that scans is refused with a
-// *RateLimitError (or, queued, waits until its context ends), while a read from the index
-// still answers.
-func TestSearchTurns(t *testing.T) {
-	t.Parallel()
-	st, c := newTestStore(t, nil)
-	send(t, st, c, testNow, "hello", 2348000000001)
+// holdTurns takes every turn, and returns what gives them back.
+func holdTurns(t *testing.T, st *Store) func() {
+	t.Helper()
+	var releases []func()
 	for range MaxSearches {
 		release, err := st.idx.turn(context.Background(), false)
 		require.NoError(t, err)
-		defer release()
+		releases = append(releases, release)
 	}
-	search, err := NewQuery(Filter{Contains: "hell"})
-	require.NoError(t, err)
-	_, _, err = st.ReadMessages(context.Background(), search, 0, 10, false)
-	var rl *RateLimitError
-	require.True(t, errors.As(err, &rl), "%v", err)
-	assert.Equal(t, 1, rl.RetryAfter)
-	_, _, err = st.Conversations(context.Background(), search, 0, 10, false)
-	require.True(t, errors.As(err, &rl), "%v", err)
+	return func() {
+		for _, r := range releases {
+			r()
+		}
+	}
+}
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
-	defer cancel()
-	_, _, err = st.ReadMessages(ctx, search, 0, 10, true)
-	assert.ErrorIs(t, err, context.DeadlineExceeded)
+// waiting is how many reads wait for a turn, and how many of them count against
+// MaxQueuedSearches.
+func waiting(st *Store) (int, int) {
+	t := &st.idx.turns
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.queue), t.capped
+}
 
+// TestSearchTurns: while MaxSearches scans run, a read that scans waits for a turn (until
+// its context ends), a read from the index still answers, and so does a read of one
+// campaign alone; one of a campaign by text, a page of messages past MaxOffsetFree, waits.
+func TestSearchTurns(t *testing.T) {
+	t.Parallel()
+	st, c := newTestStore(t, nil)
+	a := send(t, st, c, testNow, "hello", 2348000000001, 2348000000002)
+	release := holdTurns(t, st)
+	defer release()
+
+	queries := []struct {
+		name   string
+		f      Filter
+		offset int
+		waits  bool
+	}{
+		{"contains", Filter{Contains: "hell"}, 0, true},
+		{"to", Filter{To: "2348000000001"}, 0, true},
+		{"campaign and contains", Filter{CampaignID: a.ID.String(), Contains: "hell"}, 0, true},
+		{"campaign and to", Filter{CampaignID: a.ID.String(), To: "2348000000001"}, 0, true},
+		{"deep page", Filter{}, MaxOffsetFree + 1, true},
+		{"unfiltered", Filter{}, 0, false},
+		{"page at MaxOffsetFree", Filter{}, MaxOffsetFree, false},
+		{"campaign alone", Filter{CampaignID: a.ID.String()}, 0, false},
+	}
+	for _, tt := range queries {
+		q, err := NewQuery(tt.f)
+		require.NoError(t, err)
+		for _, queue := range []bool{false, true} {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+			_, _, err := st.ReadMessages(ctx, q, tt.offset, 10, queue)
+			cancel()
+			if tt.waits {
+				require.ErrorIs(t, err, context.DeadlineExceeded, "%s: waits for a turn", tt.name)
+			} else {
+				require.NoError(t, err, tt.name)
+			}
+			if tt.offset > 0 {
+				continue // conversations: every page from the index
+			}
+			ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
+			_, _, err = st.Conversations(ctx, q, tt.offset, 10, queue)
+			cancel()
+			if tt.waits {
+				require.ErrorIs(t, err, context.DeadlineExceeded, "%s: conversations wait for a turn", tt.name)
+			} else {
+				require.NoError(t, err, tt.name)
+			}
+		}
+	}
+	n, capped := waiting(st)
+	assert.Zero(t, n, "a read whose context ended left the queue")
+	assert.Zero(t, capped)
 	list, total, err := st.ReadMessages(context.Background(), Query{mode: -1, kind: -1}, 0, 10, false)
 	require.NoError(t, err)
-	assert.Equal(t, 1, total)
-	assert.Len(t, list, 1)
+	assert.Equal(t, 2, total)
+	assert.Len(t, list, 2)
+}
+
+// TestSearchTurnsInArrivalOrder: reads that wait for a turn are served in the order they came,
+// so one that came back after a refusal is not passed by others asking again and again; past
+// MaxQueuedSearches waiting, a read is refused with Retry-After 1, a long poll still queues.
+func TestSearchTurnsInArrivalOrder(t *testing.T) {
+	t.Parallel()
+	st, c := newTestStore(t, nil)
+	send(t, st, c, testNow, "hello", 2348000000001)
+	search, err := NewQuery(Filter{Contains: "hell"})
+	require.NoError(t, err)
+	var held []func()
+	for range MaxSearches {
+		release, err := st.idx.turn(context.Background(), false)
+		require.NoError(t, err)
+		held = append(held, release)
+	}
+
+	// First in the queue: a search through ReadMessages, as a client that honours
+	// Retry-After sends it; then waiters that hold their turn until told.
+	read := make(chan error, 1)
+	go func() {
+		_, _, err := st.ReadMessages(context.Background(), search, 0, 10, false)
+		read <- err
+	}()
+	require.Eventually(t, func() bool { n, _ := waiting(st); return n == 1 }, time.Minute, time.Millisecond)
+	const n = MaxQueuedSearches + MaxQueuedSearches/2 - 1 // the read and these: MaxQueuedSearches plain
+	got := make(chan int, n)
+	done := make([]chan struct{}, n)
+	var wg sync.WaitGroup
+	for k := range n {
+		queue := k < MaxQueuedSearches && k%2 == 1 // long polls and plain reads alike
+		done[k] = make(chan struct{})
+		wg.Go(func() {
+			release, err := st.idx.turn(context.Background(), queue)
+			if !assert.NoError(t, err) {
+				return
+			}
+			got <- k
+			<-done[k]
+			release()
+		})
+		require.Eventually(t, func() bool { w, _ := waiting(st); return w == k+2 }, time.Minute, time.Millisecond,
+			"waiter %d queues", k)
+	}
+	_, capped := waiting(st)
+	require.Equal(t, MaxQueuedSearches, capped, "the plain reads wait to the bound")
+	_, _, err = st.ReadMessages(context.Background(), search, 0, 10, false)
+	var rl *RateLimitError
+	require.True(t, errors.As(err, &rl), "past MaxQueuedSearches waiting: %v", err)
+	assert.Equal(t, 1, rl.RetryAfter)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	_, _, err = st.ReadMessages(ctx, search, 0, 10, true)
+	cancel()
+	require.ErrorIs(t, err, context.DeadlineExceeded, "a long poll queues past the bound")
+
+	// One turn goes round: each waiter has it in its place.
+	held[0]()
+	require.NoError(t, <-read, "the first to wait is served first")
+	for k := range n {
+		assert.Equal(t, k, <-got, "served in arrival order")
+		close(done[k])
+	}
+	wg.Wait()
+	for _, release := range held[1:] {
+		release()
+	}
+	w, capped := waiting(st)
+	assert.Zero(t, w)
+	assert.Zero(t, capped)
+	assert.Equal(t, MaxSearches, st.idx.turns.free, "every turn is back")
 }
 
 // TestScanLetsSendsThrough: while a scan is stopped between two campaigns (a slow match), a
@@ -374,5 +523,86 @@ func TestContainsLower(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, containsLower(tt.s, tt.sub), "%q in %q", tt.sub, tt.s)
 		assert.Equal(t, strings.Contains(strings.ToLower(tt.s), tt.sub), containsLower(tt.s, tt.sub), "%q in %q", tt.sub, tt.s)
+	}
+}
+
+// TestIndexWorkIsLinearWhateverTheOrder: campaigns sent at once from many goroutines (their
+// ids taken in one order, their sends finished in another) cost the index a bounded number of
+// steps per message, as campaigns sent one after another do; before, a campaign indexed after a
+// newer one walked every newer conversation for each of its numbers.
+func TestIndexWorkIsLinearWhateverTheOrder(t *testing.T) {
+	t.Parallel()
+	const senders, campaigns, per = 8, 6, 400
+	for _, concurrent := range []bool{false, true} {
+		t.Run(map[bool]string{false: "one after another", true: "at once"}[concurrent], func(t *testing.T) {
+			t.Parallel()
+			st, c := newTestStore(t, nil)
+			before := st.idx.steps.Load()
+			sendAll := func(g int) {
+				for k := range campaigns {
+					phones := make([]uint64, per)
+					for j := range phones {
+						if j%4 == 0 { // a number every sender sends to: its conversation moves
+							phones[j] = 2347000000000 + uint64(j)
+						} else {
+							phones[j] = 2348000000000 + uint64((g*campaigns+k)*per+j)
+						}
+					}
+					send(t, st, c, testNow, "hello", phones...)
+				}
+			}
+			var wg sync.WaitGroup
+			for g := range senders {
+				if concurrent {
+					wg.Go(func() { sendAll(g) })
+				} else {
+					sendAll(g)
+				}
+			}
+			wg.Wait()
+			arrivals := int64(2 * senders * campaigns * per) // each message, in the server's list and its workspace's
+			steps := st.idx.steps.Load() - before
+			assert.LessOrEqual(t, steps, 2*arrivals, "steps of the index for %d arrivals", arrivals)
+			checkLists(t, st)
+			q := Query{mode: -1, kind: -1}
+			convs, n, err := st.Conversations(context.Background(), q, 0, senders*campaigns*per, false)
+			require.NoError(t, err)
+			q.since = 1 // the same from a scan
+			scan, sn, err := st.Conversations(context.Background(), q, 0, senders*campaigns*per, false)
+			require.NoError(t, err)
+			require.Equal(t, sn, n)
+			require.Equal(t, scan, convs)
+		})
+	}
+}
+
+// TestDeepConversationPageCostsThePage: a page of conversations deep in the list costs the
+// page and a count per block of conversations, not a walk of every conversation before it,
+// and holds the right ones.
+func TestDeepConversationPageCostsThePage(t *testing.T) {
+	t.Parallel()
+	const campaigns, per, limit = 40, 1000, 10
+	st, c := newTestStore(t, nil)
+	for k := range campaigns {
+		phones := make([]uint64, per)
+		for j := range phones {
+			phones[j] = 2348000000000 + uint64(k*per+j)
+		}
+		send(t, st, c, testNow, "hello", phones...)
+	}
+	q := Query{mode: -1, kind: -1}
+	for _, offset := range []int{0, 1, 999, 1000, 20_000, 20_555, campaigns*per - limit, campaigns*per - 3} {
+		before := st.idx.steps.Load()
+		convs, total, err := st.Conversations(context.Background(), q, offset, limit, false)
+		require.NoError(t, err)
+		steps := st.idx.steps.Load() - before
+		require.Equal(t, campaigns*per, total)
+		require.Len(t, convs, min(limit, total-offset))
+		for i, cv := range convs {
+			n := campaigns*per - 1 - (offset + i) // the newest first: the last number sent
+			assert.Equal(t, strconv.FormatUint(2348000000000+uint64(n), 10), cv.Latest.To, "offset %d+%d", offset, i)
+		}
+		blocks := (campaigns*per + convBlock - 1) / convBlock
+		assert.LessOrEqual(t, steps, int64(blocks+2*convBlock), "steps of a page at offset %d", offset)
 	}
 }

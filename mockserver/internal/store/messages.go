@@ -230,7 +230,8 @@ func (st *Store) render(r msgRef) (Message, bool) {
 }
 
 // search reports whether q filters on more than a workspace or a campaign: the index keeps no
-// list for it, so reading it scans, in one of MaxSearches turns.
+// list for it, so reading it scans, in one of MaxSearches turns (a campaign's recipients
+// only, when q names one, in a turn too).
 func (q *Query) search() bool {
 	return q.to != 0 || q.contains != "" || q.from != "" || q.since != 0 || q.mode >= 0 || q.kind >= 0
 }
@@ -327,11 +328,17 @@ func (st *Store) page(w *workspace, offset, end int) []msgRef {
 	return refs
 }
 
+// MaxOffsetFree is the deepest offset of a page of messages read from the index without a
+// turn: a page walks the campaigns and OTP messages before it (whole, not their messages),
+// so a deeper one costs what it skips and waits for a turn as a search does.
+const MaxOffsetFree = 10_000
+
 // ReadMessages returns the messages q selects, newest first, from offset on, at most limit of
 // them (fewer when some are forgotten while they are rendered), and how many q selects. A
-// filter by workspace or campaign alone reads the index: it costs the page. Any other filter
-// scans the store, in one of MaxSearches turns: with queue it waits for one until ctx is done
-// (ctx.Err()); without, it is a *RateLimitError when none is free.
+// filter by workspace or campaign alone reads the index: it costs the page (and, past
+// MaxOffsetFree, what it skips, in a turn). Any other filter scans the store, in one of
+// MaxSearches turns, given in the order they are asked for: it waits for one until ctx is
+// done (ctx.Err()), or without queue is a *RateLimitError when MaxQueuedSearches others wait.
 func (st *Store) ReadMessages(ctx context.Context, q Query, offset, limit int, queue bool) ([]Message, int, error) {
 	offset, end := window(offset, limit)
 	var refs []msgRef
@@ -340,6 +347,13 @@ func (st *Store) ReadMessages(ctx context.Context, q Query, offset, limit int, q
 		w, ok := st.scopeOf(&q)
 		if !ok {
 			return []Message{}, 0, nil
+		}
+		if offset > MaxOffsetFree {
+			release, err := st.idx.turn(ctx, queue)
+			if err != nil {
+				return nil, 0, err
+			}
+			defer release()
 		}
 		total = st.idx.count(w)
 		refs = st.page(w, offset, end)
@@ -388,8 +402,9 @@ type Conversation struct {
 
 // Conversations returns the numbers the messages q selects went to, the newest conversation
 // first, from offset on, at most limit of them, and how many there are. Unfiltered or by
-// workspace it reads the index's conversations; any other filter scans, in a turn as
-// ReadMessages takes one, and keeps a count per number it meets.
+// workspace it reads the index's conversations, at the cost of the page at any offset; any
+// other filter scans, in a turn as ReadMessages takes one, and keeps a count per number it
+// meets.
 func (st *Store) Conversations(ctx context.Context, q Query, offset, limit int, queue bool) ([]Conversation, int, error) {
 	offset, end := window(offset, limit)
 	var counts []int32

@@ -111,14 +111,18 @@ func (st *Store) SendOTP(c Caller, p OTPParams, now time.Time) (OTPSent, error) 
 	m := &otpMessage{parts: uint8(parts), senderID: p.From, text: strings.ReplaceAll(p.Text, p.Placeholder, pin),
 		pin: pin, phone: p.Phone, createdAt: now.UnixNano(), amount: int64(parts) * st.cfg.GenericPrice}
 	refused := st.otpStatus(m, p.ProviderFailure)
+	st.idx.lockSend(c.w, 1)
 	o, balance, err := c.w.sendOTP(c.Mode, st.cfg.IDs, m, p.TTL, refused)
+	if err == nil {
+		st.indexOTP(c.w, c.Mode, m)
+	}
+	st.idx.unlockSend(c.w, 1)
 	if err != nil {
 		return OTPSent{}, err
 	}
 	if !refused {
 		st.latestPins.Deliver(o.phone, o.pinID, pin, m.createdAt)
 	}
-	st.indexOTP(c.w, c.Mode, m)
 	st.keep(1)
 	st.arrivedOTP(c.w, c.Mode, m)
 	st.otpSent(c, m.id, o.phone, o.pinID, m.status, balance)
@@ -165,9 +169,9 @@ func (md *modeData) deliverOTPs(now int64) {
 	}
 }
 
+// sendOTP debits the wallet and stores the pin and its message m in one step; m's id is taken
+// under the index's lock and w's (see lockSend, which the caller holds).
 func (w *workspace) sendOTP(mode Mode, gen *ids.Gen, m *otpMessage, ttl time.Duration, refused bool) (*otp, int64, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	title, ok := w.activeSender(m.senderID)
 	if !ok {
 		return nil, 0, errSenderNotActive(m.senderID)
