@@ -223,7 +223,9 @@ const (
 	// (_id, senderId, recipientCount, amount, status; page, limit, total). Endpoints whose
 	// answers nothing shows (keys, campaign status, sender-ID requests) keep the project's
 	// shapes, with the table's statuses: 200 for a key created, 202 for a sender-ID request
-	// (an assumption: the table has no 201). The /_mock/ controls are not affected.
+	// (an assumption: the table has no 201). References are not deduplicated, as the pages
+	// never say that the service does, unless WithReferenceDeduplication(true). The /_mock/
+	// controls are not affected.
 	ProfileDocumented
 )
 
