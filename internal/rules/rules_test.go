@@ -72,6 +72,10 @@ func TestNormalizePhone(t *testing.T) {
 		{"00 44 20 7946 0958", "", errPhone00},
 		{"+00 44 20 7946 0958", "", errPhone00},
 		{"00000000000", "", errPhone00},
+		{"0296 355 7538", "", errPhoneLocal}, // 0 + 10 digits, but no Nigerian number starts 29
+		{"02079460958", "", errPhoneLocal},   // a British local number
+		{"07025671695", "2347025671695", nil},
+		{"09125671695", "2349125671695", nil},
 
 		// As people write them: spaces, dashes, dots and parentheses separate digits.
 		{"+234 803 123 4567", "2348031234567", nil},
