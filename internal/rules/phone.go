@@ -183,12 +183,3 @@ func nigerianMobile(prefix string) bool {
 	}
 	return false
 }
-
-// MaskPhone hides the middle of a phone number for logs: "2348025671695" becomes
-// "234802****695". Short inputs are masked whole.
-func MaskPhone(number string) string {
-	if len(number) < 8 {
-		return "****"
-	}
-	return number[:6] + "****" + number[len(number)-3:]
-}

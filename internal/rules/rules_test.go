@@ -172,12 +172,6 @@ func TestNormalizePhoneAllocs(t *testing.T) {
 	}
 }
 
-func TestMaskPhone(t *testing.T) {
-	t.Parallel()
-	assert.Equal(t, "234802****695", MaskPhone("2348025671695"))
-	assert.Equal(t, "****", MaskPhone("123"))
-}
-
 func TestNaira(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
