@@ -295,6 +295,10 @@ type call struct {
 	// observe, when set, sees every attempt's outcome as soon as it is recorded (SendBulk
 	// pauses all its workers on a 429).
 	observe func(*call)
+	// What was sent that the server's text must not repeat (see redactor): the request's
+	// headers (its credentials) and body.
+	sentHeader http.Header
+	sentBody   []byte
 
 	// Filled in while the call runs, by the retry policy.
 	attempt   int           // 1-based number of the latest attempt
@@ -312,7 +316,7 @@ func (cl *call) op() string { return cl.method + " " + cl.path }
 // apiError is the typed error of the latest response. A *ScopeError whose body named no scope
 // names the scope the endpoint needs: the live pages document the 403 but not its members.
 func (cl *call) apiError() error {
-	err := apiError(cl.status, cl.header, cl.data)
+	err := cl.redactError(apiError(cl.status, cl.header, cl.data))
 	if se, ok := err.(*ScopeError); ok && se.Scope == "" {
 		se.Scope = scopeOf(cl.path)
 	}
@@ -359,6 +363,8 @@ func (c *core) do(ctx context.Context, cl *call, out any) error {
 		return fmt.Errorf("sms: %s: %w", cl.op(), err)
 	}
 	c.auth(req.Header)
+	cl.sentHeader = req.Header
+	cl.sentBody, _ = body.([]byte)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
 	if body != nil {

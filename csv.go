@@ -40,7 +40,9 @@ var (
 // CSVReader reads the recipients of a bulk job from a CSV file as spreadsheets export it:
 // phone[,name], one row per recipient, with or without a header row, separated by commas, or
 // by semicolons or tabs when the first line has no comma. A byte order mark is skipped, and
-// spaces around fields are trimmed.
+// spaces around fields are trimmed. Lines end in LF, CRLF or CR alone (the "CSV (Macintosh)"
+// of Excel for Mac). A name may not hold a line break (a quoted field can): its row is a
+// *CSVRowError.
 //
 // The first row is a header when a column is given by name, when it names the phone column
 // (phone, phone number, msisdn, mobile, number, to, tel, recipient, ...), or when its phone
@@ -180,7 +182,7 @@ func (cr *CSVReader) read(yield func(Recipient, error) bool) error {
 		_, _ = br.Discard(3) // a byte order mark, as spreadsheets write
 	}
 	comma := delimiter(br)
-	rows := &rowLimiter{src: br, max: MaxCSVRowBytes}
+	rows := &rowLimiter{src: bufio.NewReaderSize(crLines{br}, 64<<10), max: MaxCSVRowBytes}
 	r := csv.NewReader(rows)
 	r.Comma = comma
 	r.FieldsPerRecord = -1
@@ -262,6 +264,9 @@ func (cr *CSVReader) check(rec []string, cols *CSVColumns, names map[string]bool
 	}
 	if reason := checkNameText(name); reason != "" {
 		return bad(reason)
+	}
+	if strings.ContainsAny(name, "\r\n") {
+		return bad("the name " + quoteValue(name) + " holds a line break, which no SMS shows as written: put each recipient's name on one line")
 	}
 	if cr.Message == "" || !strings.Contains(cr.Message, nameTag) {
 		return Recipient{Phone: phone, Name: name}, nil
@@ -363,12 +368,47 @@ func columnOption(field, s string) (int, bool, error) {
 	return n - 1, true, nil
 }
 
+// crLines passes a file on with each CR that is not followed by a LF turned into a LF: the
+// line end of classic Mac OS, which Excel for Mac's "CSV (Macintosh)" still writes. A CRLF
+// passes as it is (encoding/csv reads it as a line end).
+type crLines struct{ src *bufio.Reader }
+
+func (c crLines) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if _, err := c.src.Peek(1); err != nil {
+		return 0, err
+	}
+	buf, _ := c.src.Peek(c.src.Buffered())
+	n := copy(p, buf)
+	if n < len(buf) {
+		buf = buf[:n+1] // the byte after the last one passed, to tell a CRLF
+	} else if buf[n-1] == '\r' {
+		if n > 1 {
+			n-- // the CR waits for the byte after it
+		} else if next, _ := c.src.Peek(2); len(next) == 2 {
+			buf = next
+		}
+	}
+	for i := range n {
+		if p[i] == '\r' && (i+1 >= len(buf) || buf[i+1] != '\n') {
+			p[i] = '\n'
+		}
+	}
+	_, _ = c.src.Discard(n)
+	return n, nil
+}
+
 // delimiter guesses the field separator from the first line: a comma, unless the line has
 // none but has semicolons (as spreadsheets write where the comma is the decimal point) or
 // tabs.
 func delimiter(br *bufio.Reader) rune {
 	b, _ := br.Peek(br.Size())
-	line, _, _ := bytes.Cut(b, []byte("\n"))
+	line := b
+	if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
+		line = b[:i]
+	}
 	switch {
 	case bytes.ContainsRune(line, ','):
 		return ','

@@ -154,6 +154,44 @@ func TestReadCSV(t *testing.T) {
 				Reason: "with this name the message takes 11 SMS parts; at most 10 are allowed"}},
 		},
 		{
+			name: "CR-only line ends (Excel for Mac) without a header",
+			csv:  "08025671695,Ade\r08031234567,Bola\r08051234567,Chi\r",
+			cols: "no header row; numbers from column 1, names from column 2",
+			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ade"}, {Phone: "2348031234567", Name: "Bola"}, {Phone: "2348051234567", Name: "Chi"}},
+		},
+		{
+			name: "CR-only line ends with a header, semicolons, no final line end",
+			csv:  "Name;Phone\rAda;08025671695\rBola;08031234567",
+			cols: `a header row; numbers from column 2 ("Phone"), names from column 1 ("Name")`,
+			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}, {Phone: "2348031234567", Name: "Bola"}},
+		},
+		{
+			name: "CR, LF and CRLF line ends mixed; blank CR lines counted",
+			csv:  "08025671695,Ada\r\n08031234567,Bola\r\r12345,Bad\n08051234567,Chi\r",
+			cols: "no header row; numbers from column 1, names from column 2",
+			want: []sms.Recipient{{Phone: "2348025671695", Name: "Ada"}, {Phone: "2348031234567", Name: "Bola"}, {Phone: "2348051234567", Name: "Chi"}},
+			bad:  []sms.CSVRowError{{Line: 4, Field: "Phone", Value: "12345", Reason: `invalid phone number "12345": ` + phoneRule}},
+		},
+		{
+			name: "a name holding a line break is a bad row, whatever the line ends",
+			csv:  "08025671695,\"Ada\nLovelace\"\n08031234567,Bola\n08051234567,\"Chi\r\nOkafor\"\n",
+			cols: "no header row; numbers from column 1, names from column 2",
+			want: []sms.Recipient{{Phone: "2348031234567", Name: "Bola"}},
+			bad: []sms.CSVRowError{
+				{Line: 1, Field: "Name", Value: "Ada\nLovelace", Reason: `the name "Ada\nLovelace" holds a line break, which no SMS shows as written: put each recipient's name on one line`},
+				{Line: 4, Field: "Name", Value: "Chi\nOkafor", Reason: `the name "Chi\nOkafor" holds a line break, which no SMS shows as written: put each recipient's name on one line`},
+			},
+		},
+		{
+			name: "a name holding a line break in a CR-only file",
+			csv:  "phone,name\r08025671695,\"Ada\rLovelace\"\r08031234567,Bola\r",
+			cols: `a header row; numbers from column 1 ("phone"), names from column 2 ("name")`,
+			want: []sms.Recipient{{Phone: "2348031234567", Name: "Bola"}},
+			bad: []sms.CSVRowError{
+				{Line: 2, Field: "Name", Value: "Ada\nLovelace", Reason: `the name "Ada\nLovelace" holds a line break, which no SMS shows as written: put each recipient's name on one line`},
+			},
+		},
+		{
 			name: "a Latin-1 name",
 			csv:  "08025671695,Ren\xe9e\n",
 			cols: "no header row; numbers from column 1, names from column 2",

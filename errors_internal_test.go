@@ -176,9 +176,11 @@ func TestSnippetRedacts(t *testing.T) {
 		{`key sk_test_abc123 leaked`, `key [REDACTED] leaked`},
 		{strings.Repeat(" ", maxSnippetScan-12) + `{"secret":"sk_live_0123456789"}`, ""},
 		{"line\n\x1b[31m", `line\n\x1b[31m`},
-		{`{"data":{"phone_number":"2348025671695","msisdn":2348025671695}}`, `{"data":{"phone_number":"234802****695","msisdn":234802****695}}`},
+		{`{"data":{"phone_number":"2348025671695","msisdn":2348025671695}}`, `{"data":{"phone_number":"234802****695","msisdn":"234802****695"}}`},
+		{`{"to":[2348025671695, "0803 123 4567"],"x":"0803-123-4567","y":"to_2348025671695"}`, `{"to":["234802****695", "0803****567"],"x":"0803****567","y":"to_234802****695"}`},
+		{`{"otp_code":"123456","pinCode":123456,"text":"Your code is 123456"}`, `{"otp_code":"[REDACTED]","pinCode":"[REDACTED]","text":"Your code is [REDACTED]"}`},
 	} {
-		got := snippet([]byte(tt.body))
+		got := snippet([]byte(tt.body), (&call{}).redactor())
 		assert.NotContains(t, got, "sk_", tt.body)
 		assert.NotContains(t, got, "123456", tt.body)
 		if tt.want != "" {

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/seedsms/sms-go/internal/rules"
+	"github.com/seedsms/sms-go/internal/safetext"
 )
 
 // PinType is the alphabet of an OTP pin.
@@ -98,7 +99,7 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 	}
 	cl := &call{
 		method: http.MethodPost, path: "/v1/otp/send", body: body, policy: retryUnsent,
-		attrs: []slog.Attr{slog.String("to", rules.MaskPhone(body.To))},
+		attrs: []slog.Attr{slog.String("to", safetext.MaskPhone(body.To))},
 	}
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 
-	"github.com/seedsms/sms-go/internal/rules"
+	"github.com/seedsms/sms-go/internal/safetext"
 )
 
 // OutcomeError is the error of a call that changes something (a send, an OTP, a sender ID
@@ -170,8 +169,10 @@ func (cl *call) outcome(ctxErr, cause error) *OutcomeError {
 			e.RequestID = env.RequestID.s
 		}
 	}
+	r := cl.redactor()
+	e.RequestID = r.Secrets(e.RequestID)
 	if cl.accepted() {
-		e.Body = snippet(cl.data)
+		e.Body = snippet(cl.data, r)
 	}
 	return e
 }
@@ -179,30 +180,15 @@ func (cl *call) outcome(ctxErr, cause error) *OutcomeError {
 // maxSnippetScan is how much of a body is redacted and made printable for an error.
 const maxSnippetScan = 4 * maxErrorText
 
-// secretText matches what a body may hold that an error string must not show: a key's
-// secret, a pin, a token or a password, as a JSON member (also cut short at the end of the
-// scanned part); an API secret anywhere; and a phone number as a member, which is masked as
-// in the debug log.
-var secretText = regexp.MustCompile(`(?i)("(?:secret|apiSecret|api_secret|pin|otp|token|jwt|password)"\s*:\s*)("(?:[^"\\]|\\.)*"?|[0-9]+)` +
-	`|sk_(?:live|test)_[^\s"',;}&]*` +
-	`|("(?:phone_number|phoneNumber|phone|msisdn|to)"\s*:\s*"?)(\+?[0-9]+)`)
-
-// snippet returns the start of body for an error: redacted, printable and bounded.
-func snippet(body []byte) string {
+// snippet returns the start of body for an error: redacted by r (see internal/safetext: a
+// member whose name says it holds a secret or a pin, whole; the call's own credentials and
+// pins, anything shaped like a secret or a JWT, and pins in words, wherever they are; phone
+// numbers masked, in every form), printable and bounded.
+func snippet(body []byte, r *safetext.Redactor) string {
 	if len(body) == 0 {
 		return ""
 	}
-	s := string(body[:min(len(body), maxSnippetScan)])
-	s = secretText.ReplaceAllStringFunc(s, func(m string) string {
-		switch sub := secretText.FindStringSubmatch(m); {
-		case sub[1] != "":
-			return sub[1] + `"[REDACTED]"`
-		case sub[3] != "":
-			return sub[3] + rules.MaskPhone(sub[4])
-		}
-		return "[REDACTED]"
-	})
-	return printable(s)
+	return printable(string(r.JSON(body[:min(len(body), maxSnippetScan)])))
 }
 
 // sent builds the result of a send's 2xx answer (SMS.Send, Campaigns.Create and each batch

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -143,16 +145,40 @@ func TestRecipientsFileReadError(t *testing.T) {
 	assert.ErrorAs(t, errs[0], &fe, "an input error, exit status 1")
 }
 
+// csvRows is what sms.ReadCSV yields for data, with the columns and message of rf: each
+// recipient or row error as a line, then the error that ended the file.
+func csvRows(data []byte, phoneCol, nameCol, message string) []string {
+	r := sms.NewCSVReader(bytes.NewReader(data))
+	r.PhoneColumn, r.NameColumn, r.Message = phoneCol, nameCol, message
+	var out []string
+	for rcpt, err := range r.All() {
+		if err != nil {
+			out = append(out, err.Error())
+			continue
+		}
+		out = append(out, rcpt.Phone+" "+strconv.Quote(rcpt.Name))
+	}
+	return append(out, r.Columns().String())
+}
+
 // Whatever the file holds, reading it never panics: it is refused as a whole with an input
 // error, or each row is sent or listed as bad, and the pass that sends yields exactly the rows
-// the check found valid, each a normalized number with a name of at most 100 characters.
+// the check found valid, each a normalized number with a name of at most 100 characters. A
+// file whose line ends are CRs alone (Excel for Mac) reads as the same file with LFs.
 func FuzzRecipientsFile(f *testing.F) {
+	f.Add([]byte("08025671695,Ade\n08031234567,Bola\n"), "", "")
+	f.Add([]byte("Name;Phone\n\"Ada\n\",08025671695\n\n"), "", "")
 	f.Add([]byte("phone,name\n08025671695,Ada\n"), "", "")
 	f.Add([]byte("\uFEFFName;Phone\n\"Ada, Lovelace\",+2348025671695\n"), "2", "1")
 	f.Add([]byte("msisdn\n12\n\n\"\"\n,,,,\n"), "msisdn", "")
 	f.Add([]byte("08025671695,\"Ada\n"), "", "")
 	f.Add([]byte("a,b\n0,1\n"), "b", "a")
 	f.Fuzz(func(t *testing.T, data []byte, phoneCol, nameCol string) {
+		if !bytes.ContainsRune(data, '\r') {
+			lf := csvRows(data, phoneCol, nameCol, "Hi {{name}}")
+			cr := csvRows(bytes.ReplaceAll(data, []byte("\n"), []byte("\r")), phoneCol, nameCol, "Hi {{name}}")
+			require.Equal(t, lf, cr, "the same file with CR line ends")
+		}
 		p := filepath.Join(t.TempDir(), "people.csv")
 		require.NoError(t, os.WriteFile(p, data, 0o600))
 		rf := &recipientsFile{path: p, phoneCol: phoneCol, nameCol: nameCol, message: "Hi {{name}}"}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -168,7 +169,7 @@ func refNormalizePhone(s string) string {
 	var want string
 	switch {
 	case refLocal.MatchString(digits):
-		if !plus && digits[1] != '0' {
+		if !plus && digits[1] != '0' && slices.Contains([]string{"70", "80", "81", "90", "91"}, digits[1:3]) {
 			want = "234" + digits[1:]
 		}
 	case refNoZero.MatchString(digits):
@@ -202,7 +203,7 @@ func FuzzNormalizePhone(f *testing.F) {
 		"+234 803 123 4567", "0803-123-4567", "(0803) 1234567", "0803.123.4567", "8031234567", "+8031234567",
 		"+234 (0)803 123 4567", "234008031234567", "8031234567.0", "8031234567.00", "+33 6.12.34.56.00",
 		"8031234567.000", "8031234567.0.", "- ( ) .", "(+234) 803", "0803\u00a01234567",
-		"+234 803 123 456", "+234 803 123 45678", "234 0803 123 45678", "23400803123456", "2340",
+		"+234 803 123 456", "+234 803 123 45678", "234 0803 123 45678", "23400803123456", "2340", "0296 355 7538", "02079460958",
 	} {
 		f.Add(s)
 	}

@@ -20,6 +20,7 @@ var (
 	errPhoneFloat = phoneError("phone number ends in .0 or .00, as a spreadsheet writes a number it stored with decimals (8031234567.0): export the column as text, or separate the last digits with a space")
 	errPhone00    = phoneError("phone number starts with 00, the prefix for calls abroad: write it with + and the country code instead (+44 20 7946 0958)")
 	errPhoneNoCC  = phoneError("no country has international numbers of 10 digits starting with 70, 80, 81, 90 or 91: write a Nigerian number as 0 + 10 digits or +234 + 10 digits")
+	errPhoneLocal = phoneError("0 + 10 digits is a local Nigerian number only when the 10 digits start with 70, 80, 81, 90 or 91 (a mobile number; no other Nigerian number has 10 digits): write a number of another country with + and its country code (+44 20 7946 0958)")
 )
 
 // maxPhoneDigits is the longest international number (E.164).
@@ -39,7 +40,8 @@ func errNigerianLength(national int, zero bool) error {
 
 // NormalizePhone returns number in its normalized form: digits only, international. It accepts
 // international numbers with or without a leading "+" (8 to 15 digits, the first not 0) and
-// local Nigerian numbers ("0" followed by 10 digits), which become "234" + the 10 digits.
+// local Nigerian numbers ("0" followed by 10 digits starting with 70, 80, 81, 90 or 91), which
+// become "234" + the 10 digits.
 //
 // Numbers are accepted as people write them: spaces, dashes, dots and parentheses may stand
 // anywhere around the digits ("+234 803 123 4567", "0803-123-4567", "(0803) 1234567",
@@ -57,7 +59,10 @@ func errNigerianLength(national int, zero bool) error {
 //     the same digits are refused, for the same reason. Other 10-digit numbers, such as
 //     Seoul's 82 2 123 4567 or the Maldives' 960 777 1234, stay international.
 //
-// Refused with an error that says why: a number starting with 00 (the prefix for calls
+// Refused with an error that says why: "0" + 10 digits that start otherwise ("0296 355 7538",
+// "020 7946 0958"): every Nigerian number of 10 digits is a mobile one, so such a number is a
+// local number of another country (the United Kingdom's have this shape), which "234" would
+// send to a Nigerian number that does not exist; a number starting with 00 (the prefix for calls
 // abroad; no Nigerian number has another 0 after its trunk 0), and one ending in ".0" or ".00"
 // ("8031234567.0", as a spreadsheet writes a number it stored with decimals), rather than
 // read with those zeros.
@@ -125,6 +130,8 @@ func normalizeDigits[D string | []byte](number string, d D, plus, sep bool) (str
 			return "", errPhone00
 		case plus || n != 11:
 			return "", ErrPhone
+		case !nigerianMobile(string(d[1:3])):
+			return "", errPhoneLocal
 		}
 		return "234" + string(d[1:]), nil
 	case n == 10 && nigerianMobile(string(d[:2])):
@@ -175,13 +182,4 @@ func nigerianMobile(prefix string) bool {
 		return true
 	}
 	return false
-}
-
-// MaskPhone hides the middle of a phone number for logs: "2348025671695" becomes
-// "234802****695". Short inputs are masked whole.
-func MaskPhone(number string) string {
-	if len(number) < 8 {
-		return "****"
-	}
-	return number[:6] + "****" + number[len(number)-3:]
 }

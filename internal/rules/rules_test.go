@@ -72,6 +72,10 @@ func TestNormalizePhone(t *testing.T) {
 		{"00 44 20 7946 0958", "", errPhone00},
 		{"+00 44 20 7946 0958", "", errPhone00},
 		{"00000000000", "", errPhone00},
+		{"0296 355 7538", "", errPhoneLocal}, // 0 + 10 digits, but no Nigerian number starts 29
+		{"02079460958", "", errPhoneLocal},   // a British local number
+		{"07025671695", "2347025671695", nil},
+		{"09125671695", "2349125671695", nil},
 
 		// As people write them: spaces, dashes, dots and parentheses separate digits.
 		{"+234 803 123 4567", "2348031234567", nil},
@@ -166,12 +170,6 @@ func TestNormalizePhoneAllocs(t *testing.T) {
 	for _, in := range []string{"2348025671695", "+2348025671695"} {
 		assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = NormalizePhone(in) }), in)
 	}
-}
-
-func TestMaskPhone(t *testing.T) {
-	t.Parallel()
-	assert.Equal(t, "234802****695", MaskPhone("2348025671695"))
-	assert.Equal(t, "****", MaskPhone("123"))
 }
 
 func TestNaira(t *testing.T) {

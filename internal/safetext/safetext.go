@@ -1,4 +1,6 @@
-// Package safetext makes text from a server fit for an error string or a terminal line.
+// Package safetext makes text from a server fit for an error string or a terminal line, and
+// holds the module's one rule for what such text must not show (see Redactor): secrets, pins,
+// and phone numbers in full.
 package safetext
 
 import (

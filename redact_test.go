@@ -1,0 +1,154 @@
+package sms_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+)
+
+// The credentials of TestServerTextRedacted's clients: shaped as the service issues them, so
+// that only the client's knowledge of what it sent finds them once cut or split.
+const (
+	ownKey    = "pk_test_Jq3Lw8Nz5Rt1Vx7Bc4Dm9Fh2"
+	ownSecret = "sk_test_Q9vX2mL7pR4tY8wZ1aB5cD6eF3gH0jK2uN7sW4y"
+	ownToken  = "aGVhZGVyLXBhcnQ.Ym9keS1wYXJ0LWxvbmc.c2lnbmF0dXJlLXBhcnQ" // no eyJ: found as the client's own
+)
+
+// The server's text reaches no error string or field with the client's own secret, its
+// dashboard token or the pin it sent (whole, cut, or split), nor anything shaped like a
+// secret or a JWT; phone numbers are masked.
+func TestServerTextRedacted(t *testing.T) {
+	t.Parallel()
+	secretBody := strings.TrimPrefix(ownSecret, "sk_test_")
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		call   func(c *sms.Client, d *sms.DashboardClient) error
+		absent []string
+		want   []string // in the error string
+	}{
+		{
+			name: "a 401 echoing the secret", status: 401,
+			body:   `{"error":{"code":"unauthorized","message":"Invalid API secret ` + ownSecret + `"}}`,
+			call:   readBalance,
+			absent: []string{secretBody[:8]}, want: []string{"Invalid API secret [REDACTED]"},
+		},
+		{
+			name: "a 401 echoing the secret without its prefix, split in two", status: 401,
+			body:   `{"message":"secret ` + secretBody[:20] + ` ... ` + secretBody[20:] + ` not found"}`,
+			call:   readBalance,
+			absent: []string{secretBody[:8], secretBody[len(secretBody)-8:]},
+			want:   []string{"secret [REDACTED] ... [REDACTED] not found"},
+		},
+		{
+			name: "a 401 echoing the dashboard token", status: 401,
+			body: `{"errors":[{"message":"token ` + ownToken + ` expired"}],"requestId":"req-` + ownToken[:16] + `"}`,
+			call: func(_ *sms.Client, d *sms.DashboardClient) error {
+				_, err := d.Keys.List(context.Background())
+				return err
+			},
+			absent: []string{ownToken[:8]}, want: []string{"token [REDACTED] expired"},
+		},
+		{
+			name: "a 400 naming the pin sent, and someone else's JWT", status: 400,
+			body: `{"error":{"code":"bad_request","message":"pin 4829 is wrong for eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig","field":"pin"}}`,
+			call: func(c *sms.Client, _ *sms.DashboardClient) error {
+				_, err := c.OTP.Verify(context.Background(), &sms.VerifyOTPParams{PinID: "p-1", Pin: "4829"})
+				return err
+			},
+			absent: []string{"4829", "eyJhbGci"}, want: []string{"pin [REDACTED] is wrong for [REDACTED]"},
+		},
+		{
+			name: "a gateway's page holding the secret and a number", status: 502,
+			body:   `<html><p>upstream said: key=` + ownSecret + ` to +234 802 567 1695</p></html>`,
+			call:   readBalance,
+			absent: []string{secretBody[:8], "567 1695"}, want: []string{"key=[REDACTED] to +234802****695"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rt := &answer{status: tt.status, body: []byte(tt.body)}
+			opts := []sms.Option{sms.WithBaseURL(inProcessBase), sms.WithHTTPClient(&http.Client{Transport: rt}), sms.WithMaxRetries(0)}
+			c, err := sms.NewClient(ownKey, ownSecret, opts...)
+			require.NoError(t, err)
+			d, err := sms.NewDashboardClient(ownToken, opts...)
+			require.NoError(t, err)
+			err = tt.call(c, d)
+			require.Error(t, err)
+			var apiErr *sms.Error
+			require.ErrorAs(t, err, &apiErr)
+			fields := fmt.Sprintf("%s|%s|%s|%s|%s|%v|%+v", err.Error(), apiErr.Message, apiErr.Code, apiErr.Field, apiErr.Snippet, apiErr.RequestID, err)
+			for _, a := range tt.absent {
+				assert.NotContains(t, fields, a)
+			}
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+// An unreadable answer to a send shows no phone number in full, in whatever form the server
+// wrote it, nor a pin or a secret under any member name that says so, in the error's Body and
+// string.
+func TestOutcomeBodyMasked(t *testing.T) {
+	t.Parallel()
+	body := `{"status":"success","data":{"to":[2348025671695,"+234 803 123 4567"],"msisdn":2348051234567,` +
+		`"recipient":"0807-123-4567","note":"sent to_2348091234567","otp_code":"5521","pinCode":7731,` +
+		`"text":"Your code is 913357","api_secret":"sk_live_abc","key":"` + ownSecret + `"`
+	rt := &answer{status: 200, body: []byte(body)}
+	c, err := sms.NewClient(ownKey, ownSecret, sms.WithBaseURL(inProcessBase), sms.WithHTTPClient(&http.Client{Transport: rt}), sms.WithMaxRetries(0))
+	require.NoError(t, err)
+	_, err = c.SMS.Send(context.Background(), &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: "Hi"})
+	var oe *sms.OutcomeError
+	require.ErrorAs(t, err, &oe)
+	for _, s := range []string{oe.Body, err.Error()} {
+		for _, leak := range []string{"8025671695", "803 123 4567", "8051234567", "807-123-4567", "8091234567", "5521", "7731", "913357", "sk_live_abc", ownSecret[8:16]} {
+			assert.NotContains(t, s, leak)
+		}
+	}
+	assert.Contains(t, oe.Body, `"to":["234802****695","+234803****567"]`)
+	assert.Contains(t, oe.Body, `"otp_code":"[REDACTED]","pinCode":"[REDACTED]"`)
+	assert.True(t, errors.Is(err, sms.ErrOutcomeUnknown))
+}
+
+func readBalance(c *sms.Client, _ *sms.DashboardClient) error { return getBalance(c) }
+
+// The debug log shows the request ID the server sent with the client's own secret replaced.
+func TestDebugLogRedactsServerText(t *testing.T) {
+	t.Parallel()
+	var buf strings.Builder
+	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	rt := &answer{status: 200, header: http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"req-" + ownSecret}},
+		body: []byte(`{"data":{"balance":1,"currency":"NGN"}}`)}
+	c, err := sms.NewClient(ownKey, ownSecret, sms.WithBaseURL(inProcessBase), sms.WithHTTPClient(&http.Client{Transport: rt}), sms.WithLogger(logger))
+	require.NoError(t, err)
+	_, _ = c.Balance.Get(context.Background())
+	require.Contains(t, buf.String(), "requestId=req-[REDACTED]")
+	assert.NotContains(t, buf.String(), strings.TrimPrefix(ownSecret, "sk_test_")[:8])
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
