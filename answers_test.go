@@ -190,6 +190,61 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 			func(t *testing.T, v any, err error) { require.ErrorContains(t, err, "campaign.id") }},
 		{"an HTML page", []string{"SMS.Send", "Campaigns.Create", "Balance.Get"}, 200, http.Header{"Content-Type": {"text/html"}}, `<html>ok</html>`,
 			func(t *testing.T, v any, err error) { require.Error(t, err) }},
+		// A 2xx whose body says it is an error: an error with the server's words, before any
+		// member is read; on a write, an unknown outcome (the server may have done it).
+		{"200 success false on a read", []string{"Campaigns.List", "SenderIDs.List", "Keys.List", "Balance.Get", "Campaigns.Status"}, 200, nil,
+			`{"success":false,"message":"DB timeout","data":[]}`,
+			func(t *testing.T, v any, err error) {
+				e := apiError(t, err)
+				assert.Equal(t, 200, e.StatusCode)
+				assert.Equal(t, "DB timeout", e.Message)
+				assert.Contains(t, err.Error(), "DB timeout")
+				assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "a read")
+			}},
+		{"200 status error Invalid API key", []string{"Balance.Get", "Campaigns.Status", "Campaigns.Wait", "Keys.List", "Campaigns.List"}, 200, nil,
+			`{"status":"error","message":"Invalid API key"}`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrUnauthorized, "the words name it")
+				assert.Equal(t, "Invalid API key", apiError(t, err).Message)
+				assert.NotContains(t, err.Error(), "missing")
+			}},
+		{"200 status error on a write", []string{"SMS.Send", "Campaigns.Create", "OTP.Send", "OTP.Verify", "SenderIDs.Request", "Keys.Create", "Keys.Revoke"}, 200, nil,
+			`{"status":"error","message":"Invalid API key"}`,
+			func(t *testing.T, v any, err error) {
+				var oe *sms.OutcomeError
+				require.ErrorAs(t, err, &oe, "the request may have taken effect")
+				assert.ErrorIs(t, err, sms.ErrUnauthorized)
+				assert.Equal(t, "Invalid API key", apiError(t, err).Message)
+				assert.Contains(t, err.Error(), "Invalid API key")
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err))
+			}},
+		{"200 with the API's error object", []string{"Balance.Get", "SMS.Send"}, 200, nil, `{"error":{"code":"insufficient_balance","message":"Low balance."}}`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrInsufficientBalance, "the code names it")
+				assert.Equal(t, "Low balance.", apiError(t, err).Message)
+			}},
+		{"200 with an errors list", []string{"Campaigns.List", "OTP.Send"}, 200, nil, `{"errors":[{"message":"Service unavailable"}],"data":[]}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, "Service unavailable", apiError(t, err).Message)
+				assert.NotErrorIs(t, err, sms.ErrServer, "no status named")
+			}},
+		{"200 whose body names a 503", []string{"Balance.Get", "SenderIDs.List"}, 200, nil, `{"statusCode":503,"message":"Upstream down","data":{"balance":1}}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err))
+				assert.Equal(t, "Upstream down", apiError(t, err).Message)
+				assert.ErrorIs(t, err, sms.ErrServer, "it names a 5xx")
+			}},
+		{"error members that say nothing", []string{"Balance.Get"}, 200, nil, `{"error":null,"errors":[],"success":true,"status":"ok","data":{"balance":1}}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.AmountFromKobo(100), v.(*sms.Balance).Balance)
+			}},
+		{"200 HTML page on a read", []string{"Balance.Get", "Campaigns.List", "SenderIDs.List", "Keys.List"}, 200, http.Header{"Content-Type": {"text/html"}}, "<html><body>Down for maintenance\x1b[2J</body></html>",
+			func(t *testing.T, v any, err error) {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "Down for maintenance", "the start of the body")
+				assert.NotContains(t, err.Error(), "\x1b", "escaped")
+			}},
 		// Campaign lists: members of items, and paging.
 		{"createdAt in epoch milliseconds", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":1616950260000`, `"pagination":{"page":1,"limit":20,"total":1}`),
 			func(t *testing.T, v any, err error) {

@@ -1,6 +1,7 @@
 package sms
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,8 @@ import (
 
 	"github.com/google/go-querystring/query"
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/seedsms/sms-go/internal/safetext"
 )
 
 // Version is the SDK's version, sent in the default User-Agent.
@@ -407,10 +410,23 @@ func (cl *call) result(ctx context.Context, doErr error, out any) error {
 		return fmt.Errorf("sms: %s: %w", cl.op(), doErr)
 	case cl.status >= 200 && cl.status <= 299 && cl.err == nil: // read whole
 		if out == nil {
+			if bodyFailed(cl.data) {
+				return cl.failedBody()
+			}
 			return nil
 		}
-		if err := json.Unmarshal(cl.data, out); err != nil {
-			return cl.unbuildable(fmt.Errorf("decoding the %d response: %w", cl.status, err))
+		err := json.Unmarshal(cl.data, out)
+		if e, ok := out.(enveloped); ok && err == nil {
+			if e.env().failed() {
+				return cl.failedBody()
+			}
+			return nil
+		}
+		if err != nil {
+			if bodyFailed(cl.data) {
+				return cl.failedBody()
+			}
+			return cl.unbuildable(cl.decodeError(err))
 		}
 		return nil
 	case cl.accepted() && cl.method != http.MethodGet: // a 2xx cut short, or a 3xx
@@ -439,6 +455,28 @@ func (cl *call) result(ctx context.Context, doErr error, out any) error {
 		return err // the *Error names itself
 	}
 	return fmt.Errorf("sms: %s: %w", cl.op(), err)
+}
+
+// failedBody is the error of a 2xx answer whose body says it is an error (see
+// envelope.failed): the *Error with the server's words, for a read; for a call that changes
+// something, an *OutcomeError wrapping it, as the server may have done it all the same.
+func (cl *call) failedBody() error {
+	err := cl.apiError()
+	if cl.method == http.MethodGet {
+		return err
+	}
+	return cl.outcome(nil, err)
+}
+
+// decodeError is the error of a 2xx body that is not the JSON the call expects: for a read,
+// with the start of the body, escaped, as an *Error's Snippet is (an *OutcomeError shows it
+// in its Body).
+func (cl *call) decodeError(err error) error {
+	if cl.method != http.MethodGet || len(bytes.TrimSpace(cl.data)) == 0 {
+		return fmt.Errorf("decoding the %d response: %w", cl.status, err)
+	}
+	body := safetext.Printable(string(cl.data[:min(len(cl.data), 4*maxSnippet)]), maxSnippet)
+	return fmt.Errorf("decoding the %d response: %w (body %s)", cl.status, err, strconv.Quote(body))
 }
 
 // member is one member of a successful answer that callers rely on, and whether the answer

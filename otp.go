@@ -82,9 +82,8 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 		return nil, err
 	}
 	var out struct {
-		envelope
-		Status text `json:"status"`
-		Data   struct {
+		envelope // its Status is the answer's status member ("200", or "400" on a failure)
+		Data     struct {
 			SMSStatus   text      `json:"smsStatus"`
 			PhoneNumber text      `json:"phone_number"`
 			PinID       text      `json:"pinId"`
