@@ -245,6 +245,68 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				assert.Contains(t, err.Error(), "Down for maintenance", "the start of the body")
 				assert.NotContains(t, err.Error(), "\x1b", "escaped")
 			}},
+		// An answer must be about what was asked.
+		{"verify answer about another pin", []string{"OTP.Verify"}, 200, nil, `{"data":{"pinId":"p2","verified":true}}`,
+			func(t *testing.T, v any, err error) {
+				require.Error(t, err, "never a verified pin")
+				assert.ErrorIs(t, err, sms.ErrOutcomeUnknown, "a write: the pin may have been used up")
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err))
+				assert.Contains(t, err.Error(), `"p2"`)
+			}},
+		{"status answer about another campaign", []string{"Campaigns.Status", "Campaigns.Wait"}, 200, nil, `{"data":{"campaignId":"c2","status":"delivered","counts":{"sent":0,"delivered":1,"failed":0,"dnd":0}}}`,
+			func(t *testing.T, v any, err error) {
+				require.Error(t, err, "never a final wait")
+				assert.Contains(t, err.Error(), `"c2"`)
+				assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "a read")
+			}},
+		// Smaller kinds.
+		{"422 the pin has expired", []string{"OTP.Verify"}, 422, nil, `{"message":"The pin has expired."}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinExpired, sms.PinStateOf(nil, err))
+			}},
+		{"404 of a missing route", []string{"OTP.Verify"}, 404, nil, `{"error":{"code":"not_found","message":"No route for POST /api/v1/otp/verify."}}`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrNotFound)
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err), "a wrong base path, not the pin")
+			}},
+		{"OTP smsStatus Insufficient Balance", []string{"OTP.Send"}, 200, nil, `{"data":{"smsStatus":"Insufficient Balance","pinId":"p1"},"status":"200"}`,
+			func(t *testing.T, v any, err error) {
+				var sf *sms.SendFailedError
+				require.ErrorAs(t, err, &sf, "not a sent OTP")
+				assert.ErrorIs(t, err, sms.ErrInsufficientBalance)
+				assert.Contains(t, err.Error(), "Insufficient Balance")
+			}},
+		{"balance too large", []string{"Balance.Get"}, 200, nil, fmt.Sprintf(balanceBody, `"balance":1e25`),
+			func(t *testing.T, v any, err error) {
+				require.ErrorContains(t, err, `"data.balance" is present but unreadable`)
+			}},
+		{"balance with a thousands separator", []string{"Balance.Get"}, 200, nil, fmt.Sprintf(balanceBody, `"balance":"15,000.00"`),
+			func(t *testing.T, v any, err error) {
+				require.ErrorContains(t, err, `"data.balance" is present but unreadable`)
+				assert.NotContains(t, err.Error(), "missing")
+			}},
+		{"negative delivery counts", []string{"Campaigns.Status", "Campaigns.Wait"}, 200, nil, fmt.Sprintf(statusBody, `"status":"sent","counts":{"sent":-1,"delivered":2,"failed":0,"dnd":0}`),
+			func(t *testing.T, v any, err error) {
+				require.ErrorContains(t, err, "counts.sent is -1")
+			}},
+		// Member names: id for _id, sender_id or senderId for title.
+		{"campaign items keyed id", []string{"Campaigns.List"}, 200, nil, `{"data":[{"id":"c9","status":"sent"}]}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, "c9", firstCampaign(t, v).ID)
+			}},
+		{"sender IDs keyed id and sender_id or senderId", []string{"SenderIDs.List"}, 200, nil, `{"data":[{"id":"s1","sender_id":"ACME","status":"active"},{"_id":"s2","senderId":"BETA","status":"pending"}]}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				ids := v.([]sms.SenderID)
+				require.Len(t, ids, 2)
+				assert.Equal(t, []string{"s1", "ACME", "s2", "BETA"}, []string{ids[0].ID, ids[0].Title, ids[1].ID, ids[1].Title})
+			}},
+		{"keys keyed id", []string{"Keys.List"}, 200, nil, `{"data":[{"id":"k9","publicKey":"pk_test_abc"}]}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, "k9", v.([]sms.Key)[0].ID)
+			}},
 		// Campaign lists: members of items, and paging.
 		{"createdAt in epoch milliseconds", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":1616950260000`, `"pagination":{"page":1,"limit":20,"total":1}`),
 			func(t *testing.T, v any, err error) {
@@ -620,4 +682,42 @@ func TestAllWithoutTotalAgainstAServerIgnoringThePage(t *testing.T) {
 	require.Error(t, last)
 	assert.Contains(t, last.Error(), "ignoring the page asked for")
 	assert.Equal(t, 20, n, "each campaign once")
+}
+
+// SendBulk whose batches are answered with the same campaign: the second batch's outcome is
+// unknown (its answer is not about it); WaitBulk counts a campaign named twice once.
+func TestBulkCampaignNamedTwice(t *testing.T) {
+	t.Parallel()
+	var statusReads atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodGet {
+			statusReads.Add(1)
+			_, _ = w.Write([]byte(`{"data":{"campaignId":"same","status":"delivered","counts":{"sent":0,"delivered":2,"failed":0,"dnd":0}}}`))
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = w.Write([]byte(`{"campaign":{"id":"same","status":"sent","recipients":2,"amount":6.40}}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := sms.NewClient(fakeKey, fakeSecret, sms.WithBaseURL(srv.URL), sms.WithMaxRetries(0))
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	people := []sms.Recipient{{Phone: "08025671691"}, {Phone: "08025671692"}, {Phone: "08025671693"}, {Phone: "08025671694"}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := c.Campaigns.SendBulk(ctx, &sms.BulkParams{JobID: "twice", From: "ACME", Message: "Hi", Recipients: sms.RecipientsFrom(people), BatchSize: 2, Concurrency: 1})
+	require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+	require.Len(t, r.Batches, 2)
+	assert.Equal(t, "same", r.Batches[0].CampaignID)
+	assert.False(t, r.Batches[0].Unconfirmed)
+	assert.True(t, r.Batches[1].Unconfirmed, "its answer names another batch's campaign")
+	assert.Contains(t, r.Batches[1].Err.Error(), "already answered for batch 0")
+
+	twice := &sms.BulkReport{JobID: "twice", Batches: []sms.BulkBatch{{Index: 0, CampaignID: "same"}, {Index: 1, CampaignID: "same"}}}
+	d, err := c.Campaigns.WaitBulk(ctx, twice, &sms.WaitParams{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	require.NoError(t, err)
+	assert.Equal(t, 1, d.Campaigns)
+	assert.Equal(t, sms.DeliveryCounts{Delivered: 2}, d.Counts, "counted once")
+	assert.EqualValues(t, 1, statusReads.Load())
 }

@@ -3,6 +3,7 @@ package sms
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -200,7 +201,7 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*C
 	}
 	for i := range out.Data {
 		w := &out.Data[i]
-		if err := cl.needIn("data", i, member{"_id", w.ID.s != ""}, member{"status", w.Status.s != ""}); err != nil {
+		if err := cl.needIn("data", i, member{"_id", w.id() != ""}, member{"status", w.Status.s != ""}); err != nil {
 			return nil, err
 		}
 	}
@@ -372,6 +373,11 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 			return nil, err
 		}
 	}
+	if d.CampaignID.s != "" && !strings.EqualFold(d.CampaignID.s, id) {
+		// An answer about another campaign says nothing of this one: never a final wait.
+		return nil, cl.unbuildable(fmt.Errorf("the %d answer is about campaign %s, not the campaign %s asked about",
+			cl.status, strconv.Quote(printable(d.CampaignID.s)), strconv.Quote(printable(id))))
+	}
 	pg, bad := out.pagination(nil)
 	bad = unreadable(bad, "data.", flaw{"campaignId", d.CampaignID.bad}, flaw{"messageId", d.MessageID.bad})
 	st := &DeliveryStatus{
@@ -385,6 +391,9 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 			bad = append(bad, "data.counts")
 		} else {
 			st.Counts = &DeliveryCounts{Sent: c.Sent.n, Delivered: c.Delivered.n, Failed: c.Failed.n, DND: c.DND.n}
+			if err := negativeCount(cl, *st.Counts); err != nil {
+				return nil, err
+			}
 		}
 	}
 	times := make([]time.Time, len(d.Recipients))
@@ -394,6 +403,19 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 	}
 	st.Response = cl.responseOf(out.envelope, bad)
 	return st, nil
+}
+
+// negativeCount refuses delivery counts no campaign can have: a count below 0.
+func negativeCount(cl *call, c DeliveryCounts) error {
+	for _, n := range [...]struct {
+		name  string
+		count int
+	}{{"sent", c.Sent}, {"delivered", c.Delivered}, {"failed", c.Failed}, {"dnd", c.DND}} {
+		if n.count < 0 {
+			return cl.unbuildable(fmt.Errorf("decoding the %d response: the status answer is malformed: data.counts.%s is %d", cl.status, n.name, n.count))
+		}
+	}
+	return nil
 }
 
 // Recipients returns an iterator over the delivery status of every recipient of campaign id,

@@ -291,7 +291,7 @@ func (s *CampaignsService) WaitBulk(ctx context.Context, r *BulkReport, p *WaitP
 	if err != nil {
 		return nil, err
 	}
-	ids := r.CampaignIDs()
+	ids := distinct(r.CampaignIDs()) // a campaign named by two batches is counted once
 	last, err := s.wait(ctx, ids, &CampaignStatusParams{Limit: 1}, cfg)
 	d, sumErr := deliveryOf(ids, last)
 	if err == nil {
@@ -301,6 +301,18 @@ func (s *CampaignsService) WaitBulk(ctx context.Context, r *BulkReport, p *WaitP
 		err = fmt.Errorf("sms: waiting for bulk job %q: %w", r.JobID, ctx.Err())
 	}
 	return &d.BulkDelivery, err
+}
+
+// distinct returns ids without repeats, in the order of their first appearance.
+func distinct(ids []string) []string {
+	seen := make(map[string]struct{}, len(ids))
+	return slices.DeleteFunc(ids, func(id string) bool {
+		if _, dup := seen[id]; dup {
+			return true
+		}
+		seen[id] = struct{}{}
+		return false
+	})
 }
 
 // addCounts returns a + b of counts that are not negative, and whether every sum, and

@@ -445,9 +445,11 @@ func (w *wirePaging) pagination(bad []string) (Pagination, []string) {
 	return pg, bad
 }
 
-// wireCampaign is a campaign as GET /v1/sms/campaigns lists it.
+// wireCampaign is a campaign as GET /v1/sms/campaigns lists it; its id is _id, or id when
+// the item has no _id.
 type wireCampaign struct {
 	ID             text       `json:"_id"`
+	AltID          text       `json:"id"`
 	SenderID       text       `json:"senderId"`
 	RecipientCount optInt     `json:"recipientCount"`
 	Amount         optAmount  `json:"amount"`
@@ -476,11 +478,19 @@ func (w *wireCampaign) campaign(slots *campaignSlots, i int, bad []string) (Camp
 		flaw{"smsParts", w.SMSParts.bad}, flaw{"messageId", w.MessageID.bad}, flaw{"reference", w.Reference.bad},
 		flaw{"createdAt", w.CreatedAt.bad})
 	return Campaign{
-		ID: w.ID.s, Status: w.Status.s, MessageID: w.MessageID.s, Recipients: w.RecipientCount.n,
+		ID: w.id(), Status: w.Status.s, MessageID: w.MessageID.s, Recipients: w.RecipientCount.n,
 		Amount: w.Amount.into(&slots.amount), Currency: w.Currency.s, Parts: w.SMSParts.into(&slots.parts),
 		SenderID: w.SenderID.s, Channel: Channel(w.Channel.s), Reference: w.Reference.s,
 		CreatedAt: w.CreatedAt.into(&slots.created),
 	}, bad
+}
+
+// id is the campaign's _id, or its id when the item has no _id.
+func (w *wireCampaign) id() string {
+	if w.ID.s != "" {
+		return w.ID.s
+	}
+	return w.AltID.s
 }
 
 // hasList reports whether the JSON object body has the member name, and it is an array: it
