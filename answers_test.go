@@ -721,3 +721,29 @@ func TestBulkCampaignNamedTwice(t *testing.T) {
 	assert.Equal(t, sms.DeliveryCounts{Delivered: 2}, d.Counts, "counted once")
 	assert.EqualValues(t, 1, statusReads.Load())
 }
+
+// Wait and WaitBulk that poll through 502s until their deadline end with an error that
+// matches both the deadline and ErrServer, and shows the server's words.
+func TestWaitDeadlineKeepsTheLastPollsError(t *testing.T) {
+	t.Parallel()
+	c, _ := serveOnce(t, http.StatusBadGateway, nil, `{"error":{"code":"server_error","message":"Upstream timed out."}}`)
+	fast := &sms.WaitParams{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}
+	for name, wait := range map[string]func(ctx context.Context) error{
+		"Wait": func(ctx context.Context) error { _, err := c.Campaigns.Wait(ctx, "c1", fast); return err },
+		"WaitBulk": func(ctx context.Context) error {
+			r := &sms.BulkReport{JobID: "j", Batches: []sms.BulkBatch{{CampaignID: "c1"}, {Index: 1, CampaignID: "c2"}}}
+			_, err := c.Campaigns.WaitBulk(ctx, r, fast)
+			return err
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			err := wait(ctx)
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.ErrorIs(t, err, sms.ErrServer, "the last poll's answer")
+			assert.Contains(t, err.Error(), "Upstream timed out.")
+		})
+	}
+}
