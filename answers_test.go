@@ -640,6 +640,10 @@ func TestAllWalksEveryPagingShape(t *testing.T) {
 		{"a page size capped and said", 30, func(p, l, n int) string { return fmt.Sprintf(`"meta":{"per_page":%d}`, l) }},
 		{"a larger page size, not said, with a total", 150, func(p, l, n int) string { return fmt.Sprintf(`"pagination":{"total":%d}`, n) }},
 		{"a larger page size, not said, no total", 150, func(p, l, n int) string { return "" }},
+		{"has_more only, a page size capped without saying", 50, func(p, l, n int) string { return fmt.Sprintf(`"has_more":%t`, p*l < n) }},
+		{"Laravel with next_page_url", 0, func(p, l, n int) string {
+			return fmt.Sprintf(`"current_page":%d,"per_page":%d,"next_page_url":"/v1/sms/campaigns?page=%d"`, p, l, p+1)
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -746,4 +750,117 @@ func TestWaitDeadlineKeepsTheLastPollsError(t *testing.T) {
 			assert.Contains(t, err.Error(), "Upstream timed out.")
 		})
 	}
+}
+
+// cursorServer serves a list of n campaigns, 50 a page whatever is asked, paged by the
+// cursor or the URL that paging writes for the index of the next page's first item (-1 when
+// none follows).
+func cursorServer(t *testing.T, n int, paging func(base string, next int) string) *sms.Client {
+	t.Helper()
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		from, _ := strconv.Atoi(r.URL.Query().Get("cursor"))
+		if a := r.URL.Query().Get("after"); a != "" {
+			from, _ = strconv.Atoi(a)
+		}
+		var b strings.Builder
+		b.WriteString(`{"data":[`)
+		for i := from; i < min(from+50, n); i++ {
+			if i > from {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"id":"c%d","status":"sent"}`, i)
+		}
+		next := from + 50
+		if next >= n {
+			next = -1
+		}
+		b.WriteString("]," + paging(srv.URL, next) + "}")
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(b.String()))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := sms.NewClient(fakeKey, fakeSecret, sms.WithBaseURL(srv.URL), sms.WithMaxRetries(0))
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	return c
+}
+
+// Campaigns.All follows cursor answers to the end, and never stops in silence when it cannot.
+func TestAllFollowsCursors(t *testing.T) {
+	t.Parallel()
+	const n = 175
+	tests := []struct {
+		name    string
+		paging  func(base string, next int) string
+		wantErr string // "" when every campaign is read
+	}{
+		{"next_cursor and has_more", func(_ string, next int) string {
+			if next < 0 {
+				return `"next_cursor":null,"has_more":false`
+			}
+			return fmt.Sprintf(`"next_cursor":"%d","has_more":true`, next)
+		}, ""},
+		{"meta.nextCursor", func(_ string, next int) string {
+			if next < 0 {
+				return `"meta":{}`
+			}
+			return fmt.Sprintf(`"meta":{"nextCursor":"%d"}`, next)
+		}, ""},
+		{"links.next", func(base string, next int) string {
+			if next < 0 {
+				return `"links":{"next":null}`
+			}
+			return fmt.Sprintf(`"links":{"next":"%s/v1/sms/campaigns?after=%d"}`, base, next)
+		}, ""},
+		{"next_page_url, relative", func(_ string, next int) string {
+			if next < 0 {
+				return `"next_page_url":null`
+			}
+			return fmt.Sprintf(`"next_page_url":"/v1/sms/campaigns?after=%d"`, next)
+		}, ""},
+		{"has_more without a cursor, pages ignored", func(_ string, next int) string { return `"has_more":true` }, "ignoring the page asked for"},
+		{"the same cursor again", func(_ string, next int) string { return `"next_cursor":"0","has_more":true` }, "same cursor"},
+		{"a next page on another host", func(_ string, next int) string {
+			return fmt.Sprintf(`"links":{"next":"https://elsewhere.example/v1/sms/campaigns?after=%d"}`, next)
+		}, "not followed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := cursorServer(t, n, tt.paging)
+			seen := map[string]bool{}
+			var last error
+			for camp, err := range c.Campaigns.All(context.Background(), nil) {
+				if err != nil {
+					last = err
+					break
+				}
+				require.False(t, seen[camp.ID], "%s yielded twice", camp.ID)
+				seen[camp.ID] = true
+			}
+			if tt.wantErr == "" {
+				require.NoError(t, last)
+				assert.Len(t, seen, n, "every campaign")
+				return
+			}
+			require.Error(t, last, "never a silent stop")
+			assert.Contains(t, last.Error(), tt.wantErr)
+		})
+	}
+}
+
+// A total that the items contradict is not trusted: the list reads as of unknown size, and
+// All reads on.
+func TestTotalContradictedByTheItems(t *testing.T) {
+	t.Parallel()
+	c, _ := pagedServer(t, 250, 0, func(p, l, n int) string { return `"pagination":{"total":0}` })
+	page, err := c.Campaigns.List(context.Background(), &sms.ListCampaignsParams{Limit: 100})
+	require.NoError(t, err)
+	assert.Len(t, page.Campaigns, 100)
+	assert.Equal(t, -1, page.Total, "100 items: the total 0 is wrong")
+	assert.Equal(t, []string{"pagination.total"}, page.Response.Unreadable)
+	n, last := drain(c.Campaigns.All(context.Background(), nil))
+	require.NoError(t, last)
+	assert.Equal(t, 250, n)
 }

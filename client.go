@@ -290,6 +290,7 @@ type call struct {
 	method string
 	path   string // escaped, starting with /v1
 	query  any    // a struct with url tags, or nil
+	raw    string // the query as written in a next page's URL (see core.page), used when query is nil
 	body   any    // marshalled to JSON once, or nil
 	policy retryPolicy
 	ref    string      // the reference a send carries, named in an ErrOutcomeUnknown error
@@ -348,6 +349,8 @@ func (c *core) do(ctx context.Context, cl *call, out any) error {
 		if q := v.Encode(); q != "" {
 			target += "?" + q
 		}
+	} else if cl.raw != "" {
+		target += "?" + cl.raw
 	}
 	var body any // nil or []byte, which retryablehttp replays on every attempt
 	if cl.body != nil {
@@ -506,6 +509,36 @@ func (cl *call) needIn(list string, i int, ms ...member) error {
 			return cl.need(member{name: list + "[" + strconv.Itoa(i) + "]." + m.name})
 		}
 	}
+	return nil
+}
+
+// cursorQuery is the query of a page fetched by the cursor of the answer before.
+type cursorQuery struct {
+	Cursor string `url:"cursor"`
+	Limit  int    `url:"limit,omitempty"`
+}
+
+// page makes cl fetch the page next names, when not empty: a cursor, sent as the query
+// parameter cursor with the page size limit; or a URL (absolute, or relative to the base
+// URL's host), which must be the same endpoint under the base URL (never another host, which
+// would be sent the credentials).
+func (c *core) page(cl *call, next string, limit int) error {
+	if next == "" {
+		return nil
+	}
+	if !strings.Contains(next, "/") && !strings.Contains(next, "?") {
+		cl.query = cursorQuery{Cursor: next, Limit: limit}
+		return nil
+	}
+	base, err := url.Parse(c.base)
+	if err != nil {
+		return fmt.Errorf("sms: %s: %w", cl.op(), err)
+	}
+	u, err := base.Parse(next)
+	if err != nil || u.Scheme != base.Scheme || u.Host != base.Host || u.EscapedPath() != base.EscapedPath()+cl.path {
+		return fmt.Errorf("sms: %s: the answer's next page %s is not this endpoint under the base URL: not followed", cl.op(), strconv.Quote(printable(next)))
+	}
+	cl.query, cl.raw = nil, u.RawQuery
 	return nil
 }
 
