@@ -100,14 +100,16 @@ func (p *presence) UnmarshalJSON(b []byte) error {
 	switch b[0] {
 	case 'n', 'f': // null, false
 		p.set = false
+	case 't':
+		p.set = true
 	case '"':
-		p.set = strings.TrimSpace(string(b[1:len(b)-1])) != ""
+		s, _ := readText(b)
+		p.set = strings.TrimSpace(s) != ""
 	case '{', '[':
 		p.set = len(bytes.TrimSpace(b[1:len(b)-1])) > 0
-	case '0':
-		p.set = strings.Trim(string(b), "0.") != ""
-	default: // true, another number
-		p.set = true
+	default: // a number: 0 says nothing
+		f, err := strconv.ParseFloat(string(b), 64)
+		p.set = err != nil || f != 0
 	}
 	return nil
 }
