@@ -65,12 +65,16 @@ var (
 	ErrOutcomeUnknown = errors.New("sms: outcome unknown")
 )
 
-// Error is an error answered by the API.
+// Error is an error answered by the API: under an error status, or under a 2xx whose body
+// says it is an error ({"status": "error"}, {"success": false}, an error or errors member; see
+// docs/api.md, "Answers the pages don't show"), which a read returns as an *Error and a call
+// that changes something as an *OutcomeError wrapping one.
 type Error struct {
-	// StatusCode is the HTTP status, such as 402.
+	// StatusCode is the HTTP status, such as 402; a 2xx for an error in a 2xx body.
 	StatusCode int
 	// Code is the API's error code, such as "insufficient_balance"; when the body could not
-	// be read, the code of the status.
+	// be read, the code of the status. For an error in a 2xx body without a code, the code
+	// of the status its body or words name, or empty.
 	Code string
 	// Message is the API's human-readable explanation.
 	Message string
