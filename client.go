@@ -419,16 +419,16 @@ func (cl *call) result(ctx context.Context, doErr error, out any) error {
 			return nil
 		}
 		err := json.Unmarshal(cl.data, out)
+		var failed bool
 		if e, ok := out.(enveloped); ok && err == nil {
-			if e.env().failed() {
-				return cl.failedBody()
-			}
-			return nil
+			failed = e.env().failed() // read in the same pass as the data
+		} else {
+			failed = bodyFailed(cl.data)
 		}
-		if err != nil {
-			if bodyFailed(cl.data) {
-				return cl.failedBody()
-			}
+		switch {
+		case failed:
+			return cl.failedBody()
+		case err != nil:
 			return cl.unbuildable(cl.decodeError(err))
 		}
 		return nil
