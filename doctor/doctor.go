@@ -646,6 +646,10 @@ func (a *answer) parse() {
 	if body.Error != nil {
 		a.code, a.message = printable(body.Error.Code), printable(body.Error.Message)
 	}
+	var e *sms.Error // the SDK's reading keeps the server's words in the other shapes too
+	if a.message == "" && errors.As(a.sdkErr, &e) && e.StatusCode == ex.status && !strings.EqualFold(e.Message, http.StatusText(ex.status)) {
+		a.code, a.message = cmp.Or(a.code, printable(e.Code)), printable(e.Message)
+	}
 	if a.code == "" {
 		a.code = strings.ToLower(strings.ReplaceAll(http.StatusText(ex.status), " ", "_"))
 	}

@@ -480,6 +480,18 @@ func TestRunAgainstOddServers(t *testing.T) {
 			},
 		},
 		{
+			name: "a 403 in words, without a code",
+			routes: routes(map[string]http.HandlerFunc{
+				"GET /v1/balance": answer(403, `{"type":"about:blank","title":"Forbidden","status":403,"detail":"IP address not whitelisted."}`),
+			}),
+			check: func(t *testing.T, r *doctor.Report) {
+				c := find(t, r, doctor.CheckBalance)
+				assert.Equal(t, doctor.Fail, c.Level)
+				assert.Contains(t, c.Detail, "forbidden: IP address not whitelisted.")
+				assert.NotEqual(t, doctor.OK, find(t, r, "scope.balance").Level)
+			},
+		},
+		{
 			name: "every GET answers 200 with an error body",
 			routes: routes(map[string]http.HandlerFunc{
 				"GET /v1/balance":       answer(200, `{"status":"error","message":"Invalid API key"}`),
