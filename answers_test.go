@@ -190,6 +190,123 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 			func(t *testing.T, v any, err error) { require.ErrorContains(t, err, "campaign.id") }},
 		{"an HTML page", []string{"SMS.Send", "Campaigns.Create", "Balance.Get"}, 200, http.Header{"Content-Type": {"text/html"}}, `<html>ok</html>`,
 			func(t *testing.T, v any, err error) { require.Error(t, err) }},
+		// A 2xx whose body says it is an error: an error with the server's words, before any
+		// member is read; on a write, an unknown outcome (the server may have done it).
+		{"200 success false on a read", []string{"Campaigns.List", "SenderIDs.List", "Keys.List", "Balance.Get", "Campaigns.Status"}, 200, nil,
+			`{"success":false,"message":"DB timeout","data":[]}`,
+			func(t *testing.T, v any, err error) {
+				e := apiError(t, err)
+				assert.Equal(t, 200, e.StatusCode)
+				assert.Equal(t, "DB timeout", e.Message)
+				assert.Contains(t, err.Error(), "DB timeout")
+				assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "a read")
+			}},
+		{"200 status error Invalid API key", []string{"Balance.Get", "Campaigns.Status", "Campaigns.Wait", "Keys.List", "Campaigns.List"}, 200, nil,
+			`{"status":"error","message":"Invalid API key"}`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrUnauthorized, "the words name it")
+				assert.Equal(t, "Invalid API key", apiError(t, err).Message)
+				assert.NotContains(t, err.Error(), "missing")
+			}},
+		{"200 status error on a write", []string{"SMS.Send", "Campaigns.Create", "OTP.Send", "OTP.Verify", "SenderIDs.Request", "Keys.Create", "Keys.Revoke"}, 200, nil,
+			`{"status":"error","message":"Invalid API key"}`,
+			func(t *testing.T, v any, err error) {
+				var oe *sms.OutcomeError
+				require.ErrorAs(t, err, &oe, "the request may have taken effect")
+				assert.ErrorIs(t, err, sms.ErrUnauthorized)
+				assert.Equal(t, "Invalid API key", apiError(t, err).Message)
+				assert.Contains(t, err.Error(), "Invalid API key")
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err))
+			}},
+		{"200 with the API's error object", []string{"Balance.Get", "SMS.Send"}, 200, nil, `{"error":{"code":"insufficient_balance","message":"Low balance."}}`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrInsufficientBalance, "the code names it")
+				assert.Equal(t, "Low balance.", apiError(t, err).Message)
+			}},
+		{"200 with an errors list", []string{"Campaigns.List", "OTP.Send"}, 200, nil, `{"errors":[{"message":"Service unavailable"}],"data":[]}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, "Service unavailable", apiError(t, err).Message)
+				assert.NotErrorIs(t, err, sms.ErrServer, "no status named")
+			}},
+		{"200 whose body names a 503", []string{"Balance.Get", "SenderIDs.List"}, 200, nil, `{"statusCode":503,"message":"Upstream down","data":{"balance":1}}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err))
+				assert.Equal(t, "Upstream down", apiError(t, err).Message)
+				assert.ErrorIs(t, err, sms.ErrServer, "it names a 5xx")
+			}},
+		{"error members that say nothing", []string{"Balance.Get"}, 200, nil, `{"error":null,"errors":[],"success":true,"status":"ok","data":{"balance":1}}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.AmountFromKobo(100), v.(*sms.Balance).Balance)
+			}},
+		{"200 HTML page on a read", []string{"Balance.Get", "Campaigns.List", "SenderIDs.List", "Keys.List"}, 200, http.Header{"Content-Type": {"text/html"}}, "<html><body>Down for maintenance\x1b[2J</body></html>",
+			func(t *testing.T, v any, err error) {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "Down for maintenance", "the start of the body")
+				assert.NotContains(t, err.Error(), "\x1b", "escaped")
+			}},
+		// An answer must be about what was asked.
+		{"verify answer about another pin", []string{"OTP.Verify"}, 200, nil, `{"data":{"pinId":"p2","verified":true}}`,
+			func(t *testing.T, v any, err error) {
+				require.Error(t, err, "never a verified pin")
+				assert.ErrorIs(t, err, sms.ErrOutcomeUnknown, "a write: the pin may have been used up")
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err))
+				assert.Contains(t, err.Error(), `"p2"`)
+			}},
+		{"status answer about another campaign", []string{"Campaigns.Status", "Campaigns.Wait"}, 200, nil, `{"data":{"campaignId":"c2","status":"delivered","counts":{"sent":0,"delivered":1,"failed":0,"dnd":0}}}`,
+			func(t *testing.T, v any, err error) {
+				require.Error(t, err, "never a final wait")
+				assert.Contains(t, err.Error(), `"c2"`)
+				assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "a read")
+			}},
+		// Smaller kinds.
+		{"422 the pin has expired", []string{"OTP.Verify"}, 422, nil, `{"message":"The pin has expired."}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinExpired, sms.PinStateOf(nil, err))
+			}},
+		{"404 of a missing route", []string{"OTP.Verify"}, 404, nil, `{"error":{"code":"not_found","message":"No route for POST /api/v1/otp/verify."}}`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrNotFound)
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err), "a wrong base path, not the pin")
+			}},
+		{"OTP smsStatus Insufficient Balance", []string{"OTP.Send"}, 200, nil, `{"data":{"smsStatus":"Insufficient Balance","pinId":"p1"},"status":"200"}`,
+			func(t *testing.T, v any, err error) {
+				var sf *sms.SendFailedError
+				require.ErrorAs(t, err, &sf, "not a sent OTP")
+				assert.ErrorIs(t, err, sms.ErrInsufficientBalance)
+				assert.Contains(t, err.Error(), "Insufficient Balance")
+			}},
+		{"balance too large", []string{"Balance.Get"}, 200, nil, fmt.Sprintf(balanceBody, `"balance":1e25`),
+			func(t *testing.T, v any, err error) {
+				require.ErrorContains(t, err, `"data.balance" is present but unreadable`)
+			}},
+		{"balance with a thousands separator", []string{"Balance.Get"}, 200, nil, fmt.Sprintf(balanceBody, `"balance":"15,000.00"`),
+			func(t *testing.T, v any, err error) {
+				require.ErrorContains(t, err, `"data.balance" is present but unreadable`)
+				assert.NotContains(t, err.Error(), "missing")
+			}},
+		{"negative delivery counts", []string{"Campaigns.Status", "Campaigns.Wait"}, 200, nil, fmt.Sprintf(statusBody, `"status":"sent","counts":{"sent":-1,"delivered":2,"failed":0,"dnd":0}`),
+			func(t *testing.T, v any, err error) {
+				require.ErrorContains(t, err, "counts.sent is -1")
+			}},
+		// Member names: id for _id, sender_id or senderId for title.
+		{"campaign items keyed id", []string{"Campaigns.List"}, 200, nil, `{"data":[{"id":"c9","status":"sent"}]}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, "c9", firstCampaign(t, v).ID)
+			}},
+		{"sender IDs keyed id and sender_id or senderId", []string{"SenderIDs.List"}, 200, nil, `{"data":[{"id":"s1","sender_id":"ACME","status":"active"},{"_id":"s2","senderId":"BETA","status":"pending"}]}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				ids := v.([]sms.SenderID)
+				require.Len(t, ids, 2)
+				assert.Equal(t, []string{"s1", "ACME", "s2", "BETA"}, []string{ids[0].ID, ids[0].Title, ids[1].ID, ids[1].Title})
+			}},
+		{"keys keyed id", []string{"Keys.List"}, 200, nil, `{"data":[{"id":"k9","publicKey":"pk_test_abc"}]}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, "k9", v.([]sms.Key)[0].ID)
+			}},
 		// Campaign lists: members of items, and paging.
 		{"createdAt in epoch milliseconds", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":1616950260000`, `"pagination":{"page":1,"limit":20,"total":1}`),
 			func(t *testing.T, v any, err error) {
@@ -523,6 +640,10 @@ func TestAllWalksEveryPagingShape(t *testing.T) {
 		{"a page size capped and said", 30, func(p, l, n int) string { return fmt.Sprintf(`"meta":{"per_page":%d}`, l) }},
 		{"a larger page size, not said, with a total", 150, func(p, l, n int) string { return fmt.Sprintf(`"pagination":{"total":%d}`, n) }},
 		{"a larger page size, not said, no total", 150, func(p, l, n int) string { return "" }},
+		{"has_more only, a page size capped without saying", 50, func(p, l, n int) string { return fmt.Sprintf(`"has_more":%t`, p*l < n) }},
+		{"Laravel with next_page_url", 0, func(p, l, n int) string {
+			return fmt.Sprintf(`"current_page":%d,"per_page":%d,"next_page_url":"/v1/sms/campaigns?page=%d"`, p, l, p+1)
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -565,4 +686,181 @@ func TestAllWithoutTotalAgainstAServerIgnoringThePage(t *testing.T) {
 	require.Error(t, last)
 	assert.Contains(t, last.Error(), "ignoring the page asked for")
 	assert.Equal(t, 20, n, "each campaign once")
+}
+
+// SendBulk whose batches are answered with the same campaign: the second batch's outcome is
+// unknown (its answer is not about it); WaitBulk counts a campaign named twice once.
+func TestBulkCampaignNamedTwice(t *testing.T) {
+	t.Parallel()
+	var statusReads atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodGet {
+			statusReads.Add(1)
+			_, _ = w.Write([]byte(`{"data":{"campaignId":"same","status":"delivered","counts":{"sent":0,"delivered":2,"failed":0,"dnd":0}}}`))
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = w.Write([]byte(`{"campaign":{"id":"same","status":"sent","recipients":2,"amount":6.40}}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := sms.NewClient(fakeKey, fakeSecret, sms.WithBaseURL(srv.URL), sms.WithMaxRetries(0))
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	people := []sms.Recipient{{Phone: "08025671691"}, {Phone: "08025671692"}, {Phone: "08025671693"}, {Phone: "08025671694"}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := c.Campaigns.SendBulk(ctx, &sms.BulkParams{JobID: "twice", From: "ACME", Message: "Hi", Recipients: sms.RecipientsFrom(people), BatchSize: 2, Concurrency: 1})
+	require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+	require.Len(t, r.Batches, 2)
+	assert.Equal(t, "same", r.Batches[0].CampaignID)
+	assert.False(t, r.Batches[0].Unconfirmed)
+	assert.True(t, r.Batches[1].Unconfirmed, "its answer names another batch's campaign")
+	assert.Contains(t, r.Batches[1].Err.Error(), "already answered for batch 0")
+
+	twice := &sms.BulkReport{JobID: "twice", Batches: []sms.BulkBatch{{Index: 0, CampaignID: "same"}, {Index: 1, CampaignID: "same"}}}
+	d, err := c.Campaigns.WaitBulk(ctx, twice, &sms.WaitParams{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	require.NoError(t, err)
+	assert.Equal(t, 1, d.Campaigns)
+	assert.Equal(t, sms.DeliveryCounts{Delivered: 2}, d.Counts, "counted once")
+	assert.EqualValues(t, 1, statusReads.Load())
+}
+
+// Wait and WaitBulk that poll through 502s until their deadline end with an error that
+// matches both the deadline and ErrServer, and shows the server's words.
+func TestWaitDeadlineKeepsTheLastPollsError(t *testing.T) {
+	t.Parallel()
+	c, _ := serveOnce(t, http.StatusBadGateway, nil, `{"error":{"code":"server_error","message":"Upstream timed out."}}`)
+	fast := &sms.WaitParams{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}
+	for name, wait := range map[string]func(ctx context.Context) error{
+		"Wait": func(ctx context.Context) error { _, err := c.Campaigns.Wait(ctx, "c1", fast); return err },
+		"WaitBulk": func(ctx context.Context) error {
+			r := &sms.BulkReport{JobID: "j", Batches: []sms.BulkBatch{{CampaignID: "c1"}, {Index: 1, CampaignID: "c2"}}}
+			_, err := c.Campaigns.WaitBulk(ctx, r, fast)
+			return err
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			err := wait(ctx)
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.ErrorIs(t, err, sms.ErrServer, "the last poll's answer")
+			assert.Contains(t, err.Error(), "Upstream timed out.")
+		})
+	}
+}
+
+// cursorServer serves a list of n campaigns, 50 a page whatever is asked, paged by the
+// cursor or the URL that paging writes for the index of the next page's first item (-1 when
+// none follows).
+func cursorServer(t *testing.T, n int, paging func(base string, next int) string) *sms.Client {
+	t.Helper()
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		from, _ := strconv.Atoi(r.URL.Query().Get("cursor"))
+		if a := r.URL.Query().Get("after"); a != "" {
+			from, _ = strconv.Atoi(a)
+		}
+		var b strings.Builder
+		b.WriteString(`{"data":[`)
+		for i := from; i < min(from+50, n); i++ {
+			if i > from {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"id":"c%d","status":"sent"}`, i)
+		}
+		next := from + 50
+		if next >= n {
+			next = -1
+		}
+		b.WriteString("]," + paging(srv.URL, next) + "}")
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(b.String()))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := sms.NewClient(fakeKey, fakeSecret, sms.WithBaseURL(srv.URL), sms.WithMaxRetries(0))
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	return c
+}
+
+// Campaigns.All follows cursor answers to the end, and never stops in silence when it cannot.
+func TestAllFollowsCursors(t *testing.T) {
+	t.Parallel()
+	const n = 175
+	tests := []struct {
+		name    string
+		paging  func(base string, next int) string
+		wantErr string // "" when every campaign is read
+	}{
+		{"next_cursor and has_more", func(_ string, next int) string {
+			if next < 0 {
+				return `"next_cursor":null,"has_more":false`
+			}
+			return fmt.Sprintf(`"next_cursor":"%d","has_more":true`, next)
+		}, ""},
+		{"meta.nextCursor", func(_ string, next int) string {
+			if next < 0 {
+				return `"meta":{}`
+			}
+			return fmt.Sprintf(`"meta":{"nextCursor":"%d"}`, next)
+		}, ""},
+		{"links.next", func(base string, next int) string {
+			if next < 0 {
+				return `"links":{"next":null}`
+			}
+			return fmt.Sprintf(`"links":{"next":"%s/v1/sms/campaigns?after=%d"}`, base, next)
+		}, ""},
+		{"next_page_url, relative", func(_ string, next int) string {
+			if next < 0 {
+				return `"next_page_url":null`
+			}
+			return fmt.Sprintf(`"next_page_url":"/v1/sms/campaigns?after=%d"`, next)
+		}, ""},
+		{"has_more without a cursor, pages ignored", func(_ string, next int) string { return `"has_more":true` }, "ignoring the page asked for"},
+		{"the same cursor again", func(_ string, next int) string { return `"next_cursor":"0","has_more":true` }, "same cursor"},
+		{"a next page on another host", func(_ string, next int) string {
+			return fmt.Sprintf(`"links":{"next":"https://elsewhere.example/v1/sms/campaigns?after=%d"}`, next)
+		}, "not followed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := cursorServer(t, n, tt.paging)
+			seen := map[string]bool{}
+			var last error
+			for camp, err := range c.Campaigns.All(context.Background(), nil) {
+				if err != nil {
+					last = err
+					break
+				}
+				require.False(t, seen[camp.ID], "%s yielded twice", camp.ID)
+				seen[camp.ID] = true
+			}
+			if tt.wantErr == "" {
+				require.NoError(t, last)
+				assert.Len(t, seen, n, "every campaign")
+				return
+			}
+			require.Error(t, last, "never a silent stop")
+			assert.Contains(t, last.Error(), tt.wantErr)
+		})
+	}
+}
+
+// A total that the items contradict is not trusted: the list reads as of unknown size, and
+// All reads on.
+func TestTotalContradictedByTheItems(t *testing.T) {
+	t.Parallel()
+	c, _ := pagedServer(t, 250, 0, func(p, l, n int) string { return `"pagination":{"total":0}` })
+	page, err := c.Campaigns.List(context.Background(), &sms.ListCampaignsParams{Limit: 100})
+	require.NoError(t, err)
+	assert.Len(t, page.Campaigns, 100)
+	assert.Equal(t, -1, page.Total, "100 items: the total 0 is wrong")
+	assert.Equal(t, []string{"pagination.total"}, page.Response.Unreadable)
+	n, last := drain(c.Campaigns.All(context.Background(), nil))
+	require.NoError(t, last)
+	assert.Equal(t, 250, n)
 }

@@ -2,6 +2,7 @@ package sms
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 )
 
@@ -36,6 +37,9 @@ func (s *BalanceService) Get(ctx context.Context) (*Balance, error) {
 		return nil, err
 	}
 	d := out.Data
+	if d.Balance.bad { // present, in a form that is no amount ("15,000.00", 1e25): not missing
+		return nil, cl.unbuildable(fmt.Errorf("decoding the %d response: the member %q is present but unreadable as an amount", cl.status, "data.balance"))
+	}
 	if err := cl.need(member{"data.balance", d.Balance.ok}); err != nil {
 		return nil, err
 	}

@@ -31,6 +31,8 @@ type bulkJob struct {
 	// sentBefore holds the numbers that the jobs of p.SkipSentBy sent; nil without any.
 	sentBefore *numberSet
 
+	claims campaignClaims // the campaign of each batch answered, to refuse one named twice
+
 	halt     chan struct{} // closed when the job stops early
 	haltOnce sync.Once
 	haltErr  error
@@ -293,6 +295,9 @@ func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
 		// all the same: recorded as Unconfirmed, at a cost the report does not know.
 		if sent, err = cl.sent(&out, j.p.From, j.p.Channel, ref); err == nil {
 			err = cl.unbuildable(checkAnswer(cl, sent, len(b.to)))
+		}
+		if err == nil {
+			err = cl.unbuildable(j.claims.claim(cl, sent.Campaign.ID, b.index))
 		}
 	}
 	if err != nil {

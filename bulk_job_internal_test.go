@@ -17,14 +17,17 @@ import (
 type acceptCampaigns struct{}
 
 func (acceptCampaigns) RoundTrip(req *http.Request) (*http.Response, error) {
-	var body struct{ To []json.RawMessage }
+	var body struct {
+		To        []json.RawMessage
+		Reference string
+	}
 	if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
 		return nil, err
 	}
 	_ = req.Body.Close()
 	n := len(body.To)
-	answer := fmt.Sprintf(`{"message":"SMS request accepted.","campaign":{"id":"c","status":"processing","recipients":%d,"amount":%d.%02d,"currency":"NGN","sms_parts":1}}`,
-		n, 320*n/100, 320*n%100)
+	answer := fmt.Sprintf(`{"message":"SMS request accepted.","campaign":{"id":"c-%s","status":"processing","recipients":%d,"amount":%d.%02d,"currency":"NGN","sms_parts":1}}`,
+		body.Reference, n, 320*n/100, 320*n%100)
 	return &http.Response{
 		StatusCode: http.StatusAccepted, Header: http.Header{"Content-Type": {"application/json"}},
 		Body: io.NopCloser(strings.NewReader(answer)), Request: req,

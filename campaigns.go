@@ -3,6 +3,7 @@ package sms
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -190,6 +191,12 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*C
 	if err := validatePage(p.Page, p.Limit); err != nil {
 		return nil, err
 	}
+	return s.list(ctx, p, "")
+}
+
+// list is List, fetching the page that next (a cursor or a URL, see Pagination.next) names
+// when it is not empty.
+func (s *CampaignsService) list(ctx context.Context, p *ListCampaignsParams, next string) (*CampaignPage, error) {
 	var out struct {
 		envelope
 		wirePaging
@@ -198,6 +205,9 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*C
 	// A page's worth of room, so that decoding does not grow the slice item by item.
 	out.Data = make([]wireCampaign, 0, cmp.Or(p.Limit, rules.DefaultLimit))
 	cl := &call{method: http.MethodGet, path: "/v1/sms/campaigns", query: p, policy: retryIdempotent}
+	if err := s.c.page(cl, next, p.Limit); err != nil {
+		return nil, err
+	}
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
@@ -206,11 +216,12 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*C
 	}
 	for i := range out.Data {
 		w := &out.Data[i]
-		if err := cl.needIn("data", i, member{"_id", w.ID.s != ""}, member{"status", w.Status.s != ""}); err != nil {
+		if err := cl.needIn("data", i, member{"_id", w.id() != ""}, member{"status", w.Status.s != ""}); err != nil {
 			return nil, err
 		}
 	}
 	pg, bad := out.pagination(nil)
+	bad = pg.distrust(p.Page, offset(p.Page, p.Limit, pg, next), len(out.Data), bad)
 	page := &CampaignPage{Campaigns: make([]Campaign, len(out.Data)), Pagination: pg}
 	slots := make([]campaignSlots, len(out.Data))
 	for i := range out.Data {
@@ -246,8 +257,8 @@ func (s *CampaignsService) All(ctx context.Context, p *ListCampaignsParams) iter
 		return fail[Campaign](err)
 	}
 	q.Page, q.Limit = max(q.Page, 1), cmp.Or(q.Limit, rules.MaxLimit)
-	fetch := func(ctx context.Context, page, limit int) ([]Campaign, Pagination, error) {
-		pg, err := s.List(ctx, &ListCampaignsParams{Page: page, Limit: limit})
+	fetch := func(ctx context.Context, page, limit int, next string) ([]Campaign, Pagination, error) {
+		pg, err := s.list(ctx, &ListCampaignsParams{Page: page, Limit: limit}, next)
 		if err != nil {
 			return nil, Pagination{}, err
 		}
@@ -350,6 +361,12 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 	if err := validatePage(p.Page, p.Limit); err != nil {
 		return nil, err
 	}
+	return s.status(ctx, id, seg, p, "")
+}
+
+// status is Status of campaign id (seg, escaped), fetching the page of recipients that next
+// (a cursor or a URL, see Pagination.next) names when it is not empty.
+func (s *CampaignsService) status(ctx context.Context, id, seg string, p *CampaignStatusParams, next string) (*DeliveryStatus, error) {
 	var out struct {
 		envelope
 		wirePaging
@@ -371,6 +388,9 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 		} `json:"data"`
 	}
 	cl := &call{method: http.MethodGet, path: "/v1/sms/campaigns/" + seg + "/status", query: p, policy: retryIdempotent}
+	if err := s.c.page(cl, next, p.Limit); err != nil {
+		return nil, err
+	}
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
@@ -383,7 +403,13 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 			return nil, err
 		}
 	}
+	if d.CampaignID.s != "" && !strings.EqualFold(d.CampaignID.s, id) {
+		// An answer about another campaign says nothing of this one: never a final wait.
+		return nil, cl.unbuildable(fmt.Errorf("the %d answer is about campaign %s, not the campaign %s asked about",
+			cl.status, strconv.Quote(printable(d.CampaignID.s)), strconv.Quote(printable(id))))
+	}
 	pg, bad := out.pagination(nil)
+	bad = pg.distrust(p.Page, offset(p.Page, p.Limit, pg, next), len(d.Recipients), bad)
 	bad = unreadable(bad, "data.", flaw{"campaignId", d.CampaignID.bad}, flaw{"messageId", d.MessageID.bad})
 	st := &DeliveryStatus{
 		CampaignID: cmp.Or(d.CampaignID.s, id), MessageID: d.MessageID.s, Status: d.Status.s,
@@ -396,6 +422,9 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 			bad = append(bad, "data.counts")
 		} else {
 			st.Counts = &DeliveryCounts{Sent: c.Sent.n, Delivered: c.Delivered.n, Failed: c.Failed.n, DND: c.DND.n}
+			if err := negativeCount(cl, *st.Counts); err != nil {
+				return nil, err
+			}
 		}
 	}
 	times := make([]time.Time, len(d.Recipients))
@@ -405,6 +434,28 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 	}
 	st.Response = cl.responseOf(out.envelope, bad)
 	return st, nil
+}
+
+// offset is the index in the list of the first item of the page asked for (page and limit
+// as asked, 0 for the defaults), answered with paging pg: 0 for a page fetched by cursor.
+func offset(page, limit int, pg Pagination, next string) int {
+	if next != "" {
+		return 0
+	}
+	return (max(page, 1) - 1) * cmp.Or(pg.Limit, limit, rules.DefaultLimit)
+}
+
+// negativeCount refuses delivery counts no campaign can have: a count below 0.
+func negativeCount(cl *call, c DeliveryCounts) error {
+	for _, n := range [...]struct {
+		name  string
+		count int
+	}{{"sent", c.Sent}, {"delivered", c.Delivered}, {"failed", c.Failed}, {"dnd", c.DND}} {
+		if n.count < 0 {
+			return cl.unbuildable(fmt.Errorf("decoding the %d response: the status answer is malformed: data.counts.%s is %d", cl.status, n.name, n.count))
+		}
+	}
+	return nil
 }
 
 // Recipients returns an iterator over the delivery status of every recipient of campaign id,
@@ -419,15 +470,16 @@ func (s *CampaignsService) Recipients(ctx context.Context, id string, p *Campaig
 	if p != nil {
 		q = *p
 	}
-	if _, err := pathID("id", id); err != nil {
+	seg, err := pathID("id", id)
+	if err != nil {
 		return fail[RecipientStatus](err)
 	}
 	if err := validatePage(q.Page, q.Limit); err != nil {
 		return fail[RecipientStatus](err)
 	}
 	q.Page, q.Limit = max(q.Page, 1), cmp.Or(q.Limit, rules.MaxLimit)
-	fetch := func(ctx context.Context, page, limit int) ([]RecipientStatus, Pagination, error) {
-		st, err := s.Status(ctx, id, &CampaignStatusParams{Page: page, Limit: limit})
+	fetch := func(ctx context.Context, page, limit int, next string) ([]RecipientStatus, Pagination, error) {
+		st, err := s.status(ctx, id, seg, &CampaignStatusParams{Page: page, Limit: limit}, next)
 		if err != nil {
 			return nil, Pagination{}, err
 		}

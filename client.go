@@ -1,6 +1,7 @@
 package sms
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,8 @@ import (
 
 	"github.com/google/go-querystring/query"
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/seedsms/sms-go/internal/safetext"
 )
 
 // Version is the SDK's version, sent in the default User-Agent.
@@ -287,6 +290,7 @@ type call struct {
 	method string
 	path   string // escaped, starting with /v1
 	query  any    // a struct with url tags, or nil
+	raw    string // the query as written in a next page's URL (see core.page), used when query is nil
 	body   any    // marshalled to JSON once, or nil
 	policy retryPolicy
 	ref    string      // the reference a send carries, named in an ErrOutcomeUnknown error
@@ -349,6 +353,8 @@ func (c *core) do(ctx context.Context, cl *call, out any) error {
 		if q := v.Encode(); q != "" {
 			target += "?" + q
 		}
+	} else if cl.raw != "" {
+		target += "?" + cl.raw
 	}
 	var body any // nil or []byte, which retryablehttp replays on every attempt
 	if cl.body != nil {
@@ -413,10 +419,23 @@ func (cl *call) result(ctx context.Context, doErr error, out any) error {
 		return fmt.Errorf("sms: %s: %w", cl.op(), doErr)
 	case cl.status >= 200 && cl.status <= 299 && cl.err == nil: // read whole
 		if out == nil {
+			if bodyFailed(cl.data) {
+				return cl.failedBody()
+			}
 			return nil
 		}
-		if err := json.Unmarshal(cl.data, out); err != nil {
-			return cl.unbuildable(fmt.Errorf("decoding the %d response: %w", cl.status, err))
+		err := json.Unmarshal(cl.data, out)
+		var failed bool
+		if e, ok := out.(enveloped); ok && err == nil {
+			failed = e.env().failed() // read in the same pass as the data
+		} else {
+			failed = bodyFailed(cl.data)
+		}
+		switch {
+		case failed:
+			return cl.failedBody()
+		case err != nil:
+			return cl.unbuildable(cl.decodeError(err))
 		}
 		return nil
 	case cl.accepted() && cl.method != http.MethodGet: // a 2xx cut short, or a 3xx
@@ -447,6 +466,28 @@ func (cl *call) result(ctx context.Context, doErr error, out any) error {
 	return fmt.Errorf("sms: %s: %w", cl.op(), err)
 }
 
+// failedBody is the error of a 2xx answer whose body says it is an error (see
+// envelope.failed): the *Error with the server's words, for a read; for a call that changes
+// something, an *OutcomeError wrapping it, as the server may have done it all the same.
+func (cl *call) failedBody() error {
+	err := cl.apiError()
+	if cl.method == http.MethodGet {
+		return err
+	}
+	return cl.outcome(nil, err)
+}
+
+// decodeError is the error of a 2xx body that is not the JSON the call expects: for a read,
+// with the start of the body, escaped, as an *Error's Snippet is (an *OutcomeError shows it
+// in its Body).
+func (cl *call) decodeError(err error) error {
+	if cl.method != http.MethodGet || len(bytes.TrimSpace(cl.data)) == 0 {
+		return fmt.Errorf("decoding the %d response: %w", cl.status, err)
+	}
+	body := safetext.Printable(string(cl.data[:min(len(cl.data), 4*maxSnippet)]), maxSnippet)
+	return fmt.Errorf("decoding the %d response: %w (body %s)", cl.status, err, strconv.Quote(body))
+}
+
 // member is one member of a successful answer that callers rely on, and whether the answer
 // has it (present, not null, not empty).
 type member struct {
@@ -474,6 +515,36 @@ func (cl *call) needIn(list string, i int, ms ...member) error {
 			return cl.need(member{name: list + "[" + strconv.Itoa(i) + "]." + m.name})
 		}
 	}
+	return nil
+}
+
+// cursorQuery is the query of a page fetched by the cursor of the answer before.
+type cursorQuery struct {
+	Cursor string `url:"cursor"`
+	Limit  int    `url:"limit,omitempty"`
+}
+
+// page makes cl fetch the page next names, when not empty: a cursor, sent as the query
+// parameter cursor with the page size limit; or a URL (absolute, or relative to the base
+// URL's host), which must be the same endpoint under the base URL (never another host, which
+// would be sent the credentials).
+func (c *core) page(cl *call, next string, limit int) error {
+	if next == "" {
+		return nil
+	}
+	if !strings.Contains(next, "/") && !strings.Contains(next, "?") {
+		cl.query = cursorQuery{Cursor: next, Limit: limit}
+		return nil
+	}
+	base, err := url.Parse(c.base)
+	if err != nil {
+		return fmt.Errorf("sms: %s: %w", cl.op(), err)
+	}
+	u, err := base.Parse(next)
+	if err != nil || u.Scheme != base.Scheme || u.Host != base.Host || u.EscapedPath() != base.EscapedPath()+cl.path {
+		return fmt.Errorf("sms: %s: the answer's next page %s is not this endpoint under the base URL: not followed", cl.op(), strconv.Quote(printable(next)))
+	}
+	cl.query, cl.raw = nil, u.RawQuery
 	return nil
 }
 

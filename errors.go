@@ -65,12 +65,16 @@ var (
 	ErrOutcomeUnknown = errors.New("sms: outcome unknown")
 )
 
-// Error is an error answered by the API.
+// Error is an error answered by the API: under an error status, or under a 2xx whose body
+// says it is an error ({"status": "error"}, {"success": false}, an error or errors member; see
+// docs/api.md, "Answers the pages don't show"), which a read returns as an *Error and a call
+// that changes something as an *OutcomeError wrapping one.
 type Error struct {
-	// StatusCode is the HTTP status, such as 402.
+	// StatusCode is the HTTP status, such as 402; a 2xx for an error in a 2xx body.
 	StatusCode int
 	// Code is the API's error code, such as "insufficient_balance"; when the body could not
-	// be read, the code of the status.
+	// be read, the code of the status. For an error in a 2xx body without a code, the code
+	// of the status its body or words name, or empty.
 	Code string
 	// Message is the API's human-readable explanation.
 	Message string
@@ -86,6 +90,20 @@ type Error struct {
 	Snippet string
 
 	notAPI bool // the body was not the API's error: the status alone speaks
+	inBody bool // a 2xx answer whose body says it is an error (see bodyFailed)
+	// named is the status the error stands for when it is not StatusCode: the 4xx or 5xx a
+	// 2xx error body names (a statusCode member, a numeric code, or words; see namedStatus),
+	// or 0.
+	named int
+}
+
+// status is the status whose sentinel the error matches: the one its body names when the
+// status line was a 2xx, else the status line's.
+func (e *Error) status() int {
+	if e.named != 0 {
+		return e.named
+	}
+	return e.StatusCode
 }
 
 // Error returns a one-line description: status, code, message, field and request ID. The
@@ -96,11 +114,22 @@ func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("sms: ")
 	b.WriteString(strconv.Itoa(e.StatusCode))
-	b.WriteByte(' ')
-	b.WriteString(printable(e.Code))
-	if e.Message != "" {
-		b.WriteString(": ")
+	if e.inBody {
+		b.WriteString(" with an error body:")
+	}
+	if e.Code != "" {
+		b.WriteByte(' ')
+		b.WriteString(printable(e.Code))
+	}
+	switch {
+	case e.Message != "":
+		if e.Code != "" {
+			b.WriteByte(':')
+		}
+		b.WriteByte(' ')
 		b.WriteString(printable(e.Message))
+	case e.inBody:
+		b.WriteString(" the server gave no reason")
 	}
 	if e.Field != "" {
 		b.WriteString(" (field ")
@@ -131,19 +160,25 @@ func printable(s string) string { return safetext.Printable(s, maxErrorText) }
 // ErrNotFound for a 404. A 403 is ErrInsufficientScope only with the code
 // insufficient_scope, else ErrForbidden. Whatever the code, a 429 is also ErrRateLimited and
 // a 5xx ErrServer: they say to try again later.
+//
+// An error in the body of a 2xx answer matches the sentinel of the status its body names (a
+// statusCode member or a numeric code of 400 to 599) or, when it names none, of the few
+// words it is read for (see docs/api.md, "Answers the pages don't show"); else only the
+// sentinel of its code, if any.
 func (e *Error) Is(target error) bool {
+	status := e.status()
 	switch {
-	case target == ErrRateLimited && e.StatusCode == http.StatusTooManyRequests,
-		target == ErrServer && e.StatusCode >= 500:
+	case target == ErrRateLimited && status == http.StatusTooManyRequests,
+		target == ErrServer && status >= 500:
 		return true
 	}
 	if s := sentinelOfCode(e.Code); s != nil {
 		return s == target
 	}
-	if e.StatusCode == http.StatusForbidden {
+	if status == http.StatusForbidden {
 		return target == ErrForbidden
 	}
-	s := sentinelFor(e.StatusCode)
+	s := sentinelFor(status)
 	return s != nil && s == target
 }
 
@@ -256,23 +291,37 @@ const maxErrorBody = 1 << 20
 
 // wireError is an error body in the shapes servers write: the service's
 // {"error": {"code", "message", "field", "scope"}}, {"error": "text"}, {"message": "text"}
-// (with a "code" beside it, or not), and {"errors": [...]} of strings or of objects like the
-// service's error (or Laravel's object of fields, each an array of messages).
+// (with a "code" beside it, or not), NestJS's {"statusCode", "message": ["text", ...],
+// "error": "Bad Request"}, RFC 7807's {"type", "title", "status", "detail"}, OAuth's
+// {"error", "error_description"}, and {"errors": [...]} of strings or of objects like the
+// service's error or JSON:API's {"status", "title", "detail"} (or Laravel's object of fields,
+// each an array of messages).
 type wireError struct {
-	Error     json.RawMessage `json:"error"`
-	Errors    json.RawMessage `json:"errors"`
-	Message   text            `json:"message"`
-	Code      text            `json:"code"`
-	Field     text            `json:"field"`
-	RequestID text            `json:"requestId"`
+	Error       json.RawMessage `json:"error"`
+	Errors      json.RawMessage `json:"errors"`
+	Message     json.RawMessage `json:"message"`
+	Title       text            `json:"title"`
+	Detail      text            `json:"detail"`
+	Description text            `json:"error_description"`
+	Code        text            `json:"code"`
+	Field       text            `json:"field"`
+	RequestID   text            `json:"requestId"`
+	Status      text            `json:"status"`
+	StatusCode  text            `json:"statusCode"`
+	StatusCode2 text            `json:"status_code"`
 }
 
 // errorItem is one error as an object: the service's, or a member of "errors".
 type errorItem struct {
-	Code    text `json:"code"`
-	Message text `json:"message"`
-	Field   text `json:"field"`
-	Scope   text `json:"scope"`
+	Code    text            `json:"code"`
+	Message json.RawMessage `json:"message"`
+	Title   text            `json:"title"`
+	Detail  text            `json:"detail"`
+	Field   text            `json:"field"`
+	Scope   text            `json:"scope"`
+	Status  text            `json:"status"`
+
+	texts []string // the words of Message, Title and Detail, in that order
 }
 
 // read reads raw, a string or an errorItem object, into it; it reports whether raw was one.
@@ -282,32 +331,72 @@ func (it *errorItem) read(raw json.RawMessage) bool {
 		return false
 	case raw[0] == '"':
 		s, _ := readText(raw)
-		*it = errorItem{Message: text{s: s}}
+		*it = errorItem{texts: nonEmpty(s)}
 		return true
 	case raw[0] == '{':
-		return json.Unmarshal(raw, it) == nil
+		if json.Unmarshal(raw, it) != nil {
+			return false
+		}
+		it.texts = append(append(messages(it.Message), nonEmpty(it.Title.s)...), nonEmpty(it.Detail.s)...)
+		return true
 	}
 	return false
 }
 
-// apiErrorOf reads the error of body: its code, message, field, scope and request ID, and
+// empty reports whether the item says nothing: no code, field or words.
+func (it *errorItem) empty() bool { return it.Code.s == "" && it.Field.s == "" && len(it.texts) == 0 }
+
+// nonEmpty returns s as a list of one, or none when s is only white space.
+func nonEmpty(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// messages reads a message member: a string, or an array of strings (NestJS's validation
+// errors), or of values that are read as text.
+func messages(raw json.RawMessage) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	if raw[0] != '[' {
+		s, _ := readText(raw)
+		return nonEmpty(s)
+	}
+	var items []text
+	if json.Unmarshal(raw, &items) != nil {
+		return nil
+	}
+	var out []string
+	for _, t := range items {
+		out = append(out, nonEmpty(t.s)...)
+	}
+	return out
+}
+
+// apiErrorOf reads the error of body: its code, message, field, scope and request ID, the
+// status the body names (statusCode, a numeric status or code of 400 to 599; else 0), and
 // whether the body was an error the API wrote in one of wireError's shapes at all.
-func apiErrorOf(body []byte) (e Error, scope string, ok bool) {
+func apiErrorOf(body []byte) (e Error, scope string, named int, ok bool) {
 	var w wireError
 	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &w) != nil {
-		return Error{}, "", false
+		return Error{}, "", 0, false
 	}
 	var first errorItem
 	var texts []string
-	add := func(s string) {
-		if s != "" && !slices.Contains(texts, s) {
-			texts = append(texts, s)
+	add := func(ss ...string) {
+		for _, s := range ss {
+			if s != "" && !slices.Contains(texts, s) {
+				texts = append(texts, s)
+			}
 		}
 	}
 	if first.read(w.Error) {
-		add(first.Message.s)
+		add(first.texts...)
 	}
-	add(w.Message.s)
+	add(messages(w.Message)...)
+	add(w.Title.s, w.Detail.s, w.Description.s)
 	if len(w.Errors) > 0 {
 		var items []json.RawMessage
 		var fields map[string]json.RawMessage
@@ -316,50 +405,95 @@ func apiErrorOf(body []byte) (e Error, scope string, ok bool) {
 			for _, raw := range items {
 				var it errorItem
 				if it.read(raw) {
-					add(it.Message.s)
-					if first.Code.s == "" && first.Field.s == "" && first.Message.s == "" {
+					add(it.texts...)
+					if first.empty() {
 						first = it
 					}
 				}
 			}
 		case json.Unmarshal(w.Errors, &fields) == nil: // Laravel: {"to": ["The to field is required."]}
 			for _, name := range slices.Sorted(maps.Keys(fields)) {
-				var msgs []string
-				if json.Unmarshal(fields[name], &msgs) != nil {
-					var one string
-					if json.Unmarshal(fields[name], &one) != nil {
-						continue
-					}
-					msgs = []string{one}
+				msgs := messages(fields[name])
+				if len(msgs) == 0 {
+					continue
 				}
-				for _, m := range msgs {
-					add(m)
-				}
+				add(msgs...)
 				if first.Field.s == "" {
 					first.Field.s = name
 				}
 			}
 		}
 	}
+	if len(texts) > 1 { // NestJS's and RFC 7807's status text says less than the rest
+		texts = slices.DeleteFunc(texts, isStatusText)
+	}
+	code := cmp.Or(first.Code.s, w.Code.s)
+	named = errorStatus(w.StatusCode.s, w.StatusCode2.s, w.Status.s, code, first.Status.s)
+	if _, err := strconv.Atoi(code); err == nil {
+		code = "" // a number is a status, not a code
+	}
 	e = Error{
-		Code:      cmp.Or(first.Code.s, w.Code.s),
+		Code:      code,
 		Message:   strings.Join(texts, "; "),
 		Field:     cmp.Or(first.Field.s, w.Field.s),
 		RequestID: w.RequestID.s,
 	}
-	return e, first.Scope.s, e.Code != "" || e.Message != ""
+	return e, first.Scope.s, named, e.Code != "" || e.Message != "" || named != 0
+}
+
+// isStatusText reports whether s is only the text of an HTTP error status, such as
+// "Bad Request".
+func isStatusText(s string) bool {
+	for status := 400; status <= 599; status++ {
+		if t := http.StatusText(status); t != "" && strings.EqualFold(strings.TrimSpace(s), t) {
+			return true
+		}
+	}
+	return false
+}
+
+// errorStatus returns the first of ss that is an HTTP error status, 400 to 599, or 0.
+func errorStatus(ss ...string) int {
+	for _, s := range ss {
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n >= 400 && n <= 599 {
+			return n
+		}
+	}
+	return 0
+}
+
+// statusOfWords returns the status that the words of an error in a 2xx body stand for, when
+// they say it plainly, or 0. The list is kept short: words that could mean something else
+// name nothing.
+func statusOfWords(msg string) int {
+	m := strings.ToLower(msg)
+	has := func(words ...string) bool {
+		return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(m, w) })
+	}
+	switch {
+	case has("unauthorized", "unauthorised", "unauthenticated", "invalid api key", "invalid api secret",
+		"invalid credentials", "authentication failed", "api key is invalid", "api key not found"):
+		return http.StatusUnauthorized
+	case has("insufficient balance", "insufficient wallet balance", "insufficient funds", "insufficient credit"):
+		return http.StatusPaymentRequired
+	case has("rate limit", "too many requests"):
+		return http.StatusTooManyRequests
+	}
+	return 0
 }
 
 // maxSnippet bounds, in bytes, the start of a body that is not the API's error, kept in
 // Error.Snippet.
 const maxSnippet = 120
 
-// apiError builds the typed error of a non-2xx response. A body that is not the API's error
-// in one of wireError's shapes still gives an *Error, with the code of the status (forbidden
-// for a 403: no scope would help), its text as the message, and the start of the body in
-// Snippet.
+// apiError builds the typed error of a non-2xx response, or of a 2xx one whose body says it
+// is an error (see bodyFailed). A body that is not the API's error in one of wireError's
+// shapes still gives an *Error, with the code of the status (forbidden for a 403: no scope
+// would help), its text as the message, and the start of the body in Snippet. A 403 is a
+// *ScopeError only when its code is insufficient_scope: a 403 whose body has no code (an
+// allow-list's "IP address not whitelisted.") is ErrForbidden, with the server's words.
 func apiError(status int, header http.Header, body []byte) error {
-	w, scope, ok := apiErrorOf(body)
+	w, scope, named, ok := apiErrorOf(body)
 	e := &w
 	e.StatusCode = status
 	e.RequestID = cmp.Or(e.RequestID, header.Get("X-Request-Id")) // the body's first, as the service writes both
@@ -369,19 +503,32 @@ func apiError(status int, header http.Header, body []byte) error {
 			e.Snippet = safetext.Printable(string(body[:min(len(body), 4*maxSnippet)]), maxSnippet)
 		}
 	}
-	if e.Code == "" {
-		e.Code = rules.CodeFor(status)
-		if status == http.StatusForbidden && !ok {
-			e.Code = rules.CodeForbidden
+	if status >= 200 && status <= 299 {
+		e.inBody = true
+		if sentinelOfCode(e.Code) == nil {
+			e.named = cmp.Or(named, statusOfWords(e.Message))
 		}
-	}
-	if e.Message == "" {
-		e.Message = http.StatusText(status)
+		if e.Code == "" && e.named != 0 {
+			e.Code = rules.CodeFor(e.named)
+			if e.named == http.StatusForbidden {
+				e.Code = rules.CodeForbidden
+			}
+		}
+	} else {
+		if e.Code == "" {
+			e.Code = rules.CodeFor(status)
+			if status == http.StatusForbidden && scope == "" {
+				e.Code = rules.CodeForbidden
+			}
+		}
+		if e.Message == "" {
+			e.Message = http.StatusText(status)
+		}
 	}
 	if d, ok := retryAfter(header, time.Now()); ok {
 		e.RetryAfter = d
 	}
-	if status == http.StatusForbidden && e.Code == rules.CodeInsufficientScope {
+	if e.status() == http.StatusForbidden && strings.EqualFold(e.Code, rules.CodeInsufficientScope) {
 		return &ScopeError{Scope: Scope(scope), Err: e}
 	}
 	return e

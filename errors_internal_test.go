@@ -48,8 +48,10 @@ func TestForbiddenIsNotAScopeError(t *testing.T) {
 	}{
 		{`{"error":{"code":"forbidden","message":"Host not allowed."},"requestId":"req_1"}`, true},
 		{`{"error":{"code":"insufficient_scope","message":"no","scope":"otp"},"requestId":"req_1"}`, false},
-		{`{"error":{"message":"Forbidden."}}`, false}, // the API's error without a code: a 403 is insufficient_scope
-		{`{"message":"Forbidden."}`, false},
+		{`{"error":{"message":"Forbidden."}}`, true}, // no code: the server's words, not a scope
+		{`{"message":"IP address not whitelisted."}`, true},
+		{`{"type":"about:blank","title":"Forbidden","status":403,"detail":"IP address not whitelisted."}`, true},
+		{`{"error":{"message":"Missing scope.","scope":"otp"}}`, false}, // a scope named: the key lacks it
 		{``, true},   // not the API's error: a gateway's or a firewall's
 		{`{}`, true}, // no error in it
 		{`<html><head><title>403 Forbidden</title></head><body>Request blocked by WAF</body></html>`, true},
@@ -91,7 +93,7 @@ func TestAPIErrorDecoding(t *testing.T) {
 			Error{StatusCode: 404, Code: "not_found", Message: "Campaign not found.", RequestID: "req_h"}, ""},
 		{"scope", 403, nil, `{"error":{"code":"insufficient_scope","message":"no","scope":"otp"},"requestId":"req_1"}`,
 			Error{StatusCode: 403, Code: "insufficient_scope", Message: "no", RequestID: "req_1"}, ScopeOTP},
-		{"403 without scope", 403, nil, `{"error":{"message":"Forbidden"}}`,
+		{"403 without scope", 403, nil, `{"error":{"code":"insufficient_scope","message":"Forbidden"}}`,
 			Error{StatusCode: 403, Code: "insufficient_scope", Message: "Forbidden"}, ""},
 		{"403 that is not the API's", 403, nil, "<html>\x1b[2JBlocked</html>",
 			Error{StatusCode: 403, Code: "forbidden", Message: "Forbidden", Snippet: `<html>\x1b[2JBlocked</html>`, notAPI: true}, ""},
@@ -110,6 +112,16 @@ func TestAPIErrorDecoding(t *testing.T) {
 			Error{StatusCode: 400, Code: "invalid", Message: "Bad number.; Bad sender.", Field: "to[0]"}, ""},
 		{"Laravel", 422, nil, `{"message":"The given data was invalid.","errors":{"to":["The to field is required."],"from":["The from field is required."]}}`,
 			Error{StatusCode: 422, Code: "bad_request", Message: "The given data was invalid.; The from field is required.; The to field is required.", Field: "from"}, ""},
+		{"NestJS", 400, nil, `{"statusCode":400,"message":["to must be a phone number","from should not be empty"],"error":"Bad Request"}`,
+			Error{StatusCode: 400, Code: "bad_request", Message: "to must be a phone number; from should not be empty"}, ""},
+		{"NestJS, one message", 401, nil, `{"statusCode":401,"message":"Invalid API key"}`,
+			Error{StatusCode: 401, Code: "unauthorized", Message: "Invalid API key"}, ""},
+		{"RFC 7807", 403, nil, `{"type":"about:blank","title":"Forbidden","status":403,"detail":"IP address not whitelisted."}`,
+			Error{StatusCode: 403, Code: "forbidden", Message: "IP address not whitelisted."}, ""},
+		{"JSON:API errors", 422, nil, `{"errors":[{"status":"422","title":"Invalid Attribute","detail":"to is not a phone number"}]}`,
+			Error{StatusCode: 422, Code: "bad_request", Message: "Invalid Attribute; to is not a phone number"}, ""},
+		{"OAuth", 401, nil, `{"error":"invalid_token","error_description":"The token expired."}`,
+			Error{StatusCode: 401, Code: "unauthorized", Message: "invalid_token; The token expired."}, ""},
 		{"error is null", 402, nil, `{"error":null,"requestId":"req_x"}`,
 			Error{StatusCode: 402, Code: "insufficient_balance", Message: "Payment Required", RequestID: "req_x", Snippet: `{"error":null,"requestId":"req_x"}`, notAPI: true}, ""},
 		{"truncated", 500, nil, `{"error":{"code":"server_er`, Error{StatusCode: 500, Code: "server_error", Message: "Internal Server Error", Snippet: `{"error":{"code":"server_er`, notAPI: true}, ""},
@@ -129,7 +141,7 @@ func TestAPIErrorDecoding(t *testing.T) {
 			require.ErrorAs(t, err, &e)
 			assert.Equal(t, tt.want, *e)
 			var se *ScopeError
-			if tt.status == 403 && !e.notAPI {
+			if tt.status == 403 && e.Code == "insufficient_scope" {
 				require.ErrorAs(t, err, &se)
 				assert.Equal(t, tt.scope, se.Scope)
 				assert.Same(t, e, se.Err)

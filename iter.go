@@ -19,6 +19,38 @@ type Pagination struct {
 	// Pages is the number of pages when the answer stated it (pages, totalPages, last_page),
 	// else 0.
 	Pages int
+
+	cursor  string // the next page's cursor (next_cursor), or ""
+	nextURL string // the next page's URL (links.next, next_page_url), or ""
+	more    int8   // has_more: 1 true, -1 false, 0 not stated
+}
+
+// next is what the following page is fetched with when the answer says so: its cursor, else
+// its URL when the answer states no page number (an answer with page numbers is walked by
+// them, as Laravel's, whose next_page_url says the same). "" for a page-numbered list.
+func (pg *Pagination) next() string {
+	if pg.cursor != "" {
+		return pg.cursor
+	}
+	if pg.Page == 0 {
+		return pg.nextURL
+	}
+	return ""
+}
+
+// distrust drops the total and the number of pages when the items contradict them: a page
+// of n items (not empty) at offset holds more than total, or page lies past the last page stated. It
+// returns the paging members dropped, named as on the wire's "pagination".
+func (pg *Pagination) distrust(page, offset, n int, bad []string) []string {
+	if n > 0 && pg.Total >= 0 && pg.Total < offset+n {
+		pg.Total = -1
+		bad = append(bad, "pagination.total")
+	}
+	if pg.Pages > 0 && n > 0 && page > pg.Pages {
+		pg.Pages = 0
+		bad = append(bad, "pagination.pages")
+	}
+	return bad
 }
 
 // maxStaleFetches bounds the fetches in a row that find only items already yielded, because
@@ -41,8 +73,14 @@ const maxBlindPages = 10000
 
 var errListUnbounded = fmt.Errorf("sms: %d full pages came without a total or a number of pages, and none was short: stopping; the server may be ignoring the page asked for", maxBlindPages)
 
-// fetchPage fetches one page of a list: its items and the list's pagination.
-type fetchPage[T any] func(ctx context.Context, page, limit int) ([]T, Pagination, error)
+// fetchPage fetches one page of a list: its items and the list's pagination. next, when not
+// empty, is the cursor or the URL the previous answer gave for it (see Pagination.next),
+// which page then does not choose.
+type fetchPage[T any] func(ctx context.Context, page, limit int, next string) ([]T, Pagination, error)
+
+var errCursorStuck = errors.New("sms: the answer gave the same cursor as the page before: the server may be ignoring it")
+
+var errNoCursor = errors.New("sms: the answer says more items follow (has_more) but gives no cursor or URL to fetch them by")
 
 // walk returns an iterator over a paged list, from page first on, limit items per page. It is
 // the one page-walker of every list:
@@ -79,7 +117,12 @@ func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key 
 		asked := limit // every request asks for it; limit becomes the server's page size
 		for {
 			page := next/limit + 1
-			items, pg, err := fetch(ctx, page, asked)
+			items, pg, err := fetch(ctx, page, asked, "")
+			if err == nil && pg.next() != "" {
+				// A cursor list: follow its cursors, without page arithmetic.
+				walkCursor(ctx, asked, fetch, key, items, pg, prev, yield)
+				return
+			}
 			if err == nil && pg.Page != 0 && pg.Page != page {
 				err = fmt.Errorf("sms: the server answered page %d when page %d was asked for", pg.Page, page)
 			}
@@ -95,7 +138,7 @@ func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key 
 				size = pg.Limit
 			case fetched == 1 && len(items) > limit:
 				size = len(items) // larger than asked, without saying
-			case fetched == 1 && len(items) > 0 && len(items) < limit && (pg.Total > len(items)+(page-1)*limit || page < pg.Pages):
+			case fetched == 1 && len(items) > 0 && len(items) < limit && (pg.Total > len(items)+(page-1)*limit || page < pg.Pages || pg.more > 0):
 				size = len(items) // capped without saying
 			}
 			if size != limit {
@@ -127,6 +170,12 @@ func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key 
 			}
 			end := start + len(items)
 			switch {
+			case pg.more < 0: // has_more: false
+				return
+			case pg.more > 0 && len(items) == 0:
+				var zero T
+				yield(zero, errNoCursor)
+				return
 			case total >= 0:
 				if len(items) < limit || max(next, end) >= total {
 					return
@@ -135,7 +184,7 @@ func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key 
 				if len(items) == 0 || page >= pg.Pages {
 					return
 				}
-			case len(items) < limit:
+			case len(items) < limit && pg.more == 0:
 				return
 			case fetched >= maxBlindPages:
 				var zero T
@@ -159,6 +208,52 @@ func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key 
 				return
 			}
 			stale, next, prev = 0, end, seen
+		}
+	}
+}
+
+// walkCursor goes on with a walk whose first answer, of items and paging pg, gave the next
+// page's cursor or URL: it yields the items (but those whose key was on the page before,
+// prev), then fetches the page the answer points to, limit items a request, until an answer
+// points to none or says has_more false. An answer that says has_more true but points to no
+// page, or points to the page just fetched, ends the walk with an error, as do maxBlindPages
+// pages; so does an error of a fetch. Its arguments are walk's.
+func walkCursor[T any](ctx context.Context, limit int, fetch fetchPage[T], key func(T) string, items []T, pg Pagination, prev map[string]struct{}, yield func(T, error) bool) {
+	var zero T
+	for fetched := 1; ; fetched++ {
+		seen := make(map[string]struct{}, len(items))
+		for _, it := range items {
+			k := key(it)
+			seen[k] = struct{}{}
+			if _, dup := prev[k]; dup {
+				continue
+			}
+			if !yield(it, nil) {
+				return
+			}
+		}
+		from := pg.next()
+		switch {
+		case pg.more < 0:
+			return
+		case from == "" && pg.more > 0:
+			yield(zero, errNoCursor)
+			return
+		case from == "":
+			return
+		case fetched >= maxBlindPages:
+			yield(zero, errListUnbounded)
+			return
+		}
+		var err error
+		prev = seen
+		items, pg, err = fetch(ctx, 0, limit, from)
+		if err == nil && pg.next() == from {
+			err = errCursorStuck
+		}
+		if err != nil {
+			yield(zero, err)
+			return
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package sms
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -129,7 +130,7 @@ func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, err
 		return nil, err
 	}
 	d := &out.Data
-	if err := cl.need(member{"data._id", d.ID.s != ""}, member{"data.publicKey", d.PublicKey.s != ""}, member{"data.secret", d.Secret.s != ""}); err != nil {
+	if err := cl.need(member{"data._id", d.id() != ""}, member{"data.publicKey", d.PublicKey.s != ""}, member{"data.secret", d.Secret.s != ""}); err != nil {
 		return nil, err
 	}
 	return d.key(cl.responseOf(out.envelope, unreadable(nil, "data.", d.flaws()...))), nil
@@ -155,7 +156,7 @@ func (s *KeysService) List(ctx context.Context) ([]Key, error) {
 	var bad []string
 	for i := range out.Data {
 		d := &out.Data[i]
-		if err := cl.needIn("data", i, member{"_id", d.ID.s != ""}, member{"publicKey", d.PublicKey.s != ""}); err != nil {
+		if err := cl.needIn("data", i, member{"_id", d.id() != ""}, member{"publicKey", d.PublicKey.s != ""}); err != nil {
 			return nil, err
 		}
 		bad = unreadableIn(bad, "data", i, d.flaws()...)
@@ -187,7 +188,7 @@ func (s *KeysService) Revoke(ctx context.Context, id string) (*Key, error) {
 		return nil, err
 	}
 	d := &out.Data
-	if err := cl.need(member{"data._id", d.ID.s != ""}, member{"data.revokedAt", d.RevokedAt.time() != nil}); err != nil {
+	if err := cl.need(member{"data._id", d.id() != ""}, member{"data.revokedAt", d.RevokedAt.time() != nil}); err != nil {
 		return nil, err
 	}
 	return d.key(cl.responseOf(out.envelope, unreadable(nil, "data.", d.flaws()...))), nil
@@ -195,6 +196,7 @@ func (s *KeysService) Revoke(ctx context.Context, id string) (*Key, error) {
 
 type wireKey struct {
 	ID         text       `json:"_id"`
+	AltID      text       `json:"id"` // read when _id is absent
 	Name       text       `json:"name"`
 	Prefix     text       `json:"prefix"`
 	PublicKey  text       `json:"publicKey"`
@@ -208,11 +210,14 @@ type wireKey struct {
 
 func (w *wireKey) key(resp *Response) *Key {
 	return &Key{
-		ID: w.ID.s, Name: w.Name.s, Prefix: KeyPrefix(w.Prefix.s), PublicKey: w.PublicKey.s, Scopes: w.Scopes.s,
+		ID: w.id(), Name: w.Name.s, Prefix: KeyPrefix(w.Prefix.s), PublicKey: w.PublicKey.s, Scopes: w.Scopes.s,
 		CreatedAt: w.CreatedAt.time(), ExpiresAt: w.ExpiresAt.time(), RevokedAt: w.RevokedAt.time(),
 		LastUsedAt: w.LastUsedAt.time(), Secret: w.Secret.s, Response: resp,
 	}
 }
+
+// id is the key's _id, or its id when the answer has no _id.
+func (w *wireKey) id() string { return cmp.Or(w.ID.s, w.AltID.s) }
 
 // flaws are the optional members of a key, which may be unreadable.
 func (w *wireKey) flaws() []flaw {

@@ -86,9 +86,8 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 		return nil, err
 	}
 	var out struct {
-		envelope
-		Status text `json:"status"`
-		Data   struct {
+		envelope // its Status is the answer's status member ("200", or "400" on a failure)
+		Data     struct {
 			SMSStatus   text      `json:"smsStatus"`
 			PhoneNumber text      `json:"phone_number"`
 			PinID       text      `json:"pinId"`
@@ -111,7 +110,7 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 		PinID: d.PinID.s, To: d.PhoneNumber.s, SMSStatus: d.SMSStatus.s, Amount: d.Amount.ptr(), Currency: d.Currency.s,
 		Response: cl.responseOf(out.envelope, unreadable(bad, "", flaw{"status", out.Status.bad})),
 	}
-	if statusOf(d.SMSStatus.s) == StatusFailed || failedStatus(d.Status.s) || failedStatus(out.Status.s) {
+	if failedSMSStatus(d.SMSStatus.s) || failedStatus(d.Status.s) || failedStatus(out.Status.s) {
 		return nil, &SendFailedError{OTP: otp, Status: cmp.Or(d.Status.s, out.Status.s)}
 	}
 	if err := cl.need(member{"data.pinId", d.PinID.s != ""}); err != nil {
@@ -121,6 +120,22 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 		return nil, cl.unbuildable(err)
 	}
 	return otp, nil
+}
+
+// failedSMSStatus reports whether s, the smsStatus of an OTP send, says the SMS was not sent:
+// a word of failure (see Status), or words of a refusal ("Insufficient Balance", "Invalid
+// sender", "Error: ...").
+func failedSMSStatus(s string) bool {
+	if statusOf(s) == StatusFailed || statusOfWords(s) != 0 {
+		return true
+	}
+	m := strings.ToLower(s)
+	for _, w := range [...]string{"insufficient", "fail", "error", "invalid", "reject", "refused", "denied"} {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // failedStatus reports whether s, the status member of an answer, is an HTTP status of
@@ -171,8 +186,18 @@ func (e *SendFailedError) Error() string {
 	return msg
 }
 
-// Is reports whether target is ErrSendFailed.
-func (e *SendFailedError) Is(target error) bool { return target == ErrSendFailed }
+// Is reports whether target is ErrSendFailed, or the sentinel the smsStatus names plainly
+// (ErrInsufficientBalance for "Insufficient Balance"; see Error.Is).
+func (e *SendFailedError) Is(target error) bool {
+	if target == ErrSendFailed {
+		return true
+	}
+	if e.OTP == nil {
+		return false
+	}
+	s := sentinelFor(statusOfWords(e.OTP.SMSStatus))
+	return s != nil && s == target
+}
 
 type otpBody struct {
 	To             string  `json:"to"`
@@ -353,6 +378,11 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 	d := &out.Data
 	if err := cl.need(member{"data.verified", d.Verified != nil}); err != nil {
 		return nil, err
+	}
+	if d.PinID.s != "" && !strings.EqualFold(d.PinID.s, p.PinID) {
+		// An answer about another pin says nothing of this one: never a verified pin.
+		return nil, cl.unbuildable(fmt.Errorf("the %d answer is about pin %s, not the pin %s asked about",
+			cl.status, strconv.Quote(printable(d.PinID.s)), strconv.Quote(printable(p.PinID))))
 	}
 	bad := unreadable(nil, "data.", flaw{"pinId", d.PinID.bad}, flaw{"msisdn", d.MSISDN.bad}, flaw{"attemptsRemaining", d.AttemptsRemaining.bad})
 	return &Verification{

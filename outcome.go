@@ -25,6 +25,9 @@ import (
 //     result cannot be built: an empty body, a 204, a page that is not JSON, a required member
 //     missing or unreadable, a negative amount, or a body cut short, also by the context
 //     ending after the status line arrived;
+//   - the server answered a 2xx whose body says it is an error ({"status": "error"},
+//     {"success": false}, an error or errors member): the cause is the *Error with the
+//     server's words;
 //   - the server answered a 3xx redirect, which the SDK never follows for such a call: the
 //     server may have processed the request (a 303 See Other says it did).
 //
@@ -61,6 +64,10 @@ func (e *OutcomeError) Error() string {
 	b.WriteString(e.Op)
 	b.WriteString(": outcome unknown, ")
 	switch s := e.StatusCode; {
+	case s >= 200 && s <= 299 && inBody(e.Err):
+		b.WriteString("the server answered ")
+		b.WriteString(statusLine(s))
+		b.WriteString(" but its body says the request failed, which it may have processed all the same")
 	case s >= 200 && s <= 299:
 		b.WriteString("the server accepted the request (")
 		b.WriteString(statusLine(s))
@@ -96,6 +103,12 @@ func (e *OutcomeError) Error() string {
 		b.WriteString(e.hint)
 	}
 	return b.String()
+}
+
+// inBody reports whether err is the *Error of a 2xx body that says it is an error.
+func inBody(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.inBody
 }
 
 // statusLine is "202 Accepted", or the number alone for a status net/http does not name.

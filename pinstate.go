@@ -23,7 +23,9 @@ import (
 //	400 "This pin was already verified."                PinAlreadyVerified ("already verified", "already used")
 //	400 with field "pin"                                PinMalformed
 //	400 otherwise                                       PinUnusable
-//	404 "Pin not found."                                PinNotFound  (any 404 whose body is an API error)
+//	422                                                 as a 400 (Laravel's and NestJS's refusals)
+//	404 "Pin not found."                                PinNotFound  (any 404 whose body is an API error
+//	                                                    not speaking of a route, a path, an endpoint or a URL)
 //	429 "Too many wrong attempts; this pin is locked."  PinLocked    (any 429 but the key's request limit)
 //
 // A 429 whose message does not speak of attempts, a lock or a pin, and either says "rate
@@ -129,7 +131,7 @@ func verifyErrorState(err error, h http.Header) PinState {
 	msg := strings.ToLower(e.Code + " " + e.Message)
 	switch e.StatusCode {
 	case http.StatusNotFound:
-		if e.notAPI {
+		if e.notAPI || routeWords(msg) {
 			return PinStateUnknown // a proxy's or a router's 404, not the service's word on the pin
 		}
 		return PinNotFound
@@ -141,7 +143,7 @@ func verifyErrorState(err error, h http.Header) PinState {
 			return PinStateUnknown // the key's request limit
 		}
 		return PinLocked
-	case http.StatusBadRequest:
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
 		switch {
 		case strings.Contains(msg, "expired"):
 			return PinExpired
@@ -155,4 +157,16 @@ func verifyErrorState(err error, h http.Header) PinState {
 		return PinUnusable
 	}
 	return PinStateUnknown
+}
+
+// routeWords reports whether the message of a 404 speaks of the route rather than of a pin:
+// the mock's "No route for POST /x.", Express's "Cannot POST /x", a framework's "path" or
+// "endpoint" not found. A wrong base path gives such an answer for every pin.
+func routeWords(msg string) bool {
+	for _, w := range [...]string{"route", "cannot post", "endpoint", "path", "url", "no handler"} {
+		if strings.Contains(msg, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,8 @@
 package sms
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -40,9 +42,76 @@ type RateLimit struct {
 }
 
 // envelope holds the members every answer may carry besides its data; the wire structs of
-// the answers embed it.
+// the answers embed it. Besides the request ID, it holds the members that say an answer is an
+// error whatever its status line (see failed), read in the same pass as the data.
 type envelope struct {
-	RequestID text `json:"requestId"`
+	RequestID  text     `json:"requestId"`
+	Status     text     `json:"status"`
+	StatusCode text     `json:"statusCode"`
+	Success    text     `json:"success"`
+	Error      presence `json:"error"`
+	Errors     presence `json:"errors"`
+}
+
+// env returns the envelope, so that the one request path finds it in any wire struct that
+// embeds it.
+func (e *envelope) env() *envelope { return e }
+
+// failed is the one rule that tells an answer's body is an error, before its members are
+// read: a status member "error", "fail", "failed" or "failure" (JSend's and many PHP and Node
+// back ends'), success false, an error member that says something (not null, false, 0, "",
+// {} or []), an errors member that is not empty, or a statusCode of 400 to 599 (NestJS's).
+func (e *envelope) failed() bool {
+	return errorWord(e.Status.s) || strings.EqualFold(e.Success.s, "false") || e.Error.set || e.Errors.set ||
+		e.StatusCode.s != "" && errorStatus(e.StatusCode.s) != 0
+}
+
+// errorWord reports whether s is a status word of failure of a whole answer.
+func errorWord(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "error", "fail", "failed", "failure":
+		return true
+	}
+	return false
+}
+
+// enveloped is a wire struct that embeds envelope.
+type enveloped interface{ env() *envelope }
+
+// bodyFailed reports whether body is a JSON object that says it is an error, by the rule of
+// envelope.failed: the classifier for a body that was not decoded into a wire struct (one
+// that did not decode, or a call without a result).
+func bodyFailed(body []byte) bool {
+	var e envelope
+	body = bytes.TrimPrefix(body, utf8BOM)
+	if len(body) == 0 || body[0] != '{' {
+		return false
+	}
+	_ = json.Unmarshal(body, &e) // a member of another type is left unset
+	return e.failed()
+}
+
+// presence is a member whose mere value matters: whether it says something. null, false, 0,
+// "", {} and [] (with any white space) say nothing; any other value does.
+type presence struct{ set bool }
+
+// UnmarshalJSON reads the value; it never fails.
+func (p *presence) UnmarshalJSON(b []byte) error {
+	switch b[0] {
+	case 'n', 'f': // null, false
+		p.set = false
+	case 't':
+		p.set = true
+	case '"':
+		s, _ := readText(b)
+		p.set = strings.TrimSpace(s) != ""
+	case '{', '[':
+		p.set = len(bytes.TrimSpace(b[1:len(b)-1])) > 0
+	default: // a number: 0 says nothing
+		f, err := strconv.ParseFloat(string(b), 64)
+		p.set = err != nil || f != 0
+	}
+	return nil
 }
 
 // responseOf returns the Response of the latest attempt, whose body's envelope was e and whose

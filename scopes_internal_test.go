@@ -40,7 +40,7 @@ func TestScopeOfAgreesWithTheMock(t *testing.T) {
 		rec := httptest.NewRecorder()
 		srv.Handler().ServeHTTP(rec, req)
 		require.Equal(t, http.StatusForbidden, rec.Code, "%s %s: %s", r.method, r.path, rec.Body)
-		_, scope, ok := apiErrorOf(rec.Body.Bytes())
+		_, scope, _, ok := apiErrorOf(rec.Body.Bytes())
 		require.True(t, ok, "the API's error")
 		assert.NotEmpty(t, scope, "%s %s", r.method, r.path)
 		assert.Equal(t, Scope(scope), scopeOf(r.path), "%s %s", r.method, r.path)

@@ -1,6 +1,7 @@
 package sms
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"strings"
@@ -135,9 +136,14 @@ func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]
 	return list, nil
 }
 
+// wireSenderID is a sender ID on the wire: the service's title, or sender_id or senderId
+// when the answer has no title; _id, or id when it has no _id.
 type wireSenderID struct {
 	ID        text       `json:"_id"`
+	AltID     text       `json:"id"`
 	Title     text       `json:"title"`
+	SenderID  text       `json:"sender_id"`
+	SenderID2 text       `json:"senderId"`
 	Status    wireStatus `json:"status"`
 	Country   text       `json:"country"`
 	Usecase   text       `json:"usecase"`
@@ -151,19 +157,22 @@ func (w *wireSenderID) senderID(resp *Response) SenderID {
 		st = StatusBlocked
 	}
 	return SenderID{
-		ID: w.ID.s, Title: w.Title.s, Status: st, Country: w.Country.s, Usecase: w.Usecase.s,
+		ID: cmp.Or(w.ID.s, w.AltID.s), Title: w.title(), Status: st, Country: w.Country.s, Usecase: w.Usecase.s,
 		Company: w.Company.s, CreatedAt: w.CreatedAt.time(), Response: resp,
 	}
 }
 
 // members are the members a sender ID is not read without: its title and status.
 func (w *wireSenderID) members() []member {
-	return []member{{"title", w.Title.s != ""}, {"status", w.Status.s != ""}}
+	return []member{{"title", w.title() != ""}, {"status", w.Status.s != ""}}
 }
+
+// title is the sender ID text: title, else sender_id, else senderId.
+func (w *wireSenderID) title() string { return cmp.Or(w.Title.s, w.SenderID.s, w.SenderID2.s) }
 
 // flaws are the optional members of a sender ID, which may be unreadable.
 func (w *wireSenderID) flaws() []flaw {
-	return []flaw{{"_id", w.ID.bad}, {"country", w.Country.bad}, {"usecase", w.Usecase.bad},
+	return []flaw{{"_id", w.ID.bad}, {"id", w.AltID.bad}, {"country", w.Country.bad}, {"usecase", w.Usecase.bad},
 		{"company", w.Company.bad}, {"createdAt", w.CreatedAt.unread()}}
 }
 

@@ -78,7 +78,8 @@ func (p *WaitParams) config() (waitConfig, error) {
 //
 // The final status is returned with the counts of every recipient and the first page of
 // them. When ctx ends first, Wait returns the last status it read (nil if none) and an
-// error that matches ctx's. Any other error ends the wait and is returned with the last
+// error that matches ctx's, and the last poll's error when that poll was answered with a
+// 429 or a 5xx (so that errors.Is(err, ErrServer) holds after polling through 502s). Any other error ends the wait and is returned with the last
 // status: among them a Retry-After longer than MaxRetryAfter (the answer's *Error, its
 // RetryAfter set), a status that no campaign can have (a negative count), which would
 // never become final, and a status word the SDK does not know (see Status), returned with
@@ -96,7 +97,7 @@ func (s *CampaignsService) Wait(ctx context.Context, id string, p *WaitParams) (
 	}
 	last, err := s.wait(ctx, []string{id}, nil, cfg)
 	if err != nil && ctx.Err() != nil {
-		err = fmt.Errorf("sms: waiting for campaign %s: %w", id, ctx.Err())
+		err = fmt.Errorf("sms: waiting for campaign %s: %w", id, endedWith(ctx, err))
 	}
 	return last[0], err
 }
@@ -112,11 +113,16 @@ func (s *CampaignsService) wait(ctx context.Context, ids []string, sp *CampaignS
 		pending[i] = i
 	}
 	var shown *BulkDelivery
+	var retry error // the error of the latest round's 429 or 5xx answer, polled again
 	for attempt := 0; ; attempt++ {
-		wait, err := s.pollRound(ctx, ids, pending, last, sp, cfg)
+		wait, again, err := s.pollRound(ctx, ids, pending, last, sp, cfg)
 		if err != nil {
+			if ctx.Err() != nil && retry != nil && again == nil { // ended in the middle of a poll
+				err = &waitError{ctx: err, last: retry}
+			}
 			return last, err
 		}
+		retry = again
 		d, err := deliveryOf(ids, last)
 		if err != nil {
 			return last, err
@@ -134,27 +140,32 @@ func (s *CampaignsService) wait(ctx context.Context, ids []string, sp *CampaignS
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
+			if retry != nil { // the last poll's answer too: a 502 is still ErrServer
+				return last, &waitError{ctx: ctx.Err(), last: retry}
+			}
 			return last, ctx.Err()
 		}
 	}
 }
 
 // pollRound polls the campaigns pending, cfg.workers at a time, into last. It returns the
-// longest wait the answers asked for, and the first error that ends the wait; that error
-// stops the other polls of the round.
-func (s *CampaignsService) pollRound(ctx context.Context, ids []string, pending []int, last []*DeliveryStatus, sp *CampaignStatusParams, cfg waitConfig) (time.Duration, error) {
+// longest wait the answers asked for, the error of a 429 or 5xx answer of the round (which
+// is polled again), and the first error that ends the wait; that error stops the other polls
+// of the round.
+func (s *CampaignsService) pollRound(ctx context.Context, ids []string, pending []int, last []*DeliveryStatus, sp *CampaignStatusParams, cfg waitConfig) (time.Duration, error, error) {
 	if len(pending) == 1 { // Wait: no goroutine
-		st, wait, err := s.poll(ctx, ids[pending[0]], sp, cfg)
+		st, wait, retry, err := s.poll(ctx, ids[pending[0]], sp, cfg)
 		if st != nil {
 			last[pending[0]] = st
 		}
-		return wait, err
+		return wait, retry, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
 		mu    sync.Mutex
 		wait  time.Duration
+		retry error
 		first error
 		wg    sync.WaitGroup
 		slots = make(chan struct{}, cfg.workers)
@@ -163,11 +174,14 @@ func (s *CampaignsService) pollRound(ctx context.Context, ids []string, pending 
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			st, w, err := s.poll(ctx, ids[i], sp, cfg)
+			st, w, r, err := s.poll(ctx, ids[i], sp, cfg)
 			mu.Lock()
 			defer mu.Unlock()
 			if st != nil {
 				last[i] = st
+			}
+			if r != nil {
+				retry = r
 			}
 			if err != nil && first == nil {
 				first = err
@@ -177,39 +191,48 @@ func (s *CampaignsService) pollRound(ctx context.Context, ids []string, pending 
 		})
 	}
 	wg.Wait()
-	return wait, first
+	return wait, retry, first
 }
 
-// poll reads the delivery status of campaign id once. It returns the status, or the wait a
-// 429 or 5xx answer asked for, or the error that ends the wait (with the status read, when
-// its word is none the SDK knows).
-func (s *CampaignsService) poll(ctx context.Context, id string, sp *CampaignStatusParams, cfg waitConfig) (*DeliveryStatus, time.Duration, error) {
+// poll reads the delivery status of campaign id once. It returns the status; or the wait a
+// 429 or 5xx answer asked for, with that answer's error (the campaign is polled again); or
+// the error that ends the wait (with the status read, when its word is none the SDK knows).
+func (s *CampaignsService) poll(ctx context.Context, id string, sp *CampaignStatusParams, cfg waitConfig) (*DeliveryStatus, time.Duration, error, error) {
 	st, err := s.Status(ctx, id, sp)
 	var wait time.Duration
 	switch {
 	case err == nil:
 		if err := checkCounts(id, val(st.Counts)); err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		if !knownDelivery(st.Status) {
-			return st, 0, fmt.Errorf("sms: waiting for campaign %s: the status %q is none the SDK knows, so it cannot tell whether it is final", id, printable(string(st.Status)))
+			return st, 0, nil, fmt.Errorf("sms: waiting for campaign %s: the status %q is none the SDK knows, so it cannot tell whether it is final", id, printable(string(st.Status)))
 		}
-		return st, 0, nil
+		return st, 0, nil, nil
 	case ctx.Err() != nil:
-		return nil, 0, fmt.Errorf("sms: waiting for campaign %s: %w", id, ctx.Err())
+		return nil, 0, nil, endedWith(ctx, err)
 	case errors.Is(err, ErrRateLimited) || errors.Is(err, ErrServer):
 		var e *Error
 		if errors.As(err, &e) {
 			wait = e.RetryAfter
 		}
 		if wait > cfg.maxRetryAfter {
-			return nil, 0, fmt.Errorf("sms: waiting for campaign %s: the server asked to wait %v, more than MaxRetryAfter (%v): %w",
+			return nil, 0, nil, fmt.Errorf("sms: waiting for campaign %s: the server asked to wait %v, more than MaxRetryAfter (%v): %w",
 				id, wait, cfg.maxRetryAfter, err)
 		}
-		return nil, wait, nil
+		return nil, wait, err, nil
 	default:
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
+}
+
+// endedWith is the error of a wait that ctx ended, whose last error was err: it matches both
+// ctx's error and err's sentinels (ErrServer after polling through 502s).
+func endedWith(ctx context.Context, err error) error {
+	if errors.Is(err, ctx.Err()) {
+		return err
+	}
+	return &waitError{ctx: ctx.Err(), last: err}
 }
 
 // checkCounts refuses the delivery counts of campaign id when no campaign can have them: a
@@ -297,16 +320,28 @@ func (s *CampaignsService) WaitBulk(ctx context.Context, r *BulkReport, p *WaitP
 	if err != nil {
 		return nil, err
 	}
-	ids := r.CampaignIDs()
+	ids := distinct(r.CampaignIDs()) // a campaign named by two batches is counted once
 	last, err := s.wait(ctx, ids, &CampaignStatusParams{Limit: 1}, cfg)
 	d, sumErr := deliveryOf(ids, last)
 	if err == nil {
 		err = sumErr
 	}
 	if err != nil && ctx.Err() != nil {
-		err = fmt.Errorf("sms: waiting for bulk job %q: %w", r.JobID, ctx.Err())
+		err = fmt.Errorf("sms: waiting for bulk job %q: %w", r.JobID, endedWith(ctx, err))
 	}
 	return &d.BulkDelivery, err
+}
+
+// distinct returns ids without repeats, in the order of their first appearance.
+func distinct(ids []string) []string {
+	seen := make(map[string]struct{}, len(ids))
+	return slices.DeleteFunc(ids, func(id string) bool {
+		if _, dup := seen[id]; dup {
+			return true
+		}
+		seen[id] = struct{}{}
+		return false
+	})
 }
 
 // addCounts returns a + b of counts that are not negative, and whether every sum, and

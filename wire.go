@@ -4,6 +4,7 @@ package sms
 // tolerant readers of the members the service writes in more than one way.
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -400,6 +401,14 @@ type pageMembers struct {
 	TotalPages2  optInt `json:"total_pages"`
 	LastPage     optInt `json:"last_page"`
 	LastPage2    optInt `json:"lastPage"`
+	// A cursor list's members: the cursor of the next page, whether more follow, and the URL
+	// of the next page (Laravel's next_page_url).
+	NextCursor   text `json:"next_cursor"`
+	NextCursor2  text `json:"nextCursor"`
+	HasMore      text `json:"has_more"`
+	HasMore2     text `json:"hasMore"`
+	NextPageURL  text `json:"next_page_url"`
+	NextPageURL2 text `json:"nextPageUrl"`
 }
 
 // wirePaging is the paging of a list answer: its members under "pagination" (the service's),
@@ -409,6 +418,9 @@ type wirePaging struct {
 	pageMembers
 	Pagination *pageMembers `json:"pagination"`
 	Meta       *pageMembers `json:"meta"`
+	Links      *struct {
+		Next text `json:"next"`
+	} `json:"links"` // JSON:API's and Laravel resources' links.next
 }
 
 // pagination returns the list's Pagination (see Pagination for what is unknown), and appends
@@ -434,6 +446,11 @@ func (w *wirePaging) pagination(bad []string) (Pagination, []string) {
 		pick(&pg.Limit, 0, &m.Limit, &m.PerPage, &m.PerPage2, &m.PageSize, &m.PageSize2)
 		pick(&pg.Total, -1, &m.Total, &m.TotalCount, &m.TotalCount2)
 		pick(&pg.Pages, 0, &m.Pages, &m.TotalPages, &m.TotalPages2, &m.LastPage, &m.LastPage2)
+		pg.cursor = cmp.Or(pg.cursor, m.NextCursor.s, m.NextCursor2.s)
+		pg.nextURL = cmp.Or(pg.nextURL, m.NextPageURL.s, m.NextPageURL2.s)
+		if pg.more == 0 {
+			pg.more = moreOf(cmp.Or(m.HasMore.s, m.HasMore2.s))
+		}
 		bad = unreadable(bad, g.prefix,
 			flaw{"page", m.Page.bad}, flaw{"current_page", m.CurrentPage.bad}, flaw{"currentPage", m.CurrentPage2.bad},
 			flaw{"limit", m.Limit.bad}, flaw{"perPage", m.PerPage.bad}, flaw{"per_page", m.PerPage2.bad},
@@ -442,12 +459,28 @@ func (w *wirePaging) pagination(bad []string) (Pagination, []string) {
 			flaw{"pages", m.Pages.bad}, flaw{"totalPages", m.TotalPages.bad}, flaw{"total_pages", m.TotalPages2.bad},
 			flaw{"last_page", m.LastPage.bad}, flaw{"lastPage", m.LastPage2.bad})
 	}
+	if w.Links != nil {
+		pg.nextURL = cmp.Or(pg.nextURL, w.Links.Next.s)
+	}
 	return pg, bad
 }
 
-// wireCampaign is a campaign as GET /v1/sms/campaigns lists it.
+// moreOf reads a has_more member: 1 for true, -1 for false, 0 when absent or neither.
+func moreOf(s string) int8 {
+	switch {
+	case strings.EqualFold(s, "true"), s == "1":
+		return 1
+	case strings.EqualFold(s, "false"), s == "0":
+		return -1
+	}
+	return 0
+}
+
+// wireCampaign is a campaign as GET /v1/sms/campaigns lists it; its id is _id, or id when
+// the item has no _id.
 type wireCampaign struct {
 	ID             text       `json:"_id"`
+	AltID          text       `json:"id"`
 	SenderID       text       `json:"senderId"`
 	RecipientCount optInt     `json:"recipientCount"`
 	Amount         optAmount  `json:"amount"`
@@ -476,11 +509,19 @@ func (w *wireCampaign) campaign(slots *campaignSlots, i int, bad []string) (Camp
 		flaw{"smsParts", w.SMSParts.bad}, flaw{"messageId", w.MessageID.bad}, flaw{"reference", w.Reference.bad},
 		flaw{"createdAt", w.CreatedAt.bad})
 	return Campaign{
-		ID: w.ID.s, Status: w.Status.s, MessageID: w.MessageID.s, Recipients: w.RecipientCount.n,
+		ID: w.id(), Status: w.Status.s, MessageID: w.MessageID.s, Recipients: w.RecipientCount.n,
 		Amount: w.Amount.into(&slots.amount), Currency: w.Currency.s, Parts: w.SMSParts.into(&slots.parts),
 		SenderID: w.SenderID.s, Channel: Channel(w.Channel.s), Reference: w.Reference.s,
 		CreatedAt: w.CreatedAt.into(&slots.created),
 	}, bad
+}
+
+// id is the campaign's _id, or its id when the item has no _id.
+func (w *wireCampaign) id() string {
+	if w.ID.s != "" {
+		return w.ID.s
+	}
+	return w.AltID.s
 }
 
 // hasList reports whether the JSON object body has the member name, and it is an array: it

@@ -376,6 +376,35 @@ type answer struct {
 	code, message, requestID string
 	// What the SDK read, for people, and a reason to warn about it.
 	read, concern string
+	// failed says why a read answered with a 2xx is no success: its body says it is an
+	// error ({"status": "error"}, {"success": false}, ...), with the server's words, or it is
+	// not JSON (a maintenance page). Empty otherwise.
+	failed string
+	// refused is set when such a body says the credentials were refused (the SDK reads it as
+	// sms.ErrUnauthorized).
+	refused bool
+}
+
+// success reports whether the answer is a 2xx that is what it says: not a body that says it
+// is an error, nor a page that is not JSON.
+func (a *answer) success() bool { return a.ex.status/100 == 2 && a.failed == "" }
+
+// judge sets failed and refused for a read answered with a 2xx, from the body and the SDK's
+// error.
+func (a *answer) judge() {
+	if a.ex.status/100 != 2 || a.ex.err != nil {
+		return
+	}
+	var e *sms.Error
+	switch {
+	case errors.As(a.sdkErr, &e) && e.StatusCode/100 == 2:
+		a.failed = "the answer says it failed: " + sdkText(e)
+		a.refused = errors.Is(e, sms.ErrUnauthorized)
+	case !json.Valid(a.ex.body):
+		ct := a.ex.header.Get("Content-Type")
+		a.failed = fmt.Sprintf("the answer is not JSON (%s): %q", printable(cmp.Or(ct, "no Content-Type")),
+			printable(string(a.ex.body[:min(len(a.ex.body), 120)])))
+	}
 }
 
 // The read endpoints.
@@ -440,7 +469,7 @@ func (d *doctor) ask(ctx context.Context) (*answers, error) {
 		return nil, ctx.Err()
 	case as.balance.ex.status == 0:
 		as.stop = noAnswer
-	case as.balance.ex.status == http.StatusUnauthorized:
+	case as.balance.ex.status == http.StatusUnauthorized, as.balance.refused:
 		as.stop = refused
 	}
 	if as.stop == "" {
@@ -465,7 +494,7 @@ func (d *doctor) ask(ctx context.Context) (*answers, error) {
 			}
 			return err
 		})
-		if first == "" && as.campaigns.ex.status/100 == 2 {
+		if first == "" && as.campaigns.success() {
 			first = firstListed(as.campaigns.ex.body) // the SDK could not read the list
 		}
 		if first != "" {
@@ -524,7 +553,7 @@ func (as *answers) reader(s sms.Scope) *answer {
 // settled reports whether a read told whether the key has scope s: the GET that needs it was
 // answered with a success or a 403 insufficient_scope, or the key list shows the key.
 func (as *answers) settled(s sms.Scope) bool {
-	if r := as.reader(s); r != nil && (r.ex.status/100 == 2 || r.scopeMissing()) {
+	if r := as.reader(s); r != nil && (r.success() || r.scopeMissing()) {
 		return true
 	}
 	return as.listed != nil
@@ -566,6 +595,7 @@ func (d *doctor) read(ctx context.Context, endpoint string, documented bool, fn 
 	a := &answer{endpoint: endpoint, documented: documented}
 	a.ex, a.sdkErr = record(ctx, d.timeout, func(ctx context.Context) error { return fn(ctx, a) })
 	a.parse()
+	a.judge()
 	d.sent = append(d.sent, a)
 	return a
 }
@@ -590,6 +620,7 @@ func (d *doctor) probe(ctx context.Context, path string) *answer {
 		return resp.Body.Close() // read already, by the recorder
 	})
 	a.parse()
+	a.judge()
 	d.sent = append(d.sent, a)
 	return a
 }
@@ -617,6 +648,10 @@ func (a *answer) parse() {
 	}
 	if body.Error != nil {
 		a.code, a.message = printable(body.Error.Code), printable(body.Error.Message)
+	}
+	var e *sms.Error // the SDK's reading keeps the server's words in the other shapes too
+	if a.message == "" && errors.As(a.sdkErr, &e) && e.StatusCode == ex.status && !strings.EqualFold(e.Message, http.StatusText(ex.status)) {
+		a.code, a.message = cmp.Or(a.code, printable(e.Code)), printable(e.Message)
 	}
 	if a.code == "" {
 		a.code = strings.ToLower(strings.ReplaceAll(http.StatusText(ex.status), " ", "_"))
@@ -707,6 +742,12 @@ func (d *doctor) credentials(answers ...*answer) Check {
 			c := check(CheckCredentials, a.endpoint, a.documented, a)
 			c.Level, c.Detail = Fail, "refused: "+a.errorText()
 			return c
+		case a.refused:
+			c := check(CheckCredentials, a.endpoint, a.documented, a)
+			c.Level, c.Detail = Fail, "refused: "+a.failed
+			return c
+		case a.failed != "":
+			continue // proves nothing
 		case s/100 == 2 || a.scopeMissing() || a.probe && s == http.StatusBadRequest:
 			c := check(CheckCredentials, a.endpoint, a.documented, a)
 			c.Level, c.Detail = OK, "accepted: "+kind
@@ -751,7 +792,11 @@ func (d *doctor) scopeFrom(s sms.Scope, as *answers) Check {
 		c := check(ScopeCheck(s), endpoint, true, read)
 		c.Level, c.Detail = Warn, "missing: the key lacks the "+string(s)+" scope"
 		return c
-	case read != nil && read.ex.status/100 == 2:
+	case read != nil && read.refused:
+		c := check(ScopeCheck(s), endpoint, true, read)
+		c.Level, c.Detail = Skip, refused
+		return c
+	case read != nil && read.success():
 		c := check(ScopeCheck(s), endpoint, true, read)
 		c.Level, c.Detail = OK, "granted"
 		return c
@@ -856,6 +901,9 @@ func (d *doctor) readCheck(name, endpoint string, documented bool, scope sms.Sco
 	}
 	var parts []string
 	switch {
+	case a.failed != "":
+		c.Level = Fail
+		parts = append(parts, a.failed)
 	case jsonErr != nil:
 		c.Level = Fail
 		parts = append(parts, "not JSON: "+printable(jsonErr.Error()))
@@ -911,17 +959,18 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-// firstListed returns the _id of the first item of a list's data, or "".
+// firstListed returns the _id (or id) of the first item of a list's data, or "".
 func firstListed(body []byte) string {
 	var v struct {
 		Data []struct {
-			ID string `json:"_id"`
+			ID    string `json:"_id"`
+			AltID string `json:"id"`
 		} `json:"data"`
 	}
 	if json.Unmarshal(body, &v) != nil || len(v.Data) == 0 {
 		return ""
 	}
-	return v.Data[0].ID
+	return cmp.Or(v.Data[0].ID, v.Data[0].AltID)
 }
 
 // maxText bounds, in bytes, each piece of server text in a report.

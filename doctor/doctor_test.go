@@ -391,7 +391,9 @@ func TestRunReportsTrouble(t *testing.T) {
 				r, err := doctor.Run(context.Background(), cfg)
 				require.NoError(t, err)
 
-				assert.Equal(t, tt.want, levels(t, r), "%+v", r.Checks)
+				if tt.want != nil {
+					assert.Equal(t, tt.want, levels(t, r), "%+v", r.Checks)
+				}
 				assert.Equal(t, tt.failed, r.Failed())
 				if tt.check != nil {
 					tt.check(t, r)
@@ -464,16 +466,62 @@ func TestRunAgainstOddServers(t *testing.T) {
 				},
 			}),
 			want: all(doctor.OK, map[string]doctor.Level{
-				doctor.CheckBalance: doctor.Fail, doctor.CheckSenderIDs: doctor.Warn, doctor.CheckCampaigns: doctor.Warn,
+				"scope.balance": doctor.Warn, doctor.CheckBalance: doctor.Fail, doctor.CheckSenderIDs: doctor.Warn, doctor.CheckCampaigns: doctor.Warn,
 				doctor.CheckCampaignStatus: doctor.Skip, doctor.CheckKeys: doctor.Warn,
 			}),
 			check: func(t *testing.T, r *doctor.Report) {
 				c := find(t, r, doctor.CheckBalance)
-				assert.Equal(t, "not JSON: invalid character '<' looking for beginning of value", c.Detail)
+				assert.Equal(t, `the answer is not JSON (text/html): "<html>maintenance</html>"`, c.Detail)
+				assert.Contains(t, find(t, r, "scope.balance").Detail, "could not tell", "a 200 page proves no scope")
 				require.NotNil(t, c.Decode)
 				assert.False(t, c.Decode.JSON)
 				assert.False(t, c.Decode.SDK)
 				assert.NotEmpty(t, c.Decode.SDKError)
+			},
+		},
+		{
+			name: "a 403 in words, without a code",
+			routes: routes(map[string]http.HandlerFunc{
+				"GET /v1/balance": answer(403, `{"type":"about:blank","title":"Forbidden","status":403,"detail":"IP address not whitelisted."}`),
+			}),
+			check: func(t *testing.T, r *doctor.Report) {
+				c := find(t, r, doctor.CheckBalance)
+				assert.Equal(t, doctor.Fail, c.Level)
+				assert.Contains(t, c.Detail, "forbidden: IP address not whitelisted.")
+				assert.NotEqual(t, doctor.OK, find(t, r, "scope.balance").Level)
+			},
+		},
+		{
+			name: "every GET answers 200 with an error body",
+			routes: routes(map[string]http.HandlerFunc{
+				"GET /v1/balance":       answer(200, `{"status":"error","message":"Invalid API key"}`),
+				"GET /v1/sender-ids":    answer(200, `{"status":"error","message":"Invalid API key"}`),
+				"GET /v1/sms/campaigns": answer(200, `{"status":"error","message":"Invalid API key"}`),
+			}),
+			want: all(doctor.Skip, map[string]doctor.Level{
+				doctor.CheckCredentials: doctor.Fail, doctor.CheckBalance: doctor.Fail, doctor.CheckKeys: doctor.Warn,
+			}),
+			check: func(t *testing.T, r *doctor.Report) {
+				assert.Equal(t, "refused: the answer says it failed: 200 with an error body: unauthorized: Invalid API key", find(t, r, doctor.CheckCredentials).Detail)
+				assert.Contains(t, find(t, r, doctor.CheckBalance).Detail, "Invalid API key")
+			},
+		},
+		{
+			name: "every GET answers 200 with a maintenance page",
+			routes: routes(map[string]http.HandlerFunc{
+				"GET /v1/balance":       answer(200, `<html>Back soon</html>`),
+				"GET /v1/sender-ids":    answer(200, `<html>Back soon</html>`),
+				"GET /v1/sms/campaigns": answer(200, `<html>Back soon</html>`),
+				"POST /v1/sms/send":     answer(200, `<html>Back soon</html>`),
+				"POST /v1/otp/send":     answer(200, `<html>Back soon</html>`),
+			}),
+			check: func(t *testing.T, r *doctor.Report) {
+				for _, name := range []string{doctor.CheckCredentials, "scope.balance", "scope.sender_ids", "scope.campaigns", doctor.CheckBalance, doctor.CheckSenderIDs, doctor.CheckCampaigns} {
+					assert.NotEqual(t, doctor.OK, find(t, r, name).Level, "%s: %s", name, find(t, r, name).Detail)
+				}
+				assert.Equal(t, doctor.Fail, find(t, r, doctor.CheckCredentials).Level)
+				assert.Equal(t, doctor.Fail, find(t, r, doctor.CheckBalance).Level)
+				assert.Contains(t, find(t, r, doctor.CheckBalance).Detail, "Back soon")
 			},
 		},
 		{
@@ -550,7 +598,9 @@ func TestRunAgainstOddServers(t *testing.T) {
 			cfg.ProbeWrites = true // the fake has no key list: the write scopes come from its POSTs
 			r, err := doctor.Run(context.Background(), cfg)
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, levels(t, r), "%+v", r.Checks)
+			if tt.want != nil {
+				assert.Equal(t, tt.want, levels(t, r), "%+v", r.Checks)
+			}
 			if tt.check != nil {
 				tt.check(t, r)
 			}

@@ -73,7 +73,7 @@ func TestServerTextIsEscaped(t *testing.T) {
 		"/v1/sender-ids": `{"data":[{"_id":"1","title":` + s + `,"status":"active","country":` + s + `,"company":` + s + `}],"count":1}`,
 		"/v1/sms/campaigns": `{"data":[{"_id":` + s + `,"senderId":` + s + `,"recipientCount":1,"amount":3.2,"status":"sent","currency":"NGN","reference":` + s + `}],` +
 			`"pagination":{"page":1,"limit":20,"total":1}}`,
-		"/v1/sms/campaigns/abc/status": `{"data":{"campaignId":` + s + `,"status":"sent","counts":{"sent":1},` +
+		"/v1/sms/campaigns/abc/status": `{"data":{"campaignId":"abc","messageId":` + s + `,"status":"sent","counts":{"sent":1},` +
 			`"recipients":[{"to":` + s + `,"status":` + s + `}]},"pagination":{"page":1,"limit":20,"total":1}}`,
 		"/v1/keys": `{"data":[{"_id":"k1","name":` + s + `,"publicKey":` + s + `,"scopes":{"sms":true}}]}`,
 	}

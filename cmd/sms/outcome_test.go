@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -78,6 +80,47 @@ func TestCommandOutcomes(t *testing.T) {
 			}
 			for k, v := range tt.json {
 				assert.Equal(t, v, m[k], k)
+			}
+		})
+	}
+}
+
+// sms send claims a refund only when the answer states one (a cost of 0.00), and a 200 whose
+// body says it is an error fails the command with the server's words.
+func TestCommandRefundAndErrorBodies(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		args   []string
+		status int
+		body   string
+		stderr string
+		absent string
+	}{
+		{"a cost, not a refund", []string{"send", "--to", "08025671695", "--from", "ACME", "--message", "Hi"}, 202,
+			`{"campaign":{"id":"c1","status":"failed","amount":3.20,"currency":"NGN"}}`, "the answer states a cost of 3.20 NGN, not a refund", "refunded ("},
+		{"no cost stated", []string{"send", "--to", "08025671695", "--from", "ACME", "--message", "Hi"}, 202,
+			`{"campaign":{"id":"c1","status":"failed"}}`, "the answer does not say whether it was refunded", "refunded ("},
+		{"a list answered 200 success false", []string{"campaigns", "list"}, 200,
+			`{"success":false,"message":"DB timeout","data":[]}`, "DB timeout", ""},
+		{"sender IDs answered 200 status error", []string{"sender-ids", "list"}, 200,
+			`{"status":"error","message":"Invalid API key"}`, "Invalid API key", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(tt.status)
+				_, _ = w.Write([]byte(tt.body))
+			}))
+			t.Cleanup(srv.Close)
+			env := map[string]string{envBaseURL: srv.URL, envAPIKey: "pk_test_abc", envAPISecret: "sk_test_def"}
+			r := runCLI(t, env, "", tt.args...)
+			assert.NotEqual(t, 0, r.code, "the command fails")
+			assert.Contains(t, r.stderr, tt.stderr)
+			if tt.absent != "" {
+				assert.NotContains(t, r.stderr, tt.absent)
 			}
 		})
 	}

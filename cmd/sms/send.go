@@ -44,8 +44,7 @@ although the request succeeded: the campaign is printed, then the error.`,
 				return err
 			}
 			if res.Campaign.Status == sms.StatusFailed {
-				return &failure{fmt.Errorf("campaign %s failed: the provider refused it, and it was refunded (%s %s)",
-					res.Campaign.ID, res.Campaign.Amount, res.Campaign.Currency)}
+				return &failure{refusedError(res.Campaign)}
 			}
 			return nil
 		},
@@ -77,4 +76,17 @@ func (a *app) printSent(res *sms.SendResult) error {
 		defer a.note("replayed: this reference was sent before; nothing was sent or charged this time")
 	}
 	return t.flush()
+}
+
+// refusedError is the error of a campaign the provider refused. It says it was refunded only
+// when the answer says so, by the campaign's cost of 0.00; otherwise it says what the answer
+// showed: no cost, or a cost.
+func refusedError(c sms.Campaign) error {
+	switch {
+	case c.Amount == nil:
+		return fmt.Errorf("campaign %s failed: the provider refused it; the answer does not say whether it was refunded", c.ID)
+	case c.Amount.Kobo() == 0:
+		return fmt.Errorf("campaign %s failed: the provider refused it, and it was refunded (%s %s)", c.ID, c.Amount, c.Currency)
+	}
+	return fmt.Errorf("campaign %s failed: the provider refused it; the answer states a cost of %s %s, not a refund", c.ID, c.Amount, c.Currency)
 }
