@@ -61,8 +61,8 @@ var sdkCalls = map[string]sdkCall{
 	"Campaigns.List": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
 		return c.Campaigns.List(ctx, nil)
 	},
-	"Campaigns.Status": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
-		return c.Campaigns.Status(ctx, "c1", nil)
+	"Campaigns.Delivery": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
+		return c.Campaigns.Delivery(ctx, "c1", nil)
 	},
 	"Campaigns.Wait": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
 		return c.Campaigns.Wait(ctx, "c1", &sms.WaitParams{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
@@ -170,7 +170,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 		{"status words of the provider", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, fmt.Sprintf(strings.Replace(sendBody, `"status":"sent"`, `"status":"Message Sent"`, 1), `"amount":3.2`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, sms.StatusSent, sendResult(t, v).Campaign.Status)
+				assert.Equal(t, sms.CampaignStatusSent, sendResult(t, v).Campaign.Status)
 			}},
 		{"a byte order mark", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, bom + fmt.Sprintf(sendBody, `"amount":3.2`),
 			func(t *testing.T, v any, err error) {
@@ -237,50 +237,50 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 		{"campaign status Delivered", []string{"Campaigns.List"}, 200, nil, strings.Replace(fmt.Sprintf(listBody, `"smsParts":1`, `"requestId":"r"`), `"status":"sent"`, `"status":"DELIVERED"`, 1),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, sms.StatusDelivered, firstCampaign(t, v).Status)
+				assert.Equal(t, sms.CampaignStatus("delivered"), firstCampaign(t, v).Status)
 			}},
 		// Delivery status and Wait.
-		{"counts as strings", []string{"Campaigns.Status"}, 200, nil, fmt.Sprintf(statusBody, `"status":"Delivered","counts":{"sent":"0","delivered":"1","failed":0,"dnd":0}`),
+		{"counts as strings", []string{"Campaigns.Delivery"}, 200, nil, fmt.Sprintf(statusBody, `"status":"Delivered","counts":{"sent":"0","delivered":"1","failed":0,"dnd":0}`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				st := v.(*sms.DeliveryStatus)
+				st := v.(*sms.Delivery)
 				assert.Equal(t, &sms.DeliveryCounts{Delivered: 1}, st.Counts)
 				assert.True(t, st.Final())
 			}},
-		{"counts unreadable", []string{"Campaigns.Status"}, 200, nil, fmt.Sprintf(statusBody, `"status":"sent","counts":{"sent":"many","delivered":1}`),
+		{"counts unreadable", []string{"Campaigns.Delivery"}, 200, nil, fmt.Sprintf(statusBody, `"status":"sent","counts":{"sent":"many","delivered":1}`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				st := v.(*sms.DeliveryStatus)
+				st := v.(*sms.Delivery)
 				assert.Nil(t, st.Counts, "read whole or not at all")
 				assert.Equal(t, []string{"data.counts"}, st.Response.Unreadable)
 			}},
-		{"recipients of the provider", []string{"Campaigns.Status"}, 200, nil,
+		{"recipients of the provider", []string{"Campaigns.Delivery"}, 200, nil,
 			fmt.Sprintf(statusBody, `"status":"Message Sent","recipients":[{"to":2348025671695,"status":"DND Active on Phone Number","updatedAt":"2021-03-29 16:51:00"},{"to":"2348025671696","status":"Rejected","updatedAt":{}}]`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				st := v.(*sms.DeliveryStatus)
-				assert.Equal(t, sms.StatusSent, st.Status)
+				st := v.(*sms.Delivery)
+				assert.Equal(t, sms.DeliveryStatusSent, st.Status)
 				require.Len(t, st.Recipients, 2)
 				assert.Equal(t, "2348025671695", st.Recipients[0].To)
-				assert.Equal(t, sms.StatusDND, st.Recipients[0].Status)
+				assert.Equal(t, sms.RecipientStatusDND, st.Recipients[0].Status)
 				assert.Equal(t, at(t, "2021-03-29T16:51:00Z"), *st.Recipients[0].UpdatedAt)
-				assert.Equal(t, sms.StatusFailed, st.Recipients[1].Status)
+				assert.Equal(t, sms.RecipientStatusFailed, st.Recipients[1].Status)
 				assert.Equal(t, []string{"data.recipients[1].updatedAt"}, st.Response.Unreadable)
 			}},
 		{"Wait ends on a word it does not know", []string{"Campaigns.Wait"}, 200, nil, fmt.Sprintf(statusBody, `"status":"completed"`),
 			func(t *testing.T, v any, err error) {
 				require.ErrorContains(t, err, `"completed"`)
-				require.NotNil(t, v.(*sms.DeliveryStatus), "with the status that carried it")
+				require.NotNil(t, v.(*sms.Delivery), "with the status that carried it")
 			}},
 		{"Wait ends on the provider's Delivered", []string{"Campaigns.Wait"}, 200, nil, fmt.Sprintf(statusBody, `"status":"Delivered"`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, sms.StatusDelivered, v.(*sms.DeliveryStatus).Status)
+				assert.Equal(t, sms.DeliveryStatusDelivered, v.(*sms.Delivery).Status)
 			}},
 		{"Wait ends on DND", []string{"Campaigns.Wait"}, 200, nil, fmt.Sprintf(statusBody, `"status":"DND Active on Phone Number"`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, sms.StatusDND, v.(*sms.DeliveryStatus).Status)
+				assert.Equal(t, sms.DeliveryStatusDND, v.(*sms.Delivery).Status)
 			}},
 		// OTP.
 		{"OTP failed: smsStatus", []string{"OTP.Send"}, 200, nil, `{"data":{"smsStatus":"Message Failed","pinId":"p1","phone_number":"2348025671695"}}`,
@@ -412,7 +412,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				require.NoError(t, err)
 				ids := v.([]sms.SenderID)
 				require.Len(t, ids, 3)
-				assert.Equal(t, []sms.Status{sms.StatusActive, sms.StatusBlocked, sms.StatusPending}, []sms.Status{ids[0].Status, ids[1].Status, ids[2].Status})
+				assert.Equal(t, []sms.SenderIDStatus{sms.SenderIDStatusActive, sms.SenderIDStatusBlocked, sms.SenderIDStatusPending}, []sms.SenderIDStatus{ids[0].Status, ids[1].Status, ids[2].Status})
 				assert.Equal(t, "77", ids[2].ID)
 				assert.Equal(t, at(t, "2021-03-29T16:51:00Z"), *ids[2].CreatedAt)
 			}},

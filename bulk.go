@@ -158,10 +158,9 @@ type BulkBatch struct {
 	// CampaignID is the campaign the batch created, or the one a replay answered with; empty
 	// when the batch failed or in a dry run.
 	CampaignID string
-	// Status is the campaign's status in the answer: StatusProcessing, StatusSent, or
-	// StatusFailed when the provider refused it (it was refunded: Amount is 0.00, and its
-	// recipients get nothing; a rerun replays it, so send them again under another JobID).
-	Status Status
+	// Status is the campaign's status in the answer: processing, sent, or failed when the
+	// provider refused it (it was refunded: Amount is 0.00, and its recipients get nothing; a rerun replays it, so send them again under another JobID).
+	Status CampaignStatus
 	// Recipients is the number of distinct recipients in the batch.
 	Recipients int
 	// Parts is the largest number of SMS parts of a recipient's message.

@@ -41,7 +41,7 @@ func (s *CampaignsService) readSentBy(ctx context.Context, p *BulkParams) (*numb
 			continue
 		}
 		found[job]++
-		if c.Status != StatusFailed { // a failed one was refused and refunded: it reached nobody
+		if c.Status != CampaignStatusFailed { // a failed one was refused and refunded: it reached nobody
 			camps = append(camps, c)
 		}
 	}
@@ -53,7 +53,7 @@ func (s *CampaignsService) readSentBy(ctx context.Context, p *BulkParams) (*numb
 	}
 	sent := &numberSet{}
 	for _, c := range camps {
-		if c.Status == StatusProcessing {
+		if c.Status == CampaignStatusProcessing {
 			return nil, fail("campaign %s (reference %q) is still processing, and its recipients are not listed until the provider takes it: run the job again in a moment",
 				c.ID, c.Reference)
 		}

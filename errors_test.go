@@ -81,8 +81,8 @@ func TestEveryMethodErrorForms(t *testing.T) {
 			}
 			return errors.New("no error yielded")
 		}},
-		{"Campaigns.Status", "GET", "/v1/sms/campaigns/*", sms.ScopeCampaigns, func(e env) error {
-			_, err := e.client.Campaigns.Status(ctx, "0123456789abcdef01234567", nil)
+		{"Campaigns.Delivery", "GET", "/v1/sms/campaigns/*", sms.ScopeCampaigns, func(e env) error {
+			_, err := e.client.Campaigns.Delivery(ctx, "0123456789abcdef01234567", nil)
 			return err
 		}},
 		{"Campaigns.Recipients", "GET", "/v1/sms/campaigns/*", sms.ScopeCampaigns, func(e env) error {

@@ -133,7 +133,7 @@ func FuzzSuccessBody(f *testing.F) {
 			}
 			unreadable(pg.Response)
 		}
-		if st, err := c.Campaigns.Status(ctx, "c1", nil); err == nil {
+		if st, err := c.Campaigns.Delivery(ctx, "c1", nil); err == nil {
 			if st.Status == "" {
 				t.Fatal("a delivery status without its status")
 			}

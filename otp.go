@@ -107,7 +107,7 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 		PinID: d.PinID.s, To: d.PhoneNumber.s, SMSStatus: d.SMSStatus.s, Amount: d.Amount.ptr(), Currency: d.Currency.s,
 		Response: cl.responseOf(out.envelope, unreadable(bad, "", flaw{"status", out.Status.bad})),
 	}
-	if statusOf(d.SMSStatus.s) == StatusFailed || failedStatus(d.Status.s) || failedStatus(out.Status.s) {
+	if statusOf(d.SMSStatus.s) == "failed" || failedStatus(d.Status.s) || failedStatus(out.Status.s) {
 		return nil, &SendFailedError{OTP: otp, Status: cmp.Or(d.Status.s, out.Status.s)}
 	}
 	if err := cl.need(member{"data.pinId", d.PinID.s != ""}); err != nil {
@@ -131,8 +131,7 @@ func failedStatus(s string) bool {
 var ErrSendFailed = errors.New("sms: the server says the send failed")
 
 // SendFailedError is the error of OTPService.Send when the server's 2xx answer says the SMS
-// failed: its smsStatus is "Message Failed" (or another word of failure, such as "Rejected";
-// see Status), or its status member, in data or beside it, is 400 to 599 (the provider's
+// failed: its smsStatus is "Message Failed" (or another word of failure, such as "Rejected"), or its status member, in data or beside it, is 400 to 599 (the provider's
 // answers carry "status": "200" when all went well).
 //
 // It is not ErrOutcomeUnknown: the server answered, and says what happened. Nor is it a

@@ -11,7 +11,7 @@ import (
 // stripe-go's LastResponse are: quote its RequestID when asking the provider's support. Every
 // result of a successful call carries one in its Response field; the items of
 // SenderIDs.List and Keys.List share the list's. The iterators Campaigns.All and
-// Campaigns.Recipients yield items without it: use Campaigns.List or Campaigns.Status for a
+// Campaigns.Recipients yield items without it: use Campaigns.List or Campaigns.Delivery for a
 // page's Response. An error answered by the API carries its request ID in Error.RequestID.
 type Response struct {
 	// StatusCode is the HTTP status, such as 200 or 202.

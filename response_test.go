@@ -29,7 +29,7 @@ func TestEveryResultCarriesItsResponse(t *testing.T) {
 	require.NoError(t, err)
 	page, err := client.Campaigns.List(ctx, nil)
 	require.NoError(t, err)
-	st, err := client.Campaigns.Status(ctx, camp.Campaign.ID, nil)
+	st, err := client.Campaigns.Delivery(ctx, camp.Campaign.ID, nil)
 	require.NoError(t, err)
 	otp, err := client.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: ws.SenderID, MessageText: "< 1234 >"})
 	require.NoError(t, err)
@@ -66,7 +66,7 @@ func TestEveryResultCarriesItsResponse(t *testing.T) {
 		{"SMS.Send", sent.Response, 202, "POST /v1/sms/send", true},
 		{"Campaigns.Create", camp.Response, 202, "POST /v1/sms/campaigns", true},
 		{"Campaigns.List", page.Response, 200, "GET /v1/sms/campaigns", true},
-		{"Campaigns.Status", st.Response, 200, "GET /v1/sms/campaigns/" + camp.Campaign.ID + "/status", true},
+		{"Campaigns.Delivery", st.Response, 200, "GET /v1/sms/campaigns/" + camp.Campaign.ID + "/status", true},
 		{"OTP.Send", otp.Response, 200, "POST /v1/otp/send", true},
 		{"OTP.Verify", v.Response, 200, "POST /v1/otp/verify", true},
 		{"Balance.Get", bal.Response, 200, "GET /v1/balance", true},

@@ -23,7 +23,7 @@ type SenderID struct {
 	// service's list shows none: the Title identifies a sender ID).
 	ID      string
 	Title   string // the sender ID text, as used in From
-	Status  Status // StatusPending, StatusActive or StatusBlocked
+	Status  SenderIDStatus
 	Country string // the workspace's country, such as "Nigeria"
 	Usecase string
 	Company string
@@ -82,9 +82,9 @@ func (s *SenderIDsService) Request(ctx context.Context, p *RequestSenderIDParams
 
 // ListSenderIDsParams filters the sender ID list.
 type ListSenderIDsParams struct {
-	// Status keeps only the sender IDs in that status: StatusPending, StatusActive or
-	// StatusBlocked, in any case ("Active" too); it is sent in lower case. Empty lists all.
-	Status Status `url:"status,omitempty"`
+	// Status keeps only the sender IDs in that status: pending, active or blocked, in any
+	// case ("Active" too); it is sent in lower case. Empty lists all.
+	Status SenderIDStatus `url:"status,omitempty"`
 }
 
 // List returns the workspace's sender IDs, newest first (p may be nil). Every item's Response
@@ -95,9 +95,9 @@ func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]
 		q = *p
 	}
 	// Compared as status words are when read ("Active" is active), sent as the pages show.
-	q.Status = Status(strings.ToLower(strings.TrimSpace(string(q.Status))))
+	q.Status = SenderIDStatus(strings.ToLower(strings.TrimSpace(string(q.Status))))
 	switch q.Status {
-	case "", StatusPending, StatusActive, StatusBlocked:
+	case "", SenderIDStatusPending, SenderIDStatusActive, SenderIDStatusBlocked:
 	default:
 		return nil, invalid("Status", "the status filter is pending, active or blocked")
 	}
@@ -140,9 +140,9 @@ type wireSenderID struct {
 }
 
 func (w *wireSenderID) senderID(resp *Response) SenderID {
-	st := w.Status.s
-	if st == StatusFailed { // "Rejected", "Failed": a sender ID refused
-		st = StatusBlocked
+	st := SenderIDStatus(w.Status.s)
+	if st == "failed" { // "Rejected", "Failed": a sender ID refused
+		st = SenderIDStatusBlocked
 	}
 	return SenderID{
 		ID: w.ID.s, Title: w.Title.s, Status: st, Country: w.Country.s, Usecase: w.Usecase.s,

@@ -22,7 +22,7 @@ func TestSenderIDs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, sid.ID, 24)
 	assert.Equal(t, "ACME", sid.Title)
-	assert.Equal(t, sms.StatusPending, sid.Status)
+	assert.Equal(t, sms.SenderIDStatusPending, sid.Status)
 	assert.Equal(t, "Nigeria", sid.Country)
 	assert.Equal(t, "Order updates", sid.Usecase)
 	assert.Equal(t, "Acme Ltd", sid.Company)
@@ -54,10 +54,10 @@ func TestSenderIDs(t *testing.T) {
 		return out
 	}
 	assert.Equal(t, []string{"SPAM", "ACME", "MOCKSMS"}, titles(nil), "newest first")
-	assert.Equal(t, []string{"ACME", "MOCKSMS"}, titles(&sms.ListSenderIDsParams{Status: sms.StatusActive}))
-	assert.Equal(t, []string{"SPAM"}, titles(&sms.ListSenderIDsParams{Status: sms.StatusBlocked}))
+	assert.Equal(t, []string{"ACME", "MOCKSMS"}, titles(&sms.ListSenderIDsParams{Status: sms.SenderIDStatusActive}))
+	assert.Equal(t, []string{"SPAM"}, titles(&sms.ListSenderIDsParams{Status: sms.SenderIDStatusBlocked}))
 	assert.Equal(t, []string{"ACME", "MOCKSMS"}, titles(&sms.ListSenderIDsParams{Status: "Active"}), "a status word in any case, sent as the pages show it")
-	assert.Equal(t, []string{}, titles(&sms.ListSenderIDsParams{Status: sms.StatusPending}))
+	assert.Equal(t, []string{}, titles(&sms.ListSenderIDsParams{Status: sms.SenderIDStatusPending}))
 }
 
 func TestSenderIDsRetryPolicy(t *testing.T) {
@@ -74,7 +74,7 @@ func TestSenderIDsRetryPolicy(t *testing.T) {
 	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sender-ids", Drop: true, Times: 1})
 	_, err = client.SenderIDs.Request(context.Background(), p)
 	require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
-	list, err := client.SenderIDs.List(context.Background(), &sms.ListSenderIDsParams{Status: sms.StatusPending})
+	list, err := client.SenderIDs.List(context.Background(), &sms.ListSenderIDsParams{Status: sms.SenderIDStatusPending})
 	require.NoError(t, err)
 	assert.Len(t, list, 1, "the dropped request was processed")
 

@@ -39,7 +39,7 @@ func TestSMSSend(t *testing.T) {
 	assert.Equal(t, "SMS request accepted.", res.Message)
 	assert.False(t, res.Replayed)
 	assert.Len(t, c.ID, 24)
-	assert.Equal(t, sms.StatusSent, c.Status)
+	assert.Equal(t, sms.CampaignStatusSent, c.Status)
 	assert.Regexp(t, `^[0-9]{25}$`, c.MessageID, "the live shape")
 	assert.Equal(t, 2, c.Recipients, "duplicates are sent once")
 	assert.Equal(t, ptr(2), c.Parts)
@@ -108,7 +108,7 @@ func TestSMSSendProviderFailure(t *testing.T) {
 		To: []string{"2348025671695"}, From: srv.Default().SenderID, Message: "hi",
 	})
 	require.NoError(t, err)
-	assert.Equal(t, sms.StatusFailed, res.Campaign.Status)
+	assert.Equal(t, sms.CampaignStatusFailed, res.Campaign.Status)
 	assert.Empty(t, res.Campaign.MessageID)
 	assert.Equal(t, ptr(sms.Amount{}), res.Campaign.Amount)
 	assert.Equal(t, before, balance(t, srv), "refunded")

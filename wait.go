@@ -70,7 +70,7 @@ func (p *WaitParams) config() (waitConfig, error) {
 	return cfg, nil
 }
 
-// Wait polls the delivery status of campaign id until it is final (see DeliveryStatus.Final):
+// Wait polls the delivery status of campaign id until it is final (see Delivery.Final):
 // the provider has reported on every recipient, or the campaign failed. It polls at once,
 // then after MinDelay, and backs off with jitter up to MaxDelay, as the AWS SDK's waiters do;
 // a 429 or 5xx answer (after the request's own retries) waits for its Retry-After, up to
@@ -81,9 +81,9 @@ func (p *WaitParams) config() (waitConfig, error) {
 // error that matches ctx's. Any other error ends the wait and is returned with the last
 // status: among them a Retry-After longer than MaxRetryAfter (the answer's *Error, its
 // RetryAfter set), a status that no campaign can have (a negative count), which would
-// never become final, and a status word the SDK does not know (see Status), returned with
+// never become final, and a status word the SDK does not know (see DeliveryStatus), returned with
 // the status that carried it.
-func (s *CampaignsService) Wait(ctx context.Context, id string, p *WaitParams) (*DeliveryStatus, error) {
+func (s *CampaignsService) Wait(ctx context.Context, id string, p *WaitParams) (*Delivery, error) {
 	cfg, err := p.config()
 	if err != nil {
 		return nil, err
@@ -102,8 +102,8 @@ func (s *CampaignsService) Wait(ctx context.Context, id string, p *WaitParams) (
 // time, with the page of recipients sp, until the delivery of each is final, and returns the
 // last status read of each (nil where none was). Between rounds it waits the backoff of the
 // round, or the longest Retry-After the round was answered with.
-func (s *CampaignsService) wait(ctx context.Context, ids []string, sp *CampaignStatusParams, cfg waitConfig) ([]*DeliveryStatus, error) {
-	last := make([]*DeliveryStatus, len(ids))
+func (s *CampaignsService) wait(ctx context.Context, ids []string, sp *DeliveryParams, cfg waitConfig) ([]*Delivery, error) {
+	last := make([]*Delivery, len(ids))
 	pending := make([]int, len(ids))
 	for i := range pending {
 		pending[i] = i
@@ -139,7 +139,7 @@ func (s *CampaignsService) wait(ctx context.Context, ids []string, sp *CampaignS
 // pollRound polls the campaigns pending, cfg.workers at a time, into last. It returns the
 // longest wait the answers asked for, and the first error that ends the wait; that error
 // stops the other polls of the round.
-func (s *CampaignsService) pollRound(ctx context.Context, ids []string, pending []int, last []*DeliveryStatus, sp *CampaignStatusParams, cfg waitConfig) (time.Duration, error) {
+func (s *CampaignsService) pollRound(ctx context.Context, ids []string, pending []int, last []*Delivery, sp *DeliveryParams, cfg waitConfig) (time.Duration, error) {
 	if len(pending) == 1 { // Wait: no goroutine
 		st, wait, err := s.poll(ctx, ids[pending[0]], sp, cfg)
 		if st != nil {
@@ -180,8 +180,8 @@ func (s *CampaignsService) pollRound(ctx context.Context, ids []string, pending 
 // poll reads the delivery status of campaign id once. It returns the status, or the wait a
 // 429 or 5xx answer asked for, or the error that ends the wait (with the status read, when
 // its word is none the SDK knows).
-func (s *CampaignsService) poll(ctx context.Context, id string, sp *CampaignStatusParams, cfg waitConfig) (*DeliveryStatus, time.Duration, error) {
-	st, err := s.Status(ctx, id, sp)
+func (s *CampaignsService) poll(ctx context.Context, id string, sp *DeliveryParams, cfg waitConfig) (*Delivery, time.Duration, error) {
+	st, err := s.Delivery(ctx, id, sp)
 	var wait time.Duration
 	switch {
 	case err == nil:
@@ -253,7 +253,7 @@ func (d delivery) sameAs(e BulkDelivery) bool {
 
 // deliveryOf sums the last statuses read of the campaigns ids. It fails when the counts do not
 // fit an int.
-func deliveryOf(ids []string, last []*DeliveryStatus) (delivery, error) {
+func deliveryOf(ids []string, last []*Delivery) (delivery, error) {
 	d := delivery{BulkDelivery: BulkDelivery{Campaigns: len(ids)}}
 	for i, st := range last {
 		if st == nil {
@@ -271,7 +271,7 @@ func deliveryOf(ids []string, last []*DeliveryStatus) (delivery, error) {
 			continue
 		}
 		d.Final++
-		if st.Status == StatusFailed && st.MessageID == "" {
+		if st.Status == DeliveryStatusFailed && st.MessageID == "" {
 			d.Failed++
 		}
 	}
@@ -292,7 +292,7 @@ func (s *CampaignsService) WaitBulk(ctx context.Context, r *BulkReport, p *WaitP
 		return nil, err
 	}
 	ids := r.CampaignIDs()
-	last, err := s.wait(ctx, ids, &CampaignStatusParams{Limit: 1}, cfg)
+	last, err := s.wait(ctx, ids, &DeliveryParams{Limit: 1}, cfg)
 	d, sumErr := deliveryOf(ids, last)
 	if err == nil {
 		err = sumErr

@@ -35,7 +35,7 @@ func TestWaitReturnsWhenDelivered(t *testing.T) {
 		ctx := context.Background()
 		res, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(150), From: "MOCKSMS", Message: "hi"})
 		require.NoError(t, err)
-		require.Equal(t, sms.StatusProcessing, res.Campaign.Status)
+		require.Equal(t, sms.CampaignStatusProcessing, res.Campaign.Status)
 		id := res.Campaign.ID
 
 		go func() {
@@ -48,7 +48,7 @@ func TestWaitReturnsWhenDelivered(t *testing.T) {
 		st, err := c.Campaigns.Wait(ctx, id, nil)
 		require.NoError(t, err)
 		elapsed := time.Since(start)
-		assert.Equal(t, sms.StatusPartiallyDelivered, st.Status)
+		assert.Equal(t, sms.DeliveryStatusPartiallyDelivered, st.Status)
 		assert.Equal(t, &sms.DeliveryCounts{Delivered: 140, Failed: 5, DND: 5}, st.Counts)
 		assert.NotEmpty(t, st.MessageID)
 		assert.True(t, st.Final())
@@ -70,18 +70,18 @@ func TestWaitFailedCampaignReturnsAtOnce(t *testing.T) {
 		srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/campaigns", ProviderFailure: true, Times: 1})
 		res, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(3), From: "MOCKSMS", Message: "hi"})
 		require.NoError(t, err)
-		require.Equal(t, sms.StatusFailed, res.Campaign.Status)
+		require.Equal(t, sms.CampaignStatusFailed, res.Campaign.Status)
 
 		start := time.Now()
 		st, err := c.Campaigns.Wait(ctx, res.Campaign.ID, nil)
 		require.NoError(t, err)
 		assert.Zero(t, time.Since(start), "no wait")
 		assert.Equal(t, 1, statusPolls(srv, res.Campaign.ID))
-		assert.Equal(t, sms.StatusFailed, st.Status)
+		assert.Equal(t, sms.DeliveryStatusFailed, st.Status)
 		assert.Empty(t, st.MessageID)
 		assert.Equal(t, &sms.DeliveryCounts{Failed: 3}, st.Counts)
 		require.Len(t, st.Recipients, 3)
-		assert.Equal(t, sms.StatusFailed, st.Recipients[0].Status)
+		assert.Equal(t, sms.RecipientStatusFailed, st.Recipients[0].Status)
 	})
 }
 
@@ -98,7 +98,7 @@ func TestWaitContextEndsFirst(t *testing.T) {
 		st, err := c.Campaigns.Wait(ctx, res.Campaign.ID, &sms.WaitParams{MinDelay: time.Second, MaxDelay: 5 * time.Second})
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		require.NotNil(t, st, "the last status read")
-		assert.Equal(t, sms.StatusSent, st.Status)
+		assert.Equal(t, sms.DeliveryStatusSent, st.Status)
 		assert.Equal(t, 2, st.Counts.Sent)
 		assert.False(t, st.Final())
 		assert.GreaterOrEqual(t, statusPolls(srv, res.Campaign.ID), 12, "a minute of polls at most 5s apart")
@@ -120,7 +120,7 @@ func TestWaitHonoursRetryAfter(t *testing.T) {
 		start := time.Now()
 		st, err := c.Campaigns.Wait(ctx, id, nil)
 		require.NoError(t, err)
-		assert.Equal(t, sms.StatusDelivered, st.Status)
+		assert.Equal(t, sms.DeliveryStatusDelivered, st.Status)
 		assert.Equal(t, 45*time.Second, time.Since(start), "the second poll waits the Retry-After, beyond MaxDelay")
 		assert.Equal(t, 2, statusPolls(srv, id))
 	})
@@ -171,7 +171,7 @@ func TestWaitBulkSumsTheJob(t *testing.T) {
 		require.Len(t, r.CampaignIDs(), 4)
 		refused := -1
 		for i, b := range r.Batches {
-			if b.Status == sms.StatusFailed {
+			if b.Status == sms.CampaignStatusFailed {
 				refused = i
 				assert.Equal(t, sms.Amount{}, b.Amount, "refunded")
 			}
@@ -242,7 +242,7 @@ func TestWaitRetryAfterBeyondTheCap(t *testing.T) {
 				st, err := c.Campaigns.Wait(ctx, id, &sms.WaitParams{MinDelay: time.Second, MaxDelay: time.Second, MaxRetryAfter: tt.max})
 				if !tt.ends {
 					require.NoError(t, err)
-					assert.Equal(t, sms.StatusDelivered, st.Status)
+					assert.Equal(t, sms.DeliveryStatusDelivered, st.Status)
 					assert.GreaterOrEqual(t, time.Since(start), 70*time.Second, "the Retry-After was waited for, beyond MaxDelay")
 					return
 				}
@@ -251,7 +251,7 @@ func TestWaitRetryAfterBeyondTheCap(t *testing.T) {
 				assert.Equal(t, time.Duration(tt.retryAfter)*time.Second, asAPIError(t, err).RetryAfter)
 				assert.LessOrEqual(t, time.Since(start), 11*time.Second, "the first poll after the fault ends the wait")
 				require.NotNil(t, st, "the last status read")
-				assert.Equal(t, sms.StatusSent, st.Status)
+				assert.Equal(t, sms.DeliveryStatusSent, st.Status)
 			})
 		})
 	}

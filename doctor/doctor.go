@@ -442,7 +442,7 @@ func (d *doctor) ask(ctx context.Context) (*answers, error) {
 	}
 	if as.stop == "" {
 		as.senderIDs = d.read(ctx, getSenderIDs, true, func(ctx context.Context, a *answer) error {
-			list, err := d.client.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.StatusActive})
+			list, err := d.client.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.SenderIDStatusActive})
 			if err == nil {
 				a.read = plural(len(list), "active sender ID", "active sender IDs")
 				if len(list) == 0 {
@@ -467,7 +467,7 @@ func (d *doctor) ask(ctx context.Context) (*answers, error) {
 		}
 		if first != "" {
 			as.status = d.read(ctx, getCampaignStatus, false, func(ctx context.Context, a *answer) error {
-				st, err := d.client.Campaigns.Status(ctx, first, nil)
+				st, err := d.client.Campaigns.Delivery(ctx, first, nil)
 				if err == nil {
 					a.read = "campaign " + printable(first) + ": " + printable(string(st.Status))
 				}

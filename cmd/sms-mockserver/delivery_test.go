@@ -47,12 +47,12 @@ func TestRunDeliversByItself(t *testing.T) {
 		cancel()
 		if tt.final {
 			require.NoError(t, err, "-delivery-delay %q", tt.delay)
-			assert.Equal(t, sms.StatusPartiallyDelivered, st.Status)
+			assert.Equal(t, sms.DeliveryStatusPartiallyDelivered, st.Status)
 			assert.Equal(t, 1, st.Counts.Delivered)
 			assert.Equal(t, 1, st.Counts.Failed)
 		} else {
 			require.ErrorIs(t, err, context.DeadlineExceeded, "-delivery-delay %q", tt.delay)
-			assert.Equal(t, sms.StatusSent, st.Status)
+			assert.Equal(t, sms.DeliveryStatusSent, st.Status)
 		}
 		m.cancel()
 		require.NoError(t, <-m.done)

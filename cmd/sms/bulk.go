@@ -538,15 +538,15 @@ type bulkJSON struct {
 }
 
 type batchJSON struct {
-	Index      int        `json:"index"`
-	Reference  string     `json:"reference"`
-	CampaignID string     `json:"campaignId,omitempty"`
-	Status     sms.Status `json:"status,omitempty"`
-	Recipients int        `json:"recipients"`
-	Parts      int        `json:"parts"`
-	Amount     sms.Amount `json:"amount"`
-	Replayed   bool       `json:"replayed,omitempty"`
-	Error      string     `json:"error,omitempty"`
+	Index      int                `json:"index"`
+	Reference  string             `json:"reference"`
+	CampaignID string             `json:"campaignId,omitempty"`
+	Status     sms.CampaignStatus `json:"status,omitempty"`
+	Recipients int                `json:"recipients"`
+	Parts      int                `json:"parts"`
+	Amount     sms.Amount         `json:"amount"`
+	Replayed   bool               `json:"replayed,omitempty"`
+	Error      string             `json:"error,omitempty"`
 
 	Unconfirmed   bool `json:"unconfirmed,omitempty"`   // accepted by the server, at a cost unknown
 	AmountUnknown bool `json:"amountUnknown,omitempty"` // sent; the answer gave no amount

@@ -21,13 +21,13 @@ func (a *app) senderIDsCmd() *cobra.Command {
 
 // senderIDJSON is a sender ID in --json output.
 type senderIDJSON struct {
-	ID        string     `json:"id"`
-	Title     string     `json:"title"`
-	Status    sms.Status `json:"status"`
-	Country   string     `json:"country"`
-	Usecase   string     `json:"usecase,omitempty"`
-	Company   string     `json:"company,omitempty"`
-	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	ID        string             `json:"id"`
+	Title     string             `json:"title"`
+	Status    sms.SenderIDStatus `json:"status"`
+	Country   string             `json:"country"`
+	Usecase   string             `json:"usecase,omitempty"`
+	Company   string             `json:"company,omitempty"`
+	CreatedAt *time.Time         `json:"createdAt,omitempty"`
 }
 
 func senderIDOut(s sms.SenderID) senderIDJSON {
@@ -49,7 +49,7 @@ func (a *app) senderIDsListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			list, err := c.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.Status(status)})
+			list, err := c.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.SenderIDStatus(status)})
 			if err != nil {
 				return apiErr(ctx, err)
 			}

@@ -84,7 +84,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 	if err := srv.ApproveSenderID(sid.ID); err != nil {
 		return err
 	}
-	active, err := client.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.StatusActive})
+	active, err := client.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.SenderIDStatusActive})
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 	if err := srv.Deliver(camp.Campaign.ID, &mockserver.DeliverCounts{Delivered: 2, Failed: 1}); err != nil {
 		return err
 	}
-	st, err := client.Campaigns.Status(ctx, camp.Campaign.ID, nil)
+	st, err := client.Campaigns.Delivery(ctx, camp.Campaign.ID, nil)
 	if err != nil {
 		return err
 	}
