@@ -117,9 +117,9 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 	t.Parallel()
 	sendResult := func(t *testing.T, v any) *sms.SendResult { return v.(*sms.SendResult) }
 	firstCampaign := func(t *testing.T, v any) sms.Campaign {
-		pg := v.(*sms.CampaignPage)
-		require.Len(t, pg.Campaigns, 1)
-		return pg.Campaigns[0]
+		pg := v.(*sms.Page[sms.Campaign])
+		require.Len(t, pg.Items, 1)
+		return pg.Items[0]
 	}
 	apiError := func(t *testing.T, err error) *sms.Error {
 		var e *sms.Error
@@ -217,22 +217,22 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				c := firstCampaign(t, v)
 				assert.Nil(t, c.CreatedAt)
 				assert.Equal(t, ptr(1), c.Parts)
-				assert.Equal(t, []string{"data[0].createdAt"}, v.(*sms.CampaignPage).Response.Unreadable)
+				assert.Equal(t, []string{"data[0].createdAt"}, v.(*sms.Page[sms.Campaign]).Response.Unreadable)
 			}},
 		{"paging under meta with perPage", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"smsParts":1`, `"meta":{"page":"1","perPage":20,"totalCount":"250"}`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, sms.Pagination{Page: 1, Limit: 20, Total: 250}, v.(*sms.CampaignPage).Pagination)
+				assert.Equal(t, sms.Pagination{Page: 1, Limit: 20, Total: 250}, v.(*sms.Page[sms.Campaign]).Pagination)
 			}},
 		{"Laravel's paging", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"smsParts":1`, `"current_page":1,"per_page":20,"last_page":13,"total":250`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, sms.Pagination{Page: 1, Limit: 20, Total: 250, Pages: 13}, v.(*sms.CampaignPage).Pagination)
+				assert.Equal(t, sms.Pagination{Page: 1, Limit: 20, Total: 250, Pages: 13}, v.(*sms.Page[sms.Campaign]).Pagination)
 			}},
 		{"no paging at all", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"smsParts":1`, `"requestId":"r"`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, sms.Pagination{Total: -1}, v.(*sms.CampaignPage).Pagination, "the total is unknown, not 0")
+				assert.Equal(t, sms.Pagination{Total: -1}, v.(*sms.Page[sms.Campaign]).Pagination, "the total is unknown, not 0")
 			}},
 		{"campaign status Delivered", []string{"Campaigns.List"}, 200, nil, strings.Replace(fmt.Sprintf(listBody, `"smsParts":1`, `"requestId":"r"`), `"status":"sent"`, `"status":"DELIVERED"`, 1),
 			func(t *testing.T, v any, err error) {
@@ -410,7 +410,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 		{"sender ID words", []string{"SenderIDs.List"}, 200, nil, `{"data":[{"title":"ACME","status":"Active"},{"title":"BETA","status":"Rejected"},{"title":"GAMMA","status":"PENDING","createdAt":"29/03/2021 16:51","_id":77}]}`,
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				ids := v.([]sms.SenderID)
+				ids := v.(*sms.Page[sms.SenderID]).Items
 				require.Len(t, ids, 3)
 				assert.Equal(t, []sms.SenderIDStatus{sms.SenderIDStatusActive, sms.SenderIDStatusBlocked, sms.SenderIDStatusPending}, []sms.SenderIDStatus{ids[0].Status, ids[1].Status, ids[2].Status})
 				assert.Equal(t, "77", ids[2].ID)
@@ -419,9 +419,9 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 		{"sender ID createdAt unreadable", []string{"SenderIDs.List"}, 200, nil, fmt.Sprintf(senderBody, `"status":"active","createdAt":true`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				ids := v.([]sms.SenderID)
-				assert.Nil(t, ids[0].CreatedAt)
-				assert.Equal(t, []string{"data[0].createdAt"}, ids[0].Response.Unreadable)
+				page := v.(*sms.Page[sms.SenderID])
+				assert.Nil(t, page.Items[0].CreatedAt)
+				assert.Equal(t, []string{"data[0].createdAt"}, page.Response.Unreadable)
 			}},
 		// Keys.
 		{"key scopes as an array, times as epochs", []string{"Keys.Create"}, 201, nil, fmt.Sprintf(keyBody, `"secret":"sk_test_def","scopes":["sms","balance"],"createdAt":1616950260`),
@@ -438,9 +438,9 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 		{"key times unreadable in a list", []string{"Keys.List"}, 200, nil, `{"data":[{"_id":"k1","publicKey":"pk_test_abc","lastUsedAt":"soon","scopes":"sms"}]}`,
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				k := v.([]sms.Key)[0]
-				assert.Nil(t, k.LastUsedAt)
-				assert.Equal(t, []string{"data[0].scopes", "data[0].lastUsedAt"}, k.Response.Unreadable)
+				page := v.(*sms.Page[sms.Key])
+				assert.Nil(t, page.Items[0].LastUsedAt)
+				assert.Equal(t, []string{"data[0].scopes", "data[0].lastUsedAt"}, page.Response.Unreadable)
 			}},
 	}
 	for _, tt := range tests {

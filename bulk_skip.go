@@ -58,7 +58,7 @@ func (s *CampaignsService) readSentBy(ctx context.Context, p *BulkParams) (*numb
 				c.ID, c.Reference)
 		}
 		n := 0
-		for r, err := range s.Recipients(ctx, c.ID, nil) {
+		for r, err := range s.AllRecipients(ctx, c.ID, nil) {
 			if err != nil {
 				return nil, fail("reading the recipients of campaign %s (reference %q): %w", c.ID, c.Reference, err)
 			}

@@ -86,7 +86,7 @@ func campaignsOf(t *testing.T, srv *mockserver.Server, c *sms.Client) ([]sms.Cam
 	}
 	seen := map[string]int{}
 	for _, cp := range camps {
-		for r, err := range c.Campaigns.Recipients(ctx, cp.ID, nil) {
+		for r, err := range c.Campaigns.AllRecipients(ctx, cp.ID, nil) {
 			require.NoError(t, err)
 			seen[r.To]++
 		}

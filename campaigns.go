@@ -165,17 +165,9 @@ type ListCampaignsParams struct {
 	Limit int `url:"limit,omitempty"`
 }
 
-// CampaignPage is one page of campaigns, newest first.
-type CampaignPage struct {
-	Campaigns []Campaign
-	Pagination
-	// Response is the HTTP answer, with its request ID.
-	Response *Response
-}
-
 // List returns one page of the campaigns of the key's mode, newest first. A page past the
 // end is empty. A nil p gives the first page.
-func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*CampaignPage, error) {
+func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*Page[Campaign], error) {
 	if p == nil {
 		p = &ListCampaignsParams{}
 	}
@@ -203,10 +195,10 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*C
 		}
 	}
 	pg, bad := out.pagination(nil)
-	page := &CampaignPage{Campaigns: make([]Campaign, len(out.Data)), Pagination: pg}
+	page := &Page[Campaign]{Items: make([]Campaign, len(out.Data)), Pagination: pg}
 	slots := make([]campaignSlots, len(out.Data))
 	for i := range out.Data {
-		page.Campaigns[i], bad = out.Data[i].campaign(&slots[i], i, bad)
+		page.Items[i], bad = out.Data[i].campaign(&slots[i], i, bad)
 	}
 	page.Response = cl.responseOf(out.envelope, bad)
 	return page, nil
@@ -241,7 +233,7 @@ func (s *CampaignsService) All(ctx context.Context, p *ListCampaignsParams) iter
 		if err != nil {
 			return nil, Pagination{}, err
 		}
-		return pg.Campaigns, pg.Pagination, nil
+		return pg.Items, pg.Pagination, nil
 	}
 	return walk(ctx, q.Page, q.Limit, fetch, func(c Campaign) string { return c.ID })
 }
@@ -394,11 +386,11 @@ func (s *CampaignsService) Delivery(ctx context.Context, id string, p *DeliveryP
 	return st, nil
 }
 
-// Recipients returns an iterator over the delivery status of every recipient of campaign id,
+// AllRecipients returns an iterator over the delivery of every recipient of campaign id,
 // in request order, from page p.Page on (p may be nil), p.Limit per request (default 100).
 // It is lazy, stops fetching when the loop breaks and yields each recipient once, and ends as
 // All does when the answers state no total.
-func (s *CampaignsService) Recipients(ctx context.Context, id string, p *DeliveryParams) iter.Seq2[RecipientDelivery, error] {
+func (s *CampaignsService) AllRecipients(ctx context.Context, id string, p *DeliveryParams) iter.Seq2[RecipientDelivery, error] {
 	q := DeliveryParams{}
 	if p != nil {
 		q = *p

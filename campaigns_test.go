@@ -93,9 +93,9 @@ func TestCampaignsCreateLargeIsProcessing(t *testing.T) {
 	srv.Advance(time.Second)
 	page, err := client.Campaigns.List(ctx, nil)
 	require.NoError(t, err)
-	require.Len(t, page.Campaigns, 1)
-	assert.Equal(t, sms.CampaignStatusSent, page.Campaigns[0].Status)
-	assert.NotEmpty(t, page.Campaigns[0].MessageID)
+	require.Len(t, page.Items, 1)
+	assert.Equal(t, sms.CampaignStatusSent, page.Items[0].Status)
+	assert.NotEmpty(t, page.Items[0].MessageID)
 }
 
 func TestCampaignsCreateErrors(t *testing.T) {
@@ -188,7 +188,7 @@ func TestCampaignsList(t *testing.T) {
 		page, err := client.Campaigns.List(ctx, tt.params)
 		require.NoError(t, err)
 		got := []string{}
-		for _, c := range page.Campaigns {
+		for _, c := range page.Items {
 			got = append(got, c.ID)
 		}
 		assert.Equal(t, tt.want, got)
@@ -197,7 +197,7 @@ func TestCampaignsList(t *testing.T) {
 
 	page, err := client.Campaigns.List(ctx, &sms.ListCampaignsParams{Limit: 1})
 	require.NoError(t, err)
-	c := page.Campaigns[0]
+	c := page.Items[0]
 	assert.Equal(t, srv.Default().SenderID, c.SenderID)
 	assert.Equal(t, sms.ChannelGeneric, c.Channel)
 	assert.Equal(t, 1, c.Recipients)
@@ -214,7 +214,7 @@ func TestCampaignsList(t *testing.T) {
 	live := newClientOf(t, srv, ws.LiveKey, ws.LiveSecret)
 	page, err = live.Campaigns.List(ctx, nil)
 	require.NoError(t, err)
-	assert.Empty(t, page.Campaigns)
+	assert.Empty(t, page.Items)
 	assert.Equal(t, 0, page.Total)
 }
 
@@ -364,7 +364,7 @@ func TestCampaignsStatusAndRecipients(t *testing.T) {
 	assert.Equal(t, sms.DeliveryStatusPartiallyDelivered, st.Status)
 
 	var got []sms.RecipientStatus
-	for r, err := range client.Campaigns.Recipients(ctx, id, &sms.DeliveryParams{Limit: 2}) {
+	for r, err := range client.Campaigns.AllRecipients(ctx, id, &sms.DeliveryParams{Limit: 2}) {
 		require.NoError(t, err)
 		got = append(got, r.Status)
 	}
@@ -431,7 +431,7 @@ func TestCampaignsRecipientsManyPages(t *testing.T) {
 
 	before := requestsTo(srv, "GET", "/v1/sms/campaigns/"+res.Campaign.ID+"/status")
 	seen := map[string]bool{}
-	for r, err := range client.Campaigns.Recipients(ctx, res.Campaign.ID, nil) {
+	for r, err := range client.Campaigns.AllRecipients(ctx, res.Campaign.ID, nil) {
 		require.NoError(t, err)
 		assert.False(t, seen[r.To], "recipient %s twice", r.To)
 		seen[r.To] = true
@@ -458,7 +458,7 @@ func TestCampaignsRecipientsWithoutPagination(t *testing.T) {
 		return []byte(b.String())
 	}
 	n := 0
-	for r, err := range newClientFor(t, &answer{status: 200, body: body(3)}, sms.WithMaxRetries(0)).Campaigns.Recipients(ctx, "c1", &sms.DeliveryParams{Limit: 5}) {
+	for r, err := range newClientFor(t, &answer{status: 200, body: body(3)}, sms.WithMaxRetries(0)).Campaigns.AllRecipients(ctx, "c1", &sms.DeliveryParams{Limit: 5}) {
 		require.NoError(t, err)
 		assert.Nil(t, r.UpdatedAt)
 		n++
@@ -467,7 +467,7 @@ func TestCampaignsRecipientsWithoutPagination(t *testing.T) {
 
 	// A server that answers every page with the same full page, stating no total: the walk
 	// goes on past the full page, and ends with an error once pages add nothing new.
-	n, last := drain(newClientFor(t, &answer{status: 200, body: body(5)}, sms.WithMaxRetries(0)).Campaigns.Recipients(ctx, "c1", &sms.DeliveryParams{Limit: 5}))
+	n, last := drain(newClientFor(t, &answer{status: 200, body: body(5)}, sms.WithMaxRetries(0)).Campaigns.AllRecipients(ctx, "c1", &sms.DeliveryParams{Limit: 5}))
 	require.Error(t, last)
 	assert.Contains(t, last.Error(), "ignoring the page asked for")
 	assert.Equal(t, 5, n, "each recipient once")

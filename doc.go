@@ -89,8 +89,10 @@
 //
 // Amounts are [Amount] values: integer kobo read exactly from the API's JSON numbers (a
 // number finer than a kobo is rounded to the nearest, half away from zero).
-// [CampaignsService.All] and [CampaignsService.Recipients] return iterators (iter.Seq2) that fetch pages lazily
-// and yield each item once.
+// Every List returns a [Page]: its items, its [Pagination] and its [Response]. Each list has
+// an iterator (iter.Seq2), [CampaignsService.All], [CampaignsService.AllRecipients],
+// [KeysService.All] and [SenderIDsService.All], which fetches pages lazily and yields each
+// item once.
 //
 // # Testing
 //

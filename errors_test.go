@@ -85,8 +85,8 @@ func TestEveryMethodErrorForms(t *testing.T) {
 			_, err := e.client.Campaigns.Delivery(ctx, "0123456789abcdef01234567", nil)
 			return err
 		}},
-		{"Campaigns.Recipients", "GET", "/v1/sms/campaigns/*", sms.ScopeCampaigns, func(e env) error {
-			for _, err := range e.client.Campaigns.Recipients(ctx, "0123456789abcdef01234567", nil) {
+		{"Campaigns.AllRecipients", "GET", "/v1/sms/campaigns/*", sms.ScopeCampaigns, func(e env) error {
+			for _, err := range e.client.Campaigns.AllRecipients(ctx, "0123456789abcdef01234567", nil) {
 				return err
 			}
 			return errors.New("no error yielded")

@@ -399,7 +399,7 @@ func ExampleResponse_unreadable() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	c := page.Campaigns[0]
+	c := page.Items[0]
 	fmt.Println(c.ID, c.Status, c.Amount, c.CreatedAt == nil, page.Total)
 	fmt.Println("unreadable:", page.Response.Unreadable)
 	// Output:

@@ -123,7 +123,7 @@ func FuzzSuccessBody(f *testing.F) {
 			unreadable(res.Response)
 		}
 		if pg, err := c.Campaigns.List(ctx, nil); err == nil {
-			for _, cp := range pg.Campaigns {
+			for _, cp := range pg.Items {
 				if cp.ID == "" || cp.Status == "" {
 					t.Fatalf("a campaign without its id or status: %+v", cp)
 				}
@@ -156,7 +156,7 @@ func FuzzSuccessBody(f *testing.F) {
 			unreadable(b.Response)
 		}
 		if ids, err := c.SenderIDs.List(ctx, nil); err == nil {
-			for _, s := range ids {
+			for _, s := range ids.Items {
 				if s.Title == "" || s.Status == "" {
 					t.Fatalf("a sender ID without its title or status: %+v", s)
 				}

@@ -2,6 +2,7 @@ package sms
 
 import (
 	"context"
+	"iter"
 	"net/http"
 	"strings"
 	"time"
@@ -30,8 +31,8 @@ type SenderID struct {
 	// CreatedAt is when it was requested; nil when the server did not send it. Times
 	// without a zone ("2025-05-12 10:20:27", as the provider writes them) are read as UTC.
 	CreatedAt *time.Time
-	// Response is the HTTP answer it was read from, with its request ID; in a list, every
-	// item shares the list's.
+	// Response is the HTTP answer it was read from, with its request ID; nil in a Page,
+	// which carries the list's.
 	Response *Response
 }
 
@@ -87,9 +88,9 @@ type ListSenderIDsParams struct {
 	Status SenderIDStatus `url:"status,omitempty"`
 }
 
-// List returns the workspace's sender IDs, newest first (p may be nil). Every item's Response
-// is the list's.
-func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]SenderID, error) {
+// List returns the workspace's sender IDs, newest first (p may be nil): the whole list, in one
+// page.
+func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) (*Page[SenderID], error) {
 	q := ListSenderIDsParams{}
 	if p != nil {
 		q = *p
@@ -104,6 +105,7 @@ func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]
 	p = &q
 	var out struct {
 		envelope
+		wirePaging
 		Data []wireSenderID `json:"data"`
 	}
 	cl := &call{method: http.MethodGet, path: "/v1/sender-ids", query: p, policy: retryIdempotent}
@@ -113,7 +115,7 @@ func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]
 	if err := cl.need(member{"data", out.Data != nil}); err != nil {
 		return nil, err
 	}
-	var bad []string
+	pg, bad := out.pagination(nil)
 	for i := range out.Data {
 		w := &out.Data[i]
 		if err := cl.needIn("data", i, w.members()...); err != nil {
@@ -121,12 +123,19 @@ func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]
 		}
 		bad = unreadableIn(bad, "data", i, w.flaws()...)
 	}
-	list := make([]SenderID, len(out.Data))
-	resp := cl.responseOf(out.envelope, bad)
+	page := &Page[SenderID]{Items: make([]SenderID, len(out.Data)), Pagination: pg}
 	for i := range out.Data {
-		list[i] = out.Data[i].senderID(resp)
+		page.Items[i] = out.Data[i].senderID(nil)
 	}
-	return list, nil
+	page.Response = cl.responseOf(out.envelope, bad)
+	return page, nil
+}
+
+// All returns an iterator over the workspace's sender IDs, as List returns them (p may be
+// nil): the list is not paged, so it makes one request when the loop starts. An error is
+// yielded once and ends the loop.
+func (s *SenderIDsService) All(ctx context.Context, p *ListSenderIDsParams) iter.Seq2[SenderID, error] {
+	return items(func() (*Page[SenderID], error) { return s.List(ctx, p) })
 }
 
 type wireSenderID struct {

@@ -148,13 +148,13 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 			return err
 		}, "Limit"},
 		{"recipients: no id", func(c *sms.Client, _ *sms.DashboardClient) error {
-			for _, err := range c.Campaigns.Recipients(ctx, "", nil) {
+			for _, err := range c.Campaigns.AllRecipients(ctx, "", nil) {
 				return err
 			}
 			return nil
 		}, "id"},
 		{"recipients: page", func(c *sms.Client, _ *sms.DashboardClient) error {
-			for _, err := range c.Campaigns.Recipients(ctx, "abc", &sms.DeliveryParams{Page: -2}) {
+			for _, err := range c.Campaigns.AllRecipients(ctx, "abc", &sms.DeliveryParams{Page: -2}) {
 				return err
 			}
 			return nil

@@ -110,10 +110,9 @@ func TestLiveSamplesDecode(t *testing.T) {
 				if err != nil {
 					return nil, nil, err
 				}
-				require.Len(t, ids, 1)
-				resp := ids[0].Response
-				ids[0].Response = nil
-				return ids, resp, nil
+				require.Len(t, ids.Items, 1)
+				require.Nil(t, ids.Items[0].Response, "the page carries the Response")
+				return ids.Items, ids.Response, nil
 			},
 			want: []sms.SenderID{{
 				ID: "", Title: "ACME", Status: sms.SenderIDStatusActive, Country: "Nigeria", Usecase: "", Company: "", CreatedAt: nil,
@@ -126,10 +125,9 @@ func TestLiveSamplesDecode(t *testing.T) {
 				if err != nil {
 					return nil, nil, err
 				}
-				require.Len(t, ids, 1)
-				resp := ids[0].Response
-				ids[0].Response = nil
-				return ids, resp, nil
+				require.Len(t, ids.Items, 1)
+				require.Nil(t, ids.Items[0].Response, "the page carries the Response")
+				return ids.Items, ids.Response, nil
 			},
 			want: []sms.SenderID{{
 				Title: "ACME", Status: sms.SenderIDStatusActive, Country: "Nigeria",

@@ -70,7 +70,7 @@ and refunded). It says nothing of the phones: their delivery is "sms campaigns s
 				if err != nil {
 					return apiErr(ctx, err)
 				}
-				for _, camp := range page.Campaigns {
+				for _, camp := range page.Items {
 					if err := emit(camp); err != nil {
 						return err
 					}
@@ -126,7 +126,7 @@ whether the campaign was handed to the provider (SENT TO PROVIDER).`,
 			}
 			if all {
 				st.Recipients = st.Recipients[:0]
-				for r, err := range c.Campaigns.Recipients(ctx, args[0], &sms.DeliveryParams{Limit: p.Limit}) {
+				for r, err := range c.Campaigns.AllRecipients(ctx, args[0], &sms.DeliveryParams{Limit: p.Limit}) {
 					if err != nil {
 						return apiErr(ctx, err)
 					}

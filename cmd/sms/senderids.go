@@ -54,7 +54,7 @@ func (a *app) senderIDsListCmd() *cobra.Command {
 				return apiErr(ctx, err)
 			}
 			if a.jsonOut {
-				for _, s := range list {
+				for _, s := range list.Items {
 					if err := writeJSONLine(a.stdout, senderIDOut(s)); err != nil {
 						return err
 					}
@@ -62,7 +62,7 @@ func (a *app) senderIDsListCmd() *cobra.Command {
 				return nil
 			}
 			t := newTable(a.stdout, "SENDER ID", "STATUS", "COUNTRY", "COMPANY", "CREATED")
-			for _, s := range list {
+			for _, s := range list.Items {
 				t.row(s.Title, string(s.Status), s.Country, s.Company, when(s.CreatedAt))
 			}
 			return t.flush()

@@ -101,7 +101,7 @@ func testShards(t *testing.T, srv *mockserver.Server) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, page.Total, "one campaign per batch")
 	n := 0
-	for _, c := range page.Campaigns {
+	for _, c := range page.Items {
 		n += c.Recipients
 	}
 	assert.Equal(t, 25_000, n)

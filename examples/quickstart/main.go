@@ -88,7 +88,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range active {
+	for _, s := range active.Items {
 		fmt.Printf("active sender ID: %s\n", s.Title)
 	}
 
@@ -166,7 +166,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 	if c := st.Counts; c != nil { // a server may not send counts
 		fmt.Printf("status %s: %d delivered, %d failed, %d sent, %d dnd\n", st.Status, c.Delivered, c.Failed, c.Sent, c.DND)
 	}
-	for r, err := range client.Campaigns.Recipients(ctx, camp.Campaign.ID, nil) {
+	for r, err := range client.Campaigns.AllRecipients(ctx, camp.Campaign.ID, nil) {
 		if err != nil {
 			return err
 		}
