@@ -64,8 +64,8 @@ var sdkCalls = map[string]sdkCall{
 	"Campaigns.Delivery": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
 		return c.Campaigns.Delivery(ctx, "c1", nil)
 	},
-	"Campaigns.Wait": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
-		return c.Campaigns.Wait(ctx, "c1", &sms.WaitParams{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	"Bulk.WaitCampaign": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
+		return c.Bulk.WaitCampaign(ctx, "c1", &sms.WaitParams{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
 	},
 	"OTP.Send": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
 		return c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME"})
@@ -267,17 +267,17 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				assert.Equal(t, sms.RecipientStatusFailed, st.Recipients[1].Status)
 				assert.Equal(t, []string{"data.recipients[1].updatedAt"}, st.Response.Unreadable)
 			}},
-		{"Wait ends on a word it does not know", []string{"Campaigns.Wait"}, 200, nil, fmt.Sprintf(statusBody, `"status":"completed"`),
+		{"Wait ends on a word it does not know", []string{"Bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"completed"`),
 			func(t *testing.T, v any, err error) {
 				require.ErrorContains(t, err, `"completed"`)
 				require.NotNil(t, v.(*sms.Delivery), "with the status that carried it")
 			}},
-		{"Wait ends on the provider's Delivered", []string{"Campaigns.Wait"}, 200, nil, fmt.Sprintf(statusBody, `"status":"Delivered"`),
+		{"Wait ends on the provider's Delivered", []string{"Bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"Delivered"`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
 				assert.Equal(t, sms.DeliveryStatusDelivered, v.(*sms.Delivery).Status)
 			}},
-		{"Wait ends on DND", []string{"Campaigns.Wait"}, 200, nil, fmt.Sprintf(statusBody, `"status":"DND Active on Phone Number"`),
+		{"Wait ends on DND", []string{"Bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"DND Active on Phone Number"`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
 				assert.Equal(t, sms.DeliveryStatusDND, v.(*sms.Delivery).Status)

@@ -11,11 +11,11 @@ import (
 	"github.com/seedsms/sms-go/internal/rules"
 )
 
-// Defaults and limits of SendBulk.
+// Defaults and limits of Bulk.Send.
 const (
-	// DefaultBulkConcurrency is the number of batches SendBulk sends at once by default.
+	// DefaultBulkConcurrency is the number of batches Bulk.Send sends at once by default.
 	DefaultBulkConcurrency = 4
-	// MaxBulkConcurrency is the largest Concurrency of SendBulk and WaitBulk. Each batch in
+	// MaxBulkConcurrency is the largest Concurrency of Bulk.Send and Bulk.Wait. Each batch in
 	// flight holds its recipients and up to 1 MiB of request body: 64 of them stay within
 	// about 128 MB, and few servers let one client run more requests at once.
 	MaxBulkConcurrency = 64
@@ -27,8 +27,8 @@ const (
 	// MaxReportedInvalid is how many skipped recipients a BulkReport lists one by one; all
 	// are counted in BulkReport.Invalid.
 	MaxReportedInvalid = 1000
-	// DefaultMaxRetryAfter is the longest wait that a Retry-After imposes on SendBulk and on
-	// Wait by default: a server that asks for more is taken to be refusing for now, and its
+	// DefaultMaxRetryAfter is the longest wait that a Retry-After imposes on Bulk.Send and on
+	// waiting by default: a server that asks for more is taken to be refusing for now, and its
 	// answer is returned (see BulkParams.MaxRetryAfter and WaitParams.MaxRetryAfter).
 	DefaultMaxRetryAfter = 5 * time.Minute
 )
@@ -41,7 +41,7 @@ const (
 // deduplicates references, and the error then says so.
 var ErrBulkIncomplete = errors.New("sms: bulk job incomplete")
 
-// BulkParams is the input of CampaignsService.SendBulk.
+// BulkParams is the input of BulkService.Send.
 type BulkParams struct {
 	// JobID names the job: 1 to MaxJobIDLen printable ASCII characters. Batch k is sent with
 	// the reference JobID + ":" + k. When the server deduplicates references (see
@@ -71,7 +71,7 @@ type BulkParams struct {
 	// A pair whose error is a *CSVRowError (a row that CSVReader found invalid) is skipped
 	// and reported with its line. A pair with any other non-nil error, such as a file that
 	// cannot be read, stops the job: no batch is started after it, the batch being filled is
-	// not sent, and SendBulk returns the error, wrapped. For recipients held in a slice, use
+	// not sent, and Bulk.Send returns the error, wrapped. For recipients held in a slice, use
 	// RecipientsFrom; for a CSV file, ReadCSV.
 	//
 	// Every run of a job must be given the same sequence.
@@ -91,7 +91,7 @@ type BulkParams struct {
 	// from the server pauses every worker for its Retry-After, up to MaxRetryAfter.
 	Rate float64
 	// MaxRetryAfter bounds the pause a 429's Retry-After imposes on the job (0:
-	// DefaultMaxRetryAfter). A 429 that asks for a longer wait stops the job: SendBulk
+	// DefaultMaxRetryAfter). A 429 that asks for a longer wait stops the job: Bulk.Send
 	// returns an error that wraps the 429's *Error, its RetryAfter set, so that the job can
 	// be run again once that time has passed.
 	MaxRetryAfter time.Duration
@@ -101,7 +101,7 @@ type BulkParams struct {
 	Shard Shard
 	// Progress, when set, is called after each batch with the totals so far, one call at a
 	// time and in the order the batches finish, on the job's goroutines; never after
-	// SendBulk has returned. Each worker waits for its turn to call it: a slow Progress
+	// Bulk.Send has returned. Each worker waits for its turn to call it: a slow Progress
 	// slows the job down.
 	Progress func(BulkProgress)
 	// DryRun reads the input and fills the report's batches, recipients and parts without
@@ -112,7 +112,7 @@ type BulkParams struct {
 	// again under its own JobID (its batches would differ: ErrConflict), by sending the new
 	// input under a new JobID to the numbers the earlier jobs have not reached.
 	//
-	// Before reading the input, SendBulk walks every campaign of the key's mode (one
+	// Before reading the input, Bulk.Send walks every campaign of the key's mode (one
 	// request per 100 campaigns), keeps those whose Reference is one of these JobIDs + ":" +
 	// k, and reads their recipients (one request per 100 recipients); their numbers are
 	// skipped and counted in BulkReport.Skipped. It relies on the server listing each
@@ -121,7 +121,7 @@ type BulkParams struct {
 	// that failed was refunded and reached nobody: its numbers are sent. A number of a
 	// campaign that was sent is skipped whatever its delivery, since it was charged. A job
 	// named here of which no campaign is found, a campaign still processing (its recipients
-	// are not listed yet), or one whose recipients cannot all be read stops SendBulk before
+	// are not listed yet), or one whose recipients cannot all be read stops Bulk.Send before
 	// anything is read or sent.
 	//
 	// The skipped numbers are part of the job's identity, like its input: rerunning the new
@@ -189,7 +189,7 @@ type BulkBatch struct {
 	Err error
 }
 
-// InvalidRecipient is an input recipient SendBulk skipped.
+// InvalidRecipient is an input recipient Bulk.Send skipped.
 type InvalidRecipient struct {
 	// Position is the recipient's 0-based position in BulkParams.Recipients: the number of
 	// pairs the input yielded before it.
@@ -248,7 +248,7 @@ type BulkReport struct {
 	// JobAmount is Amount + ReplayedAmount: what the batches of the report cost over every
 	// run of the job. Once Complete, it is the whole cost of the job (of this shard, with
 	// Shard): what the wallet moved over all its runs, less the refunds of campaigns that the
-	// provider refused after answering (see WaitBulk).
+	// provider refused after answering (see Bulk.Wait).
 	JobAmount Amount
 	// Complete is true when the whole input was read and every batch of this shard was sent,
 	// replayed or accepted at an unknown cost (Unconfirmed): nothing is left to send. It is
@@ -300,7 +300,13 @@ type BulkProgress struct {
 	ReplayedAmount Amount
 }
 
-// SendBulk sends Message to every distinct valid recipient of p.Recipients, in campaigns of up
+// BulkService holds the calls that make many requests: Send sends one message to any number
+// of recipients in campaigns of up to 10,000, Wait waits for the delivery of a bulk job's
+// campaigns, and WaitCampaign for the delivery of one campaign. Every method of the other
+// services makes one request (their iterators, All and AllRecipients, one per page).
+type BulkService struct{ campaigns *CampaignsService }
+
+// Send sends Message to every distinct valid recipient of p.Recipients, in campaigns of up
 // to p.BatchSize recipients, p.Concurrency at a time, at most p.Rate requests per second.
 //
 // The input is streamed: numbers are normalized and de-duplicated over the whole job, invalid
@@ -312,7 +318,7 @@ type BulkProgress struct {
 // guarantee against sending twice: without deduplication, or after 24 hours, a rerun sends
 // every batch again. Each request is retried as Campaigns.Create is.
 //
-// SendBulk stops early, sending nothing more and returning the report with the error, when
+// Bulk.Send stops early, sending nothing more and returning the report with the error, when
 // what follows cannot succeed: the input yields an error, the wallet cannot pay
 // (ErrInsufficientBalance: top up and run the job again), the credentials or their scope are
 // refused (ErrUnauthorized, ErrInsufficientScope), a batch's reference was used before with
@@ -327,11 +333,12 @@ type BulkProgress struct {
 // matches ErrOutcomeUnknown.
 //
 // Should the input panic, the job stops and the batches under way are finished before the
-// panic goes on up the caller's goroutine: no goroutine of the job outlives SendBulk.
+// panic goes on up the caller's goroutine: no goroutine of the job outlives Bulk.Send.
 //
 // Parameters are checked before anything is read or sent; a *ValidationError is returned
 // with a nil report, as is the error of reading the numbers of p.SkipSentBy.
-func (s *CampaignsService) SendBulk(ctx context.Context, p *BulkParams) (*BulkReport, error) {
+func (b *BulkService) Send(ctx context.Context, p *BulkParams) (*BulkReport, error) {
+	s := b.campaigns
 	if p == nil {
 		return nil, invalid("BulkParams", "parameters are required")
 	}

@@ -14,7 +14,7 @@ import (
 // the next one would take its request body past 1 MiB, so that the same input always gives
 // the same batches. It fills the batches of its shard and only counts the others'.
 //
-// One goroutine uses it, SendBulk's: its counters are its own, and join the report once the
+// One goroutine uses it, Bulk.Send's: its counters are its own, and join the report once the
 // workers are done.
 type bulkReader struct {
 	message  string

@@ -11,7 +11,7 @@ import (
 )
 
 // jsonLen bounds what encoding/json writes, exactly but for rare control characters, so that
-// SendBulk's batches are cut as late as they can be and never past 1 MiB.
+// Bulk.Send's batches are cut as late as they can be and never past 1 MiB.
 func TestJSONLenBoundsEncodingJSON(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

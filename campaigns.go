@@ -316,8 +316,8 @@ type RecipientDelivery struct {
 
 // Delivery returns the delivery status of campaign id with one page of its recipients (p may
 // be nil). A campaign that is still processing is DeliveryStatusProcessing, with no counts and
-// no recipients; one the provider refused is DeliveryStatusFailed, every recipient failed. Wait
-// polls it until it is final.
+// no recipients; one the provider refused is DeliveryStatusFailed, every recipient failed.
+// Bulk.WaitCampaign polls it until it is final.
 func (s *CampaignsService) Delivery(ctx context.Context, id string, p *DeliveryParams) (*Delivery, error) {
 	if p == nil {
 		p = &DeliveryParams{}

@@ -57,7 +57,7 @@ type CSVReader struct {
 	// none.
 	NameColumn string
 	// Message, when set, is the job's message: a row with whose name the message would be
-	// empty or longer than 10 SMS parts is reported by its line. (SendBulk checks this too,
+	// empty or longer than 10 SMS parts is reported by its line. (Bulk.Send checks this too,
 	// but can only report the recipient's position in the input.)
 	Message string
 
@@ -106,7 +106,7 @@ func (c CSVColumns) String() string {
 }
 
 // CSVRowError is a row of a CSV input that cannot be sent. CSVReader yields one for each
-// such row and goes on; SendBulk skips it and lists it in its report's InvalidRecipients,
+// such row and goes on; Bulk.Send skips it and lists it in its report's InvalidRecipients,
 // with its line, where any other error of the input stops the job.
 type CSVRowError struct {
 	// Line is the 1-based line of the file on which the row starts (a quoted field may
@@ -142,7 +142,7 @@ func (cr *CSVReader) Columns() CSVColumns { return cr.cols }
 
 // All returns the recipients of the file, in order: for each data row, its recipient (the
 // number normalized, the name trimmed) with a nil error, or a *CSVRowError that says why it
-// cannot be sent. Duplicate numbers are yielded as they come (SendBulk sends each once).
+// cannot be sent. Duplicate numbers are yielded as they come (Bulk.Send sends each once).
 //
 // An input that cannot be read as a whole ends the sequence with an error matching ErrCSV (or
 // the reader's error); PhoneColumn and NameColumn are checked first, their error a

@@ -334,7 +334,7 @@ func ExampleSMSService_Send_idempotent() {
 	// Output: true 3.20 9996.80
 }
 
-func ExampleCampaignsService_Wait() {
+func ExampleBulkService_WaitCampaign() {
 	srv := startMock()
 	defer srv.Close()
 	ws := srv.Default()
@@ -351,7 +351,7 @@ func ExampleCampaignsService_Wait() {
 	}
 	// Delivery reports come in while Wait polls; here the mock's control delivers them.
 	go func() { _ = srv.Deliver(res.Campaign.ID, nil) }()
-	st, err := client.Campaigns.Wait(ctx, res.Campaign.ID, &sms.WaitParams{MinDelay: 50 * time.Millisecond, MaxDelay: time.Second})
+	st, err := client.Bulk.WaitCampaign(ctx, res.Campaign.ID, &sms.WaitParams{MinDelay: 50 * time.Millisecond, MaxDelay: time.Second})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -116,7 +116,8 @@ func (w *wireStatus) UnmarshalJSON(b []byte) error {
 }
 
 // knownDelivery reports whether s is a status a campaign's delivery as a whole can have
-// (pending too, as some providers write it for sent); Wait ends with an error on any other.
+// (pending too, as some providers write it for sent); BulkService.WaitCampaign and Wait end
+// with an error on any other.
 func knownDelivery(s DeliveryStatus) bool {
 	switch s {
 	case DeliveryStatusProcessing, DeliveryStatusSent, "pending", DeliveryStatusDelivered, DeliveryStatusPartiallyDelivered, DeliveryStatusFailed, DeliveryStatusDND:

@@ -17,9 +17,9 @@ const (
 	DefaultWaitMaxDelay = 30 * time.Second
 )
 
-// WaitParams tunes CampaignsService.Wait and WaitBulk. The zero value, or a nil *WaitParams,
-// polls after 2 seconds, then backs off up to 30 seconds between polls, honours a
-// Retry-After of up to 5 minutes, and has WaitBulk poll 4 campaigns at once.
+// WaitParams tunes BulkService.WaitCampaign and BulkService.Wait. The zero value, or a nil
+// *WaitParams, polls after 2 seconds, then backs off up to 30 seconds between polls, honours a
+// Retry-After of up to 5 minutes, and has Bulk.Wait poll 4 campaigns at once.
 type WaitParams struct {
 	// MinDelay is the wait before the second poll (0: DefaultWaitMinDelay).
 	MinDelay time.Duration
@@ -29,13 +29,14 @@ type WaitParams struct {
 	// MaxRetryAfter is the longest Retry-After honoured (0: DefaultMaxRetryAfter). An answer
 	// that asks for a longer wait ends the wait with that answer's error, its RetryAfter set.
 	MaxRetryAfter time.Duration
-	// Concurrency is the number of campaigns WaitBulk polls at once: 1 to
+	// Concurrency is the number of campaigns Bulk.Wait polls at once: 1 to
 	// MaxBulkConcurrency (0: DefaultBulkConcurrency).
 	Concurrency int
 	// Progress, when set, is told where the delivery stands after the first round of polls
 	// that read a status, and after each round that changed it (a count, a campaign final). It
-	// is called from the goroutine that called Wait or WaitBulk, never concurrently, and the
-	// wait goes on when it returns. Wait reports its one campaign as a BulkDelivery of one.
+	// is called from the goroutine that called WaitCampaign or Wait, never concurrently, and
+	// the wait goes on when it returns. WaitCampaign reports its one campaign as a
+	// BulkDelivery of one.
 	Progress func(BulkDelivery)
 }
 
@@ -70,20 +71,21 @@ func (p *WaitParams) config() (waitConfig, error) {
 	return cfg, nil
 }
 
-// Wait polls the delivery status of campaign id until it is final (see Delivery.Final):
+// WaitCampaign polls the delivery status of campaign id until it is final (see Delivery.Final):
 // the provider has reported on every recipient, or the campaign failed. It polls at once,
 // then after MinDelay, and backs off with jitter up to MaxDelay, as the AWS SDK's waiters do;
 // a 429 or 5xx answer (after the request's own retries) waits for its Retry-After, up to
 // MaxRetryAfter, and polls again. A failed campaign returns at once.
 //
 // The final status is returned with the counts of every recipient and the first page of
-// them. When ctx ends first, Wait returns the last status it read (nil if none) and an
+// them. When ctx ends first, WaitCampaign returns the last status it read (nil if none) and an
 // error that matches ctx's. Any other error ends the wait and is returned with the last
 // status: among them a Retry-After longer than MaxRetryAfter (the answer's *Error, its
 // RetryAfter set), a status that no campaign can have (a negative count), which would
 // never become final, and a status word the SDK does not know (see DeliveryStatus), returned with
 // the status that carried it.
-func (s *CampaignsService) Wait(ctx context.Context, id string, p *WaitParams) (*Delivery, error) {
+func (b *BulkService) WaitCampaign(ctx context.Context, id string, p *WaitParams) (*Delivery, error) {
+	s := b.campaigns
 	cfg, err := p.config()
 	if err != nil {
 		return nil, err
@@ -140,7 +142,7 @@ func (s *CampaignsService) wait(ctx context.Context, ids []string, sp *DeliveryP
 // longest wait the answers asked for, and the first error that ends the wait; that error
 // stops the other polls of the round.
 func (s *CampaignsService) pollRound(ctx context.Context, ids []string, pending []int, last []*Delivery, sp *DeliveryParams, cfg waitConfig) (time.Duration, error) {
-	if len(pending) == 1 { // Wait: no goroutine
+	if len(pending) == 1 { // WaitCampaign: no goroutine
 		st, wait, err := s.poll(ctx, ids[pending[0]], sp, cfg)
 		if st != nil {
 			last[pending[0]] = st
@@ -223,7 +225,7 @@ func checkCounts(id string, c DeliveryCounts) error {
 	return nil
 }
 
-// BulkDelivery is where the delivery of a set of campaigns stands: what WaitBulk returns, and
+// BulkDelivery is where the delivery of a set of campaigns stands: what Bulk.Wait returns, and
 // what WaitParams.Progress is told.
 type BulkDelivery struct {
 	// Counts sums the latest counts of the campaigns waited for (of those whose status was
@@ -236,7 +238,7 @@ type BulkDelivery struct {
 	Final     int
 	Failed    int
 	// Pending lists the campaigns whose delivery is not final, in the report's order: when a
-	// wait ends early, those to wait for again (Wait, or the command sms campaigns wait).
+	// wait ends early, those to wait for again (WaitCampaign, or the command sms campaigns wait).
 	Pending []string
 }
 
@@ -278,12 +280,13 @@ func deliveryOf(ids []string, last []*Delivery) (delivery, error) {
 	return d, nil
 }
 
-// WaitBulk waits, as Wait does, for every campaign of a bulk job's report (see
+// Wait waits, as WaitCampaign does, for every campaign of a bulk job's report (see
 // BulkReport.CampaignIDs): it polls them in rounds, p.Concurrency at a time, each round
 // reading only the counts, until every campaign is final. It returns where the delivery stands
 // then; when ctx ends or a wait fails, where it stood at the last round (Pending lists the
 // campaigns not final), and the error.
-func (s *CampaignsService) WaitBulk(ctx context.Context, r *BulkReport, p *WaitParams) (*BulkDelivery, error) {
+func (b *BulkService) Wait(ctx context.Context, r *BulkReport, p *WaitParams) (*BulkDelivery, error) {
+	s := b.campaigns
 	if r == nil {
 		return nil, invalid("BulkReport", "a report is required")
 	}

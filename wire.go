@@ -365,7 +365,7 @@ type wireRecipient struct {
 }
 
 // campaignTo is the "to" of a campaign request (Campaigns.Create and every batch of
-// SendBulk): each recipient a number, or {phone, name} when named. Its items point into to,
+// Bulk.Send): each recipient a number, or {phone, name} when named. Its items point into to,
 // so that building it allocates the slice alone; encoding/json writes it.
 func campaignTo(to []wireRecipient) []any {
 	out := make([]any, len(to))

@@ -43,7 +43,7 @@ func TestRunDeliversByItself(t *testing.T) {
 			timeout = 1500 * time.Millisecond // past the default delay
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), timeout)
-		st, err := client.Campaigns.Wait(ctx, sent.Campaign.ID, &sms.WaitParams{MinDelay: 50 * time.Millisecond, MaxDelay: 200 * time.Millisecond})
+		st, err := client.Bulk.WaitCampaign(ctx, sent.Campaign.ID, &sms.WaitParams{MinDelay: 50 * time.Millisecond, MaxDelay: 200 * time.Millisecond})
 		cancel()
 		if tt.final {
 			require.NoError(t, err, "-delivery-delay %q", tt.delay)

@@ -235,7 +235,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	// A dry run first: it checks the parameters and counts this shard's batches, which
 	// sizes the progress bar.
 	params.DryRun = true
-	plan, err := c.Campaigns.SendBulk(jobCtx, &params)
+	plan, err := c.Bulk.Send(jobCtx, &params)
 	if err != nil {
 		return apiErr(ctx, err)
 	}
@@ -264,7 +264,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 		prog.update(bp)
 		d.settled()
 	}
-	rep, sendErr := c.Campaigns.SendBulk(jobCtx, &params)
+	rep, sendErr := c.Bulk.Send(jobCtx, &params)
 	prog.done()
 	if rep == nil { // invalid parameters, caught by the dry run already
 		return apiErr(ctx, sendErr)
@@ -278,7 +278,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 		line := a.deliveryLine()
 		wctx, cancel := waitContext(ctx, o.timeout)
 		defer cancel()
-		d, err := c.Campaigns.WaitBulk(wctx, rep, &sms.WaitParams{
+		d, err := c.Bulk.Wait(wctx, rep, &sms.WaitParams{
 			MinDelay: o.poll, MaxDelay: max(o.poll, sms.DefaultWaitMaxDelay), Progress: line.show,
 		})
 		line.end()

@@ -202,7 +202,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 		JobID: "spring-sale-2026", From: "ACME", Message: "Hi {{name}}, the spring sale starts today!",
 		Recipients: customers(1000), BatchSize: 250,
 	}
-	report, err := client.Campaigns.SendBulk(ctx, job)
+	report, err := client.Bulk.Send(ctx, job)
 	if err != nil {
 		return err
 	}
@@ -210,7 +210,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 		report.Complete, len(report.Batches), report.Sent, report.Duplicates, report.Invalid,
 		report.InvalidRecipients[0].Position, report.Amount)
 	job.Recipients = customers(1000) // the same job again, as after a crash: the mock deduplicates references, so nothing is sent twice
-	rerun, err := client.Campaigns.SendBulk(ctx, job)
+	rerun, err := client.Bulk.Send(ctx, job)
 	if err != nil {
 		return err
 	}
@@ -225,7 +225,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 			return err
 		}
 	}
-	delivery, err := client.Campaigns.WaitBulk(ctx, report, &sms.WaitParams{MinDelay: 10 * time.Millisecond})
+	delivery, err := client.Bulk.Wait(ctx, report, &sms.WaitParams{MinDelay: 10 * time.Millisecond})
 	if err != nil {
 		return err
 	}
