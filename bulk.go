@@ -11,26 +11,26 @@ import (
 	"github.com/seedsms/sms-go/internal/rules"
 )
 
-// Defaults and limits of Bulk.Send.
+// Limits of Bulk.Send and Bulk.Wait.
 const (
-	// DefaultBulkConcurrency is the number of batches Bulk.Send sends at once by default.
-	DefaultBulkConcurrency = 4
+	// defaultBulkConcurrency is the number of batches Bulk.Send sends at once by default.
+	defaultBulkConcurrency = 4
 	// MaxBulkConcurrency is the largest Concurrency of Bulk.Send and Bulk.Wait. Each batch in
 	// flight holds its recipients and up to 1 MiB of request body: 64 of them stay within
 	// about 128 MB, and few servers let one client run more requests at once.
 	MaxBulkConcurrency = 64
 	// MaxBulkBatchSize is the default and largest BatchSize: the API's limit per campaign.
 	MaxBulkBatchSize = 10_000
-	// MaxJobIDLen is the longest JobID, leaving room in each batch's reference for ":" and
+	// maxJobIDLen is the longest JobID, leaving room in each batch's reference for ":" and
 	// the batch index.
-	MaxJobIDLen = 90
-	// MaxReportedInvalid is how many skipped recipients a BulkReport lists one by one; all
+	maxJobIDLen = 90
+	// maxReportedInvalid is how many skipped recipients a BulkReport lists one by one; all
 	// are counted in BulkReport.Invalid.
-	MaxReportedInvalid = 1000
-	// DefaultMaxRetryAfter is the longest wait that a Retry-After imposes on Bulk.Send and on
+	maxReportedInvalid = 1000
+	// defaultMaxRetryAfter is the longest wait that a Retry-After imposes on Bulk.Send and on
 	// waiting by default: a server that asks for more is taken to be refusing for now, and its
 	// answer is returned (see BulkParams.MaxRetryAfter and WaitParams.MaxRetryAfter).
-	DefaultMaxRetryAfter = 5 * time.Minute
+	defaultMaxRetryAfter = 5 * time.Minute
 )
 
 // ErrBulkIncomplete matches the error of a bulk job in which some batches failed after their
@@ -43,7 +43,7 @@ var ErrBulkIncomplete = errors.New("sms: bulk job incomplete")
 
 // BulkParams is the input of BulkService.Send.
 type BulkParams struct {
-	// JobID names the job: 1 to MaxJobIDLen printable ASCII characters. Batch k is sent with
+	// JobID names the job: 1 to 90 printable ASCII characters. Batch k is sent with
 	// the reference JobID + ":" + k. When the server deduplicates references (see
 	// WithReferenceDeduplication; the mock does), running the same job again within 24 hours
 	// of the earlier run, with the same input, Message and BatchSize, replays what was sent
@@ -72,7 +72,7 @@ type BulkParams struct {
 	// and reported with its line. A pair with any other non-nil error, such as a file that
 	// cannot be read, stops the job: no batch is started after it, the batch being filled is
 	// not sent, and Bulk.Send returns the error, wrapped. For recipients held in a slice, use
-	// RecipientsFrom; for a CSV file, ReadCSV.
+	// RecipientsFrom; for a CSV file, NewCSVReader(file).All().
 	//
 	// Every run of a job must be given the same sequence.
 	Recipients iter.Seq2[Recipient, error]
@@ -84,16 +84,15 @@ type BulkParams struct {
 	// BatchSize. A run with another one is refused with ErrConflict at its first batch
 	// whose recipients differ from the earlier run's.
 	BatchSize int
-	// Concurrency is the number of batches sent at once: 1 to MaxBulkConcurrency (0:
-	// DefaultBulkConcurrency).
+	// Concurrency is the number of batches sent at once: 1 to MaxBulkConcurrency (0: 4).
 	Concurrency int
 	// Rate limits the requests started per second (0: no limit). Whatever the rate, a 429
 	// from the server pauses every worker for its Retry-After, up to MaxRetryAfter.
 	Rate float64
-	// MaxRetryAfter bounds the pause a 429's Retry-After imposes on the job (0:
-	// DefaultMaxRetryAfter). A 429 that asks for a longer wait stops the job: Bulk.Send
-	// returns an error that wraps the 429's *Error, its RetryAfter set, so that the job can
-	// be run again once that time has passed.
+	// MaxRetryAfter bounds the pause a 429's Retry-After imposes on the job (0: 5 minutes).
+	// A 429 that asks for a longer wait stops the job: Bulk.Send returns an error that wraps
+	// the 429's *Error, its RetryAfter set, so that the job can be run again once that time
+	// has passed.
 	MaxRetryAfter time.Duration
 	// Shard, when Count > 1, sends only the batches k with k % Count == Index, so that Count
 	// processes given the same JobID and input share the job, each batch sent by one of
@@ -223,7 +222,7 @@ type BulkReport struct {
 	Duplicates int
 	Invalid    int
 	Skipped    int
-	// InvalidRecipients lists the first MaxReportedInvalid invalid recipients (the list is
+	// InvalidRecipients lists the first 1,000 invalid recipients (the list is
 	// capped so that the report stays small whatever the input).
 	InvalidRecipients []InvalidRecipient
 	// Sent is the number of recipients of batches sent by this run, and Amount what this run
@@ -360,8 +359,8 @@ func checkBulk(p *BulkParams) error {
 	if p.JobID == "" {
 		return invalid("JobID", "a job ID is required")
 	}
-	if len(p.JobID) > MaxJobIDLen || !rules.ValidReference(p.JobID) {
-		return invalid("JobID", "a job ID is 1 to "+strconv.Itoa(MaxJobIDLen)+" printable ASCII characters")
+	if len(p.JobID) > maxJobIDLen || !rules.ValidReference(p.JobID) {
+		return invalid("JobID", "a job ID is 1 to "+strconv.Itoa(maxJobIDLen)+" printable ASCII characters")
 	}
 	if err := validateFrom("From", p.From); err != nil {
 		return err

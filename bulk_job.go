@@ -55,8 +55,8 @@ type bulkBatch struct {
 func newBulkJob(s *CampaignsService, p *BulkParams) *bulkJob {
 	j := &bulkJob{
 		s: s, p: p,
-		workers:  cmp.Or(p.Concurrency, DefaultBulkConcurrency),
-		maxPause: cmp.Or(p.MaxRetryAfter, DefaultMaxRetryAfter),
+		workers:  cmp.Or(p.Concurrency, defaultBulkConcurrency),
+		maxPause: cmp.Or(p.MaxRetryAfter, defaultMaxRetryAfter),
 		limiter:  rate.NewLimiter(rate.Inf, 1),
 		halt:     make(chan struct{}),
 		report:   BulkReport{JobID: p.JobID},

@@ -44,7 +44,7 @@ type bulkReader struct {
 
 // maxBatchDigits is the most digits of a batch index: JobID + ":" + index fits the
 // reference's 100 characters.
-const maxBatchDigits = rules.MaxReferenceLen - MaxJobIDLen - 1
+const maxBatchDigits = rules.MaxReferenceLen - maxJobIDLen - 1
 
 func newBulkReader(p *BulkParams, pool *batchPool) *bulkReader {
 	rd := &bulkReader{
@@ -131,7 +131,7 @@ func (rd *bulkReader) checkName(name string) (parts int, reason string) {
 // skip reports an invalid recipient.
 func (rd *bulkReader) skip(r InvalidRecipient) {
 	rd.invalid++
-	if len(rd.invalidList) < MaxReportedInvalid {
+	if len(rd.invalidList) < maxReportedInvalid {
 		rd.invalidList = append(rd.invalidList, r)
 	}
 }

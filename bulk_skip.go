@@ -81,8 +81,8 @@ func checkSkipSentBy(p *BulkParams) error {
 	for i, job := range p.SkipSentBy {
 		field := "SkipSentBy[" + strconv.Itoa(i) + "]"
 		switch {
-		case job == "" || len(job) > MaxJobIDLen || !rules.ValidReference(job):
-			return invalid(field, "a job ID is 1 to "+strconv.Itoa(MaxJobIDLen)+" printable ASCII characters")
+		case job == "" || len(job) > maxJobIDLen || !rules.ValidReference(job):
+			return invalid(field, "a job ID is 1 to "+strconv.Itoa(maxJobIDLen)+" printable ASCII characters")
 		case job == p.JobID:
 			return invalid(field, "a job cannot skip its own numbers: give the new input a new JobID, and the earlier job here")
 		}

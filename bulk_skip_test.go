@@ -186,14 +186,14 @@ func ExampleBulkParams_skipSentBy() {
 	// The first export had a typo in Bola's number: the job sent the two others.
 	first := "phone,name\n08025671695,Ada\n0803123456,Bola\n08051234567,Chi\n"
 	if _, err := client.Bulk.Send(ctx, &sms.BulkParams{
-		JobID: "promo", From: ws.SenderID, Message: "Hi {{name}}", Recipients: sms.ReadCSV(strings.NewReader(first)),
+		JobID: "promo", From: ws.SenderID, Message: "Hi {{name}}", Recipients: sms.NewCSVReader(strings.NewReader(first)).All(),
 	}); err != nil {
 		log.Fatal(err)
 	}
 	// Fixed, and with a new row: a new job that skips what "promo" reached.
 	fixed := "phone,name\n08025671695,Ada\n08031234567,Bola\n08051234567,Chi\n08061234567,Dayo\n"
 	report, err := client.Bulk.Send(ctx, &sms.BulkParams{
-		JobID: "promo-fixed", From: ws.SenderID, Message: "Hi {{name}}", Recipients: sms.ReadCSV(strings.NewReader(fixed)),
+		JobID: "promo-fixed", From: ws.SenderID, Message: "Hi {{name}}", Recipients: sms.NewCSVReader(strings.NewReader(fixed)).All(),
 		SkipSentBy: []string{"promo"},
 	})
 	if err != nil {

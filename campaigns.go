@@ -298,8 +298,8 @@ type DeliveryCounts struct {
 	DND       int // blocked by the Do-Not-Disturb register
 }
 
-// Add returns the sum of d and o, status by status: the counts of two campaigns together.
-func (d DeliveryCounts) Add(o DeliveryCounts) DeliveryCounts {
+// add returns the sum of d and o, status by status: the counts of two campaigns together.
+func (d DeliveryCounts) add(o DeliveryCounts) DeliveryCounts {
 	return DeliveryCounts{Sent: d.Sent + o.Sent, Delivered: d.Delivered + o.Delivered, Failed: d.Failed + o.Failed, DND: d.DND + o.DND}
 }
 

@@ -18,10 +18,10 @@ import (
 	"github.com/seedsms/sms-go/internal/rules"
 )
 
-// MaxCSVRowBytes bounds a row of a CSV input, and so each of its fields: a longer row cannot
+// maxCSVRowBytes bounds a row of a CSV input, and so each of its fields: a longer row cannot
 // be sent (it is reported as a *CSVRowError), and memory stays flat whatever the file holds.
 // A row is a line, or several when a quoted field holds line breaks.
-const MaxCSVRowBytes = 64 << 10
+const maxCSVRowBytes = 64 << 10
 
 // maxCSVNames bounds the cache of names whose message was counted: at most about 1 MiB with
 // names of 100 characters.
@@ -69,10 +69,6 @@ type CSVReader struct {
 // NewCSVReader returns a reader of recipients from r.
 func NewCSVReader(r io.Reader) *CSVReader { return &CSVReader{r: r} }
 
-// ReadCSV returns the recipients of the CSV file r, read as a CSVReader with its columns
-// found: ReadCSV(r) is NewCSVReader(r).All().
-func ReadCSV(r io.Reader) iter.Seq2[Recipient, error] { return NewCSVReader(r).All() }
-
 // CSVColumns says where a CSVReader read the phone numbers and names.
 type CSVColumns struct {
 	// Header is true when the first row was a header row, not a recipient.
@@ -113,7 +109,7 @@ type CSVRowError struct {
 	// span lines).
 	Line int
 	// Field is "Phone" or "Name", or "" when the whole row is at fault (longer than
-	// MaxCSVRowBytes).
+	// 64 KiB).
 	Field string
 	// Value is the field as the file holds it, trimmed of spaces and cut at 40 bytes.
 	Value string
@@ -126,7 +122,7 @@ type CSVRowError struct {
 func (e *CSVRowError) Error() string { return "line " + strconv.Itoa(e.Line) + ": " + e.Reason }
 
 // ErrCSV matches the errors of a CSV input that cannot be read as a whole: not CSV, no
-// rows, a first line longer than MaxCSVRowBytes, or a column given by name that the header
+// rows, a first line longer than 64 KiB, or a column given by name that the header
 // lacks.
 var ErrCSV = errors.New("sms: CSV")
 
@@ -180,7 +176,7 @@ func (cr *CSVReader) read(yield func(Recipient, error) bool) error {
 		_, _ = br.Discard(3) // a byte order mark, as spreadsheets write
 	}
 	comma := delimiter(br)
-	rows := &rowLimiter{src: br, max: MaxCSVRowBytes}
+	rows := &rowLimiter{src: br, max: maxCSVRowBytes}
 	r := csv.NewReader(rows)
 	r.Comma = comma
 	r.FieldsPerRecord = -1
@@ -206,9 +202,9 @@ func (cr *CSVReader) read(yield func(Recipient, error) bool) error {
 		line, _ := r.FieldPos(0)
 		if rows.wasCut(line) {
 			if cols == nil {
-				return &csvError{fmt.Sprintf("line %d is longer than %d KiB: is it a CSV file?", line, MaxCSVRowBytes>>10)}
+				return &csvError{fmt.Sprintf("line %d is longer than %d KiB: is it a CSV file?", line, maxCSVRowBytes>>10)}
 			}
-			if !yield(Recipient{}, &CSVRowError{Line: line, Reason: "the row is longer than " + strconv.Itoa(MaxCSVRowBytes>>10) + " KiB"}) {
+			if !yield(Recipient{}, &CSVRowError{Line: line, Reason: "the row is longer than " + strconv.Itoa(maxCSVRowBytes>>10) + " KiB"}) {
 				return nil
 			}
 			continue

@@ -229,7 +229,7 @@ func TestSendBulkFromCSV(t *testing.T) {
 	c := newClient(t, srv)
 	in := "phone,name\n08025671695,Ada\n\"#REF!\",\"Bola\nOkafor\"\n2.34803E+12,Chi\n+234 803 123 4567,Dayo\n08025671695,Ada again\n"
 	r, err := c.Bulk.Send(context.Background(), &sms.BulkParams{
-		JobID: "csv", From: "MOCKSMS", Message: "Hi {{name}}", Recipients: sms.ReadCSV(strings.NewReader(in)),
+		JobID: "csv", From: "MOCKSMS", Message: "Hi {{name}}", Recipients: sms.NewCSVReader(strings.NewReader(in)).All(),
 	})
 	require.NoError(t, err)
 	assert.True(t, r.Complete)
@@ -365,7 +365,7 @@ func TestCSVRowLimitMemory(t *testing.T) {
 	assert.Less(t, allocated, uint64(2<<20), "at most a few rows' worth, whatever the line")
 }
 
-func ExampleReadCSV() {
+func ExampleCSVReader_All() {
 	srv := startMock()
 	defer srv.Close()
 	ws := srv.Default()
@@ -376,7 +376,7 @@ func ExampleReadCSV() {
 	// As a spreadsheet exports it: a header row, a rounded number, a broken formula.
 	export := strings.NewReader("Name,Phone Number\nAda,0802 567 1695\nBola,2.34803E+12\nChi,#REF!\nDayo,+234 803 123 4567\n")
 	report, err := client.Bulk.Send(context.Background(), &sms.BulkParams{
-		JobID: "export-2026-11", From: ws.SenderID, Message: "Hi {{name}}", Recipients: sms.ReadCSV(export),
+		JobID: "export-2026-11", From: ws.SenderID, Message: "Hi {{name}}", Recipients: sms.NewCSVReader(export).All(),
 	})
 	if err != nil {
 		log.Fatal(err)

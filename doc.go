@@ -25,7 +25,7 @@
 // de-duplicated over the whole job. Batch k carries the reference JobID:k, so that running
 // the same job again sends only what an earlier run did not, given a server that
 // deduplicates references (see Retries), within the 24 hours it keeps them;
-// [BulkParams].SkipSentBy finishes a job whose input changed. [ReadCSV] reads the recipients
+// [BulkParams].SkipSentBy finishes a job whose input changed. [CSVReader] reads the recipients
 // from a spreadsheet export, reporting bad rows by line. The [BulkReport] counts what was
 // sent, replayed, skipped and charged; [ErrBulkIncomplete] says that some batches failed.
 // [BulkService.WaitCampaign] polls one campaign's delivery status until it is final, and

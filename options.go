@@ -10,8 +10,8 @@ import (
 // Defaults of a new client.
 const (
 	DefaultMaxRetries   = 3
-	DefaultRetryWaitMin = time.Second
-	DefaultRetryWaitMax = 30 * time.Second
+	defaultRetryWaitMin = time.Second
+	defaultRetryWaitMax = 30 * time.Second
 	// DefaultTimeout bounds one attempt of a request when WithHTTPClient is not used.
 	DefaultTimeout = 30 * time.Second
 )
@@ -36,7 +36,7 @@ type config struct {
 }
 
 func newConfig(opts []Option) (*config, error) {
-	cfg := &config{maxRetries: DefaultMaxRetries, waitMin: DefaultRetryWaitMin, waitMax: DefaultRetryWaitMax}
+	cfg := &config{maxRetries: DefaultMaxRetries, waitMin: defaultRetryWaitMin, waitMax: defaultRetryWaitMax}
 	for _, o := range opts {
 		if o != nil {
 			o(cfg)

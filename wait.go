@@ -26,11 +26,11 @@ type WaitParams struct {
 	// MaxDelay bounds the wait between polls (0: DefaultWaitMaxDelay). A Retry-After from
 	// the server is honoured even when longer, up to MaxRetryAfter.
 	MaxDelay time.Duration
-	// MaxRetryAfter is the longest Retry-After honoured (0: DefaultMaxRetryAfter). An answer
+	// MaxRetryAfter is the longest Retry-After honoured (0: 5 minutes). An answer
 	// that asks for a longer wait ends the wait with that answer's error, its RetryAfter set.
 	MaxRetryAfter time.Duration
 	// Concurrency is the number of campaigns Bulk.Wait polls at once: 1 to
-	// MaxBulkConcurrency (0: DefaultBulkConcurrency).
+	// MaxBulkConcurrency (0: 4).
 	Concurrency int
 	// Progress, when set, is told where the delivery stands after the first round of polls
 	// that read a status, and after each round that changed it (a count, a campaign final). It
@@ -58,8 +58,8 @@ func (p *WaitParams) config() (waitConfig, error) {
 	cfg := waitConfig{
 		lo:            cmp.Or(p.MinDelay, DefaultWaitMinDelay),
 		hi:            cmp.Or(p.MaxDelay, DefaultWaitMaxDelay),
-		maxRetryAfter: cmp.Or(p.MaxRetryAfter, DefaultMaxRetryAfter),
-		workers:       cmp.Or(p.Concurrency, DefaultBulkConcurrency),
+		maxRetryAfter: cmp.Or(p.MaxRetryAfter, defaultMaxRetryAfter),
+		workers:       cmp.Or(p.Concurrency, defaultBulkConcurrency),
 		progress:      p.Progress,
 	}
 	if cfg.hi < cfg.lo {
@@ -309,7 +309,7 @@ func (b *BulkService) Wait(ctx context.Context, r *BulkReport, p *WaitParams) (*
 // addCounts returns a + b of counts that are not negative, and whether every sum, and
 // their total, fits an int.
 func addCounts(a, b DeliveryCounts) (DeliveryCounts, bool) {
-	sum := a.Add(b)
+	sum := a.add(b)
 	total := 0
 	for _, n := range []int{sum.Sent, sum.Delivered, sum.Failed, sum.DND} {
 		if n < 0 || n > math.MaxInt-total { // a sum wrapped, or the total would
