@@ -15,7 +15,8 @@ import (
 )
 
 // CampaignsService creates campaigns of up to 10,000 recipients, lists them and reads their
-// delivery status.
+// delivery status: one request per call, one per page for the iterators All and AllRecipients.
+// Client.Bulk sends larger jobs and waits for delivery.
 type CampaignsService struct{ c *core }
 
 // Campaign is one send: an SMS.Send or a Campaigns.Create.
