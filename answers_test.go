@@ -61,11 +61,11 @@ var sdkCalls = map[string]sdkCall{
 	"Campaigns.List": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
 		return c.Campaigns.List(ctx, nil)
 	},
-	"Campaigns.Status": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
-		return c.Campaigns.Status(ctx, "c1", nil)
+	"Campaigns.Delivery": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
+		return c.Campaigns.Delivery(ctx, "c1", nil)
 	},
-	"Campaigns.Wait": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
-		return c.Campaigns.Wait(ctx, "c1", &sms.WaitParams{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	"Bulk.WaitCampaign": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
+		return c.Bulk.WaitCampaign(ctx, "c1", &sms.WaitParams{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
 	},
 	"OTP.Send": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
 		return c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME"})
@@ -117,9 +117,9 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 	t.Parallel()
 	sendResult := func(t *testing.T, v any) *sms.SendResult { return v.(*sms.SendResult) }
 	firstCampaign := func(t *testing.T, v any) sms.Campaign {
-		pg := v.(*sms.CampaignPage)
-		require.Len(t, pg.Campaigns, 1)
-		return pg.Campaigns[0]
+		pg := v.(*sms.Page[sms.Campaign])
+		require.Len(t, pg.Items, 1)
+		return pg.Items[0]
 	}
 	apiError := func(t *testing.T, err error) *sms.Error {
 		var e *sms.Error
@@ -170,7 +170,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 		{"status words of the provider", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, fmt.Sprintf(strings.Replace(sendBody, `"status":"sent"`, `"status":"Message Sent"`, 1), `"amount":3.2`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, sms.StatusSent, sendResult(t, v).Campaign.Status)
+				assert.Equal(t, sms.CampaignStatusSent, sendResult(t, v).Campaign.Status)
 			}},
 		{"a byte order mark", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, bom + fmt.Sprintf(sendBody, `"amount":3.2`),
 			func(t *testing.T, v any, err error) {
@@ -334,70 +334,70 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				c := firstCampaign(t, v)
 				assert.Nil(t, c.CreatedAt)
 				assert.Equal(t, ptr(1), c.Parts)
-				assert.Equal(t, []string{"data[0].createdAt"}, v.(*sms.CampaignPage).Response.Unreadable)
+				assert.Equal(t, []string{"data[0].createdAt"}, v.(*sms.Page[sms.Campaign]).Response.Unreadable)
 			}},
 		{"paging under meta with perPage", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"smsParts":1`, `"meta":{"page":"1","perPage":20,"totalCount":"250"}`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, sms.Pagination{Page: 1, Limit: 20, Total: 250}, v.(*sms.CampaignPage).Pagination)
+				assert.Equal(t, sms.Pagination{Page: 1, Limit: 20, Total: 250}, v.(*sms.Page[sms.Campaign]).Pagination)
 			}},
 		{"Laravel's paging", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"smsParts":1`, `"current_page":1,"per_page":20,"last_page":13,"total":250`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, sms.Pagination{Page: 1, Limit: 20, Total: 250, Pages: 13}, v.(*sms.CampaignPage).Pagination)
+				assert.Equal(t, sms.Pagination{Page: 1, Limit: 20, Total: 250, Pages: 13}, v.(*sms.Page[sms.Campaign]).Pagination)
 			}},
 		{"no paging at all", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"smsParts":1`, `"requestId":"r"`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, sms.Pagination{Total: -1}, v.(*sms.CampaignPage).Pagination, "the total is unknown, not 0")
+				assert.Equal(t, sms.Pagination{Total: -1}, v.(*sms.Page[sms.Campaign]).Pagination, "the total is unknown, not 0")
 			}},
 		{"campaign status Delivered", []string{"Campaigns.List"}, 200, nil, strings.Replace(fmt.Sprintf(listBody, `"smsParts":1`, `"requestId":"r"`), `"status":"sent"`, `"status":"DELIVERED"`, 1),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, sms.StatusDelivered, firstCampaign(t, v).Status)
+				assert.Equal(t, sms.CampaignStatus("delivered"), firstCampaign(t, v).Status)
 			}},
 		// Delivery status and Wait.
-		{"counts as strings", []string{"Campaigns.Status"}, 200, nil, fmt.Sprintf(statusBody, `"status":"Delivered","counts":{"sent":"0","delivered":"1","failed":0,"dnd":0}`),
+		{"counts as strings", []string{"Campaigns.Delivery"}, 200, nil, fmt.Sprintf(statusBody, `"status":"Delivered","counts":{"sent":"0","delivered":"1","failed":0,"dnd":0}`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				st := v.(*sms.DeliveryStatus)
+				st := v.(*sms.Delivery)
 				assert.Equal(t, &sms.DeliveryCounts{Delivered: 1}, st.Counts)
 				assert.True(t, st.Final())
 			}},
-		{"counts unreadable", []string{"Campaigns.Status"}, 200, nil, fmt.Sprintf(statusBody, `"status":"sent","counts":{"sent":"many","delivered":1}`),
+		{"counts unreadable", []string{"Campaigns.Delivery"}, 200, nil, fmt.Sprintf(statusBody, `"status":"sent","counts":{"sent":"many","delivered":1}`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				st := v.(*sms.DeliveryStatus)
+				st := v.(*sms.Delivery)
 				assert.Nil(t, st.Counts, "read whole or not at all")
 				assert.Equal(t, []string{"data.counts"}, st.Response.Unreadable)
 			}},
-		{"recipients of the provider", []string{"Campaigns.Status"}, 200, nil,
+		{"recipients of the provider", []string{"Campaigns.Delivery"}, 200, nil,
 			fmt.Sprintf(statusBody, `"status":"Message Sent","recipients":[{"to":2348025671695,"status":"DND Active on Phone Number","updatedAt":"2021-03-29 16:51:00"},{"to":"2348025671696","status":"Rejected","updatedAt":{}}]`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				st := v.(*sms.DeliveryStatus)
-				assert.Equal(t, sms.StatusSent, st.Status)
+				st := v.(*sms.Delivery)
+				assert.Equal(t, sms.DeliveryStatusSent, st.Status)
 				require.Len(t, st.Recipients, 2)
 				assert.Equal(t, "2348025671695", st.Recipients[0].To)
-				assert.Equal(t, sms.StatusDND, st.Recipients[0].Status)
+				assert.Equal(t, sms.RecipientStatusDND, st.Recipients[0].Status)
 				assert.Equal(t, at(t, "2021-03-29T16:51:00Z"), *st.Recipients[0].UpdatedAt)
-				assert.Equal(t, sms.StatusFailed, st.Recipients[1].Status)
+				assert.Equal(t, sms.RecipientStatusFailed, st.Recipients[1].Status)
 				assert.Equal(t, []string{"data.recipients[1].updatedAt"}, st.Response.Unreadable)
 			}},
-		{"Wait ends on a word it does not know", []string{"Campaigns.Wait"}, 200, nil, fmt.Sprintf(statusBody, `"status":"completed"`),
+		{"Wait ends on a word it does not know", []string{"Bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"completed"`),
 			func(t *testing.T, v any, err error) {
 				require.ErrorContains(t, err, `"completed"`)
-				require.NotNil(t, v.(*sms.DeliveryStatus), "with the status that carried it")
+				require.NotNil(t, v.(*sms.Delivery), "with the status that carried it")
 			}},
-		{"Wait ends on the provider's Delivered", []string{"Campaigns.Wait"}, 200, nil, fmt.Sprintf(statusBody, `"status":"Delivered"`),
+		{"Wait ends on the provider's Delivered", []string{"Bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"Delivered"`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, sms.StatusDelivered, v.(*sms.DeliveryStatus).Status)
+				assert.Equal(t, sms.DeliveryStatusDelivered, v.(*sms.Delivery).Status)
 			}},
-		{"Wait ends on DND", []string{"Campaigns.Wait"}, 200, nil, fmt.Sprintf(statusBody, `"status":"DND Active on Phone Number"`),
+		{"Wait ends on DND", []string{"Bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"DND Active on Phone Number"`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, sms.StatusDND, v.(*sms.DeliveryStatus).Status)
+				assert.Equal(t, sms.DeliveryStatusDND, v.(*sms.Delivery).Status)
 			}},
 		// OTP.
 		{"OTP failed: smsStatus", []string{"OTP.Send"}, 200, nil, `{"data":{"smsStatus":"Message Failed","pinId":"p1","phone_number":"2348025671695"}}`,
@@ -527,18 +527,18 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 		{"sender ID words", []string{"SenderIDs.List"}, 200, nil, `{"data":[{"title":"ACME","status":"Active"},{"title":"BETA","status":"Rejected"},{"title":"GAMMA","status":"PENDING","createdAt":"29/03/2021 16:51","_id":77}]}`,
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				ids := v.([]sms.SenderID)
+				ids := v.(*sms.Page[sms.SenderID]).Items
 				require.Len(t, ids, 3)
-				assert.Equal(t, []sms.Status{sms.StatusActive, sms.StatusBlocked, sms.StatusPending}, []sms.Status{ids[0].Status, ids[1].Status, ids[2].Status})
+				assert.Equal(t, []sms.SenderIDStatus{sms.SenderIDStatusActive, sms.SenderIDStatusBlocked, sms.SenderIDStatusPending}, []sms.SenderIDStatus{ids[0].Status, ids[1].Status, ids[2].Status})
 				assert.Equal(t, "77", ids[2].ID)
 				assert.Equal(t, at(t, "2021-03-29T16:51:00Z"), *ids[2].CreatedAt)
 			}},
 		{"sender ID createdAt unreadable", []string{"SenderIDs.List"}, 200, nil, fmt.Sprintf(senderBody, `"status":"active","createdAt":true`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				ids := v.([]sms.SenderID)
-				assert.Nil(t, ids[0].CreatedAt)
-				assert.Equal(t, []string{"data[0].createdAt"}, ids[0].Response.Unreadable)
+				page := v.(*sms.Page[sms.SenderID])
+				assert.Nil(t, page.Items[0].CreatedAt)
+				assert.Equal(t, []string{"data[0].createdAt"}, page.Response.Unreadable)
 			}},
 		// Keys.
 		{"key scopes as an array, times as epochs", []string{"Keys.Create"}, 201, nil, fmt.Sprintf(keyBody, `"secret":"sk_test_def","scopes":["sms","balance"],"createdAt":1616950260`),
@@ -555,9 +555,9 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 		{"key times unreadable in a list", []string{"Keys.List"}, 200, nil, `{"data":[{"_id":"k1","publicKey":"pk_test_abc","lastUsedAt":"soon","scopes":"sms"}]}`,
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				k := v.([]sms.Key)[0]
-				assert.Nil(t, k.LastUsedAt)
-				assert.Equal(t, []string{"data[0].scopes", "data[0].lastUsedAt"}, k.Response.Unreadable)
+				page := v.(*sms.Page[sms.Key])
+				assert.Nil(t, page.Items[0].LastUsedAt)
+				assert.Equal(t, []string{"data[0].scopes", "data[0].lastUsedAt"}, page.Response.Unreadable)
 			}},
 	}
 	for _, tt := range tests {
@@ -710,7 +710,7 @@ func TestBulkCampaignNamedTwice(t *testing.T) {
 	people := []sms.Recipient{{Phone: "08025671691"}, {Phone: "08025671692"}, {Phone: "08025671693"}, {Phone: "08025671694"}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	r, err := c.Campaigns.SendBulk(ctx, &sms.BulkParams{JobID: "twice", From: "ACME", Message: "Hi", Recipients: sms.RecipientsFrom(people), BatchSize: 2, Concurrency: 1})
+	r, err := c.Bulk.Send(ctx, &sms.BulkParams{JobID: "twice", From: "ACME", Message: "Hi", Recipients: sms.RecipientsFrom(people), BatchSize: 2, Concurrency: 1})
 	require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
 	require.Len(t, r.Batches, 2)
 	assert.Equal(t, "same", r.Batches[0].CampaignID)
@@ -719,7 +719,7 @@ func TestBulkCampaignNamedTwice(t *testing.T) {
 	assert.Contains(t, r.Batches[1].Err.Error(), "already answered for batch 0")
 
 	twice := &sms.BulkReport{JobID: "twice", Batches: []sms.BulkBatch{{Index: 0, CampaignID: "same"}, {Index: 1, CampaignID: "same"}}}
-	d, err := c.Campaigns.WaitBulk(ctx, twice, &sms.WaitParams{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	d, err := c.Bulk.Wait(ctx, twice, &sms.WaitParams{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
 	require.NoError(t, err)
 	assert.Equal(t, 1, d.Campaigns)
 	assert.Equal(t, sms.DeliveryCounts{Delivered: 2}, d.Counts, "counted once")
@@ -733,10 +733,10 @@ func TestWaitDeadlineKeepsTheLastPollsError(t *testing.T) {
 	c, _ := serveOnce(t, http.StatusBadGateway, nil, `{"error":{"code":"server_error","message":"Upstream timed out."}}`)
 	fast := &sms.WaitParams{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}
 	for name, wait := range map[string]func(ctx context.Context) error{
-		"Wait": func(ctx context.Context) error { _, err := c.Campaigns.Wait(ctx, "c1", fast); return err },
+		"Wait": func(ctx context.Context) error { _, err := c.Bulk.WaitCampaign(ctx, "c1", fast); return err },
 		"WaitBulk": func(ctx context.Context) error {
 			r := &sms.BulkReport{JobID: "j", Batches: []sms.BulkBatch{{CampaignID: "c1"}, {Index: 1, CampaignID: "c2"}}}
-			_, err := c.Campaigns.WaitBulk(ctx, r, fast)
+			_, err := c.Bulk.Wait(ctx, r, fast)
 			return err
 		},
 	} {
@@ -857,7 +857,7 @@ func TestTotalContradictedByTheItems(t *testing.T) {
 	c, _ := pagedServer(t, 250, 0, func(p, l, n int) string { return `"pagination":{"total":0}` })
 	page, err := c.Campaigns.List(context.Background(), &sms.ListCampaignsParams{Limit: 100})
 	require.NoError(t, err)
-	assert.Len(t, page.Campaigns, 100)
+	assert.Len(t, page.Items, 100)
 	assert.Equal(t, -1, page.Total, "100 items: the total 0 is wrong")
 	assert.Equal(t, []string{"pagination.total"}, page.Response.Unreadable)
 	n, last := drain(c.Campaigns.All(context.Background(), nil))

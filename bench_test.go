@@ -243,8 +243,8 @@ func BenchmarkCampaignsList(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(page.Campaigns) != 20 {
-			b.Fatalf("got %d campaigns, want 20", len(page.Campaigns))
+		if len(page.Items) != 20 {
+			b.Fatalf("got %d campaigns, want 20", len(page.Items))
 		}
 	}
 	viaRaw := func(b *testing.B, r *rawLister) {
@@ -340,11 +340,11 @@ func checkSameList(b *testing.B, ctx context.Context, c *sms.Client, r *rawListe
 	if err != nil {
 		b.Fatal(err)
 	}
-	if len(page.Campaigns) != len(rp.Data) || page.Total != rp.Pagination.Total || page.Total != listStoreSize {
-		b.Fatalf("sdk: %d of %d, raw: %d of %d", len(page.Campaigns), page.Total, len(rp.Data), rp.Pagination.Total)
+	if len(page.Items) != len(rp.Data) || page.Total != rp.Pagination.Total || page.Total != listStoreSize {
+		b.Fatalf("sdk: %d of %d, raw: %d of %d", len(page.Items), page.Total, len(rp.Data), rp.Pagination.Total)
 	}
 	for i, w := range rp.Data {
-		c := page.Campaigns[i]
+		c := page.Items[i]
 		if c.ID != w.ID || c.Amount == nil || *c.Amount != w.Amount || !c.CreatedAt.Equal(w.CreatedAt) || c.Reference != w.Reference ||
 			c.MessageID != w.MessageID || string(c.Status) != w.Status || string(c.Channel) != w.Channel {
 			b.Fatalf("campaign %d: sdk %+v, raw %+v", i, c, w)

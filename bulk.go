@@ -11,26 +11,26 @@ import (
 	"github.com/seedsms/sms-go/internal/rules"
 )
 
-// Defaults and limits of SendBulk.
+// Limits of Bulk.Send and Bulk.Wait.
 const (
-	// DefaultBulkConcurrency is the number of batches SendBulk sends at once by default.
-	DefaultBulkConcurrency = 4
-	// MaxBulkConcurrency is the largest Concurrency of SendBulk and WaitBulk. Each batch in
+	// defaultBulkConcurrency is the number of batches Bulk.Send sends at once by default.
+	defaultBulkConcurrency = 4
+	// MaxBulkConcurrency is the largest Concurrency of Bulk.Send and Bulk.Wait. Each batch in
 	// flight holds its recipients and up to 1 MiB of request body: 64 of them stay within
 	// about 128 MB, and few servers let one client run more requests at once.
 	MaxBulkConcurrency = 64
 	// MaxBulkBatchSize is the default and largest BatchSize: the API's limit per campaign.
 	MaxBulkBatchSize = 10_000
-	// MaxJobIDLen is the longest JobID, leaving room in each batch's reference for ":" and
+	// maxJobIDLen is the longest JobID, leaving room in each batch's reference for ":" and
 	// the batch index.
-	MaxJobIDLen = 90
-	// MaxReportedInvalid is how many skipped recipients a BulkReport lists one by one; all
+	maxJobIDLen = 90
+	// maxReportedInvalid is how many skipped recipients a BulkReport lists one by one; all
 	// are counted in BulkReport.Invalid.
-	MaxReportedInvalid = 1000
-	// DefaultMaxRetryAfter is the longest wait that a Retry-After imposes on SendBulk and on
-	// Wait by default: a server that asks for more is taken to be refusing for now, and its
+	maxReportedInvalid = 1000
+	// defaultMaxRetryAfter is the longest wait that a Retry-After imposes on Bulk.Send and on
+	// waiting by default: a server that asks for more is taken to be refusing for now, and its
 	// answer is returned (see BulkParams.MaxRetryAfter and WaitParams.MaxRetryAfter).
-	DefaultMaxRetryAfter = 5 * time.Minute
+	defaultMaxRetryAfter = 5 * time.Minute
 )
 
 // ErrBulkIncomplete matches the error of a bulk job in which some batches failed after their
@@ -41,9 +41,9 @@ const (
 // deduplicates references, and the error then says so.
 var ErrBulkIncomplete = errors.New("sms: bulk job incomplete")
 
-// BulkParams is the input of CampaignsService.SendBulk.
+// BulkParams is the input of BulkService.Send.
 type BulkParams struct {
-	// JobID names the job: 1 to MaxJobIDLen printable ASCII characters. Batch k is sent with
+	// JobID names the job: 1 to 90 printable ASCII characters. Batch k is sent with
 	// the reference JobID + ":" + k. When the server deduplicates references (see
 	// WithReferenceDeduplication; the mock does), running the same job again within 24 hours
 	// of the earlier run, with the same input, Message and BatchSize, replays what was sent
@@ -71,8 +71,8 @@ type BulkParams struct {
 	// A pair whose error is a *CSVRowError (a row that CSVReader found invalid) is skipped
 	// and reported with its line. A pair with any other non-nil error, such as a file that
 	// cannot be read, stops the job: no batch is started after it, the batch being filled is
-	// not sent, and SendBulk returns the error, wrapped. For recipients held in a slice, use
-	// RecipientsFrom; for a CSV file, ReadCSV.
+	// not sent, and Bulk.Send returns the error, wrapped. For recipients held in a slice, use
+	// RecipientsFrom; for a CSV file, NewCSVReader(file).All().
 	//
 	// Every run of a job must be given the same sequence.
 	Recipients iter.Seq2[Recipient, error]
@@ -84,16 +84,15 @@ type BulkParams struct {
 	// BatchSize. A run with another one is refused with ErrConflict at its first batch
 	// whose recipients differ from the earlier run's.
 	BatchSize int
-	// Concurrency is the number of batches sent at once: 1 to MaxBulkConcurrency (0:
-	// DefaultBulkConcurrency).
+	// Concurrency is the number of batches sent at once: 1 to MaxBulkConcurrency (0: 4).
 	Concurrency int
 	// Rate limits the requests started per second (0: no limit). Whatever the rate, a 429
 	// from the server pauses every worker for its Retry-After, up to MaxRetryAfter.
 	Rate float64
-	// MaxRetryAfter bounds the pause a 429's Retry-After imposes on the job (0:
-	// DefaultMaxRetryAfter). A 429 that asks for a longer wait stops the job: SendBulk
-	// returns an error that wraps the 429's *Error, its RetryAfter set, so that the job can
-	// be run again once that time has passed.
+	// MaxRetryAfter bounds the pause a 429's Retry-After imposes on the job (0: 5 minutes).
+	// A 429 that asks for a longer wait stops the job: Bulk.Send returns an error that wraps
+	// the 429's *Error, its RetryAfter set, so that the job can be run again once that time
+	// has passed.
 	MaxRetryAfter time.Duration
 	// Shard, when Count > 1, sends only the batches k with k % Count == Index, so that Count
 	// processes given the same JobID and input share the job, each batch sent by one of
@@ -101,7 +100,7 @@ type BulkParams struct {
 	Shard Shard
 	// Progress, when set, is called after each batch with the totals so far, one call at a
 	// time and in the order the batches finish, on the job's goroutines; never after
-	// SendBulk has returned. Each worker waits for its turn to call it: a slow Progress
+	// Bulk.Send has returned. Each worker waits for its turn to call it: a slow Progress
 	// slows the job down.
 	Progress func(BulkProgress)
 	// DryRun reads the input and fills the report's batches, recipients and parts without
@@ -112,7 +111,7 @@ type BulkParams struct {
 	// again under its own JobID (its batches would differ: ErrConflict), by sending the new
 	// input under a new JobID to the numbers the earlier jobs have not reached.
 	//
-	// Before reading the input, SendBulk walks every campaign of the key's mode (one
+	// Before reading the input, Bulk.Send walks every campaign of the key's mode (one
 	// request per 100 campaigns), keeps those whose Reference is one of these JobIDs + ":" +
 	// k, and reads their recipients (one request per 100 recipients); their numbers are
 	// skipped and counted in BulkReport.Skipped. It relies on the server listing each
@@ -121,7 +120,7 @@ type BulkParams struct {
 	// that failed was refunded and reached nobody: its numbers are sent. A number of a
 	// campaign that was sent is skipped whatever its delivery, since it was charged. A job
 	// named here of which no campaign is found, a campaign still processing (its recipients
-	// are not listed yet), or one whose recipients cannot all be read stops SendBulk before
+	// are not listed yet), or one whose recipients cannot all be read stops Bulk.Send before
 	// anything is read or sent.
 	//
 	// The skipped numbers are part of the job's identity, like its input: rerunning the new
@@ -158,10 +157,9 @@ type BulkBatch struct {
 	// CampaignID is the campaign the batch created, or the one a replay answered with; empty
 	// when the batch failed or in a dry run.
 	CampaignID string
-	// Status is the campaign's status in the answer: StatusProcessing, StatusSent, or
-	// StatusFailed when the provider refused it (it was refunded: Amount is 0.00, and its
-	// recipients get nothing; a rerun replays it, so send them again under another JobID).
-	Status Status
+	// Status is the campaign's status in the answer: processing, sent, or failed when the
+	// provider refused it (it was refunded: Amount is 0.00, and its recipients get nothing; a rerun replays it, so send them again under another JobID).
+	Status CampaignStatus
 	// Recipients is the number of distinct recipients in the batch.
 	Recipients int
 	// Parts is the largest number of SMS parts of a recipient's message.
@@ -190,7 +188,7 @@ type BulkBatch struct {
 	Err error
 }
 
-// InvalidRecipient is an input recipient SendBulk skipped.
+// InvalidRecipient is an input recipient Bulk.Send skipped.
 type InvalidRecipient struct {
 	// Position is the recipient's 0-based position in BulkParams.Recipients: the number of
 	// pairs the input yielded before it.
@@ -224,7 +222,7 @@ type BulkReport struct {
 	Duplicates int
 	Invalid    int
 	Skipped    int
-	// InvalidRecipients lists the first MaxReportedInvalid invalid recipients (the list is
+	// InvalidRecipients lists the first 1,000 invalid recipients (the list is
 	// capped so that the report stays small whatever the input).
 	InvalidRecipients []InvalidRecipient
 	// Sent is the number of recipients of batches sent by this run, and Amount what this run
@@ -249,7 +247,7 @@ type BulkReport struct {
 	// JobAmount is Amount + ReplayedAmount: what the batches of the report cost over every
 	// run of the job. Once Complete, it is the whole cost of the job (of this shard, with
 	// Shard): what the wallet moved over all its runs, less the refunds of campaigns that the
-	// provider refused after answering (see WaitBulk).
+	// provider refused after answering (see Bulk.Wait).
 	JobAmount Amount
 	// Complete is true when the whole input was read and every batch of this shard was sent,
 	// replayed or accepted at an unknown cost (Unconfirmed): nothing is left to send. It is
@@ -301,7 +299,13 @@ type BulkProgress struct {
 	ReplayedAmount Amount
 }
 
-// SendBulk sends Message to every distinct valid recipient of p.Recipients, in campaigns of up
+// BulkService holds the calls that make many requests: Send sends one message to any number
+// of recipients in campaigns of up to 10,000, Wait waits for the delivery of a bulk job's
+// campaigns, and WaitCampaign for the delivery of one campaign. Every method of the other
+// services makes one request (their iterators, All and AllRecipients, one per page).
+type BulkService struct{ campaigns *CampaignsService }
+
+// Send sends Message to every distinct valid recipient of p.Recipients, in campaigns of up
 // to p.BatchSize recipients, p.Concurrency at a time, at most p.Rate requests per second.
 //
 // The input is streamed: numbers are normalized and de-duplicated over the whole job, invalid
@@ -313,7 +317,7 @@ type BulkProgress struct {
 // guarantee against sending twice: without deduplication, or after 24 hours, a rerun sends
 // every batch again. Each request is retried as Campaigns.Create is.
 //
-// SendBulk stops early, sending nothing more and returning the report with the error, when
+// Bulk.Send stops early, sending nothing more and returning the report with the error, when
 // what follows cannot succeed: the input yields an error, the wallet cannot pay
 // (ErrInsufficientBalance: top up and run the job again), the credentials or their scope are
 // refused (ErrUnauthorized, ErrInsufficientScope), a batch's reference was used before with
@@ -328,15 +332,16 @@ type BulkProgress struct {
 // matches ErrOutcomeUnknown.
 //
 // Should the input panic, the job stops and the batches under way are finished before the
-// panic goes on up the caller's goroutine: no goroutine of the job outlives SendBulk.
+// panic goes on up the caller's goroutine: no goroutine of the job outlives Bulk.Send.
 //
 // Parameters are checked before anything is read or sent; a *ValidationError is returned
 // with a nil report, as is the error of reading the numbers of p.SkipSentBy.
 //
-// Endpoints: POST /v1/sms/campaigns (scope campaigns), once per batch: see Create;
+// Endpoints: POST /v1/sms/campaigns (scope campaigns), once per batch: see Campaigns.Create;
 // with SkipSentBy, first GET /v1/sms/campaigns and GET /v1/sms/campaigns/{id}/status
-// (scope campaigns) to read the earlier jobs: see All and Recipients.
-func (s *CampaignsService) SendBulk(ctx context.Context, p *BulkParams) (*BulkReport, error) {
+// (scope campaigns) to read the earlier jobs: see Campaigns.All and Campaigns.AllRecipients.
+func (b *BulkService) Send(ctx context.Context, p *BulkParams) (*BulkReport, error) {
+	s := b.campaigns
 	if p == nil {
 		return nil, invalid("BulkParams", "parameters are required")
 	}
@@ -358,8 +363,8 @@ func checkBulk(p *BulkParams) error {
 	if p.JobID == "" {
 		return invalid("JobID", "a job ID is required")
 	}
-	if len(p.JobID) > MaxJobIDLen || !rules.ValidReference(p.JobID) {
-		return invalid("JobID", "a job ID is 1 to "+strconv.Itoa(MaxJobIDLen)+" printable ASCII characters")
+	if len(p.JobID) > maxJobIDLen || !rules.ValidReference(p.JobID) {
+		return invalid("JobID", "a job ID is 1 to "+strconv.Itoa(maxJobIDLen)+" printable ASCII characters")
 	}
 	if err := validateFrom("From", p.From); err != nil {
 		return err

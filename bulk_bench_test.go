@@ -15,7 +15,7 @@ import (
 	"github.com/seedsms/sms-go/mockserver"
 )
 
-// Benchmarks of SendBulk: time against a hand-written loop of Campaigns.Create doing the
+// Benchmarks of Bulk.Send: time against a hand-written loop of Campaigns.Create doing the
 // same batches with the same concurrency, and the client's peak heap as the total grows.
 // docs/benchmarks.md has the commands and the figures. They only run under -bench; a
 // million recipients is never sent by a plain go test.
@@ -39,7 +39,7 @@ func benchPeople(n int) iter.Seq2[sms.Recipient, error] {
 	}
 }
 
-// createLoop is what a user writes without SendBulk: chunk the input into batches of 10,000,
+// createLoop is what a user writes without Bulk.Send: chunk the input into batches of 10,000,
 // and send them with Campaigns.Create from a pool of goroutines, with references derived
 // from the job and the batch index.
 func createLoop(ctx context.Context, c *sms.Client, in iter.Seq2[sms.Recipient, error], job string, workers int) error {
@@ -92,7 +92,7 @@ func createLoop(ctx context.Context, c *sms.Client, in iter.Seq2[sms.Recipient, 
 }
 
 // BenchmarkSendBulk sends 100,000 and 1,000,000 personalised recipients in batches of 10,000,
-// 4 at a time, to the in-process mock: "bulk" through SendBulk, "loop" through createLoop.
+// 4 at a time, to the in-process mock: "bulk" through Bulk.Send, "loop" through createLoop.
 // Each op starts from an empty mock (Reset, untimed). ns/op includes the mock's own work
 // (decoding, normalising and pricing every recipient, storing it); ns/recipient is ns/op over
 // the total.
@@ -110,7 +110,7 @@ func BenchmarkSendBulk(b *testing.B) {
 					b.StartTimer()
 					switch kind {
 					case "bulk":
-						r, err := client.Campaigns.SendBulk(ctx, &sms.BulkParams{
+						r, err := client.Bulk.Send(ctx, &sms.BulkParams{
 							JobID: "bench", From: "MOCKSMS", Message: bulkMessage, Recipients: benchPeople(total),
 							BatchSize: bulkBenchBatch, Concurrency: bulkBenchConcurrency,
 						})
@@ -157,7 +157,7 @@ func (a *acceptAll) RoundTrip(req *http.Request) (*http.Response, error) {
 // BenchmarkSendBulkClient is BenchmarkSendBulk without the mock: every request is answered
 // at once by a transport that keeps nothing, so that ns/op is the client's own work (reading
 // the input, normalising, de-duplicating, counting parts, encoding the bodies, decoding the
-// answers), "bulk" through SendBulk against "loop" through createLoop.
+// answers), "bulk" through Bulk.Send against "loop" through createLoop.
 func BenchmarkSendBulkClient(b *testing.B) {
 	for _, total := range bulkTotals {
 		for _, kind := range []string{"bulk", "loop"} {
@@ -172,7 +172,7 @@ func BenchmarkSendBulkClient(b *testing.B) {
 				for b.Loop() {
 					switch kind {
 					case "bulk":
-						r, err := c.Campaigns.SendBulk(ctx, &sms.BulkParams{
+						r, err := c.Bulk.Send(ctx, &sms.BulkParams{
 							JobID: "bench", From: "MOCKSMS", Message: bulkMessage, Recipients: benchPeople(total),
 							BatchSize: bulkBenchBatch, Concurrency: bulkBenchConcurrency,
 						})
@@ -191,7 +191,7 @@ func BenchmarkSendBulkClient(b *testing.B) {
 	}
 }
 
-// BenchmarkSendBulkHeap measures the client's peak live heap through SendBulk over 100,000
+// BenchmarkSendBulkHeap measures the client's peak live heap through Bulk.Send over 100,000
 // and 1,000,000 recipients (10 and 100 batches), against a transport that keeps nothing.
 // peak-MB is the most the live heap grew over the heap before the job, sampled with forced
 // collections on every request (the request's body and the batches in flight held);
@@ -211,7 +211,7 @@ func BenchmarkSendBulkHeap(b *testing.B) {
 				}
 				h.base = liveHeap()
 				h.peak = h.base
-				r, err := c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
+				r, err := c.Bulk.Send(context.Background(), &sms.BulkParams{
 					JobID: "heap", From: "MOCKSMS", Message: bulkMessage, Recipients: benchPeople(total),
 					BatchSize: bulkBenchBatch, Concurrency: bulkBenchConcurrency,
 				})
@@ -227,5 +227,5 @@ func BenchmarkSendBulkHeap(b *testing.B) {
 	}
 }
 
-// setBytes is the memory of SendBulk's de-duplication set of n numbers.
+// setBytes is the memory of Bulk.Send's de-duplication set of n numbers.
 func setBytes(n int) uint64 { return sms.NumberSetBytes(n) }

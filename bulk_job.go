@@ -17,7 +17,7 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// bulkJob is one run of SendBulk. SendBulk's goroutine reads the input (see bulkReader) and
+// bulkJob is one run of Bulk.Send. Bulk.Send's goroutine reads the input (see bulkReader) and
 // hands this shard's batches to the workers, which send them and record their outcomes in
 // the report.
 type bulkJob struct {
@@ -57,8 +57,8 @@ type bulkBatch struct {
 func newBulkJob(s *CampaignsService, p *BulkParams) *bulkJob {
 	j := &bulkJob{
 		s: s, p: p,
-		workers:  cmp.Or(p.Concurrency, DefaultBulkConcurrency),
-		maxPause: cmp.Or(p.MaxRetryAfter, DefaultMaxRetryAfter),
+		workers:  cmp.Or(p.Concurrency, defaultBulkConcurrency),
+		maxPause: cmp.Or(p.MaxRetryAfter, defaultMaxRetryAfter),
 		limiter:  rate.NewLimiter(rate.Inf, 1),
 		halt:     make(chan struct{}),
 		report:   BulkReport{JobID: p.JobID},
@@ -190,7 +190,7 @@ func (j *bulkJob) unconfirmedError(err error) error {
 // feed reads the input into work, then closes it. It reports whether it read the whole
 // input. Should the input panic (or end its goroutine with runtime.Goexit), the job is
 // stopped and the workers finish the batches under way before the panic goes on: no worker
-// outlives SendBulk, and Progress is never called after it returned.
+// outlives Bulk.Send, and Progress is never called after it returned.
 func (j *bulkJob) feed(ctx context.Context, rd *bulkReader, work chan<- *bulkBatch, wg *sync.WaitGroup) bool {
 	returned := false
 	defer func() {

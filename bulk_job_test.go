@@ -46,7 +46,7 @@ func TestSendBulkExactlyOnceThroughFaults(t *testing.T) {
 		var calls []sms.BulkProgress
 		p := bulkParams("orders-2026-11", in, 1000)
 		p.Progress = func(pg sms.BulkProgress) { calls = append(calls, pg) }
-		r, err := c.Campaigns.SendBulk(ctx, p)
+		r, err := c.Bulk.Send(ctx, p)
 		require.NoError(t, err)
 		assert.Empty(t, srv.Faults(), "every fault was met")
 
@@ -95,7 +95,7 @@ func TestSendBulkExactlyOnceThroughFaults(t *testing.T) {
 		// The same job again: everything replays.
 		before := balance(t, srv)
 		requests := requestsTo(srv, "POST", "/v1/sms/campaigns")
-		again, err := c.Campaigns.SendBulk(ctx, bulkParams("orders-2026-11", in, 1000))
+		again, err := c.Bulk.Send(ctx, bulkParams("orders-2026-11", in, 1000))
 		require.NoError(t, err)
 		assert.True(t, again.Complete)
 		assert.Equal(t, 0, again.Sent)
@@ -129,7 +129,7 @@ func TestSendBulkOutOfMoneyThenTopUp(t *testing.T) {
 
 				p := bulkParams("promo", in, 1000)
 				p.Concurrency = concurrency
-				r, err := c.Campaigns.SendBulk(ctx, p)
+				r, err := c.Bulk.Send(ctx, p)
 				require.ErrorIs(t, err, sms.ErrInsufficientBalance)
 				first := 0 // the first batch in input order that was not sent
 				for _, b := range r.Batches {
@@ -156,7 +156,7 @@ func TestSendBulkOutOfMoneyThenTopUp(t *testing.T) {
 				fund(t, srv, 5_000_000)
 				p = bulkParams("promo", in, 1000)
 				p.Concurrency = concurrency
-				again, err := c.Campaigns.SendBulk(ctx, p)
+				again, err := c.Bulk.Send(ctx, p)
 				require.NoError(t, err)
 				assert.True(t, again.Complete)
 				assert.Equal(t, 3000, again.Replayed)
@@ -198,10 +198,10 @@ func TestSendBulkInputChangedIsConflict(t *testing.T) {
 			srv := newServer(t)
 			c := newClient(t, srv)
 			ctx := context.Background()
-			_, err := c.Campaigns.SendBulk(ctx, bulkParams("job-7", bulkInput{n: 250}, 100))
+			_, err := c.Bulk.Send(ctx, bulkParams("job-7", bulkInput{n: 250}, 100))
 			require.NoError(t, err)
 
-			r, err := c.Campaigns.SendBulk(ctx, bulkParams("job-7", tt.in, tt.batch))
+			r, err := c.Bulk.Send(ctx, bulkParams("job-7", tt.in, tt.batch))
 			require.ErrorIs(t, err, sms.ErrConflict)
 			assert.Contains(t, err.Error(), "the input, the message or the batch size changed since an earlier run of this job")
 			assert.False(t, r.Complete)
@@ -221,7 +221,7 @@ func TestSendBulkFailedBatchIsRetriedByRerun(t *testing.T) {
 		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 500, Times: 1 + sms.DefaultMaxRetries})
 		p := bulkParams("retry-me", bulkInput{n: 500}, 100)
 		p.Concurrency = 1
-		r, err := c.Campaigns.SendBulk(ctx, p)
+		r, err := c.Bulk.Send(ctx, p)
 		require.ErrorIs(t, err, sms.ErrBulkIncomplete)
 		require.ErrorIs(t, err, sms.ErrServer)
 		assert.False(t, r.Complete)
@@ -232,7 +232,7 @@ func TestSendBulkFailedBatchIsRetriedByRerun(t *testing.T) {
 		assert.Len(t, r.Batches, 5)
 
 		requests := requestsTo(srv, "POST", "/v1/sms/campaigns")
-		again, err := c.Campaigns.SendBulk(ctx, bulkParams("retry-me", bulkInput{n: 500}, 100))
+		again, err := c.Bulk.Send(ctx, bulkParams("retry-me", bulkInput{n: 500}, 100))
 		require.NoError(t, err)
 		assert.True(t, again.Complete)
 		assert.Equal(t, 100, again.Sent, "only the failed batch is sent")
@@ -253,7 +253,7 @@ func TestSendBulk429PausesEveryWorker(t *testing.T) {
 		)
 		p := bulkParams("paced", bulkInput{n: 1200}, 100)
 		p.Concurrency = 4
-		r, err := c.Campaigns.SendBulk(context.Background(), p)
+		r, err := c.Bulk.Send(context.Background(), p)
 		require.NoError(t, err)
 		require.True(t, r.Complete)
 
@@ -289,7 +289,7 @@ func TestSendBulkRate(t *testing.T) {
 		p := bulkParams("slow", bulkInput{n: 1000}, 100)
 		p.Rate, p.Concurrency = 2, 4
 		start := time.Now()
-		_, err := c.Campaigns.SendBulk(context.Background(), p)
+		_, err := c.Bulk.Send(context.Background(), p)
 		require.NoError(t, err)
 		elapsed := time.Since(start)
 		assert.GreaterOrEqual(t, elapsed, 4500*time.Millisecond, "10 requests at 2 per second")
@@ -304,7 +304,7 @@ func TestSendBulkDryRun(t *testing.T) {
 	p := bulkParams("dry", in, 100)
 	p.DryRun = true
 	p.Message = "{{name}}: " + strings.Repeat("x", 150) // 2 parts for every name here
-	r, err := c.Campaigns.SendBulk(context.Background(), p)
+	r, err := c.Bulk.Send(context.Background(), p)
 	require.NoError(t, err)
 	assert.Zero(t, ct.n.Load(), "nothing sent")
 	assert.False(t, r.Complete, "nothing was sent")
@@ -329,7 +329,7 @@ func TestSendBulkContextCancelStops(t *testing.T) {
 		defer cancel()
 		p := bulkParams("cancelled", bulkInput{n: 1000}, 100)
 		p.Rate = 1 // a request a second: the deadline comes after 3
-		r, err := c.Campaigns.SendBulk(ctx, p)
+		r, err := c.Bulk.Send(ctx, p)
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		assert.False(t, r.Complete)
 		assert.Equal(t, 300, r.Sent)
@@ -356,7 +356,7 @@ func TestSendBulkStopsOnRefusedCredentials(t *testing.T) {
 			srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: tt.status, Times: 1})
 			p := bulkParams("refused", bulkInput{n: 500}, 100)
 			p.Concurrency = 1
-			r, err := c.Campaigns.SendBulk(context.Background(), p)
+			r, err := c.Bulk.Send(context.Background(), p)
 			require.ErrorIs(t, err, tt.want)
 			assert.Contains(t, err.Error(), `bulk job "refused" stopped at batch 0`)
 			assert.Equal(t, 1, requestsTo(srv, "POST", "/v1/sms/campaigns"), "not retried, and nothing more sent")
@@ -398,14 +398,14 @@ func TestSendBulkInputError(t *testing.T) {
 		ctx := context.Background()
 		p := bulkParams("flaky-file", in, 100)
 		p.Recipients = failing
-		r, err := c.Campaigns.SendBulk(ctx, p)
+		r, err := c.Bulk.Send(ctx, p)
 		require.ErrorIs(t, err, errDisk)
 		assert.Contains(t, err.Error(), `bulk job "flaky-file": reading the input at position 250: disk on fire`)
 		assert.False(t, r.Complete)
 		assert.Equal(t, 200, r.Sent, "the batches handed over before the error are sent, the one being filled is not")
 		assert.Equal(t, 2, campaignTotal(t, c))
 
-		again, err := c.Campaigns.SendBulk(ctx, bulkParams("flaky-file", in, 100))
+		again, err := c.Bulk.Send(ctx, bulkParams("flaky-file", in, 100))
 		require.NoError(t, err)
 		assert.True(t, again.Complete)
 		assert.Equal(t, 200, again.Replayed)
@@ -432,7 +432,7 @@ func TestSendBulkReportsTheWholeCostAfterAnInterruptedRun(t *testing.T) {
 		in := bulkInput{n: 500}
 		p := bulkParams("interrupted", in, 100)
 		p.Concurrency = 1
-		r, err := c.Campaigns.SendBulk(ctx, p)
+		r, err := c.Bulk.Send(ctx, p)
 		require.ErrorIs(t, err, context.Canceled)
 		assert.False(t, r.Complete)
 		assert.Equal(t, 200, r.Sent)
@@ -441,7 +441,7 @@ func TestSendBulkReportsTheWholeCostAfterAnInterruptedRun(t *testing.T) {
 		assert.Equal(t, int64(start-300*320), balance(t, srv), "three batches were charged")
 		assert.Equal(t, int64(200*320), r.JobAmount.Kobo(), "this run learned the cost of two")
 
-		again, err := c.Campaigns.SendBulk(context.Background(), bulkParams("interrupted", in, 100))
+		again, err := c.Bulk.Send(context.Background(), bulkParams("interrupted", in, 100))
 		require.NoError(t, err)
 		assert.True(t, again.Complete)
 		assert.Equal(t, 300, again.Replayed)
@@ -502,7 +502,7 @@ func TestSendBulkRetryAfterBeyondTheCapStopsTheJob(t *testing.T) {
 				p := bulkParams("limited", bulkInput{n: 500}, 100)
 				p.Concurrency, p.MaxRetryAfter = 1, tt.max
 				start := time.Now()
-				r, err := c.Campaigns.SendBulk(context.Background(), p)
+				r, err := c.Bulk.Send(context.Background(), p)
 				require.ErrorIs(t, err, sms.ErrRateLimited)
 				assert.Zero(t, time.Since(start), "no pause")
 				assert.Equal(t, time.Duration(tt.retryAfter)*time.Second, asAPIError(t, err).RetryAfter)
@@ -511,7 +511,7 @@ func TestSendBulkRetryAfterBeyondTheCapStopsTheJob(t *testing.T) {
 				assert.Equal(t, 0, r.Sent)
 				assert.Equal(t, 1, requestsTo(srv, "POST", "/v1/sms/campaigns"), "nothing more was sent")
 
-				again, err := c.Campaigns.SendBulk(context.Background(), bulkParams("limited", bulkInput{n: 500}, 100))
+				again, err := c.Bulk.Send(context.Background(), bulkParams("limited", bulkInput{n: 500}, 100))
 				require.NoError(t, err)
 				assert.True(t, again.Complete)
 				assert.Equal(t, 500, again.Sent)
@@ -579,7 +579,7 @@ func TestSendBulkRefusesAnswersThatContradictTheBatch(t *testing.T) {
 			c := newClientFor(t, hostileAPI{tt.answer})
 			p := bulkParams("hostile", bulkInput{n: 200}, 100)
 			p.Concurrency = 1
-			r, err := c.Campaigns.SendBulk(context.Background(), p)
+			r, err := c.Bulk.Send(context.Background(), p)
 			assert.Empty(t, r.Failed(), "an accepted batch did not fail")
 			var unconfirmed []int
 			for _, b := range r.Batches {
@@ -608,7 +608,7 @@ func TestSendBulkRefusesAnswersThatContradictTheBatch(t *testing.T) {
 }
 
 // An input that panics stops the job: the batches under way are finished, and the panic
-// goes on up the caller's goroutine only then, so that no worker outlives SendBulk and
+// goes on up the caller's goroutine only then, so that no worker outlives Bulk.Send and
 // Progress is never called after it.
 func TestSendBulkInputPanics(t *testing.T) {
 	t.Parallel()
@@ -645,11 +645,11 @@ func TestSendBulkInputPanics(t *testing.T) {
 				assert.Equal(t, "input broke", recover(), "the input's panic reaches the caller")
 				returned.Store(true)
 			}()
-			_, _ = c.Campaigns.SendBulk(context.Background(), p)
+			_, _ = c.Bulk.Send(context.Background(), p)
 		}()
 		time.Sleep(time.Minute) // any request still under way would end
 		synctest.Wait()
-		assert.Zero(t, late.Load(), "Progress called after SendBulk returned")
+		assert.Zero(t, late.Load(), "Progress called after Bulk.Send returned")
 		assert.Equal(t, int32(2), calls.Load(), "the two batches handed over were finished first")
 		assert.Equal(t, 2, campaignTotal(t, c))
 	})
@@ -667,7 +667,7 @@ func TestSendBulkOutOfMoneyNamesTheFirstBatch(t *testing.T) {
 			fund(t, srv, 0)
 			p := bulkParams("broke", bulkInput{n: 800}, 100)
 			p.Concurrency = 8
-			r, err := c.Campaigns.SendBulk(context.Background(), p)
+			r, err := c.Bulk.Send(context.Background(), p)
 			require.ErrorIs(t, err, sms.ErrInsufficientBalance)
 			require.NotEmpty(t, r.Batches)
 			var refused error // the 402 of the first refused batch in input order
@@ -700,7 +700,7 @@ func TestSendBulkUnknownOutcomeIsNotAdvisedForARerun(t *testing.T) {
 				c := newClient(t, srv, opts...)
 				fund(t, srv, 100_000)
 				require.NoError(t, srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 100}))
-				_, err := c.Campaigns.SendBulk(context.Background(), bulkParams("maybe-sent", bulkInput{n: 5}, 5))
+				_, err := c.Bulk.Send(context.Background(), bulkParams("maybe-sent", bulkInput{n: 5}, 5))
 				require.ErrorIs(t, err, sms.ErrBulkIncomplete)
 				require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
 				if dedup {
@@ -725,7 +725,7 @@ func TestSendBulkAnswerWithoutAmount(t *testing.T) {
 		return &http.Response{StatusCode: http.StatusAccepted, Header: http.Header{"Content-Type": {"application/json"}},
 			Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
 	}))
-	r, err := c.Campaigns.SendBulk(context.Background(), bulkParams("no-amount", bulkInput{n: 30}, 10))
+	r, err := c.Bulk.Send(context.Background(), bulkParams("no-amount", bulkInput{n: 30}, 10))
 	require.NoError(t, err)
 	require.Len(t, r.Batches, 3)
 	for _, b := range r.Batches {

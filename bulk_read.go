@@ -14,7 +14,7 @@ import (
 // the next one would take its request body past 1 MiB, so that the same input always gives
 // the same batches. It fills the batches of its shard and only counts the others'.
 //
-// One goroutine uses it, SendBulk's: its counters are its own, and join the report once the
+// One goroutine uses it, Bulk.Send's: its counters are its own, and join the report once the
 // workers are done.
 type bulkReader struct {
 	message  string
@@ -44,7 +44,7 @@ type bulkReader struct {
 
 // maxBatchDigits is the most digits of a batch index: JobID + ":" + index fits the
 // reference's 100 characters.
-const maxBatchDigits = rules.MaxReferenceLen - MaxJobIDLen - 1
+const maxBatchDigits = rules.MaxReferenceLen - maxJobIDLen - 1
 
 func newBulkReader(p *BulkParams, pool *batchPool) *bulkReader {
 	rd := &bulkReader{
@@ -131,7 +131,7 @@ func (rd *bulkReader) checkName(name string) (parts int, reason string) {
 // skip reports an invalid recipient.
 func (rd *bulkReader) skip(r InvalidRecipient) {
 	rd.invalid++
-	if len(rd.invalidList) < MaxReportedInvalid {
+	if len(rd.invalidList) < maxReportedInvalid {
 		rd.invalidList = append(rd.invalidList, r)
 	}
 }

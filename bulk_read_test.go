@@ -28,7 +28,7 @@ func TestSendBulkShards(t *testing.T) {
 		run := func(i int) *sms.BulkReport {
 			p := bulkParams("sharded", in, 100)
 			p.Shard = sms.Shard{Index: i, Count: 4}
-			r, err := c.Campaigns.SendBulk(ctx, p)
+			r, err := c.Bulk.Send(ctx, p)
 			require.NoError(t, err)
 			require.True(t, r.Complete)
 			return r
@@ -82,7 +82,7 @@ func TestSendBulkSkipsNamesThatDoNotFit(t *testing.T) {
 		{Phone: "08030000002", Name: "Obi"},                    // the number's first valid entry
 		{Phone: "2348030000001", Name: "Ada again"},            // duplicate
 	}
-	r, err := c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
+	r, err := c.Bulk.Send(context.Background(), &sms.BulkParams{
 		JobID: "names", From: "MOCKSMS", Message: "{{name}} " + strings.Repeat("{{name}}", 6) + strings.Repeat("x", 160),
 		Recipients: sms.RecipientsFrom(people), DryRun: true,
 	})
@@ -110,7 +110,7 @@ func TestSendBulkSkipsNamesThatAreNotUTF8(t *testing.T) {
 		{Phone: "08030000003", Name: "Obi"},
 		{Phone: "08030000002", Name: "José"}, // the number's first valid entry
 	}
-	r, err := c.Campaigns.SendBulk(ctx, &sms.BulkParams{JobID: "names", From: "MOCKSMS", Message: "Hi {{name}}", Recipients: sms.RecipientsFrom(people)})
+	r, err := c.Bulk.Send(ctx, &sms.BulkParams{JobID: "names", From: "MOCKSMS", Message: "Hi {{name}}", Recipients: sms.RecipientsFrom(people)})
 	require.NoError(t, err)
 	assert.True(t, r.Complete)
 	assert.Equal(t, 3, r.Sent)
@@ -142,7 +142,7 @@ func TestSendBulkEmptyMessageWithoutName(t *testing.T) {
 			t.Parallel()
 			srv := newServer(t)
 			c := newClient(t, srv)
-			r, err := c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
+			r, err := c.Bulk.Send(context.Background(), &sms.BulkParams{
 				JobID: "unnamed", From: "MOCKSMS", Message: tt.message, Recipients: sms.RecipientsFrom(people),
 			})
 			require.NoError(t, err)
@@ -174,7 +174,7 @@ func TestSendBulkCutsBatchesUnderOneMiB(t *testing.T) {
 					}
 				}
 			}
-			r, err := c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
+			r, err := c.Bulk.Send(context.Background(), &sms.BulkParams{
 				JobID: jobID, From: "MOCKSMS", Message: "{{name}}", Recipients: seq, Concurrency: 2,
 			})
 			require.NoError(t, err)

@@ -11,7 +11,7 @@ import (
 )
 
 // jsonLen bounds what encoding/json writes, exactly but for rare control characters, so that
-// SendBulk's batches are cut as late as they can be and never past 1 MiB.
+// Bulk.Send's batches are cut as late as they can be and never past 1 MiB.
 func TestJSONLenBoundsEncodingJSON(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -65,8 +65,8 @@ func FuzzJSONLenBoundsEncodingJSON(f *testing.F) {
 // JobID cannot take a body past 1 MiB.
 func TestBatchSizeEstimateBoundsTheBody(t *testing.T) {
 	t.Parallel()
-	hostile := strings.Repeat(`<>&"\`, MaxJobIDLen/5)
-	require.True(t, len(hostile) <= MaxJobIDLen)
+	hostile := strings.Repeat(`<>&"\`, maxJobIDLen/5)
+	require.True(t, len(hostile) <= maxJobIDLen)
 	for _, tt := range []struct {
 		jobID string
 		ch    Channel
@@ -74,7 +74,7 @@ func TestBatchSizeEstimateBoundsTheBody(t *testing.T) {
 		{"job-42", ""},
 		{"job-42", ChannelDND},
 		{hostile, ""},
-		{strings.Repeat("<", MaxJobIDLen), ChannelGeneric},
+		{strings.Repeat("<", maxJobIDLen), ChannelGeneric},
 	} {
 		p := &BulkParams{JobID: tt.jobID, From: "MOCKSMS", Message: "Hi {{name}} <3", Channel: tt.ch}
 		require.NoError(t, checkBulk(&BulkParams{JobID: p.JobID, From: p.From, Message: p.Message, Channel: p.Channel, Recipients: RecipientsFrom(nil)}))

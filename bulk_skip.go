@@ -41,7 +41,7 @@ func (s *CampaignsService) readSentBy(ctx context.Context, p *BulkParams) (*numb
 			continue
 		}
 		found[job]++
-		if c.Status != StatusFailed { // a failed one was refused and refunded: it reached nobody
+		if c.Status != CampaignStatusFailed { // a failed one was refused and refunded: it reached nobody
 			camps = append(camps, c)
 		}
 	}
@@ -53,12 +53,12 @@ func (s *CampaignsService) readSentBy(ctx context.Context, p *BulkParams) (*numb
 	}
 	sent := &numberSet{}
 	for _, c := range camps {
-		if c.Status == StatusProcessing {
+		if c.Status == CampaignStatusProcessing {
 			return nil, fail("campaign %s (reference %q) is still processing, and its recipients are not listed until the provider takes it: run the job again in a moment",
 				c.ID, c.Reference)
 		}
 		n := 0
-		for r, err := range s.Recipients(ctx, c.ID, nil) {
+		for r, err := range s.AllRecipients(ctx, c.ID, nil) {
 			if err != nil {
 				return nil, fail("reading the recipients of campaign %s (reference %q): %w", c.ID, c.Reference, err)
 			}
@@ -81,8 +81,8 @@ func checkSkipSentBy(p *BulkParams) error {
 	for i, job := range p.SkipSentBy {
 		field := "SkipSentBy[" + strconv.Itoa(i) + "]"
 		switch {
-		case job == "" || len(job) > MaxJobIDLen || !rules.ValidReference(job):
-			return invalid(field, "a job ID is 1 to "+strconv.Itoa(MaxJobIDLen)+" printable ASCII characters")
+		case job == "" || len(job) > maxJobIDLen || !rules.ValidReference(job):
+			return invalid(field, "a job ID is 1 to "+strconv.Itoa(maxJobIDLen)+" printable ASCII characters")
 		case job == p.JobID:
 			return invalid(field, "a job cannot skip its own numbers: give the new input a new JobID, and the earlier job here")
 		}

@@ -69,7 +69,7 @@ func TestSendBulkSkipSentBy(t *testing.T) {
 			srv := mockserver.NewTest(t)
 			c := newClient(t, srv)
 			ws := srv.Default()
-			_, err := c.Campaigns.SendBulk(ctx, &sms.BulkParams{JobID: "first", From: "MOCKSMS", Message: "Hi {{name}}",
+			_, err := c.Bulk.Send(ctx, &sms.BulkParams{JobID: "first", From: "MOCKSMS", Message: "Hi {{name}}",
 				Recipients: sms.RecipientsFrom(tt.first), BatchSize: 2})
 			require.NoError(t, err)
 			srv.DeliverAll() // the reports come in: delivered, and failed for MagicFailed
@@ -79,7 +79,7 @@ func TestSendBulkSkipSentBy(t *testing.T) {
 
 			p := &sms.BulkParams{JobID: "second", From: "MOCKSMS", Message: "Hi {{name}}",
 				Recipients: sms.RecipientsFrom(tt.second), BatchSize: 2, SkipSentBy: []string{"first"}}
-			r, err := c.Campaigns.SendBulk(ctx, p)
+			r, err := c.Bulk.Send(ctx, p)
 			require.NoError(t, err)
 			assert.True(t, r.Complete)
 			assert.Equal(t, tt.skipped, r.Skipped)
@@ -96,7 +96,7 @@ func TestSendBulkSkipSentBy(t *testing.T) {
 
 			// Run again, as after a crash: the same numbers are skipped, the batches replayed.
 			p.Recipients = sms.RecipientsFrom(tt.second)
-			again, err := c.Campaigns.SendBulk(ctx, p)
+			again, err := c.Bulk.Send(ctx, p)
 			require.NoError(t, err)
 			assert.Equal(t, 0, again.Sent)
 			assert.Equal(t, len(tt.sent), again.Replayed)
@@ -108,7 +108,7 @@ func TestSendBulkSkipSentBy(t *testing.T) {
 	}
 }
 
-// What SkipSentBy cannot rely on stops SendBulk before anything is read or sent: no report,
+// What SkipSentBy cannot rely on stops Bulk.Send before anything is read or sent: no report,
 // no charge. (On virtual time: the mock's campaign of 101 stays processing until Advance.)
 func TestSendBulkSkipSentByRefused(t *testing.T) {
 	t.Parallel()
@@ -121,7 +121,7 @@ func TestSendBulkSkipSentByRefused(t *testing.T) {
 		for i := range big {
 			big[i] = i
 		}
-		_, err := c.Campaigns.SendBulk(ctx, &sms.BulkParams{JobID: "big", From: "MOCKSMS", Message: "Hi", Recipients: sms.RecipientsFrom(customersOf(big))})
+		_, err := c.Bulk.Send(ctx, &sms.BulkParams{JobID: "big", From: "MOCKSMS", Message: "Hi", Recipients: sms.RecipientsFrom(customersOf(big))})
 		require.NoError(t, err)
 		before, err := srv.Balance(ws.WorkspaceID, mockserver.Test)
 		require.NoError(t, err)
@@ -139,7 +139,7 @@ func TestSendBulkSkipSentByRefused(t *testing.T) {
 			{name: "an empty job ID", skip: []string{"big", ""}, field: "SkipSentBy[1]"},
 		}
 		for _, tt := range tests {
-			r, err := c.Campaigns.SendBulk(ctx, &sms.BulkParams{JobID: "new", From: "MOCKSMS", Message: "Hi",
+			r, err := c.Bulk.Send(ctx, &sms.BulkParams{JobID: "new", From: "MOCKSMS", Message: "Hi",
 				Recipients: sms.RecipientsFrom(customersOf([]int{1, 500})), SkipSentBy: tt.skip})
 			require.Error(t, err, tt.name)
 			assert.Nil(t, r, tt.name)
@@ -157,7 +157,7 @@ func TestSendBulkSkipSentByRefused(t *testing.T) {
 
 		// Once the provider has taken the campaign, its numbers are known.
 		require.NoError(t, srv.Advance(time.Second))
-		r, err := c.Campaigns.SendBulk(ctx, &sms.BulkParams{JobID: "new", From: "MOCKSMS", Message: "Hi",
+		r, err := c.Bulk.Send(ctx, &sms.BulkParams{JobID: "new", From: "MOCKSMS", Message: "Hi",
 			Recipients: sms.RecipientsFrom(customersOf([]int{1, 500})), SkipSentBy: []string{"big"}})
 		require.NoError(t, err)
 		assert.Equal(t, 1, r.Skipped)
@@ -185,15 +185,15 @@ func ExampleBulkParams_skipSentBy() {
 	ctx := context.Background()
 	// The first export had a typo in Bola's number: the job sent the two others.
 	first := "phone,name\n08025671695,Ada\n0803123456,Bola\n08051234567,Chi\n"
-	if _, err := client.Campaigns.SendBulk(ctx, &sms.BulkParams{
-		JobID: "promo", From: ws.SenderID, Message: "Hi {{name}}", Recipients: sms.ReadCSV(strings.NewReader(first)),
+	if _, err := client.Bulk.Send(ctx, &sms.BulkParams{
+		JobID: "promo", From: ws.SenderID, Message: "Hi {{name}}", Recipients: sms.NewCSVReader(strings.NewReader(first)).All(),
 	}); err != nil {
 		log.Fatal(err)
 	}
 	// Fixed, and with a new row: a new job that skips what "promo" reached.
 	fixed := "phone,name\n08025671695,Ada\n08031234567,Bola\n08051234567,Chi\n08061234567,Dayo\n"
-	report, err := client.Campaigns.SendBulk(ctx, &sms.BulkParams{
-		JobID: "promo-fixed", From: ws.SenderID, Message: "Hi {{name}}", Recipients: sms.ReadCSV(strings.NewReader(fixed)),
+	report, err := client.Bulk.Send(ctx, &sms.BulkParams{
+		JobID: "promo-fixed", From: ws.SenderID, Message: "Hi {{name}}", Recipients: sms.NewCSVReader(strings.NewReader(fixed)).All(),
 		SkipSentBy: []string{"promo"},
 	})
 	if err != nil {

@@ -17,9 +17,9 @@ import (
 	"github.com/seedsms/sms-go/mockserver"
 )
 
-// The inputs and checks of bulk jobs below are shared by the tests of SendBulk's public
+// The inputs and checks of bulk jobs below are shared by the tests of Bulk.Send's public
 // types (here), of its job engine (bulk_job_test.go), of its reader (bulk_read_test.go) and
-// of WaitBulk (wait_test.go).
+// of Bulk.Wait (wait_test.go).
 
 const bulkMessage = "Hi {{name}}, your order has shipped."
 
@@ -86,7 +86,7 @@ func campaignsOf(t *testing.T, srv *mockserver.Server, c *sms.Client) ([]sms.Cam
 	}
 	seen := map[string]int{}
 	for _, cp := range camps {
-		for r, err := range c.Campaigns.Recipients(ctx, cp.ID, nil) {
+		for r, err := range c.Campaigns.AllRecipients(ctx, cp.ID, nil) {
 			require.NoError(t, err)
 			seen[r.To]++
 		}
@@ -108,7 +108,7 @@ func sumBatches(r *sms.BulkReport) (recipients int, amount sms.Amount) {
 	return recipients, amount
 }
 
-// Every parameter that SendBulk refuses is a *ValidationError naming the field, before any
+// Every parameter that Bulk.Send refuses is a *ValidationError naming the field, before any
 // request.
 func TestSendBulkValidation(t *testing.T) {
 	t.Parallel()
@@ -149,7 +149,7 @@ func TestSendBulkValidation(t *testing.T) {
 			c, _, ct := offlineClients(t)
 			p := ok()
 			tt.edit(&p)
-			r, err := c.Campaigns.SendBulk(context.Background(), &p)
+			r, err := c.Bulk.Send(context.Background(), &p)
 			var ve *sms.ValidationError
 			require.True(t, errors.As(err, &ve), "got %v", err)
 			assert.Equal(t, tt.field, ve.Field)
@@ -159,6 +159,6 @@ func TestSendBulkValidation(t *testing.T) {
 		})
 	}
 	c, _, _ := offlineClients(t)
-	_, err := c.Campaigns.SendBulk(context.Background(), nil)
+	_, err := c.Bulk.Send(context.Background(), nil)
 	assert.ErrorIs(t, err, sms.ErrInvalidParams)
 }

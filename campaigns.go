@@ -16,7 +16,8 @@ import (
 )
 
 // CampaignsService creates campaigns of up to 10,000 recipients, lists them and reads their
-// delivery status.
+// delivery status: one request per call, one per page for the iterators All and AllRecipients.
+// Client.Bulk sends larger jobs and waits for delivery.
 type CampaignsService struct{ c *core }
 
 // Campaign is one send: an SMS.Send or a Campaigns.Create.
@@ -28,12 +29,10 @@ type CampaignsService struct{ c *core }
 // then.
 type Campaign struct {
 	ID string
-	// Status is how far the campaign went: StatusProcessing (accepted, not yet handed to
-	// the provider), StatusSent (handed to the provider and charged) or StatusFailed
-	// (refused by the provider and refunded). It is not the delivery to the phones, which
-	// CampaignsService.Status reports (DeliveryStatus.Status): a campaign can be
-	// StatusSent here and StatusDelivered, or StatusFailed, there.
-	Status Status
+	// Status is how far the campaign went: processing, sent or failed. It is not the
+	// delivery to the phones, which CampaignsService.Delivery reports (Delivery.Status): a
+	// campaign can be sent here and delivered, or failed, there.
+	Status CampaignStatus
 	// MessageID is the provider's message ID, used for delivery status; empty while the
 	// campaign is processing, when it failed, and when the server did not send it.
 	MessageID  string
@@ -171,20 +170,12 @@ type ListCampaignsParams struct {
 	Limit int `url:"limit,omitempty"`
 }
 
-// CampaignPage is one page of campaigns, newest first.
-type CampaignPage struct {
-	Campaigns []Campaign
-	Pagination
-	// Response is the HTTP answer, with its request ID.
-	Response *Response
-}
-
 // List returns one page of the campaigns of the key's mode, newest first. A page past the
 // end is empty. A nil p gives the first page.
 //
 // Endpoint: GET /v1/sms/campaigns (scope campaigns), this project's contract
 // (docs/api.md): no live page shows it.
-func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*CampaignPage, error) {
+func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*Page[Campaign], error) {
 	if p == nil {
 		p = &ListCampaignsParams{}
 	}
@@ -196,7 +187,7 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*C
 
 // list is List, fetching the page that next (a cursor or a URL, see Pagination.next) names
 // when it is not empty.
-func (s *CampaignsService) list(ctx context.Context, p *ListCampaignsParams, next string) (*CampaignPage, error) {
+func (s *CampaignsService) list(ctx context.Context, p *ListCampaignsParams, next string) (*Page[Campaign], error) {
 	var out struct {
 		envelope
 		wirePaging
@@ -222,10 +213,10 @@ func (s *CampaignsService) list(ctx context.Context, p *ListCampaignsParams, nex
 	}
 	pg, bad := out.pagination(nil)
 	bad = pg.distrust(p.Page, offset(p.Page, p.Limit, pg, next), len(out.Data), bad)
-	page := &CampaignPage{Campaigns: make([]Campaign, len(out.Data)), Pagination: pg}
+	page := &Page[Campaign]{Items: make([]Campaign, len(out.Data)), Pagination: pg}
 	slots := make([]campaignSlots, len(out.Data))
 	for i := range out.Data {
-		page.Campaigns[i], bad = out.Data[i].campaign(&slots[i], i, bad)
+		page.Items[i], bad = out.Data[i].campaign(&slots[i], i, bad)
 	}
 	page.Response = cl.responseOf(out.envelope, bad)
 	return page, nil
@@ -262,13 +253,13 @@ func (s *CampaignsService) All(ctx context.Context, p *ListCampaignsParams) iter
 		if err != nil {
 			return nil, Pagination{}, err
 		}
-		return pg.Campaigns, pg.Pagination, nil
+		return pg.Items, pg.Pagination, nil
 	}
 	return walk(ctx, q.Page, q.Limit, fetch, func(c Campaign) string { return c.ID })
 }
 
-// CampaignStatusParams pages the recipients of a delivery status.
-type CampaignStatusParams struct {
+// DeliveryParams pages the recipients of a delivery status.
+type DeliveryParams struct {
 	// Page is the 1-based page of recipients (0: the first).
 	Page int `url:"page,omitempty"`
 	// Limit is the number of recipients per page, 1 to 100 (0: the server's default, 20; for
@@ -276,27 +267,27 @@ type CampaignStatusParams struct {
 	Limit int `url:"limit,omitempty"`
 }
 
-// DeliveryStatus is the provider's report on a campaign, with one page of its recipients.
+// Delivery is the provider's report on a campaign, with one page of its recipients.
 //
 // Neither the service's pages nor the spec show this answer: its shape is this project's
 // (the mock server's). Only Status is required; the other members are read when present.
-type DeliveryStatus struct {
+type Delivery struct {
 	// CampaignID is the campaign's ID: the server's, or the one asked for when the answer
 	// does not repeat it.
 	CampaignID string
 	// MessageID is the provider's message ID; empty while the campaign is processing, when
 	// it failed, and when the server did not send it.
 	MessageID string
-	// Status is StatusProcessing while the campaign is not yet handed to the provider (no
-	// counts, no recipients yet); then StatusSent while any recipient is, else
-	// StatusDelivered when all are, StatusFailed when none is, or StatusPartiallyDelivered. A
-	// campaign the provider refused (and refunded) is StatusFailed, every recipient failed.
+	// Status is processing while the campaign is not yet handed to the provider (no counts,
+	// no recipients yet); then sent while any recipient is, else delivered when all are,
+	// failed when none is, or partially_delivered. A campaign the provider refused (and
+	// refunded) is failed, every recipient failed.
 	// A server may answer other words (the provider's reports say "Delivered", "Message
 	// Sent", ...): they are kept as they are.
-	Status Status
+	Status DeliveryStatus
 	// Counts counts the recipients by status; nil when the server did not send counts.
 	Counts     *DeliveryCounts
-	Recipients []RecipientStatus // in request order
+	Recipients []RecipientDelivery // in request order
 	// Pagination pages Recipients; Total is the number of recipients. Its Page is 0 (never
 	// a valid page) and its Total -1 when the server sent none.
 	Pagination
@@ -306,17 +297,17 @@ type DeliveryStatus struct {
 
 // Final reports whether the delivery status can no longer change: the campaign failed, or it
 // was handed to the provider and no recipient is still waiting for a report. Without counts,
-// the status alone tells: StatusDelivered, StatusPartiallyDelivered and StatusDND are final.
-func (d *DeliveryStatus) Final() bool {
+// the status alone tells: delivered, partially_delivered and dnd are final.
+func (d *Delivery) Final() bool {
 	switch {
-	case d.Status == StatusFailed:
+	case d.Status == DeliveryStatusFailed:
 		return true
-	case d.Status == StatusProcessing:
+	case d.Status == DeliveryStatusProcessing:
 		return false
 	case d.Counts != nil:
 		return d.Counts.Sent == 0
 	}
-	return d.Status == StatusDelivered || d.Status == StatusPartiallyDelivered || d.Status == StatusDND
+	return d.Status == DeliveryStatusDelivered || d.Status == DeliveryStatusPartiallyDelivered || d.Status == DeliveryStatusDND
 }
 
 // DeliveryCounts counts a campaign's recipients by status.
@@ -327,32 +318,32 @@ type DeliveryCounts struct {
 	DND       int // blocked by the Do-Not-Disturb register
 }
 
-// Add returns the sum of d and o, status by status: the counts of two campaigns together.
-func (d DeliveryCounts) Add(o DeliveryCounts) DeliveryCounts {
+// add returns the sum of d and o, status by status: the counts of two campaigns together.
+func (d DeliveryCounts) add(o DeliveryCounts) DeliveryCounts {
 	return DeliveryCounts{Sent: d.Sent + o.Sent, Delivered: d.Delivered + o.Delivered, Failed: d.Failed + o.Failed, DND: d.DND + o.DND}
 }
 
 // Total returns the number of recipients counted, whatever their status.
 func (d DeliveryCounts) Total() int { return d.Sent + d.Delivered + d.Failed + d.DND }
 
-// RecipientStatus is the delivery of a campaign to one number.
-type RecipientStatus struct {
+// RecipientDelivery is the delivery of a campaign to one number.
+type RecipientDelivery struct {
 	To     string // normalized number
-	Status Status // StatusSent, StatusDelivered, StatusFailed or StatusDND
+	Status RecipientStatus
 	// UpdatedAt is when Status last changed; nil when the server did not send it.
 	UpdatedAt *time.Time
 }
 
-// Status returns the delivery status of campaign id with one page of its recipients (p may
-// be nil). A campaign that is still processing has StatusProcessing, no counts and no
-// recipients; one the provider refused has StatusFailed and every recipient failed. Wait
-// polls it until it is final.
+// Delivery returns the delivery status of campaign id with one page of its recipients (p may
+// be nil). A campaign that is still processing is DeliveryStatusProcessing, with no counts and
+// no recipients; one the provider refused is DeliveryStatusFailed, every recipient failed.
+// Bulk.WaitCampaign polls it until it is final.
 //
 // Endpoint: GET /v1/sms/campaigns/{id}/status (scope campaigns), this project's contract
 // (docs/api.md): no live page shows it.
-func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignStatusParams) (*DeliveryStatus, error) {
+func (s *CampaignsService) Delivery(ctx context.Context, id string, p *DeliveryParams) (*Delivery, error) {
 	if p == nil {
-		p = &CampaignStatusParams{}
+		p = &DeliveryParams{}
 	}
 	seg, err := pathID("id", id)
 	if err != nil {
@@ -364,9 +355,9 @@ func (s *CampaignsService) Status(ctx context.Context, id string, p *CampaignSta
 	return s.status(ctx, id, seg, p, "")
 }
 
-// status is Status of campaign id (seg, escaped), fetching the page of recipients that next
+// status is Delivery of campaign id (seg, escaped), fetching the page of recipients that next
 // (a cursor or a URL, see Pagination.next) names when it is not empty.
-func (s *CampaignsService) status(ctx context.Context, id, seg string, p *CampaignStatusParams, next string) (*DeliveryStatus, error) {
+func (s *CampaignsService) status(ctx context.Context, id, seg string, p *DeliveryParams, next string) (*Delivery, error) {
 	var out struct {
 		envelope
 		wirePaging
@@ -411,9 +402,9 @@ func (s *CampaignsService) status(ctx context.Context, id, seg string, p *Campai
 	pg, bad := out.pagination(nil)
 	bad = pg.distrust(p.Page, offset(p.Page, p.Limit, pg, next), len(d.Recipients), bad)
 	bad = unreadable(bad, "data.", flaw{"campaignId", d.CampaignID.bad}, flaw{"messageId", d.MessageID.bad})
-	st := &DeliveryStatus{
-		CampaignID: cmp.Or(d.CampaignID.s, id), MessageID: d.MessageID.s, Status: d.Status.s,
-		Recipients: make([]RecipientStatus, len(d.Recipients)),
+	st := &Delivery{
+		CampaignID: cmp.Or(d.CampaignID.s, id), MessageID: d.MessageID.s, Status: DeliveryStatus(d.Status.s),
+		Recipients: make([]RecipientDelivery, len(d.Recipients)),
 		Pagination: pg,
 	}
 	if c := d.Counts; c != nil {
@@ -430,7 +421,7 @@ func (s *CampaignsService) status(ctx context.Context, id, seg string, p *Campai
 	times := make([]time.Time, len(d.Recipients))
 	for i, r := range d.Recipients {
 		bad = unreadableIn(bad, "data.recipients", i, flaw{"updatedAt", r.UpdatedAt.bad})
-		st.Recipients[i] = RecipientStatus{To: r.To.s, Status: r.Status.s, UpdatedAt: r.UpdatedAt.into(&times[i])}
+		st.Recipients[i] = RecipientDelivery{To: r.To.s, Status: RecipientStatus(r.Status.s), UpdatedAt: r.UpdatedAt.into(&times[i])}
 	}
 	st.Response = cl.responseOf(out.envelope, bad)
 	return st, nil
@@ -458,32 +449,32 @@ func negativeCount(cl *call, c DeliveryCounts) error {
 	return nil
 }
 
-// Recipients returns an iterator over the delivery status of every recipient of campaign id,
+// AllRecipients returns an iterator over the delivery of every recipient of campaign id,
 // in request order, from page p.Page on (p may be nil), p.Limit per request (default 100).
 // It is lazy, stops fetching when the loop breaks and yields each recipient once, and ends as
 // All does when the answers state no total.
 //
 // Endpoints: GET /v1/sms/campaigns/{id}/status (scope campaigns), once per page: see
-// Status.
-func (s *CampaignsService) Recipients(ctx context.Context, id string, p *CampaignStatusParams) iter.Seq2[RecipientStatus, error] {
-	q := CampaignStatusParams{}
+// Delivery.
+func (s *CampaignsService) AllRecipients(ctx context.Context, id string, p *DeliveryParams) iter.Seq2[RecipientDelivery, error] {
+	q := DeliveryParams{}
 	if p != nil {
 		q = *p
 	}
 	seg, err := pathID("id", id)
 	if err != nil {
-		return fail[RecipientStatus](err)
+		return fail[RecipientDelivery](err)
 	}
 	if err := validatePage(q.Page, q.Limit); err != nil {
-		return fail[RecipientStatus](err)
+		return fail[RecipientDelivery](err)
 	}
 	q.Page, q.Limit = max(q.Page, 1), cmp.Or(q.Limit, rules.MaxLimit)
-	fetch := func(ctx context.Context, page, limit int, next string) ([]RecipientStatus, Pagination, error) {
-		st, err := s.status(ctx, id, seg, &CampaignStatusParams{Page: page, Limit: limit}, next)
+	fetch := func(ctx context.Context, page, limit int, next string) ([]RecipientDelivery, Pagination, error) {
+		st, err := s.status(ctx, id, seg, &DeliveryParams{Page: page, Limit: limit}, next)
 		if err != nil {
 			return nil, Pagination{}, err
 		}
 		return st.Recipients, st.Pagination, nil
 	}
-	return walk(ctx, q.Page, q.Limit, fetch, func(r RecipientStatus) string { return r.To })
+	return walk(ctx, q.Page, q.Limit, fetch, func(r RecipientDelivery) string { return r.To })
 }

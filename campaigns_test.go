@@ -53,7 +53,7 @@ func TestCampaignsCreate(t *testing.T) {
 	})
 	require.NoError(t, err)
 	c := res.Campaign
-	assert.Equal(t, sms.StatusSent, c.Status)
+	assert.Equal(t, sms.CampaignStatusSent, c.Status)
 	assert.Equal(t, 3, c.Recipients)
 	assert.Equal(t, ptr(2), c.Parts, "the 100-character name makes that message two parts")
 	assert.Equal(t, "12.80", c.Amount.String(), "(1 + 2 + 1) parts x 3.20")
@@ -78,24 +78,24 @@ func TestCampaignsCreateLargeIsProcessing(t *testing.T) {
 
 	res, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(150), From: srv.Default().SenderID, Message: "hi"})
 	require.NoError(t, err)
-	assert.Equal(t, sms.StatusProcessing, res.Campaign.Status)
+	assert.Equal(t, sms.CampaignStatusProcessing, res.Campaign.Status)
 	assert.Empty(t, res.Campaign.MessageID)
 	assert.Equal(t, 150, res.Campaign.Recipients)
 
-	st, err := client.Campaigns.Status(ctx, res.Campaign.ID, nil)
+	st, err := client.Campaigns.Delivery(ctx, res.Campaign.ID, nil)
 	require.NoError(t, err, "a processing campaign has a status too")
 	require.NotNil(t, st.Response)
 	st.Response = nil
-	assert.Equal(t, sms.DeliveryStatus{CampaignID: res.Campaign.ID, Status: sms.StatusProcessing, Counts: &sms.DeliveryCounts{},
-		Recipients: []sms.RecipientStatus{}, Pagination: sms.Pagination{Page: 1, Limit: 20}}, *st, "no message ID, nothing counted, no recipients yet")
+	assert.Equal(t, sms.Delivery{CampaignID: res.Campaign.ID, Status: sms.DeliveryStatusProcessing, Counts: &sms.DeliveryCounts{},
+		Recipients: []sms.RecipientDelivery{}, Pagination: sms.Pagination{Page: 1, Limit: 20}}, *st, "no message ID, nothing counted, no recipients yet")
 	assert.False(t, st.Final())
 
 	srv.Advance(time.Second)
 	page, err := client.Campaigns.List(ctx, nil)
 	require.NoError(t, err)
-	require.Len(t, page.Campaigns, 1)
-	assert.Equal(t, sms.StatusSent, page.Campaigns[0].Status)
-	assert.NotEmpty(t, page.Campaigns[0].MessageID)
+	require.Len(t, page.Items, 1)
+	assert.Equal(t, sms.CampaignStatusSent, page.Items[0].Status)
+	assert.NotEmpty(t, page.Items[0].MessageID)
 }
 
 func TestCampaignsCreateErrors(t *testing.T) {
@@ -188,7 +188,7 @@ func TestCampaignsList(t *testing.T) {
 		page, err := client.Campaigns.List(ctx, tt.params)
 		require.NoError(t, err)
 		got := []string{}
-		for _, c := range page.Campaigns {
+		for _, c := range page.Items {
 			got = append(got, c.ID)
 		}
 		assert.Equal(t, tt.want, got)
@@ -197,7 +197,7 @@ func TestCampaignsList(t *testing.T) {
 
 	page, err := client.Campaigns.List(ctx, &sms.ListCampaignsParams{Limit: 1})
 	require.NoError(t, err)
-	c := page.Campaigns[0]
+	c := page.Items[0]
 	assert.Equal(t, srv.Default().SenderID, c.SenderID)
 	assert.Equal(t, sms.ChannelGeneric, c.Channel)
 	assert.Equal(t, 1, c.Recipients)
@@ -214,7 +214,7 @@ func TestCampaignsList(t *testing.T) {
 	live := newClientOf(t, srv, ws.LiveKey, ws.LiveSecret)
 	page, err = live.Campaigns.List(ctx, nil)
 	require.NoError(t, err)
-	assert.Empty(t, page.Campaigns)
+	assert.Empty(t, page.Items)
 	assert.Equal(t, 0, page.Total)
 }
 
@@ -340,39 +340,39 @@ func TestCampaignsStatusAndRecipients(t *testing.T) {
 	require.NoError(t, err)
 	id := res.Campaign.ID
 
-	st, err := client.Campaigns.Status(ctx, id, nil)
+	st, err := client.Campaigns.Delivery(ctx, id, nil)
 	require.NoError(t, err)
-	assert.Equal(t, sms.StatusSent, st.Status)
+	assert.Equal(t, sms.DeliveryStatusSent, st.Status)
 	assert.Equal(t, &sms.DeliveryCounts{Sent: 4, DND: 1}, st.Counts)
 	assert.Equal(t, res.Campaign.MessageID, st.MessageID)
 	assert.Equal(t, id, st.CampaignID)
 
 	require.NoError(t, srv.Deliver(id, &mockserver.DeliverCounts{Delivered: 2, Failed: 1}))
-	st, err = client.Campaigns.Status(ctx, id, &sms.CampaignStatusParams{Page: 1, Limit: 2})
+	st, err = client.Campaigns.Delivery(ctx, id, &sms.DeliveryParams{Page: 1, Limit: 2})
 	require.NoError(t, err)
-	assert.Equal(t, sms.StatusSent, st.Status, "one recipient has no report yet")
+	assert.Equal(t, sms.DeliveryStatusSent, st.Status, "one recipient has no report yet")
 	assert.Equal(t, &sms.DeliveryCounts{Sent: 1, Delivered: 2, Failed: 1, DND: 1}, st.Counts)
 	assert.Equal(t, sms.Pagination{Page: 1, Limit: 2, Total: 5}, st.Pagination)
 	require.Len(t, st.Recipients, 2)
 	assert.Equal(t, "2348030000000", st.Recipients[0].To)
-	assert.Equal(t, sms.StatusDelivered, st.Recipients[0].Status)
+	assert.Equal(t, sms.RecipientStatusDelivered, st.Recipients[0].Status)
 	assert.NotNil(t, st.Recipients[0].UpdatedAt)
 
 	require.NoError(t, srv.Deliver(id, nil))
-	st, err = client.Campaigns.Status(ctx, id, nil)
+	st, err = client.Campaigns.Delivery(ctx, id, nil)
 	require.NoError(t, err)
-	assert.Equal(t, sms.StatusPartiallyDelivered, st.Status)
+	assert.Equal(t, sms.DeliveryStatusPartiallyDelivered, st.Status)
 
-	var got []sms.Status
-	for r, err := range client.Campaigns.Recipients(ctx, id, &sms.CampaignStatusParams{Limit: 2}) {
+	var got []sms.RecipientStatus
+	for r, err := range client.Campaigns.AllRecipients(ctx, id, &sms.DeliveryParams{Limit: 2}) {
 		require.NoError(t, err)
 		got = append(got, r.Status)
 	}
-	assert.Equal(t, []sms.Status{sms.StatusDelivered, sms.StatusDelivered, sms.StatusFailed, sms.StatusDelivered, sms.StatusDND}, got)
+	assert.Equal(t, []sms.RecipientStatus{sms.RecipientStatusDelivered, sms.RecipientStatusDelivered, sms.RecipientStatusFailed, sms.RecipientStatusDelivered, sms.RecipientStatusDND}, got)
 
-	_, err = client.Campaigns.Status(ctx, "0123456789abcdef01234567", nil)
+	_, err = client.Campaigns.Delivery(ctx, "0123456789abcdef01234567", nil)
 	require.ErrorIs(t, err, sms.ErrNotFound)
-	_, err = client.Campaigns.Status(ctx, "not/an-id", nil)
+	_, err = client.Campaigns.Delivery(ctx, "not/an-id", nil)
 	require.ErrorIs(t, err, sms.ErrNotFound, "the id is one escaped path segment")
 }
 
@@ -394,7 +394,7 @@ func TestDeliveryStatusMinimal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		a := &answer{status: 200, body: []byte(tt.body)}
-		st, err := newClientFor(t, a, sms.WithMaxRetries(0)).Campaigns.Status(ctx, "c1", nil)
+		st, err := newClientFor(t, a, sms.WithMaxRetries(0)).Campaigns.Delivery(ctx, "c1", nil)
 		require.NoError(t, err, tt.body)
 		assert.Equal(t, "c1", st.CampaignID, "the id asked for, when the answer does not repeat it")
 		assert.Nil(t, st.Counts, tt.body)
@@ -403,9 +403,9 @@ func TestDeliveryStatusMinimal(t *testing.T) {
 		assert.Equal(t, tt.final, st.Final(), tt.body)
 	}
 	// With counts, they decide, as before.
-	st := &sms.DeliveryStatus{Status: sms.StatusSent, Counts: &sms.DeliveryCounts{Delivered: 2}}
+	st := &sms.Delivery{Status: sms.DeliveryStatusSent, Counts: &sms.DeliveryCounts{Delivered: 2}}
 	assert.True(t, st.Final())
-	st = &sms.DeliveryStatus{Status: sms.StatusDelivered, Counts: &sms.DeliveryCounts{Sent: 1}}
+	st = &sms.Delivery{Status: sms.DeliveryStatusDelivered, Counts: &sms.DeliveryCounts{Sent: 1}}
 	assert.False(t, st.Final())
 }
 
@@ -413,10 +413,10 @@ func TestDeliveryCountsAddTotal(t *testing.T) {
 	t.Parallel()
 	a := sms.DeliveryCounts{Sent: 1, Delivered: 2, Failed: 3, DND: 4}
 	b := sms.DeliveryCounts{Sent: 10, Delivered: 20, Failed: 30, DND: 40}
-	assert.Equal(t, sms.DeliveryCounts{Sent: 11, Delivered: 22, Failed: 33, DND: 44}, a.Add(b))
-	assert.Equal(t, a.Add(b), b.Add(a))
+	assert.Equal(t, sms.DeliveryCounts{Sent: 11, Delivered: 22, Failed: 33, DND: 44}, sms.AddCounts(a, b))
+	assert.Equal(t, sms.AddCounts(a, b), sms.AddCounts(b, a))
 	assert.Equal(t, 10, a.Total())
-	assert.Equal(t, a.Total()+b.Total(), a.Add(b).Total())
+	assert.Equal(t, a.Total()+b.Total(), sms.AddCounts(a, b).Total())
 	assert.Equal(t, 0, sms.DeliveryCounts{}.Total())
 }
 
@@ -431,7 +431,7 @@ func TestCampaignsRecipientsManyPages(t *testing.T) {
 
 	before := requestsTo(srv, "GET", "/v1/sms/campaigns/"+res.Campaign.ID+"/status")
 	seen := map[string]bool{}
-	for r, err := range client.Campaigns.Recipients(ctx, res.Campaign.ID, nil) {
+	for r, err := range client.Campaigns.AllRecipients(ctx, res.Campaign.ID, nil) {
 		require.NoError(t, err)
 		assert.False(t, seen[r.To], "recipient %s twice", r.To)
 		seen[r.To] = true
@@ -458,7 +458,7 @@ func TestCampaignsRecipientsWithoutPagination(t *testing.T) {
 		return []byte(b.String())
 	}
 	n := 0
-	for r, err := range newClientFor(t, &answer{status: 200, body: body(3)}, sms.WithMaxRetries(0)).Campaigns.Recipients(ctx, "c1", &sms.CampaignStatusParams{Limit: 5}) {
+	for r, err := range newClientFor(t, &answer{status: 200, body: body(3)}, sms.WithMaxRetries(0)).Campaigns.AllRecipients(ctx, "c1", &sms.DeliveryParams{Limit: 5}) {
 		require.NoError(t, err)
 		assert.Nil(t, r.UpdatedAt)
 		n++
@@ -467,7 +467,7 @@ func TestCampaignsRecipientsWithoutPagination(t *testing.T) {
 
 	// A server that answers every page with the same full page, stating no total: the walk
 	// goes on past the full page, and ends with an error once pages add nothing new.
-	n, last := drain(newClientFor(t, &answer{status: 200, body: body(5)}, sms.WithMaxRetries(0)).Campaigns.Recipients(ctx, "c1", &sms.CampaignStatusParams{Limit: 5}))
+	n, last := drain(newClientFor(t, &answer{status: 200, body: body(5)}, sms.WithMaxRetries(0)).Campaigns.AllRecipients(ctx, "c1", &sms.DeliveryParams{Limit: 5}))
 	require.Error(t, last)
 	assert.Contains(t, last.Error(), "ignoring the page asked for")
 	assert.Equal(t, 5, n, "each recipient once")
@@ -485,7 +485,7 @@ func TestCampaignsScope(t *testing.T) {
 		},
 		"List": func() error { _, err := client.Campaigns.List(ctx, nil); return err },
 		"Status": func() error {
-			_, err := client.Campaigns.Status(ctx, "0123456789abcdef01234567", nil)
+			_, err := client.Campaigns.Delivery(ctx, "0123456789abcdef01234567", nil)
 			return err
 		},
 		"All": func() error {

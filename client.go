@@ -28,14 +28,16 @@ import (
 const Version = "0.1.0"
 
 // Client calls the developer endpoints with an API key pair. Its fields group the endpoints by
-// resource. Create it with NewClient; it is safe for concurrent use, so create one and reuse
-// it.
+// resource, one method per endpoint, each making one request (the iterators, All and
+// AllRecipients, one per page); Bulk holds the calls that make many. Create it with
+// NewClient; it is safe for concurrent use, so create one and reuse it.
 type Client struct {
 	SMS       *SMSService       // POST /v1/sms/send
 	Campaigns *CampaignsService // /v1/sms/campaigns
 	OTP       *OTPService       // /v1/otp
 	Balance   *BalanceService   // /v1/balance
 	SenderIDs *SenderIDsService // /v1/sender-ids
+	Bulk      *BulkService      // bulk jobs and waiting for delivery, over /v1/sms/campaigns
 
 	c *core
 }
@@ -56,12 +58,14 @@ func NewClient(apiKey, apiSecret string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	campaigns := &CampaignsService{c: c}
 	return &Client{
 		SMS:       &SMSService{c: c},
-		Campaigns: &CampaignsService{c: c},
+		Campaigns: campaigns,
 		OTP:       &OTPService{c: c},
 		Balance:   &BalanceService{c: c},
 		SenderIDs: &SenderIDsService{c: c},
+		Bulk:      &BulkService{campaigns: campaigns},
 		c:         c,
 	}, nil
 }
@@ -296,7 +300,7 @@ type call struct {
 	ref    string      // the reference a send carries, named in an ErrOutcomeUnknown error
 	dedup  bool        // the server deduplicates references: see WithReferenceDeduplication
 	attrs  []slog.Attr // extra debug-log attributes; never secrets, phone numbers masked
-	// observe, when set, sees every attempt's outcome as soon as it is recorded (SendBulk
+	// observe, when set, sees every attempt's outcome as soon as it is recorded (Bulk.Send
 	// pauses all its workers on a 429).
 	observe func(*call)
 	// What was sent that the server's text must not repeat (see redactor): the request's

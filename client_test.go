@@ -341,9 +341,9 @@ func TestSuccessBodyMissingMembers(t *testing.T) {
 		{"Campaigns.All", 200, `{"data":[` + campaign + `],` + page + `}`, func(c *sms.Client, _ *sms.DashboardClient) error {
 			return first(c.Campaigns.All(ctx, nil))
 		}, []string{"", "data", "data[0]._id", "data[0].status"}, []string{"pagination"}},
-		{"Campaigns.Status", 200, `{"data":{"campaignId":"c1","messageId":"m1","status":"sent","counts":{"sent":1,"delivered":0,"failed":0,"dnd":0},"recipients":[{"to":"2348025671695","status":"sent","updatedAt":"2026-01-01T00:00:00Z"}]},` + page + `}`,
+		{"Campaigns.Delivery", 200, `{"data":{"campaignId":"c1","messageId":"m1","status":"sent","counts":{"sent":1,"delivered":0,"failed":0,"dnd":0},"recipients":[{"to":"2348025671695","status":"sent","updatedAt":"2026-01-01T00:00:00Z"}]},` + page + `}`,
 			func(c *sms.Client, _ *sms.DashboardClient) error {
-				_, err := c.Campaigns.Status(ctx, "c1", nil)
+				_, err := c.Campaigns.Delivery(ctx, "c1", nil)
 				return err
 			}, []string{"", "data.status", "data.recipients[0].to", "data.recipients[0].status"}, []string{"data.campaignId", "data.messageId", "data.counts", "data.recipients[0].updatedAt", "pagination"}},
 		{"OTP.Send", 200, `{"data":{"smsStatus":"Message Sent","phone_number":"2348025671695","pinId":"p1","status":"200","amount":3.20,"currency":"NGN"},"requestId":"r"}`,

@@ -18,10 +18,10 @@ import (
 	"github.com/seedsms/sms-go/internal/rules"
 )
 
-// MaxCSVRowBytes bounds a row of a CSV input, and so each of its fields: a longer row cannot
+// maxCSVRowBytes bounds a row of a CSV input, and so each of its fields: a longer row cannot
 // be sent (it is reported as a *CSVRowError), and memory stays flat whatever the file holds.
 // A row is a line, or several when a quoted field holds line breaks.
-const MaxCSVRowBytes = 64 << 10
+const maxCSVRowBytes = 64 << 10
 
 // maxCSVNames bounds the cache of names whose message was counted: at most about 1 MiB with
 // names of 100 characters.
@@ -59,7 +59,7 @@ type CSVReader struct {
 	// none.
 	NameColumn string
 	// Message, when set, is the job's message: a row with whose name the message would be
-	// empty or longer than 10 SMS parts is reported by its line. (SendBulk checks this too,
+	// empty or longer than 10 SMS parts is reported by its line. (Bulk.Send checks this too,
 	// but can only report the recipient's position in the input.)
 	Message string
 
@@ -70,10 +70,6 @@ type CSVReader struct {
 
 // NewCSVReader returns a reader of recipients from r.
 func NewCSVReader(r io.Reader) *CSVReader { return &CSVReader{r: r} }
-
-// ReadCSV returns the recipients of the CSV file r, read as a CSVReader with its columns
-// found: ReadCSV(r) is NewCSVReader(r).All().
-func ReadCSV(r io.Reader) iter.Seq2[Recipient, error] { return NewCSVReader(r).All() }
 
 // CSVColumns says where a CSVReader read the phone numbers and names.
 type CSVColumns struct {
@@ -108,14 +104,14 @@ func (c CSVColumns) String() string {
 }
 
 // CSVRowError is a row of a CSV input that cannot be sent. CSVReader yields one for each
-// such row and goes on; SendBulk skips it and lists it in its report's InvalidRecipients,
+// such row and goes on; Bulk.Send skips it and lists it in its report's InvalidRecipients,
 // with its line, where any other error of the input stops the job.
 type CSVRowError struct {
 	// Line is the 1-based line of the file on which the row starts (a quoted field may
 	// span lines).
 	Line int
 	// Field is "Phone" or "Name", or "" when the whole row is at fault (longer than
-	// MaxCSVRowBytes).
+	// 64 KiB).
 	Field string
 	// Value is the field as the file holds it, trimmed of spaces and cut at 40 bytes.
 	Value string
@@ -128,7 +124,7 @@ type CSVRowError struct {
 func (e *CSVRowError) Error() string { return "line " + strconv.Itoa(e.Line) + ": " + e.Reason }
 
 // ErrCSV matches the errors of a CSV input that cannot be read as a whole: not CSV, no
-// rows, a first line longer than MaxCSVRowBytes, or a column given by name that the header
+// rows, a first line longer than 64 KiB, or a column given by name that the header
 // lacks.
 var ErrCSV = errors.New("sms: CSV")
 
@@ -144,7 +140,7 @@ func (cr *CSVReader) Columns() CSVColumns { return cr.cols }
 
 // All returns the recipients of the file, in order: for each data row, its recipient (the
 // number normalized, the name trimmed) with a nil error, or a *CSVRowError that says why it
-// cannot be sent. Duplicate numbers are yielded as they come (SendBulk sends each once).
+// cannot be sent. Duplicate numbers are yielded as they come (Bulk.Send sends each once).
 //
 // An input that cannot be read as a whole ends the sequence with an error matching ErrCSV (or
 // the reader's error); PhoneColumn and NameColumn are checked first, their error a
@@ -182,7 +178,7 @@ func (cr *CSVReader) read(yield func(Recipient, error) bool) error {
 		_, _ = br.Discard(3) // a byte order mark, as spreadsheets write
 	}
 	comma := delimiter(br)
-	rows := &rowLimiter{src: bufio.NewReaderSize(crLines{br}, 64<<10), max: MaxCSVRowBytes}
+	rows := &rowLimiter{src: bufio.NewReaderSize(crLines{br}, 64<<10), max: maxCSVRowBytes}
 	r := csv.NewReader(rows)
 	r.Comma = comma
 	r.FieldsPerRecord = -1
@@ -208,9 +204,9 @@ func (cr *CSVReader) read(yield func(Recipient, error) bool) error {
 		line, _ := r.FieldPos(0)
 		if rows.wasCut(line) {
 			if cols == nil {
-				return &csvError{fmt.Sprintf("line %d is longer than %d KiB: is it a CSV file?", line, MaxCSVRowBytes>>10)}
+				return &csvError{fmt.Sprintf("line %d is longer than %d KiB: is it a CSV file?", line, maxCSVRowBytes>>10)}
 			}
-			if !yield(Recipient{}, &CSVRowError{Line: line, Reason: "the row is longer than " + strconv.Itoa(MaxCSVRowBytes>>10) + " KiB"}) {
+			if !yield(Recipient{}, &CSVRowError{Line: line, Reason: "the row is longer than " + strconv.Itoa(maxCSVRowBytes>>10) + " KiB"}) {
 				return nil
 			}
 			continue

@@ -259,15 +259,15 @@ func TestReadCSVOnce(t *testing.T) {
 	assert.Equal(t, 2, n)
 }
 
-// SendBulk skips the rows a CSVReader found invalid, listing them with their lines, and sends
-// the others; one that SendBulk finds invalid itself names the bad value.
+// Bulk.Send skips the rows a CSVReader found invalid, listing them with their lines, and sends
+// the others; one that Bulk.Send finds invalid itself names the bad value.
 func TestSendBulkFromCSV(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
 	c := newClient(t, srv)
 	in := "phone,name\n08025671695,Ada\n\"#REF!\",\"Bola\nOkafor\"\n2.34803E+12,Chi\n+234 803 123 4567,Dayo\n08025671695,Ada again\n"
-	r, err := c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
-		JobID: "csv", From: "MOCKSMS", Message: "Hi {{name}}", Recipients: sms.ReadCSV(strings.NewReader(in)),
+	r, err := c.Bulk.Send(context.Background(), &sms.BulkParams{
+		JobID: "csv", From: "MOCKSMS", Message: "Hi {{name}}", Recipients: sms.NewCSVReader(strings.NewReader(in)).All(),
 	})
 	require.NoError(t, err)
 	assert.True(t, r.Complete)
@@ -280,7 +280,7 @@ func TestSendBulkFromCSV(t *testing.T) {
 	assert.Equal(t, 5, r.InvalidRecipients[1].Line, "after a quoted field of two lines")
 	assert.Equal(t, 2, r.InvalidRecipients[1].Position)
 
-	r, err = c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
+	r, err = c.Bulk.Send(context.Background(), &sms.BulkParams{
 		JobID: "slice", From: "MOCKSMS", Message: "Hi", DryRun: true,
 		Recipients: sms.RecipientsFrom([]sms.Recipient{{Phone: "0802\n5671695"}}),
 	})
@@ -403,7 +403,7 @@ func TestCSVRowLimitMemory(t *testing.T) {
 	assert.Less(t, allocated, uint64(2<<20), "at most a few rows' worth, whatever the line")
 }
 
-func ExampleReadCSV() {
+func ExampleCSVReader_All() {
 	srv := startMock()
 	defer srv.Close()
 	ws := srv.Default()
@@ -413,8 +413,8 @@ func ExampleReadCSV() {
 	}
 	// As a spreadsheet exports it: a header row, a rounded number, a broken formula.
 	export := strings.NewReader("Name,Phone Number\nAda,0802 567 1695\nBola,2.34803E+12\nChi,#REF!\nDayo,+234 803 123 4567\n")
-	report, err := client.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
-		JobID: "export-2026-11", From: ws.SenderID, Message: "Hi {{name}}", Recipients: sms.ReadCSV(export),
+	report, err := client.Bulk.Send(context.Background(), &sms.BulkParams{
+		JobID: "export-2026-11", From: ws.SenderID, Message: "Hi {{name}}", Recipients: sms.NewCSVReader(export).All(),
 	})
 	if err != nil {
 		log.Fatal(err)

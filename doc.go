@@ -8,7 +8,9 @@
 // for the developer endpoints; [NewDashboardClient] takes a dashboard user's JWT for key
 // management. Both check the credentials' shape and the options before any request, and are
 // safe for concurrent use. The fields of [Client] group the endpoints by resource:
-// [Client.SMS], [Client.Campaigns], [Client.OTP], [Client.Balance], [Client.SenderIDs].
+// [Client.SMS], [Client.Campaigns], [Client.OTP], [Client.Balance], [Client.SenderIDs], one
+// method per endpoint, each making one request (the iterators All and AllRecipients make one
+// per page). [Client.Bulk] holds the calls that make many: bulk jobs and waiting for delivery.
 //
 //	client, err := sms.NewClient(key, secret, sms.WithBaseURL("https://api.example.com"))
 //	res, err := client.SMS.Send(ctx, &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: "Hi"})
@@ -18,16 +20,16 @@
 //
 // # Bulk sending and waiting
 //
-// [CampaignsService.SendBulk] sends one message to any number of [Recipient] values read
+// [BulkService.Send] sends one message to any number of [Recipient] values read
 // from an iterator, in batches of up to [MaxBulkBatchSize], with numbers normalized and
 // de-duplicated over the whole job. Batch k carries the reference JobID:k, so that running
 // the same job again sends only what an earlier run did not, given a server that
 // deduplicates references (see Retries), within the 24 hours it keeps them;
-// [BulkParams].SkipSentBy finishes a job whose input changed. [ReadCSV] reads the recipients
+// [BulkParams].SkipSentBy finishes a job whose input changed. [CSVReader] reads the recipients
 // from a spreadsheet export, reporting bad rows by line. The [BulkReport] counts what was
 // sent, replayed, skipped and charged; [ErrBulkIncomplete] says that some batches failed.
-// [CampaignsService.Wait] polls one campaign's delivery status until it is final, and
-// [CampaignsService.WaitBulk] does so for every campaign of a report.
+// [BulkService.WaitCampaign] polls one campaign's delivery status until it is final, and
+// [BulkService.Wait] does so for every campaign of a report.
 //
 // # Errors
 //
@@ -55,7 +57,7 @@
 // response, and a cancelled context ends a wait at once, with an error that matches both the
 // context's error and the last response's.
 //
-// Sends (SMS.Send, Campaigns.Create, the batches of SendBulk) carry a reference, which this
+// Sends (SMS.Send, Campaigns.Create, the batches of Bulk.Send) carry a reference, which this
 // project's mock server deduplicates: a send repeated with the same reference is answered
 // from the first, without sending or charging again. The service's own pages call reference
 // "your idempotency or business reference" but never show that it deduplicates, so by
@@ -89,8 +91,10 @@
 //
 // Amounts are [Amount] values: integer kobo read exactly from the API's JSON numbers (a
 // number finer than a kobo is rounded to the nearest, half away from zero).
-// [CampaignsService.All] and [CampaignsService.Recipients] return iterators (iter.Seq2) that fetch pages lazily
-// and yield each item once.
+// Every List returns a [Page]: its items, its [Pagination] and its [Response]. Each list has
+// an iterator (iter.Seq2), [CampaignsService.All], [CampaignsService.AllRecipients],
+// [KeysService.All] and [SenderIDsService.All], which fetches pages lazily and yields each
+// item once.
 //
 // # Testing
 //

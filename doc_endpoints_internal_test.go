@@ -52,6 +52,14 @@ func serviceMethods(t *testing.T) []serviceMethod {
 	t.Helper()
 	fset, files, info := checkPackage(t)
 	reach := endpointsReached(t, fset, files, info)
+	decls := map[types.Object]*ast.FuncDecl{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				decls[info.Defs[fd.Name]] = fd
+			}
+		}
+	}
 	// The clients' fields name the services: Client.SMS is an *SMSService.
 	field := map[string]string{}
 	order := map[string]int{}
@@ -109,14 +117,25 @@ func serviceMethods(t *testing.T) []serviceMethod {
 					m.doc = append(m.doc, strings.Join(strings.Fields(p), " "))
 				}
 			}
-			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				if call, ok := n.(*ast.CallExpr); ok {
-					if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "do" {
-						m.direct = true
+			m.direct = callsDo(fd.Body)
+			if !m.direct {
+				// A method may send its one request through an unexported method of its
+				// own (List through list, when the walker fetches pages by cursor too): it
+				// is direct when it calls such a method itself, outside any closure.
+				ast.Inspect(fd.Body, func(n ast.Node) bool {
+					if _, ok := n.(*ast.FuncLit); ok {
+						return false
 					}
-				}
-				return true
-			})
+					if call, ok := n.(*ast.CallExpr); ok {
+						if sel, ok := call.Fun.(*ast.SelectorExpr); ok && !sel.Sel.IsExported() {
+							if fn, ok := info.Uses[sel.Sel].(*types.Func); ok && decls[fn.Origin()] != nil && callsDo(decls[fn.Origin()].Body) {
+								m.direct = true
+							}
+						}
+					}
+					return true
+				})
+			}
 			m.requests = reach(fd)
 			out = append(out, m)
 		}
@@ -215,6 +234,23 @@ func endpointsReached(t *testing.T, fset *token.FileSet, files []*ast.File, info
 		visit(start)
 		return eps
 	}
+}
+
+// callsDo reports whether body sends a request itself (a call of c.do), outside any closure.
+func callsDo(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		if call, ok := n.(*ast.CallExpr); ok {
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "do" {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 func receiverName(fd *ast.FuncDecl) string {
@@ -366,7 +402,11 @@ func readmeTable(methods []serviceMethod) string {
 			eps[i] = "`" + ep + "`"
 		}
 		col := strings.Join(eps, ", ")
-		if !m.direct {
+		switch {
+		case m.direct:
+		case slices.ContainsFunc(m.doc, func(p string) bool { return strings.Contains(p, "once when the loop starts") }):
+			col += " (one request, when the loop starts)"
+		default:
 			col += " (many requests)"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", m.call, col, strings.Join(scopes, ", "))

@@ -81,12 +81,12 @@ func TestEveryMethodErrorForms(t *testing.T) {
 			}
 			return errors.New("no error yielded")
 		}},
-		{"Campaigns.Status", "GET", "/v1/sms/campaigns/*", sms.ScopeCampaigns, func(e env) error {
-			_, err := e.client.Campaigns.Status(ctx, "0123456789abcdef01234567", nil)
+		{"Campaigns.Delivery", "GET", "/v1/sms/campaigns/*", sms.ScopeCampaigns, func(e env) error {
+			_, err := e.client.Campaigns.Delivery(ctx, "0123456789abcdef01234567", nil)
 			return err
 		}},
-		{"Campaigns.Recipients", "GET", "/v1/sms/campaigns/*", sms.ScopeCampaigns, func(e env) error {
-			for _, err := range e.client.Campaigns.Recipients(ctx, "0123456789abcdef01234567", nil) {
+		{"Campaigns.AllRecipients", "GET", "/v1/sms/campaigns/*", sms.ScopeCampaigns, func(e env) error {
+			for _, err := range e.client.Campaigns.AllRecipients(ctx, "0123456789abcdef01234567", nil) {
 				return err
 			}
 			return errors.New("no error yielded")

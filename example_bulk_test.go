@@ -10,7 +10,7 @@ import (
 	"github.com/seedsms/sms-go/mockserver"
 )
 
-func ExampleCampaignsService_SendBulk() {
+func ExampleBulkService_Send() {
 	srv := startMock(mockserver.WithReferenceDeduplication(true)) // a server that deduplicates references
 	defer srv.Close()
 	ws := srv.Default()
@@ -28,7 +28,7 @@ func ExampleCampaignsService_SendBulk() {
 	params := &sms.BulkParams{
 		JobID: "welcome-2026-11", From: ws.SenderID, Message: "Welcome, {{name}}!", Recipients: people,
 	}
-	report, err := client.Campaigns.SendBulk(context.Background(), params)
+	report, err := client.Bulk.Send(context.Background(), params)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func ExampleCampaignsService_SendBulk() {
 
 	// The same job again sends nothing: the server deduplicates references, so every batch is
 	// answered from the first run. A server that does not would send and charge them again.
-	again, err := client.Campaigns.SendBulk(context.Background(), params)
+	again, err := client.Bulk.Send(context.Background(), params)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func ExampleCampaignsService_SendBulk() {
 	// 0 sent, 2 replayed, charged 0.00 complete: true
 }
 
-func ExampleCampaignsService_WaitBulk() {
+func ExampleBulkService_Wait() {
 	srv := startMock()
 	defer srv.Close()
 	ws := srv.Default()
@@ -57,16 +57,16 @@ func ExampleCampaignsService_WaitBulk() {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
-	report, err := client.Campaigns.SendBulk(ctx, &sms.BulkParams{
+	report, err := client.Bulk.Send(ctx, &sms.BulkParams{
 		JobID: "doors-2026-11", From: ws.SenderID, Message: "Doors open at 9", BatchSize: 1,
 		Recipients: sms.RecipientsFrom([]sms.Recipient{{Phone: "08025671695"}, {Phone: "08025671696"}}),
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	// Delivery reports come in while WaitBulk polls; here the mock's control delivers them.
+	// Delivery reports come in while Bulk.Wait polls; here the mock's control delivers them.
 	srv.DeliverAll()
-	d, err := client.Campaigns.WaitBulk(ctx, report, &sms.WaitParams{
+	d, err := client.Bulk.Wait(ctx, report, &sms.WaitParams{
 		MinDelay: 50 * time.Millisecond,
 		Progress: func(d sms.BulkDelivery) { // after the first round of polls, then on each change
 			fmt.Printf("%d of %d campaigns final, %d delivered\n", d.Final, d.Campaigns, d.Counts.Delivered)

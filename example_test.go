@@ -336,7 +336,7 @@ func ExampleSMSService_Send_idempotent() {
 	// Output: true 3.20 9996.80
 }
 
-func ExampleCampaignsService_Wait() {
+func ExampleBulkService_WaitCampaign() {
 	srv := startMock()
 	defer srv.Close()
 	ws := srv.Default()
@@ -353,7 +353,7 @@ func ExampleCampaignsService_Wait() {
 	}
 	// Delivery reports come in while Wait polls; here the mock's control delivers them.
 	go func() { _ = srv.Deliver(res.Campaign.ID, nil) }()
-	st, err := client.Campaigns.Wait(ctx, res.Campaign.ID, &sms.WaitParams{MinDelay: 50 * time.Millisecond, MaxDelay: time.Second})
+	st, err := client.Bulk.WaitCampaign(ctx, res.Campaign.ID, &sms.WaitParams{MinDelay: 50 * time.Millisecond, MaxDelay: time.Second})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -401,7 +401,7 @@ func ExampleResponse_unreadable() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	c := page.Campaigns[0]
+	c := page.Items[0]
 	fmt.Println(c.ID, c.Status, c.Amount, c.CreatedAt == nil, page.Total)
 	fmt.Println("unreadable:", page.Response.Unreadable)
 	// Output:

@@ -12,3 +12,13 @@ func NumberSetBytes(n int) uint64 {
 
 // MaxErrorBody is how much of an error response is read.
 const MaxErrorBody = maxErrorBody
+
+// Limits and defaults that go doc states in words.
+const (
+	MaxJobIDLen         = maxJobIDLen
+	MaxCSVRowBytes      = maxCSVRowBytes
+	DefaultRetryWaitMax = defaultRetryWaitMax
+)
+
+// AddCounts returns a.add(b).
+func AddCounts(a, b DeliveryCounts) DeliveryCounts { return a.add(b) }

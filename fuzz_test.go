@@ -123,7 +123,7 @@ func FuzzSuccessBody(f *testing.F) {
 			unreadable(res.Response)
 		}
 		if pg, err := c.Campaigns.List(ctx, nil); err == nil {
-			for _, cp := range pg.Campaigns {
+			for _, cp := range pg.Items {
 				if cp.ID == "" || cp.Status == "" {
 					t.Fatalf("a campaign without its id or status: %+v", cp)
 				}
@@ -133,7 +133,7 @@ func FuzzSuccessBody(f *testing.F) {
 			}
 			unreadable(pg.Response)
 		}
-		if st, err := c.Campaigns.Status(ctx, "c1", nil); err == nil {
+		if st, err := c.Campaigns.Delivery(ctx, "c1", nil); err == nil {
 			if st.Status == "" {
 				t.Fatal("a delivery status without its status")
 			}
@@ -156,7 +156,7 @@ func FuzzSuccessBody(f *testing.F) {
 			unreadable(b.Response)
 		}
 		if ids, err := c.SenderIDs.List(ctx, nil); err == nil {
-			for _, s := range ids {
+			for _, s := range ids.Items {
 				if s.Title == "" || s.Status == "" {
 					t.Fatalf("a sender ID without its title or status: %+v", s)
 				}

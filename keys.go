@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -47,8 +48,8 @@ type Key struct {
 	// Secret is sent as X-API-Secret. The API shows it once, in the answer to Create; store
 	// it then. It is empty in every other Key.
 	Secret string
-	// Response is the HTTP answer it was read from, with its request ID; in a list, every
-	// item shares the list's.
+	// Response is the HTTP answer it was read from, with its request ID; nil in a Page,
+	// which carries the list's.
 	Response *Response
 }
 
@@ -136,14 +137,15 @@ func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, err
 	return d.key(cl.responseOf(out.envelope, unreadable(nil, "data.", d.flaws()...))), nil
 }
 
-// List returns the workspace's keys, newest first, revoked ones included, without secrets.
-// Every item's Response is the list's.
+// List returns the workspace's keys, newest first, revoked ones included, without secrets:
+// the whole list, in one page.
 //
 // Endpoint: GET /v1/keys (no scope: a dashboard token), this project's contract
 // (docs/api.md): no live page shows it.
-func (s *KeysService) List(ctx context.Context) ([]Key, error) {
+func (s *KeysService) List(ctx context.Context) (*Page[Key], error) {
 	var out struct {
 		envelope
+		wirePaging
 		Data []wireKey `json:"data"`
 	}
 	cl := &call{method: http.MethodGet, path: "/v1/keys", policy: retryIdempotent}
@@ -153,7 +155,7 @@ func (s *KeysService) List(ctx context.Context) ([]Key, error) {
 	if err := cl.need(member{"data", out.Data != nil}); err != nil {
 		return nil, err
 	}
-	var bad []string
+	pg, bad := out.pagination(nil)
 	for i := range out.Data {
 		d := &out.Data[i]
 		if err := cl.needIn("data", i, member{"_id", d.id() != ""}, member{"publicKey", d.PublicKey.s != ""}); err != nil {
@@ -161,12 +163,22 @@ func (s *KeysService) List(ctx context.Context) ([]Key, error) {
 		}
 		bad = unreadableIn(bad, "data", i, d.flaws()...)
 	}
-	keys := make([]Key, len(out.Data))
-	resp := cl.responseOf(out.envelope, bad)
+	page := &Page[Key]{Items: make([]Key, len(out.Data)), Pagination: pg}
 	for i := range out.Data {
-		keys[i] = *out.Data[i].key(resp)
+		page.Items[i] = *out.Data[i].key(nil)
 	}
-	return keys, nil
+	page.Response = cl.responseOf(out.envelope, bad)
+	return page, nil
+}
+
+// All returns an iterator over the workspace's keys, as List returns them: the list is not
+// paged, so it makes one request when the loop starts. An error is yielded once and ends the
+// loop.
+//
+// Endpoints: GET /v1/keys (no scope: a dashboard token), once when the loop starts: see
+// List.
+func (s *KeysService) All(ctx context.Context) iter.Seq2[Key, error] {
+	return items(func() (*Page[Key], error) { return s.List(ctx) })
 }
 
 // Revoke revokes key id at once: requests with it are then 401. Revoking a revoked key

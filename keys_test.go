@@ -43,10 +43,10 @@ func TestKeysLifecycle(t *testing.T) {
 
 	keys, err := dash.Keys.List(ctx)
 	require.NoError(t, err)
-	require.Len(t, keys, 3, "the new key and the workspace's two")
-	assert.Equal(t, key.ID, keys[0].ID, "newest first")
-	assert.NotNil(t, keys[0].LastUsedAt, "used once")
-	for _, k := range keys {
+	require.Len(t, keys.Items, 3, "the new key and the workspace's two")
+	assert.Equal(t, key.ID, keys.Items[0].ID, "newest first")
+	assert.NotNil(t, keys.Items[0].LastUsedAt, "used once")
+	for _, k := range keys.Items {
 		assert.Empty(t, k.Secret, "secrets are never listed")
 	}
 
@@ -113,7 +113,7 @@ func TestKeysErrors(t *testing.T) {
 	srv.AddFaults(mockserver.FaultRule{Method: "DELETE", Path: "/v1/keys/*", Drop: true, Times: 1})
 	keys, err := dash.Keys.List(ctx)
 	require.NoError(t, err)
-	_, err = dash.Keys.Revoke(ctx, keys[0].ID)
+	_, err = dash.Keys.Revoke(ctx, keys.Items[0].ID)
 	require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
-	assert.Equal(t, 1, requestsTo(srv, "DELETE", "/v1/keys/"+keys[0].ID))
+	assert.Equal(t, 1, requestsTo(srv, "DELETE", "/v1/keys/"+keys.Items[0].ID))
 }

@@ -10,8 +10,8 @@ import (
 // Defaults of a new client.
 const (
 	DefaultMaxRetries   = 3
-	DefaultRetryWaitMin = time.Second
-	DefaultRetryWaitMax = 30 * time.Second
+	defaultRetryWaitMin = time.Second
+	defaultRetryWaitMax = 30 * time.Second
 	// DefaultTimeout bounds one attempt of a request when WithHTTPClient is not used.
 	DefaultTimeout = 30 * time.Second
 )
@@ -36,7 +36,7 @@ type config struct {
 }
 
 func newConfig(opts []Option) (*config, error) {
-	cfg := &config{maxRetries: DefaultMaxRetries, waitMin: DefaultRetryWaitMin, waitMax: DefaultRetryWaitMax}
+	cfg := &config{maxRetries: DefaultMaxRetries, waitMin: defaultRetryWaitMin, waitMax: defaultRetryWaitMax}
 	for _, o := range opts {
 		if o != nil {
 			o(cfg)
@@ -103,7 +103,7 @@ func WithInsecureHTTP() Option { return func(c *config) { c.insecure = true } }
 // The service's own pages call reference "your idempotency or business reference" but never
 // show deduplication, so the SDK does not assume it: money and messages are at stake, and a
 // retry on an unconfirmed assumption could send and charge twice. By default SMS.Send,
-// Campaigns.Create and the batches of SendBulk are retried only when the request cannot have
+// Campaigns.Create and the batches of Bulk.Send are retried only when the request cannot have
 // been processed (no byte of it was written, or a 429), like OTPService's calls; after an
 // ambiguous failure (a connection dropped after sending, a timeout, a 5xx) they return an
 // error matching ErrOutcomeUnknown that names the Reference, to be repeated only once you

@@ -126,7 +126,7 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 // a word of failure (see Status), or words of a refusal ("Insufficient Balance", "Invalid
 // sender", "Error: ...").
 func failedSMSStatus(s string) bool {
-	if statusOf(s) == StatusFailed || statusOfWords(s) != 0 {
+	if statusOf(s) == "failed" || statusOfWords(s) != 0 {
 		return true
 	}
 	m := strings.ToLower(s)
@@ -150,8 +150,7 @@ func failedStatus(s string) bool {
 var ErrSendFailed = errors.New("sms: the server says the send failed")
 
 // SendFailedError is the error of OTPService.Send when the server's 2xx answer says the SMS
-// failed: its smsStatus is "Message Failed" (or another word of failure, such as "Rejected";
-// see Status), or its status member, in data or beside it, is 400 to 599 (the provider's
+// failed: its smsStatus is "Message Failed" (or another word of failure, such as "Rejected"), or its status member, in data or beside it, is 400 to 599 (the provider's
 // answers carry "status": "200" when all went well).
 //
 // It is not ErrOutcomeUnknown: the server answered, and says what happened. Nor is it a

@@ -95,9 +95,9 @@ var writeCalls = []writeCall{
 			_, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: []sms.Recipient{{Phone: "08025671695"}}, From: "ACME", Message: "hi", Reference: "ref-campaign"})
 			return err
 		}},
-	{"SendBulk", `{"message":"SMS request accepted.","campaign":{"id":"c1","status":"sent","message_id":"m1","recipients":1,"amount":3.20,"currency":"NGN","sms_parts":1}}`,
+	{"Bulk.Send", `{"message":"SMS request accepted.","campaign":{"id":"c1","status":"sent","message_id":"m1","recipients":1,"amount":3.20,"currency":"NGN","sms_parts":1}}`,
 		"job:0", true, func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) error {
-			r, err := c.Campaigns.SendBulk(ctx, &sms.BulkParams{JobID: "job", From: "ACME", Message: "hi",
+			r, err := c.Bulk.Send(ctx, &sms.BulkParams{JobID: "job", From: "ACME", Message: "hi",
 				Recipients: sms.RecipientsFrom([]sms.Recipient{{Phone: "08025671695"}})})
 			if err == nil {
 				return nil

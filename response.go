@@ -11,10 +11,9 @@ import (
 
 // Response is the HTTP answer a result was read from, as go-github's Response and
 // stripe-go's LastResponse are: quote its RequestID when asking the provider's support. Every
-// result of a successful call carries one in its Response field; the items of
-// SenderIDs.List and Keys.List share the list's. The iterators Campaigns.All and
-// Campaigns.Recipients yield items without it: use Campaigns.List or Campaigns.Status for a
-// page's Response. An error answered by the API carries its request ID in Error.RequestID.
+// result of a successful call carries one in its Response field; a list's Page carries one
+// for the page, and its items none. The iterators (All, AllRecipients) yield items without it:
+// use the List or Campaigns.Delivery of a page for its Response. An error answered by the API carries its request ID in Error.RequestID.
 type Response struct {
 	// StatusCode is the HTTP status, such as 200 or 202.
 	StatusCode int

@@ -33,7 +33,7 @@ const (
 	// request cannot have been processed (no byte of it was written; see unsent) or on a 429.
 	retryUnsent
 	// retrySend is the policy of every send that carries a reference (SMS.Send,
-	// Campaigns.Create, SendBulk's batches). The core resolves it, in one place (see
+	// Campaigns.Create, Bulk.Send's batches). The core resolves it, in one place (see
 	// core.policy): retryIdempotent when the client was told that the server deduplicates
 	// references (WithReferenceDeduplication), retryUnsent otherwise.
 	retrySend

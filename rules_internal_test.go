@@ -18,7 +18,7 @@ func TestExportedLimitsAreTheRules(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, rules.MaxParts, MaxParts)
 	assert.Equal(t, rules.MaxCampaignRecipients, MaxBulkBatchSize)
-	assert.Equal(t, rules.MaxReferenceLen-10, MaxJobIDLen, "room for \":\" and a batch index of up to 9 digits")
+	assert.Equal(t, rules.MaxReferenceLen-10, maxJobIDLen, "room for \":\" and a batch index of up to 9 digits")
 	for _, e := range []rules.Encoding{rules.GSM7, rules.UCS2} {
 		assert.Equal(t, e.String(), Encoding(e).String(), "Encoding(rules.%v) is the encoding of the same name", e)
 	}
@@ -26,7 +26,7 @@ func TestExportedLimitsAreTheRules(t *testing.T) {
 	assert.Equal(t, UCS2, Encoding(rules.UCS2))
 
 	fset := token.NewFileSet()
-	for file, names := range map[string][]string{"rules.go": {"MaxParts", "GSM7", "UCS2"}, "bulk.go": {"MaxBulkBatchSize", "MaxJobIDLen"}} {
+	for file, names := range map[string][]string{"rules.go": {"MaxParts", "GSM7", "UCS2"}, "bulk.go": {"MaxBulkBatchSize"}} {
 		f, err := parser.ParseFile(fset, file, nil, 0)
 		require.NoError(t, err)
 		literal := map[string]bool{}

@@ -3,6 +3,7 @@ package sms
 import (
 	"cmp"
 	"context"
+	"iter"
 	"net/http"
 	"strings"
 	"time"
@@ -24,15 +25,15 @@ type SenderID struct {
 	// service's list shows none: the Title identifies a sender ID).
 	ID      string
 	Title   string // the sender ID text, as used in From
-	Status  Status // StatusPending, StatusActive or StatusBlocked
+	Status  SenderIDStatus
 	Country string // the workspace's country, such as "Nigeria"
 	Usecase string
 	Company string
 	// CreatedAt is when it was requested; nil when the server did not send it. Times
 	// without a zone ("2025-05-12 10:20:27", as the provider writes them) are read as UTC.
 	CreatedAt *time.Time
-	// Response is the HTTP answer it was read from, with its request ID; in a list, every
-	// item shares the list's.
+	// Response is the HTTP answer it was read from, with its request ID; nil in a Page,
+	// which carries the list's.
 	Response *Response
 }
 
@@ -86,31 +87,32 @@ func (s *SenderIDsService) Request(ctx context.Context, p *RequestSenderIDParams
 
 // ListSenderIDsParams filters the sender ID list.
 type ListSenderIDsParams struct {
-	// Status keeps only the sender IDs in that status: StatusPending, StatusActive or
-	// StatusBlocked, in any case ("Active" too); it is sent in lower case. Empty lists all.
-	Status Status `url:"status,omitempty"`
+	// Status keeps only the sender IDs in that status: pending, active or blocked, in any
+	// case ("Active" too); it is sent in lower case. Empty lists all.
+	Status SenderIDStatus `url:"status,omitempty"`
 }
 
-// List returns the workspace's sender IDs, newest first (p may be nil). Every item's Response
-// is the list's.
+// List returns the workspace's sender IDs, newest first (p may be nil): the whole list, in one
+// page.
 //
 // Endpoint: GET /v1/sender-ids (scope sender_ids), documented by the live page
 // https://developers.nairasms.com.ng/sender-ids.
-func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]SenderID, error) {
+func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) (*Page[SenderID], error) {
 	q := ListSenderIDsParams{}
 	if p != nil {
 		q = *p
 	}
 	// Compared as status words are when read ("Active" is active), sent as the pages show.
-	q.Status = Status(strings.ToLower(strings.TrimSpace(string(q.Status))))
+	q.Status = SenderIDStatus(strings.ToLower(strings.TrimSpace(string(q.Status))))
 	switch q.Status {
-	case "", StatusPending, StatusActive, StatusBlocked:
+	case "", SenderIDStatusPending, SenderIDStatusActive, SenderIDStatusBlocked:
 	default:
 		return nil, invalid("Status", "the status filter is pending, active or blocked")
 	}
 	p = &q
 	var out struct {
 		envelope
+		wirePaging
 		Data []wireSenderID `json:"data"`
 	}
 	cl := &call{method: http.MethodGet, path: "/v1/sender-ids", query: p, policy: retryIdempotent}
@@ -120,7 +122,7 @@ func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]
 	if err := cl.need(member{"data", out.Data != nil}); err != nil {
 		return nil, err
 	}
-	var bad []string
+	pg, bad := out.pagination(nil)
 	for i := range out.Data {
 		w := &out.Data[i]
 		if err := cl.needIn("data", i, w.members()...); err != nil {
@@ -128,12 +130,21 @@ func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) ([]
 		}
 		bad = unreadableIn(bad, "data", i, w.flaws()...)
 	}
-	list := make([]SenderID, len(out.Data))
-	resp := cl.responseOf(out.envelope, bad)
+	page := &Page[SenderID]{Items: make([]SenderID, len(out.Data)), Pagination: pg}
 	for i := range out.Data {
-		list[i] = out.Data[i].senderID(resp)
+		page.Items[i] = out.Data[i].senderID(nil)
 	}
-	return list, nil
+	page.Response = cl.responseOf(out.envelope, bad)
+	return page, nil
+}
+
+// All returns an iterator over the workspace's sender IDs, as List returns them (p may be
+// nil): the list is not paged, so it makes one request when the loop starts. An error is
+// yielded once and ends the loop.
+//
+// Endpoints: GET /v1/sender-ids (scope sender_ids), once when the loop starts: see List.
+func (s *SenderIDsService) All(ctx context.Context, p *ListSenderIDsParams) iter.Seq2[SenderID, error] {
+	return items(func() (*Page[SenderID], error) { return s.List(ctx, p) })
 }
 
 // wireSenderID is a sender ID on the wire: the service's title, or sender_id or senderId
@@ -152,9 +163,9 @@ type wireSenderID struct {
 }
 
 func (w *wireSenderID) senderID(resp *Response) SenderID {
-	st := w.Status.s
-	if st == StatusFailed { // "Rejected", "Failed": a sender ID refused
-		st = StatusBlocked
+	st := SenderIDStatus(w.Status.s)
+	if st == "failed" { // "Rejected", "Failed": a sender ID refused
+		st = SenderIDStatusBlocked
 	}
 	return SenderID{
 		ID: cmp.Or(w.ID.s, w.AltID.s), Title: w.title(), Status: st, Country: w.Country.s, Usecase: w.Usecase.s,

@@ -2,6 +2,7 @@ package sms_test
 
 import (
 	"context"
+	"iter"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ func TestSenderIDs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, sid.ID, 24)
 	assert.Equal(t, "ACME", sid.Title)
-	assert.Equal(t, sms.StatusPending, sid.Status)
+	assert.Equal(t, sms.SenderIDStatusPending, sid.Status)
 	assert.Equal(t, "Nigeria", sid.Country)
 	assert.Equal(t, "Order updates", sid.Usecase)
 	assert.Equal(t, "Acme Ltd", sid.Company)
@@ -48,16 +49,16 @@ func TestSenderIDs(t *testing.T) {
 		list, err := client.SenderIDs.List(ctx, p)
 		require.NoError(t, err)
 		out := []string{}
-		for _, s := range list {
+		for _, s := range list.Items {
 			out = append(out, s.Title)
 		}
 		return out
 	}
 	assert.Equal(t, []string{"SPAM", "ACME", "MOCKSMS"}, titles(nil), "newest first")
-	assert.Equal(t, []string{"ACME", "MOCKSMS"}, titles(&sms.ListSenderIDsParams{Status: sms.StatusActive}))
-	assert.Equal(t, []string{"SPAM"}, titles(&sms.ListSenderIDsParams{Status: sms.StatusBlocked}))
+	assert.Equal(t, []string{"ACME", "MOCKSMS"}, titles(&sms.ListSenderIDsParams{Status: sms.SenderIDStatusActive}))
+	assert.Equal(t, []string{"SPAM"}, titles(&sms.ListSenderIDsParams{Status: sms.SenderIDStatusBlocked}))
 	assert.Equal(t, []string{"ACME", "MOCKSMS"}, titles(&sms.ListSenderIDsParams{Status: "Active"}), "a status word in any case, sent as the pages show it")
-	assert.Equal(t, []string{}, titles(&sms.ListSenderIDsParams{Status: sms.StatusPending}))
+	assert.Equal(t, []string{}, titles(&sms.ListSenderIDsParams{Status: sms.SenderIDStatusPending}))
 }
 
 func TestSenderIDsRetryPolicy(t *testing.T) {
@@ -74,9 +75,9 @@ func TestSenderIDsRetryPolicy(t *testing.T) {
 	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sender-ids", Drop: true, Times: 1})
 	_, err = client.SenderIDs.Request(context.Background(), p)
 	require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
-	list, err := client.SenderIDs.List(context.Background(), &sms.ListSenderIDsParams{Status: sms.StatusPending})
+	list, err := client.SenderIDs.List(context.Background(), &sms.ListSenderIDsParams{Status: sms.SenderIDStatusPending})
 	require.NoError(t, err)
-	assert.Len(t, list, 1, "the dropped request was processed")
+	assert.Len(t, list.Items, 1, "the dropped request was processed")
 
 	_, err = newScopedClient(t, srv, sms.ScopeSMS).SenderIDs.List(context.Background(), nil)
 	var se *sms.ScopeError
@@ -92,6 +93,56 @@ func TestSenderIDsCountry(t *testing.T) {
 	c := newClientOf(t, srv, ws.LiveKey, ws.LiveSecret)
 	list, err := c.SenderIDs.List(context.Background(), nil)
 	require.NoError(t, err)
-	require.Len(t, list, 1)
-	assert.Equal(t, "Ghana", list[0].Country)
+	require.Len(t, list.Items, 1)
+	assert.Equal(t, "Ghana", list.Items[0].Country)
+}
+
+// collect returns the items of seq, failing t on an error.
+func collect[T any](t *testing.T, seq iter.Seq2[T, error]) []T {
+	t.Helper()
+	out := []T{}
+	for v, err := range seq {
+		require.NoError(t, err)
+		out = append(out, v)
+	}
+	return out
+}
+
+func TestListIterators(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t)
+	client, dash := newClient(t, srv), newDashboardClient(t, srv)
+	ctx := context.Background()
+	_, err := client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: "Acme"})
+	require.NoError(t, err)
+	_, err = dash.Keys.Create(ctx, &sms.CreateKeyParams{Name: "ci", Scopes: sms.Scopes{sms.ScopeSMS}})
+	require.NoError(t, err)
+
+	keys, err := dash.Keys.List(ctx)
+	require.NoError(t, err)
+	require.Len(t, keys.Items, 3)
+	assert.Equal(t, sms.Pagination{Total: -1}, keys.Pagination, "the key list is not paged")
+	assert.Equal(t, keys.Items, collect(t, dash.Keys.All(ctx)))
+
+	p := &sms.ListSenderIDsParams{Status: sms.SenderIDStatusPending}
+	pending, err := client.SenderIDs.List(ctx, p)
+	require.NoError(t, err)
+	require.Len(t, pending.Items, 1)
+	assert.Equal(t, sms.Pagination{Total: -1}, pending.Pagination, "the sender ID list is not paged")
+	assert.Equal(t, pending.Items, collect(t, client.SenderIDs.All(ctx, p)))
+
+	n := 0
+	for range client.SenderIDs.All(ctx, nil) {
+		n++
+		break
+	}
+	assert.Equal(t, 1, n, "breaking out of the loop stops it")
+
+	errs := 0
+	for s, err := range newScopedClient(t, srv, sms.ScopeSMS).SenderIDs.All(ctx, nil) {
+		require.ErrorIs(t, err, sms.ErrInsufficientScope)
+		assert.Zero(t, s)
+		errs++
+	}
+	assert.Equal(t, 1, errs, "the list's error is yielded once")
 }

@@ -2,82 +2,96 @@ package sms
 
 import "strings"
 
-// Status is the state of a campaign, of one recipient's delivery, of a campaign's delivery as
-// a whole, or of a sender ID. One type serves the four, as the API uses one set of words; the
-// values each can take:
-//
-//	Campaign.Status                 processing, sent, failed
-//	RecipientStatus.Status          sent, delivered, failed, dnd
-//	DeliveryStatus.Status           processing, sent, delivered, partially_delivered, failed
-//	SenderID.Status                 pending, active, blocked
-//
-// The service's pages show only sent (campaigns) and active (sender IDs); the other values
-// are this project's contract. The SDK reads status words ignoring case, and maps those of
-// Termii-style providers onto these: "Message Sent" is StatusSent; "Message Failed",
-// "Rejected" and "Expired" are StatusFailed; "DND Active on Phone Number" is StatusDND
-// ("Delivered", "Pending", "Sent", "Active", "Blocked" are the words above). A word that is
-// none of these is kept as the server wrote it (Campaigns.Wait ends with an error naming it).
-type Status string
+// CampaignStatus is how far a campaign went: processing, then sent or failed. It is not the
+// delivery to the phones, which a Delivery reports.
+type CampaignStatus string
 
-// Campaign statuses: processing -> sent, or failed (refunded).
+// The campaign statuses: processing -> sent, or failed (refunded).
 const (
-	StatusProcessing Status = "processing" // campaign: accepted, not yet handed to the provider
-	StatusSent       Status = "sent"       // campaign: handed to the provider; recipient and delivery: no report yet
-	StatusFailed     Status = "failed"     // campaign: refused by the provider and refunded; recipient and delivery: not delivered
+	CampaignStatusProcessing CampaignStatus = "processing" // accepted, not yet handed to the provider
+	CampaignStatusSent       CampaignStatus = "sent"       // handed to the provider and charged
+	CampaignStatusFailed     CampaignStatus = "failed"     // refused by the provider and refunded
 )
 
-// Delivery statuses of recipients (sent -> delivered | failed | dnd) and of a campaign's
-// delivery as a whole (sent while any recipient is, else delivered, partially_delivered or
-// failed).
+// DeliveryStatus is where the delivery of a campaign as a whole stands: processing while the
+// campaign is not yet handed to the provider, then sent while any recipient has no report,
+// else delivered, partially_delivered or failed.
+type DeliveryStatus string
+
+// The delivery statuses of a campaign.
 const (
-	StatusDelivered          Status = "delivered"           // recipient and delivery
-	StatusDND                Status = "dnd"                 // recipient: blocked by the Do-Not-Disturb register
-	StatusPartiallyDelivered Status = "partially_delivered" // delivery: some recipients were delivered
+	DeliveryStatusProcessing         DeliveryStatus = "processing"          // not yet handed to the provider
+	DeliveryStatusSent               DeliveryStatus = "sent"                // some recipients have no report yet
+	DeliveryStatusDelivered          DeliveryStatus = "delivered"           // every recipient was delivered
+	DeliveryStatusPartiallyDelivered DeliveryStatus = "partially_delivered" // some recipients were delivered
+	DeliveryStatusFailed             DeliveryStatus = "failed"              // no recipient was delivered
+	DeliveryStatusDND                DeliveryStatus = "dnd"                 // a provider's report on one number on the Do-Not-Disturb register
 )
 
-// Sender ID statuses: pending -> active | blocked.
+// RecipientStatus is where the delivery of a campaign to one number stands: sent, then
+// delivered, failed or dnd.
+type RecipientStatus string
+
+// The delivery statuses of a recipient: sent -> delivered | failed | dnd.
 const (
-	StatusPending Status = "pending" // sender ID: requested, awaiting approval
-	StatusActive  Status = "active"  // sender ID: approved; usable as From
-	StatusBlocked Status = "blocked" // sender ID: refused
+	RecipientStatusSent      RecipientStatus = "sent"      // no report yet
+	RecipientStatusDelivered RecipientStatus = "delivered" // reached the phone
+	RecipientStatusFailed    RecipientStatus = "failed"    // not delivered
+	RecipientStatusDND       RecipientStatus = "dnd"       // blocked by the Do-Not-Disturb register
+)
+
+// SenderIDStatus is the state of a sender ID: pending, then active or blocked.
+type SenderIDStatus string
+
+// The sender ID statuses: pending -> active | blocked.
+const (
+	SenderIDStatusPending SenderIDStatus = "pending" // requested, awaiting approval
+	SenderIDStatusActive  SenderIDStatus = "active"  // approved; usable as From
+	SenderIDStatusBlocked SenderIDStatus = "blocked" // refused
 )
 
 // statusWords maps the status words a server may write, in lower case, onto the SDK's: its
 // own, and those of Termii-style providers ("Message Sent", "DND Active on Phone Number").
-// A word not here is kept as the server wrote it.
-var statusWords = map[string]Status{
-	"processing":                 StatusProcessing,
-	"sent":                       StatusSent,
-	"message sent":               StatusSent,
-	"failed":                     StatusFailed,
-	"message failed":             StatusFailed,
-	"rejected":                   StatusFailed,
-	"expired":                    StatusFailed,
-	"delivered":                  StatusDelivered,
-	"dnd":                        StatusDND,
-	"dnd active on phone number": StatusDND,
-	"partially_delivered":        StatusPartiallyDelivered,
-	"partially delivered":        StatusPartiallyDelivered,
-	"pending":                    StatusPending,
-	"active":                     StatusActive,
-	"blocked":                    StatusBlocked,
+// Each status type takes the word mapped, whichever type it belongs to (a sender ID's
+// "failed" is read as blocked, see wireSenderID.senderID). A word not here is kept as the
+// server wrote it.
+//
+// The service's pages show only sent (campaigns) and active (sender IDs); the other words are
+// this project's contract. "Message Sent" is sent; "Message Failed", "Rejected" and "Expired"
+// are failed; "DND Active on Phone Number" is dnd.
+var statusWords = map[string]string{
+	"processing":                 "processing",
+	"sent":                       "sent",
+	"message sent":               "sent",
+	"failed":                     "failed",
+	"message failed":             "failed",
+	"rejected":                   "failed",
+	"expired":                    "failed",
+	"delivered":                  "delivered",
+	"dnd":                        "dnd",
+	"dnd active on phone number": "dnd",
+	"partially_delivered":        "partially_delivered",
+	"partially delivered":        "partially_delivered",
+	"pending":                    "pending",
+	"active":                     "active",
+	"blocked":                    "blocked",
 }
 
-// statusOf returns the SDK's Status for the word s, compared ignoring case and surrounding
-// space (see statusWords), or s itself when it is none of them.
-func statusOf(s string) Status {
+// statusOf returns the SDK's status word for the word s, compared ignoring case and
+// surrounding space (see statusWords), or s itself when it is none of them.
+func statusOf(s string) string {
 	if st, ok := statusWords[s]; ok {
 		return st
 	}
 	if st, ok := statusWords[strings.ToLower(strings.TrimSpace(s))]; ok {
 		return st
 	}
-	return Status(s)
+	return s
 }
 
 // wireStatus is a status member, read as text and mapped by statusOf.
 type wireStatus struct {
-	s   Status
+	s   string
 	bad bool
 }
 
@@ -85,15 +99,15 @@ type wireStatus struct {
 func (w *wireStatus) UnmarshalJSON(b []byte) error {
 	switch string(b) { // the service's own words, without allocating
 	case `"sent"`:
-		*w = wireStatus{s: StatusSent}
+		*w = wireStatus{s: "sent"}
 	case `"processing"`:
-		*w = wireStatus{s: StatusProcessing}
+		*w = wireStatus{s: "processing"}
 	case `"delivered"`:
-		*w = wireStatus{s: StatusDelivered}
+		*w = wireStatus{s: "delivered"}
 	case `"failed"`:
-		*w = wireStatus{s: StatusFailed}
+		*w = wireStatus{s: "failed"}
 	case `"active"`:
-		*w = wireStatus{s: StatusActive}
+		*w = wireStatus{s: "active"}
 	default:
 		s, bad := readText(b)
 		*w = wireStatus{s: statusOf(s), bad: bad}
@@ -101,11 +115,12 @@ func (w *wireStatus) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// knownDelivery reports whether s is a status a campaign's delivery as a whole can have;
-// Wait ends with an error on any other.
-func knownDelivery(s Status) bool {
+// knownDelivery reports whether s is a status a campaign's delivery as a whole can have
+// (pending too, as some providers write it for sent); BulkService.WaitCampaign and Wait end
+// with an error on any other.
+func knownDelivery(s DeliveryStatus) bool {
 	switch s {
-	case StatusProcessing, StatusSent, StatusPending, StatusDelivered, StatusPartiallyDelivered, StatusFailed, StatusDND:
+	case DeliveryStatusProcessing, DeliveryStatusSent, "pending", DeliveryStatusDelivered, DeliveryStatusPartiallyDelivered, DeliveryStatusFailed, DeliveryStatusDND:
 		return true
 	}
 	return false

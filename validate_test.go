@@ -136,25 +136,25 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 			return first(c.Campaigns.All(ctx, &sms.ListCampaignsParams{Limit: -1}))
 		}, "Limit"},
 		{"status: no id", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.Campaigns.Status(ctx, "", nil)
+			_, err := c.Campaigns.Delivery(ctx, "", nil)
 			return err
 		}, "id"},
 		{"status: dot-dot id", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.Campaigns.Status(ctx, "..", nil)
+			_, err := c.Campaigns.Delivery(ctx, "..", nil)
 			return err
 		}, "id"},
 		{"status: limit", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.Campaigns.Status(ctx, "abc", &sms.CampaignStatusParams{Limit: 1000})
+			_, err := c.Campaigns.Delivery(ctx, "abc", &sms.DeliveryParams{Limit: 1000})
 			return err
 		}, "Limit"},
 		{"recipients: no id", func(c *sms.Client, _ *sms.DashboardClient) error {
-			for _, err := range c.Campaigns.Recipients(ctx, "", nil) {
+			for _, err := range c.Campaigns.AllRecipients(ctx, "", nil) {
 				return err
 			}
 			return nil
 		}, "id"},
 		{"recipients: page", func(c *sms.Client, _ *sms.DashboardClient) error {
-			for _, err := range c.Campaigns.Recipients(ctx, "abc", &sms.CampaignStatusParams{Page: -2}) {
+			for _, err := range c.Campaigns.AllRecipients(ctx, "abc", &sms.DeliveryParams{Page: -2}) {
 				return err
 			}
 			return nil
@@ -245,7 +245,7 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 			return err
 		}, "Company"},
 		{"sender IDs: status filter", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.StatusSent})
+			_, err := c.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.SenderIDStatus("sent")})
 			return err
 		}, "Status"},
 
@@ -344,7 +344,7 @@ func TestInvalidUTF8IsValidationError(t *testing.T) {
 			return err
 		}},
 		{"id", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.Campaigns.Status(ctx, bad, nil)
+			_, err := c.Campaigns.Delivery(ctx, bad, nil)
 			return err
 		}},
 		{"MessageText", func(c *sms.Client, _ *sms.DashboardClient) error {

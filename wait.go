@@ -17,25 +17,26 @@ const (
 	DefaultWaitMaxDelay = 30 * time.Second
 )
 
-// WaitParams tunes CampaignsService.Wait and WaitBulk. The zero value, or a nil *WaitParams,
-// polls after 2 seconds, then backs off up to 30 seconds between polls, honours a
-// Retry-After of up to 5 minutes, and has WaitBulk poll 4 campaigns at once.
+// WaitParams tunes BulkService.WaitCampaign and BulkService.Wait. The zero value, or a nil
+// *WaitParams, polls after 2 seconds, then backs off up to 30 seconds between polls, honours a
+// Retry-After of up to 5 minutes, and has Bulk.Wait poll 4 campaigns at once.
 type WaitParams struct {
 	// MinDelay is the wait before the second poll (0: DefaultWaitMinDelay).
 	MinDelay time.Duration
 	// MaxDelay bounds the wait between polls (0: DefaultWaitMaxDelay). A Retry-After from
 	// the server is honoured even when longer, up to MaxRetryAfter.
 	MaxDelay time.Duration
-	// MaxRetryAfter is the longest Retry-After honoured (0: DefaultMaxRetryAfter). An answer
+	// MaxRetryAfter is the longest Retry-After honoured (0: 5 minutes). An answer
 	// that asks for a longer wait ends the wait with that answer's error, its RetryAfter set.
 	MaxRetryAfter time.Duration
-	// Concurrency is the number of campaigns WaitBulk polls at once: 1 to
-	// MaxBulkConcurrency (0: DefaultBulkConcurrency).
+	// Concurrency is the number of campaigns Bulk.Wait polls at once: 1 to
+	// MaxBulkConcurrency (0: 4).
 	Concurrency int
 	// Progress, when set, is told where the delivery stands after the first round of polls
 	// that read a status, and after each round that changed it (a count, a campaign final). It
-	// is called from the goroutine that called Wait or WaitBulk, never concurrently, and the
-	// wait goes on when it returns. Wait reports its one campaign as a BulkDelivery of one.
+	// is called from the goroutine that called WaitCampaign or Wait, never concurrently, and
+	// the wait goes on when it returns. WaitCampaign reports its one campaign as a
+	// BulkDelivery of one.
 	Progress func(BulkDelivery)
 }
 
@@ -57,8 +58,8 @@ func (p *WaitParams) config() (waitConfig, error) {
 	cfg := waitConfig{
 		lo:            cmp.Or(p.MinDelay, DefaultWaitMinDelay),
 		hi:            cmp.Or(p.MaxDelay, DefaultWaitMaxDelay),
-		maxRetryAfter: cmp.Or(p.MaxRetryAfter, DefaultMaxRetryAfter),
-		workers:       cmp.Or(p.Concurrency, DefaultBulkConcurrency),
+		maxRetryAfter: cmp.Or(p.MaxRetryAfter, defaultMaxRetryAfter),
+		workers:       cmp.Or(p.Concurrency, defaultBulkConcurrency),
 		progress:      p.Progress,
 	}
 	if cfg.hi < cfg.lo {
@@ -70,24 +71,26 @@ func (p *WaitParams) config() (waitConfig, error) {
 	return cfg, nil
 }
 
-// Wait polls the delivery status of campaign id until it is final (see DeliveryStatus.Final):
+// WaitCampaign polls the delivery status of campaign id until it is final (see Delivery.Final):
 // the provider has reported on every recipient, or the campaign failed. It polls at once,
 // then after MinDelay, and backs off with jitter up to MaxDelay, as the AWS SDK's waiters do;
 // a 429 or 5xx answer (after the request's own retries) waits for its Retry-After, up to
 // MaxRetryAfter, and polls again. A failed campaign returns at once.
 //
 // The final status is returned with the counts of every recipient and the first page of
-// them. When ctx ends first, Wait returns the last status it read (nil if none) and an
+// them. When ctx ends first, WaitCampaign returns the last status it read (nil if none) and an
 // error that matches ctx's, and the last poll's error when that poll was answered with a
-// 429 or a 5xx (so that errors.Is(err, ErrServer) holds after polling through 502s). Any other error ends the wait and is returned with the last
+// 429 or a 5xx (so that errors.Is(err, ErrServer) holds after polling through 502s). Any
+// other error ends the wait and is returned with the last
 // status: among them a Retry-After longer than MaxRetryAfter (the answer's *Error, its
 // RetryAfter set), a status that no campaign can have (a negative count), which would
-// never become final, and a status word the SDK does not know (see Status), returned with
+// never become final, and a status word the SDK does not know (see DeliveryStatus), returned with
 // the status that carried it.
 //
 // Endpoints: GET /v1/sms/campaigns/{id}/status (scope campaigns), once per poll: see
-// Status.
-func (s *CampaignsService) Wait(ctx context.Context, id string, p *WaitParams) (*DeliveryStatus, error) {
+// Campaigns.Delivery.
+func (b *BulkService) WaitCampaign(ctx context.Context, id string, p *WaitParams) (*Delivery, error) {
+	s := b.campaigns
 	cfg, err := p.config()
 	if err != nil {
 		return nil, err
@@ -106,8 +109,8 @@ func (s *CampaignsService) Wait(ctx context.Context, id string, p *WaitParams) (
 // time, with the page of recipients sp, until the delivery of each is final, and returns the
 // last status read of each (nil where none was). Between rounds it waits the backoff of the
 // round, or the longest Retry-After the round was answered with.
-func (s *CampaignsService) wait(ctx context.Context, ids []string, sp *CampaignStatusParams, cfg waitConfig) ([]*DeliveryStatus, error) {
-	last := make([]*DeliveryStatus, len(ids))
+func (s *CampaignsService) wait(ctx context.Context, ids []string, sp *DeliveryParams, cfg waitConfig) ([]*Delivery, error) {
+	last := make([]*Delivery, len(ids))
 	pending := make([]int, len(ids))
 	for i := range pending {
 		pending[i] = i
@@ -152,8 +155,8 @@ func (s *CampaignsService) wait(ctx context.Context, ids []string, sp *CampaignS
 // longest wait the answers asked for, the error of a 429 or 5xx answer of the round (which
 // is polled again), and the first error that ends the wait; that error stops the other polls
 // of the round.
-func (s *CampaignsService) pollRound(ctx context.Context, ids []string, pending []int, last []*DeliveryStatus, sp *CampaignStatusParams, cfg waitConfig) (time.Duration, error, error) {
-	if len(pending) == 1 { // Wait: no goroutine
+func (s *CampaignsService) pollRound(ctx context.Context, ids []string, pending []int, last []*Delivery, sp *DeliveryParams, cfg waitConfig) (time.Duration, error, error) {
+	if len(pending) == 1 { // WaitCampaign: no goroutine
 		st, wait, retry, err := s.poll(ctx, ids[pending[0]], sp, cfg)
 		if st != nil {
 			last[pending[0]] = st
@@ -197,8 +200,8 @@ func (s *CampaignsService) pollRound(ctx context.Context, ids []string, pending 
 // poll reads the delivery status of campaign id once. It returns the status; or the wait a
 // 429 or 5xx answer asked for, with that answer's error (the campaign is polled again); or
 // the error that ends the wait (with the status read, when its word is none the SDK knows).
-func (s *CampaignsService) poll(ctx context.Context, id string, sp *CampaignStatusParams, cfg waitConfig) (*DeliveryStatus, time.Duration, error, error) {
-	st, err := s.Status(ctx, id, sp)
+func (s *CampaignsService) poll(ctx context.Context, id string, sp *DeliveryParams, cfg waitConfig) (*Delivery, time.Duration, error, error) {
+	st, err := s.Delivery(ctx, id, sp)
 	var wait time.Duration
 	switch {
 	case err == nil:
@@ -249,7 +252,7 @@ func checkCounts(id string, c DeliveryCounts) error {
 	return nil
 }
 
-// BulkDelivery is where the delivery of a set of campaigns stands: what WaitBulk returns, and
+// BulkDelivery is where the delivery of a set of campaigns stands: what Bulk.Wait returns, and
 // what WaitParams.Progress is told.
 type BulkDelivery struct {
 	// Counts sums the latest counts of the campaigns waited for (of those whose status was
@@ -262,7 +265,7 @@ type BulkDelivery struct {
 	Final     int
 	Failed    int
 	// Pending lists the campaigns whose delivery is not final, in the report's order: when a
-	// wait ends early, those to wait for again (Wait, or the command sms campaigns wait).
+	// wait ends early, those to wait for again (WaitCampaign, or the command sms campaigns wait).
 	Pending []string
 }
 
@@ -279,7 +282,7 @@ func (d delivery) sameAs(e BulkDelivery) bool {
 
 // deliveryOf sums the last statuses read of the campaigns ids. It fails when the counts do not
 // fit an int.
-func deliveryOf(ids []string, last []*DeliveryStatus) (delivery, error) {
+func deliveryOf(ids []string, last []*Delivery) (delivery, error) {
 	d := delivery{BulkDelivery: BulkDelivery{Campaigns: len(ids)}}
 	for i, st := range last {
 		if st == nil {
@@ -297,22 +300,23 @@ func deliveryOf(ids []string, last []*DeliveryStatus) (delivery, error) {
 			continue
 		}
 		d.Final++
-		if st.Status == StatusFailed && st.MessageID == "" {
+		if st.Status == DeliveryStatusFailed && st.MessageID == "" {
 			d.Failed++
 		}
 	}
 	return d, nil
 }
 
-// WaitBulk waits, as Wait does, for every campaign of a bulk job's report (see
+// Wait waits, as WaitCampaign does, for every campaign of a bulk job's report (see
 // BulkReport.CampaignIDs): it polls them in rounds, p.Concurrency at a time, each round
 // reading only the counts, until every campaign is final. It returns where the delivery stands
 // then; when ctx ends or a wait fails, where it stood at the last round (Pending lists the
 // campaigns not final), and the error.
 //
 // Endpoints: GET /v1/sms/campaigns/{id}/status (scope campaigns), once per campaign
-// and poll: see Status.
-func (s *CampaignsService) WaitBulk(ctx context.Context, r *BulkReport, p *WaitParams) (*BulkDelivery, error) {
+// and poll: see Campaigns.Delivery.
+func (b *BulkService) Wait(ctx context.Context, r *BulkReport, p *WaitParams) (*BulkDelivery, error) {
+	s := b.campaigns
 	if r == nil {
 		return nil, invalid("BulkReport", "a report is required")
 	}
@@ -321,7 +325,7 @@ func (s *CampaignsService) WaitBulk(ctx context.Context, r *BulkReport, p *WaitP
 		return nil, err
 	}
 	ids := distinct(r.CampaignIDs()) // a campaign named by two batches is counted once
-	last, err := s.wait(ctx, ids, &CampaignStatusParams{Limit: 1}, cfg)
+	last, err := s.wait(ctx, ids, &DeliveryParams{Limit: 1}, cfg)
 	d, sumErr := deliveryOf(ids, last)
 	if err == nil {
 		err = sumErr
@@ -347,7 +351,7 @@ func distinct(ids []string) []string {
 // addCounts returns a + b of counts that are not negative, and whether every sum, and
 // their total, fits an int.
 func addCounts(a, b DeliveryCounts) (DeliveryCounts, bool) {
-	sum := a.Add(b)
+	sum := a.add(b)
 	total := 0
 	for _, n := range []int{sum.Sent, sum.Delivered, sum.Failed, sum.DND} {
 		if n < 0 || n > math.MaxInt-total { // a sum wrapped, or the total would

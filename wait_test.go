@@ -35,7 +35,7 @@ func TestWaitReturnsWhenDelivered(t *testing.T) {
 		ctx := context.Background()
 		res, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(150), From: "MOCKSMS", Message: "hi"})
 		require.NoError(t, err)
-		require.Equal(t, sms.StatusProcessing, res.Campaign.Status)
+		require.Equal(t, sms.CampaignStatusProcessing, res.Campaign.Status)
 		id := res.Campaign.ID
 
 		go func() {
@@ -45,10 +45,10 @@ func TestWaitReturnsWhenDelivered(t *testing.T) {
 			}
 		}()
 		start := time.Now()
-		st, err := c.Campaigns.Wait(ctx, id, nil)
+		st, err := c.Bulk.WaitCampaign(ctx, id, nil)
 		require.NoError(t, err)
 		elapsed := time.Since(start)
-		assert.Equal(t, sms.StatusPartiallyDelivered, st.Status)
+		assert.Equal(t, sms.DeliveryStatusPartiallyDelivered, st.Status)
 		assert.Equal(t, &sms.DeliveryCounts{Delivered: 140, Failed: 5, DND: 5}, st.Counts)
 		assert.NotEmpty(t, st.MessageID)
 		assert.True(t, st.Final())
@@ -70,18 +70,18 @@ func TestWaitFailedCampaignReturnsAtOnce(t *testing.T) {
 		srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/campaigns", ProviderFailure: true, Times: 1})
 		res, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: numbers(3), From: "MOCKSMS", Message: "hi"})
 		require.NoError(t, err)
-		require.Equal(t, sms.StatusFailed, res.Campaign.Status)
+		require.Equal(t, sms.CampaignStatusFailed, res.Campaign.Status)
 
 		start := time.Now()
-		st, err := c.Campaigns.Wait(ctx, res.Campaign.ID, nil)
+		st, err := c.Bulk.WaitCampaign(ctx, res.Campaign.ID, nil)
 		require.NoError(t, err)
 		assert.Zero(t, time.Since(start), "no wait")
 		assert.Equal(t, 1, statusPolls(srv, res.Campaign.ID))
-		assert.Equal(t, sms.StatusFailed, st.Status)
+		assert.Equal(t, sms.DeliveryStatusFailed, st.Status)
 		assert.Empty(t, st.MessageID)
 		assert.Equal(t, &sms.DeliveryCounts{Failed: 3}, st.Counts)
 		require.Len(t, st.Recipients, 3)
-		assert.Equal(t, sms.StatusFailed, st.Recipients[0].Status)
+		assert.Equal(t, sms.RecipientStatusFailed, st.Recipients[0].Status)
 	})
 }
 
@@ -95,10 +95,10 @@ func TestWaitContextEndsFirst(t *testing.T) {
 
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		st, err := c.Campaigns.Wait(ctx, res.Campaign.ID, &sms.WaitParams{MinDelay: time.Second, MaxDelay: 5 * time.Second})
+		st, err := c.Bulk.WaitCampaign(ctx, res.Campaign.ID, &sms.WaitParams{MinDelay: time.Second, MaxDelay: 5 * time.Second})
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		require.NotNil(t, st, "the last status read")
-		assert.Equal(t, sms.StatusSent, st.Status)
+		assert.Equal(t, sms.DeliveryStatusSent, st.Status)
 		assert.Equal(t, 2, st.Counts.Sent)
 		assert.False(t, st.Final())
 		assert.GreaterOrEqual(t, statusPolls(srv, res.Campaign.ID), 12, "a minute of polls at most 5s apart")
@@ -118,9 +118,9 @@ func TestWaitHonoursRetryAfter(t *testing.T) {
 		srv.AddFaults(mockserver.FaultRule{Method: "GET", Path: "/v1/sms/campaigns/*", Status: 429, RetryAfter: 45, Times: 1})
 
 		start := time.Now()
-		st, err := c.Campaigns.Wait(ctx, id, nil)
+		st, err := c.Bulk.WaitCampaign(ctx, id, nil)
 		require.NoError(t, err)
-		assert.Equal(t, sms.StatusDelivered, st.Status)
+		assert.Equal(t, sms.DeliveryStatusDelivered, st.Status)
 		assert.Equal(t, 45*time.Second, time.Since(start), "the second poll waits the Retry-After, beyond MaxDelay")
 		assert.Equal(t, 2, statusPolls(srv, id))
 	})
@@ -132,7 +132,7 @@ func TestWaitErrors(t *testing.T) {
 	c := newClient(t, srv)
 	ctx := context.Background()
 
-	_, err := c.Campaigns.Wait(ctx, "0123456789abcdef01234567", nil)
+	_, err := c.Bulk.WaitCampaign(ctx, "0123456789abcdef01234567", nil)
 	assert.ErrorIs(t, err, sms.ErrNotFound, "an unknown campaign ends the wait")
 
 	for _, tt := range []struct {
@@ -148,7 +148,7 @@ func TestWaitErrors(t *testing.T) {
 		{"concurrency too high", "x", &sms.WaitParams{Concurrency: sms.MaxBulkConcurrency + 1}, "Concurrency"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := c.Campaigns.Wait(ctx, tt.id, tt.p)
+			_, err := c.Bulk.WaitCampaign(ctx, tt.id, tt.p)
 			var ve *sms.ValidationError
 			require.True(t, errors.As(err, &ve), "got %v", err)
 			assert.Equal(t, tt.field, ve.Field)
@@ -166,12 +166,12 @@ func TestWaitBulkSumsTheJob(t *testing.T) {
 		ctx := context.Background()
 		// The provider refuses one of the batches: it is failed and refunded.
 		srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", ProviderFailure: true, Times: 1})
-		r, err := c.Campaigns.SendBulk(ctx, bulkParams("wait-all", bulkInput{n: 3500, dups: 20}, 1000))
+		r, err := c.Bulk.Send(ctx, bulkParams("wait-all", bulkInput{n: 3500, dups: 20}, 1000))
 		require.NoError(t, err)
 		require.Len(t, r.CampaignIDs(), 4)
 		refused := -1
 		for i, b := range r.Batches {
-			if b.Status == sms.StatusFailed {
+			if b.Status == sms.CampaignStatusFailed {
 				refused = i
 				assert.Equal(t, sms.Amount{}, b.Amount, "refunded")
 			}
@@ -190,7 +190,7 @@ func TestWaitBulkSumsTheJob(t *testing.T) {
 			}
 		}()
 		start := time.Now()
-		d, err := c.Campaigns.WaitBulk(ctx, r, nil)
+		d, err := c.Bulk.Wait(ctx, r, nil)
 		require.NoError(t, err)
 		assert.GreaterOrEqual(t, time.Since(start), time.Minute)
 		assert.Equal(t, 4, d.Campaigns)
@@ -239,10 +239,10 @@ func TestWaitRetryAfterBeyondTheCap(t *testing.T) {
 					}
 				})
 				start := time.Now()
-				st, err := c.Campaigns.Wait(ctx, id, &sms.WaitParams{MinDelay: time.Second, MaxDelay: time.Second, MaxRetryAfter: tt.max})
+				st, err := c.Bulk.WaitCampaign(ctx, id, &sms.WaitParams{MinDelay: time.Second, MaxDelay: time.Second, MaxRetryAfter: tt.max})
 				if !tt.ends {
 					require.NoError(t, err)
-					assert.Equal(t, sms.StatusDelivered, st.Status)
+					assert.Equal(t, sms.DeliveryStatusDelivered, st.Status)
 					assert.GreaterOrEqual(t, time.Since(start), 70*time.Second, "the Retry-After was waited for, beyond MaxDelay")
 					return
 				}
@@ -251,7 +251,7 @@ func TestWaitRetryAfterBeyondTheCap(t *testing.T) {
 				assert.Equal(t, time.Duration(tt.retryAfter)*time.Second, asAPIError(t, err).RetryAfter)
 				assert.LessOrEqual(t, time.Since(start), 11*time.Second, "the first poll after the fault ends the wait")
 				require.NotNil(t, st, "the last status read")
-				assert.Equal(t, sms.StatusSent, st.Status)
+				assert.Equal(t, sms.DeliveryStatusSent, st.Status)
 			})
 		})
 	}
@@ -295,9 +295,9 @@ func TestWaitRefusesMalformedCounts(t *testing.T) {
 				var err error
 				if tt.bulk {
 					r := &sms.BulkReport{JobID: "j", Batches: []sms.BulkBatch{{CampaignID: "a"}, {CampaignID: "b"}}}
-					_, err = c.Campaigns.WaitBulk(ctx, r, &sms.WaitParams{Concurrency: 1})
+					_, err = c.Bulk.Wait(ctx, r, &sms.WaitParams{Concurrency: 1})
 				} else {
-					_, err = c.Campaigns.Wait(ctx, "a", nil)
+					_, err = c.Bulk.WaitCampaign(ctx, "a", nil)
 				}
 				require.Error(t, err)
 				assert.NotErrorIs(t, err, context.DeadlineExceeded, "refused at once, not waited on")
@@ -316,7 +316,7 @@ func TestWaitBulkProgressAndPending(t *testing.T) {
 		srv := newServer(t)
 		c := newClient(t, srv)
 		fund(t, srv, 100_000_000)
-		r, err := c.Campaigns.SendBulk(context.Background(), bulkParams("progress", bulkInput{n: 30}, 10))
+		r, err := c.Bulk.Send(context.Background(), bulkParams("progress", bulkInput{n: 30}, 10))
 		require.NoError(t, err)
 		ids := r.CampaignIDs()
 		require.Len(t, ids, 3)
@@ -329,7 +329,7 @@ func TestWaitBulkProgressAndPending(t *testing.T) {
 		)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		d, err := c.Campaigns.WaitBulk(ctx, r, &sms.WaitParams{MinDelay: time.Second, MaxDelay: 4 * time.Second,
+		d, err := c.Bulk.Wait(ctx, r, &sms.WaitParams{MinDelay: time.Second, MaxDelay: 4 * time.Second,
 			Progress: func(d sms.BulkDelivery) {
 				require.Equal(t, int32(1), inCall.Add(1), "never concurrently")
 				calls = append(calls, d)
@@ -346,7 +346,7 @@ func TestWaitBulkProgressAndPending(t *testing.T) {
 	})
 }
 
-// Wait reports its one campaign to Progress, and polls once per round: the loop WaitBulk uses.
+// Wait reports its one campaign to Progress, and polls once per round: the loop Bulk.Wait uses.
 func TestWaitProgress(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -357,7 +357,7 @@ func TestWaitProgress(t *testing.T) {
 		id := res.Campaign.ID
 		time.AfterFunc(4500*time.Millisecond, func() { _ = srv.Deliver(id, nil) })
 		var calls []sms.BulkDelivery
-		st, err := c.Campaigns.Wait(context.Background(), id, &sms.WaitParams{MinDelay: time.Second, MaxDelay: time.Second,
+		st, err := c.Bulk.WaitCampaign(context.Background(), id, &sms.WaitParams{MinDelay: time.Second, MaxDelay: time.Second,
 			Progress: func(d sms.BulkDelivery) { calls = append(calls, d) }})
 		require.NoError(t, err)
 		assert.True(t, st.Final())

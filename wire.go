@@ -349,7 +349,7 @@ func (w *wireSent) result(cl *call, from string, ch Channel, ref string) (*SendR
 	return &SendResult{
 		Message: w.Message.s,
 		Campaign: Campaign{
-			ID: wc.ID.s, Status: wc.Status.s, MessageID: wc.MessageID.s, Recipients: wc.Recipients.n,
+			ID: wc.ID.s, Status: CampaignStatus(wc.Status.s), MessageID: wc.MessageID.s, Recipients: wc.Recipients.n,
 			Amount: wc.Amount.ptr(), Currency: wc.Currency.s, Parts: wc.SMSParts.ptr(),
 			SenderID: from, Channel: ch, Reference: ref,
 		},
@@ -366,7 +366,7 @@ type wireRecipient struct {
 }
 
 // campaignTo is the "to" of a campaign request (Campaigns.Create and every batch of
-// SendBulk): each recipient a number, or {phone, name} when named. Its items point into to,
+// Bulk.Send): each recipient a number, or {phone, name} when named. Its items point into to,
 // so that building it allocates the slice alone; encoding/json writes it.
 func campaignTo(to []wireRecipient) []any {
 	out := make([]any, len(to))
@@ -509,7 +509,7 @@ func (w *wireCampaign) campaign(slots *campaignSlots, i int, bad []string) (Camp
 		flaw{"smsParts", w.SMSParts.bad}, flaw{"messageId", w.MessageID.bad}, flaw{"reference", w.Reference.bad},
 		flaw{"createdAt", w.CreatedAt.bad})
 	return Campaign{
-		ID: w.id(), Status: w.Status.s, MessageID: w.MessageID.s, Recipients: w.RecipientCount.n,
+		ID: w.id(), Status: CampaignStatus(w.Status.s), MessageID: w.MessageID.s, Recipients: w.RecipientCount.n,
 		Amount: w.Amount.into(&slots.amount), Currency: w.Currency.s, Parts: w.SMSParts.into(&slots.parts),
 		SenderID: w.SenderID.s, Channel: Channel(w.Channel.s), Reference: w.Reference.s,
 		CreatedAt: w.CreatedAt.into(&slots.created),

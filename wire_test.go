@@ -43,7 +43,7 @@ func TestLiveSamplesDecode(t *testing.T) {
 			want: sms.SendResult{
 				Message: "SMS request accepted.",
 				Campaign: sms.Campaign{
-					ID: "667000000000000000000001", Status: sms.StatusSent, MessageID: "3017600245086449408013699",
+					ID: "667000000000000000000001", Status: sms.CampaignStatusSent, MessageID: "3017600245086449408013699",
 					Recipients: 1, Amount: ptr(sms.AmountFromKobo(320)), Currency: "NGN", Parts: ptr(1),
 					SenderID: "ACME", Channel: sms.ChannelGeneric, Reference: "order-1", CreatedAt: nil,
 				},
@@ -63,7 +63,7 @@ func TestLiveSamplesDecode(t *testing.T) {
 				return res.Campaign, resp, nil
 			},
 			want: sms.Campaign{
-				ID: "667000000000000000000001", Status: sms.StatusSent, MessageID: "3017600245086449408013699",
+				ID: "667000000000000000000001", Status: sms.CampaignStatusSent, MessageID: "3017600245086449408013699",
 				Recipients: 1, Amount: ptr(sms.AmountFromKobo(320)), Currency: "NGN", Parts: ptr(1),
 				SenderID: "ACME", Channel: sms.ChannelDND, Reference: "spring",
 			},
@@ -106,17 +106,16 @@ func TestLiveSamplesDecode(t *testing.T) {
 		{
 			file: "sender-ids-active.json", status: 200, method: "GET", path: "/v1/sender-ids?status=active",
 			call: func(t *testing.T, c *sms.Client) (any, *sms.Response, error) {
-				ids, err := c.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.StatusActive})
+				ids, err := c.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.SenderIDStatusActive})
 				if err != nil {
 					return nil, nil, err
 				}
-				require.Len(t, ids, 1)
-				resp := ids[0].Response
-				ids[0].Response = nil
-				return ids, resp, nil
+				require.Len(t, ids.Items, 1)
+				require.Nil(t, ids.Items[0].Response, "the page carries the Response")
+				return ids.Items, ids.Response, nil
 			},
 			want: []sms.SenderID{{
-				ID: "", Title: "ACME", Status: sms.StatusActive, Country: "Nigeria", Usecase: "", Company: "", CreatedAt: nil,
+				ID: "", Title: "ACME", Status: sms.SenderIDStatusActive, Country: "Nigeria", Usecase: "", Company: "", CreatedAt: nil,
 			}},
 		},
 		{
@@ -126,13 +125,12 @@ func TestLiveSamplesDecode(t *testing.T) {
 				if err != nil {
 					return nil, nil, err
 				}
-				require.Len(t, ids, 1)
-				resp := ids[0].Response
-				ids[0].Response = nil
-				return ids, resp, nil
+				require.Len(t, ids.Items, 1)
+				require.Nil(t, ids.Items[0].Response, "the page carries the Response")
+				return ids.Items, ids.Response, nil
 			},
 			want: []sms.SenderID{{
-				Title: "ACME", Status: sms.StatusActive, Country: "Nigeria",
+				Title: "ACME", Status: sms.SenderIDStatusActive, Country: "Nigeria",
 				CreatedAt: ptr(time.Date(2025, 5, 12, 10, 20, 27, 0, time.UTC)), // no zone: read as UTC
 			}},
 		},

@@ -474,10 +474,10 @@ func (d *doctor) ask(ctx context.Context) (*answers, error) {
 	}
 	if as.stop == "" {
 		as.senderIDs = d.read(ctx, getSenderIDs, true, func(ctx context.Context, a *answer) error {
-			list, err := d.client.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.StatusActive})
+			list, err := d.client.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.SenderIDStatusActive})
 			if err == nil {
-				a.read = plural(len(list), "active sender ID", "active sender IDs")
-				if len(list) == 0 {
+				a.read = plural(len(list.Items), "active sender ID", "active sender IDs")
+				if len(list.Items) == 0 {
 					a.concern = "no active sender ID: nothing can be sent until one is approved"
 				}
 			}
@@ -487,9 +487,9 @@ func (d *doctor) ask(ctx context.Context) (*answers, error) {
 		as.campaigns = d.read(ctx, getCampaigns, false, func(ctx context.Context, a *answer) error {
 			page, err := d.client.Campaigns.List(ctx, nil)
 			if err == nil {
-				a.read = plural(len(page.Campaigns), "campaign", "campaigns") + " on the first page"
-				if len(page.Campaigns) > 0 {
-					first = page.Campaigns[0].ID
+				a.read = plural(len(page.Items), "campaign", "campaigns") + " on the first page"
+				if len(page.Items) > 0 {
+					first = page.Items[0].ID
 				}
 			}
 			return err
@@ -499,7 +499,7 @@ func (d *doctor) ask(ctx context.Context) (*answers, error) {
 		}
 		if first != "" {
 			as.status = d.read(ctx, getCampaignStatus, false, func(ctx context.Context, a *answer) error {
-				st, err := d.client.Campaigns.Status(ctx, first, nil)
+				st, err := d.client.Campaigns.Delivery(ctx, first, nil)
 				if err == nil {
 					a.read = "campaign " + printable(first) + ": " + printable(string(st.Status))
 				}
@@ -511,9 +511,9 @@ func (d *doctor) ask(ctx context.Context) (*answers, error) {
 		as.keys = d.read(ctx, getKeys, false, func(ctx context.Context, a *answer) error {
 			list, err := d.dash.Keys.List(ctx)
 			if err == nil {
-				a.read = plural(len(list), "key", "keys")
-				if i := slices.IndexFunc(list, func(k sms.Key) bool { return k.PublicKey == d.cfg.APIKey }); i >= 0 {
-					as.listed = &list[i]
+				a.read = plural(len(list.Items), "key", "keys")
+				if i := slices.IndexFunc(list.Items, func(k sms.Key) bool { return k.PublicKey == d.cfg.APIKey }); i >= 0 {
+					as.listed = &list.Items[i]
 				}
 			}
 			return err

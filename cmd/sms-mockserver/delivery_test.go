@@ -43,16 +43,16 @@ func TestRunDeliversByItself(t *testing.T) {
 			timeout = 1500 * time.Millisecond // past the default delay
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), timeout)
-		st, err := client.Campaigns.Wait(ctx, sent.Campaign.ID, &sms.WaitParams{MinDelay: 50 * time.Millisecond, MaxDelay: 200 * time.Millisecond})
+		st, err := client.Bulk.WaitCampaign(ctx, sent.Campaign.ID, &sms.WaitParams{MinDelay: 50 * time.Millisecond, MaxDelay: 200 * time.Millisecond})
 		cancel()
 		if tt.final {
 			require.NoError(t, err, "-delivery-delay %q", tt.delay)
-			assert.Equal(t, sms.StatusPartiallyDelivered, st.Status)
+			assert.Equal(t, sms.DeliveryStatusPartiallyDelivered, st.Status)
 			assert.Equal(t, 1, st.Counts.Delivered)
 			assert.Equal(t, 1, st.Counts.Failed)
 		} else {
 			require.ErrorIs(t, err, context.DeadlineExceeded, "-delivery-delay %q", tt.delay)
-			assert.Equal(t, sms.StatusSent, st.Status)
+			assert.Equal(t, sms.DeliveryStatusSent, st.Status)
 		}
 		m.cancel()
 		require.NoError(t, <-m.done)

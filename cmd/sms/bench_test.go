@@ -32,13 +32,13 @@ func newJobID(kind string) string {
 }
 
 // BenchmarkBulk sends a CSV file of 10,000 named recipients to the mock (over loopback HTTP,
-// in 10 batches of 1,000, 4 at a time), through the command and through SendBulk alone:
+// in 10 batches of 1,000, 4 at a time), through the command and through Bulk.Send alone:
 //
 //   - command: sms bulk run in-process, with its three passes over the file (check every row,
 //     count the job with a dry run, send), a new client and transport, and plain progress
 //     lines;
 //   - sdk: the baseline doing the same sends: the file parsed with encoding/csv straight into
-//     Campaigns.SendBulk, with the same batch size and concurrency, on one client.
+//     Bulk.Send, with the same batch size and concurrency, on one client.
 //
 // Each iteration runs both, in alternating order, so that they share the machine's load; the
 // benchmark reports the time of each (cmd-ns/op, sdk-ns/op) and their ratio (cmd/sdk). Its
@@ -62,7 +62,7 @@ func BenchmarkBulk(b *testing.B) {
 		}
 	}
 	baseline := func() {
-		rep, err := c.Campaigns.SendBulk(ctx, &sms.BulkParams{
+		rep, err := c.Bulk.Send(ctx, &sms.BulkParams{
 			JobID: newJobID("sdk"), From: ws.SenderID, Message: "Hi {{name}}",
 			Recipients: csvRecipients(file), BatchSize: 1000, Concurrency: 4,
 		})
@@ -95,7 +95,7 @@ func BenchmarkBulk(b *testing.B) {
 
 // BenchmarkBulkPasses measures the passes sms bulk makes over the file before it sends, over
 // the same 10,000 rows as BenchmarkBulk: check checks every row (numbers, names, the message's
-// parts with each name), dryrun counts the job with SendBulk's dry run, reading the file again.
+// parts with each name), dryrun counts the job with Bulk.Send's dry run, reading the file again.
 func BenchmarkBulkPasses(b *testing.B) {
 	file := peopleCSV(b, benchRecipients, 0, 0)
 	f := &recipientsFile{path: file, message: "Hi {{name}}"}
@@ -114,7 +114,7 @@ func BenchmarkBulkPasses(b *testing.B) {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			rep, err := c.Campaigns.SendBulk(context.Background(), &sms.BulkParams{
+			rep, err := c.Bulk.Send(context.Background(), &sms.BulkParams{
 				JobID: "dry", From: "ACME", Message: "Hi {{name}}", Recipients: f.recipients(),
 				BatchSize: 1000, DryRun: true,
 			})

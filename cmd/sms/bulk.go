@@ -227,7 +227,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	// A dry run first: it checks the parameters and counts this shard's batches, which
 	// sizes the progress bar.
 	params.DryRun = true
-	plan, err := c.Campaigns.SendBulk(jobCtx, &params)
+	plan, err := c.Bulk.Send(jobCtx, &params)
 	if err != nil {
 		return apiErr(ctx, err)
 	}
@@ -256,7 +256,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 		prog.update(bp)
 		d.settled()
 	}
-	rep, sendErr := c.Campaigns.SendBulk(jobCtx, &params)
+	rep, sendErr := c.Bulk.Send(jobCtx, &params)
 	prog.done()
 	if rep == nil { // invalid parameters, caught by the dry run already
 		return apiErr(ctx, sendErr)
@@ -270,7 +270,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 		line := a.deliveryLine()
 		wctx, cancel := waitContext(ctx, o.timeout)
 		defer cancel()
-		d, err := c.Campaigns.WaitBulk(wctx, rep, &sms.WaitParams{
+		d, err := c.Bulk.Wait(wctx, rep, &sms.WaitParams{
 			MinDelay: o.poll, MaxDelay: max(o.poll, sms.DefaultWaitMaxDelay), Progress: line.show,
 		})
 		line.end()
@@ -530,15 +530,15 @@ type bulkJSON struct {
 }
 
 type batchJSON struct {
-	Index      int        `json:"index"`
-	Reference  string     `json:"reference"`
-	CampaignID string     `json:"campaignId,omitempty"`
-	Status     sms.Status `json:"status,omitempty"`
-	Recipients int        `json:"recipients"`
-	Parts      int        `json:"parts"`
-	Amount     sms.Amount `json:"amount"`
-	Replayed   bool       `json:"replayed,omitempty"`
-	Error      string     `json:"error,omitempty"`
+	Index      int                `json:"index"`
+	Reference  string             `json:"reference"`
+	CampaignID string             `json:"campaignId,omitempty"`
+	Status     sms.CampaignStatus `json:"status,omitempty"`
+	Recipients int                `json:"recipients"`
+	Parts      int                `json:"parts"`
+	Amount     sms.Amount         `json:"amount"`
+	Replayed   bool               `json:"replayed,omitempty"`
+	Error      string             `json:"error,omitempty"`
 
 	Unconfirmed   bool `json:"unconfirmed,omitempty"`   // accepted by the server, at a cost unknown
 	AmountUnknown bool `json:"amountUnknown,omitempty"` // sent; the answer gave no amount

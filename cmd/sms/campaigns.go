@@ -70,7 +70,7 @@ and refunded). It says nothing of the phones: their delivery is "sms campaigns s
 				if err != nil {
 					return apiErr(ctx, err)
 				}
-				for _, camp := range page.Campaigns {
+				for _, camp := range page.Items {
 					if err := emit(camp); err != nil {
 						return err
 					}
@@ -95,7 +95,7 @@ and refunded). It says nothing of the phones: their delivery is "sms campaigns s
 
 func (a *app) campaignsStatusCmd() *cobra.Command {
 	var (
-		p   sms.CampaignStatusParams
+		p   sms.DeliveryParams
 		all bool
 	)
 	cmd := &cobra.Command{
@@ -118,15 +118,15 @@ whether the campaign was handed to the provider (SENT TO PROVIDER).`,
 			}
 			q := p
 			if all {
-				q = sms.CampaignStatusParams{Page: 1, Limit: 1}
+				q = sms.DeliveryParams{Page: 1, Limit: 1}
 			}
-			st, err := c.Campaigns.Status(ctx, args[0], &q)
+			st, err := c.Campaigns.Delivery(ctx, args[0], &q)
 			if err != nil {
 				return apiErr(ctx, err)
 			}
 			if all {
 				st.Recipients = st.Recipients[:0]
-				for r, err := range c.Campaigns.Recipients(ctx, args[0], &sms.CampaignStatusParams{Limit: p.Limit}) {
+				for r, err := range c.Campaigns.AllRecipients(ctx, args[0], &sms.DeliveryParams{Limit: p.Limit}) {
 					if err != nil {
 						return apiErr(ctx, err)
 					}

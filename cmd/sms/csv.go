@@ -79,7 +79,7 @@ func (f *recipientsFile) read(in io.Reader, fn func(csvRow) bool) error {
 }
 
 // csvSummary is what validating the file found. Duplicate numbers are not its concern:
-// SendBulk removes them, and its dry run counts them.
+// Bulk.Send removes them, and its dry run counts them.
 type csvSummary struct {
 	Rows     int      // data rows
 	Valid    int      // rows that can be sent, duplicates included

@@ -154,7 +154,7 @@ func (a *app) keysListCmd() *cobra.Command {
 			if err != nil {
 				return apiErr(ctx, err)
 			}
-			return a.printKeys(keys)
+			return a.printKeys(keys.Items)
 		},
 	}
 }

@@ -96,18 +96,18 @@ func yesNo(b bool) string {
 
 // campaignJSON is a campaign in --json output.
 type campaignJSON struct {
-	ID         string      `json:"id"`
-	Status     sms.Status  `json:"status"`
-	MessageID  string      `json:"messageId,omitempty"`
-	Recipients int         `json:"recipients"`
-	Parts      *int        `json:"parts,omitempty"`
-	Amount     *sms.Amount `json:"amount,omitempty"` // absent when the server did not say
-	Currency   string      `json:"currency"`
-	SenderID   string      `json:"senderId"`
-	Channel    sms.Channel `json:"channel,omitempty"`
-	Reference  string      `json:"reference,omitempty"`
-	CreatedAt  *time.Time  `json:"createdAt,omitempty"`
-	Replayed   bool        `json:"replayed,omitempty"`
+	ID         string             `json:"id"`
+	Status     sms.CampaignStatus `json:"status"`
+	MessageID  string             `json:"messageId,omitempty"`
+	Recipients int                `json:"recipients"`
+	Parts      *int               `json:"parts,omitempty"`
+	Amount     *sms.Amount        `json:"amount,omitempty"` // absent when the server did not say
+	Currency   string             `json:"currency"`
+	SenderID   string             `json:"senderId"`
+	Channel    sms.Channel        `json:"channel,omitempty"`
+	Reference  string             `json:"reference,omitempty"`
+	CreatedAt  *time.Time         `json:"createdAt,omitempty"`
+	Replayed   bool               `json:"replayed,omitempty"`
 }
 
 func campaignOut(c sms.Campaign) campaignJSON {
@@ -130,9 +130,9 @@ func countsOut(c sms.DeliveryCounts) countsJSON { return countsJSON(c) }
 
 // recipientJSON is one recipient's delivery in --json output.
 type recipientJSON struct {
-	To        string     `json:"to"`
-	Status    sms.Status `json:"status"`
-	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+	To        string              `json:"to"`
+	Status    sms.RecipientStatus `json:"status"`
+	UpdatedAt *time.Time          `json:"updatedAt,omitempty"`
 }
 
 // paginationJSON is a page of a list in --json output.
@@ -144,15 +144,15 @@ type paginationJSON struct {
 
 // deliveryJSON is a campaign's delivery status in --json output.
 type deliveryJSON struct {
-	CampaignID string          `json:"campaignId"`
-	MessageID  string          `json:"messageId,omitempty"`
-	Status     sms.Status      `json:"status"`
-	Counts     *countsJSON     `json:"counts,omitempty"`
-	Recipients []recipientJSON `json:"recipients"`
-	Pagination *paginationJSON `json:"pagination,omitempty"`
+	CampaignID string             `json:"campaignId"`
+	MessageID  string             `json:"messageId,omitempty"`
+	Status     sms.DeliveryStatus `json:"status"`
+	Counts     *countsJSON        `json:"counts,omitempty"`
+	Recipients []recipientJSON    `json:"recipients"`
+	Pagination *paginationJSON    `json:"pagination,omitempty"`
 }
 
-func deliveryOut(st *sms.DeliveryStatus, withPage bool) deliveryJSON {
+func deliveryOut(st *sms.Delivery, withPage bool) deliveryJSON {
 	out := deliveryJSON{
 		CampaignID: st.CampaignID, MessageID: st.MessageID, Status: st.Status,
 		Recipients: make([]recipientJSON, len(st.Recipients)),
@@ -175,7 +175,7 @@ func deliveryOut(st *sms.DeliveryStatus, withPage bool) deliveryJSON {
 
 // printDelivery prints a campaign's delivery: the counts, then the recipients when any.
 // A hint about further pages goes to hint (stderr).
-func printDelivery(w, hint io.Writer, st *sms.DeliveryStatus) error {
+func printDelivery(w, hint io.Writer, st *sms.Delivery) error {
 	t := newTable(w, "CAMPAIGN", "DELIVERY", "NO REPORT", "DELIVERED", "FAILED", "DND")
 	counts := make([]string, 4) // "-" when the server sent no counts
 	if c := st.Counts; c != nil {

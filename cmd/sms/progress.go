@@ -23,7 +23,7 @@ const (
 )
 
 // progress shows a bulk job's progress on stderr: a bar when stderr is a terminal, one plain
-// line per finished batch otherwise. SendBulk calls update one call at a time.
+// line per finished batch otherwise. Bulk.Send calls update one call at a time.
 type progress struct {
 	con     *console
 	bar     *progressbar.ProgressBar // nil: plain lines

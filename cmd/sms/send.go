@@ -43,7 +43,7 @@ although the request succeeded: the campaign is printed, then the error.`,
 			if err := a.printSent(res); err != nil {
 				return err
 			}
-			if res.Campaign.Status == sms.StatusFailed {
+			if res.Campaign.Status == sms.CampaignStatusFailed {
 				return &failure{refusedError(res.Campaign)}
 			}
 			return nil

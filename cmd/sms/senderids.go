@@ -21,13 +21,13 @@ func (a *app) senderIDsCmd() *cobra.Command {
 
 // senderIDJSON is a sender ID in --json output.
 type senderIDJSON struct {
-	ID        string     `json:"id"`
-	Title     string     `json:"title"`
-	Status    sms.Status `json:"status"`
-	Country   string     `json:"country"`
-	Usecase   string     `json:"usecase,omitempty"`
-	Company   string     `json:"company,omitempty"`
-	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	ID        string             `json:"id"`
+	Title     string             `json:"title"`
+	Status    sms.SenderIDStatus `json:"status"`
+	Country   string             `json:"country"`
+	Usecase   string             `json:"usecase,omitempty"`
+	Company   string             `json:"company,omitempty"`
+	CreatedAt *time.Time         `json:"createdAt,omitempty"`
 }
 
 func senderIDOut(s sms.SenderID) senderIDJSON {
@@ -49,12 +49,12 @@ func (a *app) senderIDsListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			list, err := c.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.Status(status)})
+			list, err := c.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.SenderIDStatus(status)})
 			if err != nil {
 				return apiErr(ctx, err)
 			}
 			if a.jsonOut {
-				for _, s := range list {
+				for _, s := range list.Items {
 					if err := writeJSONLine(a.stdout, senderIDOut(s)); err != nil {
 						return err
 					}
@@ -62,7 +62,7 @@ func (a *app) senderIDsListCmd() *cobra.Command {
 				return nil
 			}
 			t := newTable(a.stdout, "SENDER ID", "STATUS", "COUNTRY", "COMPANY", "CREATED")
-			for _, s := range list {
+			for _, s := range list.Items {
 				t.row(s.Title, string(s.Status), s.Country, s.Company, when(s.CreatedAt))
 			}
 			return t.flush()

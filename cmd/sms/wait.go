@@ -42,7 +42,7 @@ printed) or on an API error.`,
 			line := a.deliveryLine()
 			wctx, cancel := waitContext(ctx, timeout)
 			defer cancel()
-			st, err := c.Campaigns.Wait(wctx, args[0], &sms.WaitParams{MinDelay: minDelay, MaxDelay: maxDelay, Progress: line.show})
+			st, err := c.Bulk.WaitCampaign(wctx, args[0], &sms.WaitParams{MinDelay: minDelay, MaxDelay: maxDelay, Progress: line.show})
 			line.end()
 			if st != nil {
 				var perr error

@@ -102,7 +102,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return fail(exitFix, err)
 	}
 	defer f.Close()
-	report, err := client.Campaigns.SendBulk(ctx, &sms.BulkParams{
+	report, err := client.Bulk.Send(ctx, &sms.BulkParams{
 		JobID:      getenv("BULK_JOB_ID"),
 		From:       getenv("BULK_FROM"),
 		Message:    getenv("BULK_MESSAGE"),
@@ -142,7 +142,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 }
 
 // errRead marks an error reading the recipients: the shard is then not complete, whatever
-// SendBulk says of the rows it saw.
+// Bulk.Send says of the rows it saw.
 var errRead = errors.New("reading the recipients")
 
 // readCSV streams phone,name rows. A read error is yielded, which stops the job.

@@ -119,7 +119,7 @@ func testShards(t *testing.T, srv *mockserver.Server, dedup bool) {
 	require.NoError(t, err)
 	assert.Equal(t, campaigns, page.Total)
 	n := 0
-	for _, c := range page.Campaigns {
+	for _, c := range page.Items {
 		n += c.Recipients
 	}
 	assert.Equal(t, recipients, n)

@@ -86,11 +86,11 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 	if err := srv.ApproveSenderID(sid.ID); err != nil {
 		return err
 	}
-	active, err := client.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.StatusActive})
+	active, err := client.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.SenderIDStatusActive})
 	if err != nil {
 		return err
 	}
-	for _, s := range active {
+	for _, s := range active.Items {
 		fmt.Printf("active sender ID: %s\n", s.Title)
 	}
 
@@ -164,14 +164,14 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 	if err := srv.Deliver(camp.Campaign.ID, &mockserver.DeliverCounts{Delivered: 2, Failed: 1}); err != nil {
 		return err
 	}
-	st, err := client.Campaigns.Status(ctx, camp.Campaign.ID, nil)
+	st, err := client.Campaigns.Delivery(ctx, camp.Campaign.ID, nil)
 	if err != nil {
 		return err
 	}
 	if c := st.Counts; c != nil { // a server may not send counts
 		fmt.Printf("status %s: %d delivered, %d failed, %d sent, %d dnd\n", st.Status, c.Delivered, c.Failed, c.Sent, c.DND)
 	}
-	for r, err := range client.Campaigns.Recipients(ctx, camp.Campaign.ID, nil) {
+	for r, err := range client.Campaigns.AllRecipients(ctx, camp.Campaign.ID, nil) {
 		if err != nil {
 			return err
 		}
@@ -207,7 +207,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 		JobID: "spring-sale-2026", From: "ACME", Message: "Hi {{name}}, the spring sale starts today!",
 		Recipients: customers(1000), BatchSize: 250,
 	}
-	report, err := client.Campaigns.SendBulk(ctx, job)
+	report, err := client.Bulk.Send(ctx, job)
 	if err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 		report.Complete, len(report.Batches), report.Sent, report.Duplicates, report.Invalid,
 		report.InvalidRecipients[0].Position, report.Amount)
 	job.Recipients = customers(1000) // the same job again, as after a crash: the mock deduplicates references, so nothing is sent twice
-	rerun, err := client.Campaigns.SendBulk(ctx, job)
+	rerun, err := client.Bulk.Send(ctx, job)
 	if err != nil {
 		return err
 	}
@@ -233,7 +233,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 			return err
 		}
 	}
-	delivery, err := client.Campaigns.WaitBulk(ctx, report, &sms.WaitParams{MinDelay: 10 * time.Millisecond})
+	delivery, err := client.Bulk.Wait(ctx, report, &sms.WaitParams{MinDelay: 10 * time.Millisecond})
 	if err != nil {
 		return err
 	}
