@@ -488,7 +488,7 @@ func (cl *call) decodeError(err error) error {
 	if cl.method != http.MethodGet || len(bytes.TrimSpace(cl.data)) == 0 {
 		return fmt.Errorf("decoding the %d response: %w", cl.status, err)
 	}
-	body := safetext.Printable(string(cl.data[:min(len(cl.data), 4*maxSnippet)]), maxSnippet)
+	body := safetext.Printable(cl.redactor().Text(string(cl.data[:min(len(cl.data), 4*maxSnippet)])), maxSnippet)
 	return fmt.Errorf("decoding the %d response: %w (body %s)", cl.status, err, strconv.Quote(body))
 }
 

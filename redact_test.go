@@ -101,6 +101,20 @@ func TestServerTextRedacted(t *testing.T) {
 	}
 }
 
+// A read answered 200 by a page that is not JSON keeps the page's start in its error, with the
+// client's own secret and the numbers in it redacted.
+func TestReadSnippetRedacted(t *testing.T) {
+	t.Parallel()
+	rt := &answer{status: 200, body: []byte(`<html><p>maintenance: key=` + ownSecret + ` call 0802 567 1695</p></html>`)}
+	c, err := sms.NewClient(ownKey, ownSecret, sms.WithBaseURL(inProcessBase), sms.WithHTTPClient(&http.Client{Transport: rt}), sms.WithMaxRetries(0))
+	require.NoError(t, err)
+	err = readBalance(c, nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "maintenance: key=[REDACTED]")
+	assert.NotContains(t, fmt.Sprintf("%v|%+v", err, err), ownSecret[8:16])
+	assert.NotContains(t, err.Error(), "567 1695")
+}
+
 // An unreadable answer to a send shows no phone number in full, in whatever form the server
 // wrote it, nor a pin or a secret under any member name that says so, in the error's Body and
 // string.
