@@ -40,10 +40,11 @@ func inboxServer(b *testing.B, n int) *Server {
 
 // BenchmarkInboxFirstPage is the first page of GET /_mock/messages and /_mock/conversations,
 // through the whole handler, over a store of 1,000 and of 1,000,000 messages (one-recipient
-// sends, each to its own number): unfiltered, and by workspace as the inbox page asks.
+// sends, each to its own number): unfiltered, and by workspace as the inbox page asks; and a
+// page of conversations deep in the list (offset 989,900: past the end at 1,000).
 func BenchmarkInboxFirstPage(b *testing.B) {
 	for _, n := range []int{1000, 1_000_000} {
-		for _, target := range []string{"messages?limit=1", "conversations?limit=1", "conversations?limit=50&workspaceId=", "messages?limit=50&workspaceId="} {
+		for _, target := range []string{"messages?limit=1", "conversations?limit=1", "conversations?limit=50&workspaceId=", "messages?limit=50&workspaceId=", "conversations?limit=100&page=9900"} {
 			name := strings.ReplaceAll(strings.TrimSuffix(target, "&workspaceId="), "?", "/") + map[bool]string{true: "&ws", false: ""}[strings.HasSuffix(target, "=")]
 			b.Run(name+"/stored="+strconv.Itoa(n), func(b *testing.B) {
 				if n > 1000 && testing.Short() {
@@ -95,7 +96,8 @@ func rss() int64 {
 //
 //   - index: messages?limit=1 and conversations?limit=1, by turns;
 //   - search: messages?contains=... (a text no message holds) and conversations?to=..., each
-//     a scan of the store; past the 2 that run at once, 429 (the client waits 10 ms);
+//     a scan of the store; past the 2 that run at once they wait for a turn, in the order they
+//     came, 16 at most; past those, 429 (the client waits 10 ms);
 //   - longpoll: messages?contains=...&wait=1s, each first scan queued for a turn, then waiting.
 func BenchmarkInboxReaders(b *testing.B) {
 	if testing.Short() {
