@@ -113,7 +113,7 @@ func (x *msgIndex) addLocked(e *entry) {
 	defer x.mu.Unlock()
 	e.w.mu.Lock()
 	defer e.w.mu.Unlock()
-	if e.c != nil && e.c.template == "" || e.o != nil && e.o.forgotten {
+	if e.w.gone || e.c != nil && e.c.template == "" || e.o != nil && e.o.forgotten {
 		return
 	}
 	x.add(e)
