@@ -179,3 +179,35 @@ func TestWorkspaceFaults(t *testing.T) {
 	require.Error(t, err)
 	assert.Len(t, e.srv.Faults(), 2, "nothing added")
 }
+
+// TestTestsShareOneMockByWorkspace: what docs/api.md ("Tests sharing one mock") says is per
+// workspace and what is server-wide. Two tests, each with its workspace, do not see each
+// other's messages, faults or deletion; the clock one moves is the other's too, so that a test
+// moving it needs a mock of its own.
+func TestTestsShareOneMockByWorkspace(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a, b := e.newWorkspace(), e.newWorkspace()
+	ak, bk := withKey(a.LiveKey, a.LiveSecret), withKey(b.LiveKey, b.LiveSecret)
+	e.send(sms(num(1)), ak)
+	e.send(sms(num(1)), bk)
+	pinID, pin := e.otp(otpBody(num(2), "pin_time_to_live", 60), bk)
+
+	// Per workspace: messages, fault rules, deletion.
+	for _, ws := range []mockserver.Workspace{a, b} {
+		r := e.do(http.MethodGet, "/_mock/messages?workspaceId="+ws.WorkspaceID, nil).wantStatus(http.StatusOK)
+		for _, m := range r.list("data") {
+			assert.Equal(t, ws.WorkspaceID, m.(map[string]any)["workspaceId"])
+		}
+	}
+	require.NoError(t, e.srv.AddFaults(mockserver.FaultRule{Path: "/v1/sms/send", WorkspaceID: a.WorkspaceID, Status: 500}))
+	e.do(http.MethodPost, "/v1/sms/send", sms(num(3)), ak).wantError(http.StatusInternalServerError, "server_error")
+	e.send(sms(num(3)), bk)
+	e.do(http.MethodDelete, "/_mock/workspaces/"+a.WorkspaceID, nil).wantStatus(http.StatusOK)
+	assert.Len(t, e.srv.Messages(mockserver.Filter{WorkspaceID: b.WorkspaceID}), 3, "b's messages stay")
+
+	// Server-wide: the clock. Moving it for one test expires the other's pin.
+	e.do(http.MethodPost, "/_mock/clock", M{"advance": "61m"}).wantStatus(http.StatusOK)
+	r := e.verify(pinID, pin, bk).wantError(http.StatusBadRequest, "bad_request")
+	assert.Contains(t, r.str("error.message"), "expired")
+}
