@@ -120,8 +120,8 @@ func TestRandomCancellationHidesNoCharge(t *testing.T) {
 			charged := make(map[string]int64, len(list))
 			var all int64
 			for _, cp := range list {
-				charged[cp.Reference] = cp.Amount
-				all += cp.Amount
+				charged[cp.Reference] = cp.AmountKobo
+				all += cp.AmountKobo
 			}
 			for _, o := range outs {
 				all -= charged[o.ref]

@@ -34,7 +34,7 @@ func TestScopeOfAgreesWithTheMock(t *testing.T) {
 	}
 	for _, r := range routes {
 		req := httptest.NewRequest(r.method, "http://127.0.0.1"+r.path, strings.NewReader("{}"))
-		req.Header.Set("X-API-Key", key.Key)
+		req.Header.Set("X-API-Key", key.PublicKey)
 		req.Header.Set("X-API-Secret", key.Secret)
 		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()

@@ -13,17 +13,28 @@ import (
 // WorkspaceParams configures NewWorkspace. Nil balances take the server's defaults; an empty
 // Country takes the server's.
 type WorkspaceParams struct {
-	LiveBalance *int64 // kobo
-	TestBalance *int64 // kobo
-	Country     string
+	LiveBalanceKobo *int64 // the live wallet, in kobo
+	TestBalanceKobo *int64 // the test wallet, in kobo
+	Country         string // of the workspace and its sender IDs
 }
 
 // NewWorkspace creates a workspace like the default one: a live and a test key with every
 // scope, the active sender ID MOCKSMS, and funded wallets. Past WithWorkspaceLimit it returns
 // an error and creates nothing.
 func (s *Server) NewWorkspace(p WorkspaceParams) (Workspace, error) {
-	ws, err := s.api.NewWorkspace(store.WorkspaceParams{LiveBalance: p.LiveBalance, TestBalance: p.TestBalance, Country: p.Country})
-	return ws, err
+	ws, err := s.api.NewWorkspace(store.WorkspaceParams{LiveBalance: p.LiveBalanceKobo, TestBalance: p.TestBalanceKobo, Country: p.Country})
+	return workspaceOf(ws), err
+}
+
+// DeleteWorkspace forgets a workspace made by NewWorkspace and everything of it, leaving the
+// others untouched: its keys (which then answer 401), wallets, sender IDs, campaigns, OTPs,
+// messages and the fault rules that name it; it is what DELETE /_mock/workspaces/{id} does.
+// What is server-wide stays: the clock, the Do-Not-Disturb register, the request log and
+// the event stream. The default workspace cannot be deleted (Reset starts it anew); an
+// unknown id is an error.
+func (s *Server) DeleteWorkspace(workspaceID string) error {
+	_, err := s.api.DeleteWorkspace(workspaceID)
+	return err
 }
 
 // SetBalance sets a wallet of a workspace, in kobo.

@@ -4,13 +4,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/httpapi"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
-// Money in the Go API is always an int64 of kobo (100 kobo to the naira), in parameters
-// and results named for it: SetBalance's kobo, Balance's result, WorkspaceParams' balances,
-// Message.Cost, Campaign.Amount.
+// Money in the Go API is always an int64 of kobo (100 kobo to the naira), in parameters,
+// results and fields named for it: SetBalance's kobo, Balance's result,
+// WorkspaceParams.LiveBalanceKobo and TestBalanceKobo, Message.CostKobo, Campaign.AmountKobo,
+// WithBalances and WithPrices. The HTTP controls write it in naira with two decimals, as
+// /v1 does.
 
 // Kind is what a message is: an SMS of a send or campaign, or an OTP's.
 type Kind string
@@ -32,16 +35,16 @@ const (
 	StatusDND       Status = "dnd"
 )
 
-// Scope is what an API key may do.
+// Scope is what an API key may do. Its words are the SDK's (sms.Scope) and the wire's.
 type Scope string
 
-// The scopes of a key.
+// The scopes of a key, each the constant of the same name of the SDK.
 const (
-	ScopeSMS       Scope = "sms"
-	ScopeOTP       Scope = "otp"
-	ScopeCampaigns Scope = "campaigns"
-	ScopeSenderIDs Scope = "sender_ids"
-	ScopeBalance   Scope = "balance"
+	ScopeSMS       Scope = rules.ScopeSMS       // POST /v1/sms/send
+	ScopeOTP       Scope = rules.ScopeOTP       // /v1/otp/...
+	ScopeCampaigns Scope = rules.ScopeCampaigns // /v1/sms/campaigns...
+	ScopeSenderIDs Scope = rules.ScopeSenderIDs // /v1/sender-ids...
+	ScopeBalance   Scope = rules.ScopeBalance   // GET /v1/balance
 )
 
 // KeyOptions configures NewKey.
@@ -52,17 +55,18 @@ type KeyOptions struct {
 	TTL    time.Duration // of the mock's clock; 0: the key never expires
 }
 
-// Key is an API key made by NewKey. Its String hides the secret.
+// Key is an API key made by NewKey; its fields are named as the SDK's sms.Key names them. Its
+// String hides the secret.
 type Key struct {
-	ID     string
-	Key    string // pk_live_... or pk_test_...
-	Secret string
-	Mode   Mode
+	ID        string // the key's id, as GET /v1/keys lists it
+	PublicKey string // pk_live_... or pk_test_..., sent as X-API-Key
+	Secret    string // sk_live_... or sk_test_..., sent as X-API-Secret
+	Mode      Mode   // Live or Test
 }
 
 // String hides the secret.
 func (k Key) String() string {
-	return fmt.Sprintf("Key{ID: %s, Key: %s, Mode: %s}", k.ID, k.Key, k.Mode)
+	return fmt.Sprintf("Key{ID: %s, PublicKey: %s, Mode: %s}", k.ID, k.PublicKey, k.Mode)
 }
 
 // GoString hides the secret from %#v.
@@ -106,7 +110,7 @@ func (s *Server) NewKey(workspaceID string, o KeyOptions) (Key, error) {
 	if err != nil {
 		return Key{}, httpapi.Err(err)
 	}
-	return Key{ID: k.ID.String(), Key: k.Public, Secret: secret, Mode: mode}, nil
+	return Key{ID: k.ID.String(), PublicKey: k.Public, Secret: secret, Mode: mode}, nil
 }
 
 // Campaign is a campaign as a test reads it back: what it cost and where its recipients stand.
@@ -121,7 +125,7 @@ type Campaign struct {
 	Recipients int
 	Counts     DeliverCounts // recipients delivered, failed and dnd
 	Sent       int           // recipients still sent
-	Amount     int64         // kobo charged; 0 when refunded
+	AmountKobo int64         // kobo charged; 0 when refunded
 	CreatedAt  time.Time
 }
 
@@ -147,7 +151,7 @@ func (s *Server) Campaigns(workspaceID string, mode Mode) ([]Campaign, error) {
 			ID: cp.ID.String(), Status: cp.Status.String(), Delivery: cp.Rollup(), SenderID: cp.SenderID,
 			Reference: cp.Reference, Channel: cp.Channel.String(), Text: cp.Text(), Recipients: cp.Total(),
 			Counts: DeliverCounts{Delivered: counts.Delivered, Failed: counts.Failed, DND: counts.DND},
-			Sent:   counts.Sent, Amount: cp.Amount, CreatedAt: time.Unix(0, cp.CreatedAt).UTC(),
+			Sent:   counts.Sent, AmountKobo: cp.Amount, CreatedAt: time.Unix(0, cp.CreatedAt).UTC(),
 		}
 	}
 	return out, nil

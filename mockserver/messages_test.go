@@ -94,13 +94,13 @@ func TestMessagesAreWhatThePhonesReceived(t *testing.T) {
 	assert.Equal(t, "GSM-7", second.Encoding, "É is in the GSM alphabet")
 	assert.Equal(t, mockserver.StatusSent, first.Status)
 	assert.Equal(t, mockserver.StatusDND, third.Status, "a number on the DND register")
-	assert.Equal(t, int64(gp), first.Cost)
+	assert.Equal(t, int64(gp), first.CostKobo)
 
 	assert.Equal(t, "Literal {{name}} here", single.Text, "/v1/sms/send does not personalize")
 	assert.Equal(t, "dnd", single.Channel)
 	assert.Equal(t, mockserver.Test, single.Mode)
 	assert.Equal(t, sendID, single.CampaignID)
-	assert.Equal(t, int64(dp), single.Cost)
+	assert.Equal(t, int64(dp), single.CostKobo)
 
 	assert.Equal(t, mockserver.KindOTP, otp.Kind)
 	assert.Equal(t, "Your code is "+pin+". Do not share it.", otp.Text)

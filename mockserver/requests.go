@@ -1,6 +1,9 @@
 package mockserver
 
-import "github.com/seedsms/sms-go/mockserver/internal/reqlog"
+import (
+	"encoding/json"
+	"time"
+)
 
 // RecordedRequest is a request the mock received, as GET /_mock/requests shows it. Secrets
 // are replaced by "[REDACTED]" wherever they are: the values of X-API-Secret, Authorization,
@@ -13,12 +16,25 @@ import "github.com/seedsms/sms-go/mockserver/internal/reqlog"
 // value of a body member or query parameter whose name says it holds a secret or a pin
 // (api_secret, api_key, token, pin, otp_code, pinCode, ...). docs/api.md lists the rule.
 // Headers beyond 8 KiB in all are left out, with HeadersTruncated set.
-//
-// Its fields, as JSON shows them: Method, Path, Query (raw) string; Status int; RequestID
-// string; Time time.Time; Headers map[string][]string; HeadersTruncated bool; Body
-// json.RawMessage (absent when the request had none).
-type RecordedRequest = reqlog.Record
+type RecordedRequest struct {
+	Method           string              `json:"method"`                     // as sent
+	Path             string              `json:"path"`                       // decoded, as the route reads it
+	Query            string              `json:"query"`                      // the raw query, without "?"
+	Status           int                 `json:"status"`                     // of the answer
+	RequestID        string              `json:"requestId"`                  // the answer's X-Request-Id
+	Time             time.Time           `json:"time"`                       // when it arrived, on the mock's clock
+	Headers          map[string][]string `json:"headers"`                    // canonical names
+	HeadersTruncated bool                `json:"headersTruncated,omitempty"` // headers beyond 8 KiB were left out
+	Body             json.RawMessage     `json:"body,omitempty"`             // JSON; absent when the request had none
+}
 
 // Requests returns the /v1 requests received (the newest 1,000), oldest first, with secrets
 // and pins redacted.
-func (s *Server) Requests() []RecordedRequest { return s.api.Requests() }
+func (s *Server) Requests() []RecordedRequest {
+	list := s.api.Requests()
+	out := make([]RecordedRequest, len(list))
+	for i, r := range list {
+		out[i] = RecordedRequest(r) // the same fields: a field added to one only does not compile
+	}
+	return out
+}

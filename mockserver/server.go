@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -49,15 +50,55 @@ func modeOf(m store.Mode) Mode { return Mode(m.String()) }
 // ID. Printed (with any fmt verb), logged with log/slog or marshalled to JSON, it hides the
 // secrets and the dashboard token; read the fields to use them, or Credentials for a form
 // whose JSON shows them (what POST /_mock/workspaces answers).
-//
-// Its fields, each a string: URL (the server's base URL, empty before it listens),
-// WorkspaceID, DashboardToken, LiveKey, LiveSecret, TestKey, TestSecret and SenderID (active).
-type Workspace = httpapi.Workspace
+type Workspace struct {
+	URL            string `json:"url"`            // the server's base URL; "" before it listens
+	WorkspaceID    string `json:"workspaceId"`    // 24 hexadecimal digits
+	DashboardToken string `json:"dashboardToken"` // a dashboard JWT for /v1/keys, valid a year of the mock's clock
+	LiveKey        string `json:"liveKey"`        // the live key's public part, pk_live_...
+	LiveSecret     string `json:"liveSecret"`     // the live key's secret, sk_live_...
+	TestKey        string `json:"testKey"`        // the test key's public part, pk_test_...
+	TestSecret     string `json:"testSecret"`     // the test key's secret, sk_test_...
+	SenderID       string `json:"senderId"`       // an active sender ID (MOCKSMS)
+}
+
+// The facade's Workspace and the HTTP layer's have the same fields: one converts to the other,
+// so that a field added to one and not the other does not compile, and its methods are the
+// HTTP layer's (TestPublicTypesJSON holds their JSON equal).
+
+// workspaceOf is the HTTP layer's workspace as a Workspace.
+func workspaceOf(w httpapi.Workspace) Workspace { return Workspace(w) }
+
+// Credentials returns w in the form that shows its secrets and token.
+func (w Workspace) Credentials() Credentials { return Credentials(w) }
+
+// String hides the secrets and the token.
+func (w Workspace) String() string { return httpapi.Workspace(w).String() }
+
+// GoString hides the secrets and the token from %#v.
+func (w Workspace) GoString() string { return w.String() }
+
+// Format writes String for every verb, so that no verb (%d, %t, %x, ...) reaches the secrets.
+func (w Workspace) Format(f fmt.State, verb rune) { httpapi.Workspace(w).Format(f, verb) }
+
+// LogValue is what log/slog writes: the workspace without its secrets and token.
+func (w Workspace) LogValue() slog.Value { return httpapi.Workspace(w).LogValue() }
+
+// MarshalJSON writes the workspace with the secrets and the token replaced by "[REDACTED]".
+func (w Workspace) MarshalJSON() ([]byte, error) { return httpapi.Workspace(w).MarshalJSON() }
 
 // Credentials is a Workspace whose printed and JSON forms show the secrets and the token, for
-// where they are meant to be read (Workspace.Credentials returns it): the mock binary's
-// startup line prints it.
-type Credentials = httpapi.Credentials
+// where they are meant to be read (Workspace.Credentials returns it): the JSON of POST
+// /_mock/workspaces, and the mock binary's startup line. Its fields are Workspace's.
+type Credentials struct {
+	URL            string `json:"url"`
+	WorkspaceID    string `json:"workspaceId"`
+	DashboardToken string `json:"dashboardToken"`
+	LiveKey        string `json:"liveKey"`
+	LiveSecret     string `json:"liveSecret"`
+	TestKey        string `json:"testKey"`
+	TestSecret     string `json:"testSecret"`
+	SenderID       string `json:"senderId"`
+}
 
 // Server is the mock. Create it with New, then Start it, or serve Handler yourself. All its
 // methods are safe for concurrent use.
@@ -191,7 +232,7 @@ func (s *Server) URL() string {
 }
 
 // Default returns the default workspace's credentials, with URL set once the server started.
-func (s *Server) Default() Workspace { return s.api.Default() }
+func (s *Server) Default() Workspace { return workspaceOf(s.api.Default()) }
 
 // Now returns the mock's current time.
 func (s *Server) Now() time.Time { return s.api.Now() }

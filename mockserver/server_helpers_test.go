@@ -18,9 +18,9 @@ func TestNewKey(t *testing.T) {
 	e := newEnv(t)
 	k, err := e.srv.NewKey(e.ws.WorkspaceID, mockserver.KeyOptions{Mode: mockserver.Test, Scopes: []mockserver.Scope{mockserver.ScopeSMS}})
 	require.NoError(t, err)
-	assert.Regexp(t, `^pk_test_`, k.Key)
+	assert.Regexp(t, `^pk_test_`, k.PublicKey)
 	assert.NotContains(t, fmt.Sprintf("%v %+v %#v", k, k, k), k.Secret)
-	key := withKey(k.Key, k.Secret)
+	key := withKey(k.PublicKey, k.Secret)
 	e.send(sms(num(1)), key)
 	e.do(http.MethodGet, "/v1/balance", nil, key).wantError(http.StatusForbidden, "insufficient_scope")
 	live, err := e.srv.Balance(e.ws.WorkspaceID, mockserver.Live)
@@ -29,9 +29,9 @@ func TestNewKey(t *testing.T) {
 
 	all, err := e.srv.NewKey(e.ws.WorkspaceID, mockserver.KeyOptions{TTL: time.Minute})
 	require.NoError(t, err)
-	e.do(http.MethodGet, "/v1/balance", nil, withKey(all.Key, all.Secret)).wantStatus(http.StatusOK)
+	e.do(http.MethodGet, "/v1/balance", nil, withKey(all.PublicKey, all.Secret)).wantStatus(http.StatusOK)
 	require.NoError(t, e.srv.Advance(time.Minute))
-	e.do(http.MethodGet, "/v1/balance", nil, withKey(all.Key, all.Secret)).wantError(http.StatusUnauthorized, "unauthorized")
+	e.do(http.MethodGet, "/v1/balance", nil, withKey(all.PublicKey, all.Secret)).wantError(http.StatusUnauthorized, "unauthorized")
 
 	for _, o := range []mockserver.KeyOptions{
 		{Mode: "staging"},
@@ -64,7 +64,7 @@ func TestCampaignsHelper(t *testing.T) {
 	assert.Equal(t, 2, cs[1].Recipients)
 	assert.Equal(t, 1, cs[1].Sent)
 	assert.Equal(t, mockserver.DeliverCounts{Failed: 1}, cs[1].Counts)
-	assert.Equal(t, int64(600), cs[1].Amount)
+	assert.Equal(t, int64(600), cs[1].AmountKobo)
 	assert.Equal(t, "sent", cs[1].Delivery)
 	test, err := e.srv.Campaigns(e.ws.WorkspaceID, mockserver.Test)
 	require.NoError(t, err)

@@ -205,7 +205,7 @@ func TestMockDocumentLoadsAndValidates(t *testing.T) {
 	assert.Empty(t, doc.Security, "the controls need no credentials")
 
 	want := []string{
-		"POST /_mock/workspaces", "POST /_mock/workspaces/{id}/balance",
+		"POST /_mock/workspaces", "DELETE /_mock/workspaces/{id}", "POST /_mock/workspaces/{id}/balance",
 		"POST /_mock/sender-ids/{id}/approve", "POST /_mock/sender-ids/{id}/block",
 		"POST /_mock/campaigns/{id}/deliver", "POST /_mock/dnd", "GET /_mock/otps/latest",
 		"POST /_mock/clock", "POST /_mock/faults", "GET /_mock/faults", "DELETE /_mock/faults",
@@ -406,6 +406,8 @@ func TestValidResponses(t *testing.T) {
 			`{"data":{"pinId":"` + pinID + `","verified":false,"msisdn":"2348025671695","attemptsRemaining":0},"requestId":"` + reqID + `"}`},
 		{"balance", "GET", "/v1/balance", 200, jsonHeader(),
 			`{"data":{"balance":10000.00,"cashback":0.00,"currency":"NGN"},"requestId":"` + reqID + `"}`},
+		{"money a float cannot hold exactly", "GET", "/v1/balance", 200, jsonHeader(),
+			`{"data":{"balance":9996.80,"cashback":1234551.89,"currency":"NGN"},"requestId":"` + reqID + `"}`},
 		{"request sender ID", "POST", "/v1/sender-ids", 201, jsonHeader(),
 			`{"message":"Sender ID request submitted.","data":` + senderIDJSON + `,"requestId":"` + reqID + `"}`},
 		{"list sender IDs", "GET", "/v1/sender-ids?status=pending", 200, jsonHeader(),
@@ -499,6 +501,10 @@ func TestInvalidResponses(t *testing.T) {
 		{"405 without Allow", "POST", "/v1/balance", 405, jsonHeader(), errorBody("method_not_allowed")},
 		{"money as string", "GET", "/v1/balance", 200, jsonHeader(),
 			`{"data":{"balance":"10000.00","cashback":0,"currency":"NGN"},"requestId":"` + reqID + `"}`},
+		{"money with three decimals (x-decimals)", "GET", "/v1/balance", 200, jsonHeader(),
+			`{"data":{"balance":9996.805,"cashback":0,"currency":"NGN"},"requestId":"` + reqID + `"}`},
+		{"mock money with three decimals (x-decimals)", "POST", "/_mock/workspaces/" + oid1 + "/balance", 200, jsonHeader(),
+			`{"workspaceId":"` + oid1 + `","mode":"test","balance":50.505,"currency":"NGN","requestId":"` + reqID + `"}`},
 		{"other currency", "GET", "/v1/balance", 200, jsonHeader(),
 			`{"data":{"balance":1,"cashback":0,"currency":"USD"},"requestId":"` + reqID + `"}`},
 		{"missing message_id", "POST", "/v1/sms/send", 202, jsonHeader(),

@@ -400,7 +400,7 @@ func (e SenderIdStatus) Valid() bool {
 
 // AcceptedCampaign defines model for AcceptedCampaign.
 type AcceptedCampaign struct {
-	// Amount Naira with at most two decimals (kobo are the smallest unit), always written with exactly two (`3.20`, `10000.00`). Read it exactly (for example into integer kobo from the decimal text), or at least as a 64-bit float rounded to two decimals: a 32-bit float cannot hold every amount (1234551.89 would read as 1234551.875).
+	// Amount Naira with at most two decimals (kobo are the smallest unit: `x-decimals: 2`, not `multipleOf: 0.01`, which validators that test it in binary floating point refuse for amounts such as 9996.80), always written with exactly two (`3.20`, `10000.00`). Read it exactly (for example into integer kobo from the decimal text), or at least as a 64-bit float rounded to two decimals: a 32-bit float cannot hold every amount (1234551.89 would read as 1234551.875).
 	//
 	// Example: 6.4
 	Amount   Money    `json:"amount"`
@@ -428,12 +428,12 @@ type AcceptedCampaign struct {
 
 // Balance defines model for Balance.
 type Balance struct {
-	// Balance Naira with at most two decimals (kobo are the smallest unit), always written with exactly two (`3.20`, `10000.00`). Read it exactly (for example into integer kobo from the decimal text), or at least as a 64-bit float rounded to two decimals: a 32-bit float cannot hold every amount (1234551.89 would read as 1234551.875).
+	// Balance Naira with at most two decimals (kobo are the smallest unit: `x-decimals: 2`, not `multipleOf: 0.01`, which validators that test it in binary floating point refuse for amounts such as 9996.80), always written with exactly two (`3.20`, `10000.00`). Read it exactly (for example into integer kobo from the decimal text), or at least as a 64-bit float rounded to two decimals: a 32-bit float cannot hold every amount (1234551.89 would read as 1234551.875).
 	//
 	// Example: 6.4
 	Balance Money `json:"balance"`
 
-	// Cashback Naira with at most two decimals (kobo are the smallest unit), always written with exactly two (`3.20`, `10000.00`). Read it exactly (for example into integer kobo from the decimal text), or at least as a 64-bit float rounded to two decimals: a 32-bit float cannot hold every amount (1234551.89 would read as 1234551.875).
+	// Cashback Naira with at most two decimals (kobo are the smallest unit: `x-decimals: 2`, not `multipleOf: 0.01`, which validators that test it in binary floating point refuse for amounts such as 9996.80), always written with exactly two (`3.20`, `10000.00`). Read it exactly (for example into integer kobo from the decimal text), or at least as a 64-bit float rounded to two decimals: a 32-bit float cannot hold every amount (1234551.89 would read as 1234551.875).
 	//
 	// Example: 6.4
 	Cashback Money    `json:"cashback"`
@@ -447,7 +447,7 @@ type CampaignListItem struct {
 	// Example: 65a1b2c3d4e5f60718293a4b
 	UnderscoreId ObjectId `json:"_id"`
 
-	// Amount Naira with at most two decimals (kobo are the smallest unit), always written with exactly two (`3.20`, `10000.00`). Read it exactly (for example into integer kobo from the decimal text), or at least as a 64-bit float rounded to two decimals: a 32-bit float cannot hold every amount (1234551.89 would read as 1234551.875).
+	// Amount Naira with at most two decimals (kobo are the smallest unit: `x-decimals: 2`, not `multipleOf: 0.01`, which validators that test it in binary floating point refuse for amounts such as 9996.80), always written with exactly two (`3.20`, `10000.00`). Read it exactly (for example into integer kobo from the decimal text), or at least as a 64-bit float rounded to two decimals: a 32-bit float cannot hold every amount (1234551.89 would read as 1234551.875).
 	//
 	// Example: 6.4
 	Amount  Money                    `json:"amount"`
@@ -688,7 +688,7 @@ type Message = string
 // Example: 3017600245086449408013699
 type MessageId = string
 
-// Money Naira with at most two decimals (kobo are the smallest unit), always written with exactly two (`3.20`, `10000.00`). Read it exactly (for example into integer kobo from the decimal text), or at least as a 64-bit float rounded to two decimals: a 32-bit float cannot hold every amount (1234551.89 would read as 1234551.875).
+// Money Naira with at most two decimals (kobo are the smallest unit: `x-decimals: 2`, not `multipleOf: 0.01`, which validators that test it in binary floating point refuse for amounts such as 9996.80), always written with exactly two (`3.20`, `10000.00`). Read it exactly (for example into integer kobo from the decimal text), or at least as a 64-bit float rounded to two decimals: a 32-bit float cannot hold every amount (1234551.89 would read as 1234551.875).
 //
 // Example: 6.4
 type Money = float64
@@ -729,7 +729,7 @@ type OtpSendRequestPinType string
 
 // OtpSent The send response's `data`. `amount` and `currency` are not in the service's sample; the mock sends them.
 type OtpSent struct {
-	// Amount Naira with at most two decimals (kobo are the smallest unit), always written with exactly two (`3.20`, `10000.00`). Read it exactly (for example into integer kobo from the decimal text), or at least as a 64-bit float rounded to two decimals: a 32-bit float cannot hold every amount (1234551.89 would read as 1234551.875).
+	// Amount Naira with at most two decimals (kobo are the smallest unit: `x-decimals: 2`, not `multipleOf: 0.01`, which validators that test it in binary floating point refuse for amounts such as 9996.80), always written with exactly two (`3.20`, `10000.00`). Read it exactly (for example into integer kobo from the decimal text), or at least as a 64-bit float rounded to two decimals: a 32-bit float cannot hold every amount (1234551.89 would read as 1234551.875).
 	//
 	// Example: 6.4
 	Amount   *Money    `json:"amount,omitempty"`

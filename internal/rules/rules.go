@@ -57,8 +57,18 @@ func ValidReference(s string) bool {
 	return true
 }
 
-// Scope names on the wire, in the contract's order.
-var ScopeNames = [...]string{"sms", "otp", "campaigns", "sender_ids", "balance"}
+// The scope names on the wire: the one vocabulary of the SDK's sms.Scope and the mock's
+// mockserver.Scope, whose constants are these.
+const (
+	ScopeSMS       = "sms"
+	ScopeOTP       = "otp"
+	ScopeCampaigns = "campaigns"
+	ScopeSenderIDs = "sender_ids"
+	ScopeBalance   = "balance"
+)
+
+// ScopeNames are the scope names on the wire, in the contract's order.
+var ScopeNames = [...]string{ScopeSMS, ScopeOTP, ScopeCampaigns, ScopeSenderIDs, ScopeBalance}
 
 // ValidScope reports whether name is one of ScopeNames.
 func ValidScope(name string) bool {

@@ -9,6 +9,7 @@ package faults
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +25,7 @@ const MaxRules = 1000
 type Rule struct {
 	Method          string        `json:"method,omitempty"`          // empty: any
 	Path            string        `json:"path,omitempty"`            // empty: any; "*" at the end: a prefix
+	WorkspaceID     string        `json:"workspaceId,omitempty"`     // empty: any; else that workspace's requests only
 	Status          int           `json:"status,omitempty"`          // answer with it, 400-599
 	Times           int           `json:"times,omitempty"`           // matching requests it applies to; 0: until cleared
 	Latency         time.Duration `json:"-"`                         // delay
@@ -75,6 +77,15 @@ func (l *List) Clear() {
 	l.rules = nil
 }
 
+// Forget removes the rules naming workspace, and reports how many there were.
+func (l *List) Forget(workspace string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(l.rules)
+	l.rules = slices.DeleteFunc(l.rules, func(r *rule) bool { return r.WorkspaceID == workspace })
+	return n - len(l.rules)
+}
+
 // Rules returns the active rules, with Times counting what is left.
 func (l *List) Rules() []Rule {
 	l.mu.Lock()
@@ -91,10 +102,12 @@ func (l *List) Rules() []Rule {
 }
 
 // Match returns the first rule that applies to a request and counts it: a rule with Times
-// left is removed once they are used up.
-func (l *List) Match(method, path string) (Rule, bool) {
+// left is removed once they are used up. workspace returns the request's workspace id, or ""
+// when it has none; it is called only when a rule naming a workspace matches the rest.
+func (l *List) Match(method, path string, workspace func() string) (Rule, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	ws, wsKnown := "", false
 	for i, r := range l.rules {
 		if r.Method != "" && !strings.EqualFold(r.Method, method) {
 			continue
@@ -105,6 +118,14 @@ func (l *List) Match(method, path string) (Rule, bool) {
 					continue
 				}
 			} else if r.Path != path {
+				continue
+			}
+		}
+		if r.WorkspaceID != "" {
+			if !wsKnown {
+				ws, wsKnown = workspace(), true
+			}
+			if ws != r.WorkspaceID {
 				continue
 			}
 		}

@@ -16,7 +16,7 @@ import (
 type FaultRule = faults.Rule
 
 // AddFaults appends fault rules, all or none: a rule that is invalid (a Path that matches no
-// /v1 route, a Status outside 400-599, a negative count) or more than faults.MaxRules active
+// /v1 route, a WorkspaceID naming no workspace, a Status outside 400-599, a negative count) or more than faults.MaxRules active
 // in all is an error, and nothing is added.
 func (a *API) AddFaults(rules ...FaultRule) error {
 	for i, r := range rules {
@@ -47,6 +47,8 @@ func (a *API) checkFault(i int, r FaultRule) error {
 		return badRequest(field+".path", "path must be at most %d bytes.", maxFaultPath)
 	case r.Status == 0 && r.Latency == 0 && !r.Drop && !r.ProviderFailure:
 		return badRequest(field, "A rule must do something: give status, latency, drop or providerFailure.")
+	case r.WorkspaceID != "" && !a.knownWorkspace(r.WorkspaceID):
+		return badRequest(field+".workspaceId", "workspaceId %q names no workspace.", r.WorkspaceID)
 	case r.Path != "" && !a.faultPathRoutes(r.Path):
 		return badRequest(field+".path", "path %q matches no /v1 route (a trailing * matches by prefix).", r.Path)
 	case r.ProviderFailure && !faultCanFailSend(r):
@@ -63,6 +65,12 @@ func (a *API) checkFault(i int, r FaultRule) error {
 		return badRequest(field+".probability", "probability must be from 0 to 1.")
 	}
 	return nil
+}
+
+// knownWorkspace reports whether id names a workspace of the store.
+func (a *API) knownWorkspace(id string) bool {
+	_, err := a.Store().Workspace(id)
+	return err == nil
 }
 
 // sendPaths are the routes a provider can refuse (a rule's providerFailure): every one that

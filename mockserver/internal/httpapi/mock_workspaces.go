@@ -69,6 +69,36 @@ func ctlListWorkspaces(a *API, _ *request) (int, any, error) {
 	return http.StatusOK, wire.List{Data: list, Count: len(list)}, nil
 }
 
+// DeleteWorkspace forgets a workspace and everything of it (see store.DeleteWorkspace) and
+// its fault rules. The default workspace cannot be deleted: Reset starts it anew.
+func (a *API) DeleteWorkspace(id string) (store.WorkspaceDeleted, error) {
+	if id == a.Default().WorkspaceID {
+		return store.WorkspaceDeleted{}, conflict("The default workspace cannot be deleted; POST /_mock/reset starts the whole mock anew.")
+	}
+	st := a.state.Load()
+	d, err := st.store.DeleteWorkspace(id)
+	if err != nil {
+		return store.WorkspaceDeleted{}, Err(err)
+	}
+	if st.faults.Forget(d.WorkspaceID) > 0 {
+		a.faultsChanged()
+	}
+	return d, nil
+}
+
+// ctlDeleteWorkspace is DELETE /_mock/workspaces/{id}.
+func ctlDeleteWorkspace(a *API, rq *request) (int, any, error) {
+	d, err := a.DeleteWorkspace(rq.param)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, struct {
+		WorkspaceID string `json:"workspaceId"`
+		Campaigns   int    `json:"campaigns"`
+		Messages    int    `json:"messages"`
+	}{d.WorkspaceID, d.Campaigns, d.Messages}, nil
+}
+
 // SetBalance sets a wallet ("live" or "test") of a workspace, in kobo.
 func (a *API) SetBalance(workspaceID, mode string, kobo int64) error {
 	m, ok := store.ParseMode(mode)

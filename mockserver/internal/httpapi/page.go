@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 
+	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/inbox"
 )
 
@@ -14,9 +16,25 @@ func (src pageSource) Workspaces() []inbox.Workspace {
 	list := src.a.listWorkspaces()
 	out := make([]inbox.Workspace, len(list))
 	for i, w := range list {
-		out[i] = inbox.Workspace{ID: w.WorkspaceID, Default: w.Default}
+		out[i] = inbox.Workspace{ID: w.WorkspaceID, Default: w.Default, Label: workspaceLabel(i, w)}
 	}
 	return out
+}
+
+// workspaceLabel is how the page names the i-th oldest workspace: "#2 · Ghana · <id>", the
+// default one marked; the page's script (workspaceLabel) writes the same.
+func workspaceLabel(i int, w workspaceJSON) string {
+	label := "#" + strconv.Itoa(i+1) + " · " + w.Country + " · " + w.WorkspaceID
+	if w.Default {
+		label += " (default)"
+	}
+	return label
+}
+
+// Phone normalizes a number for the page's links, as a send reads it.
+func (pageSource) Phone(number string) (string, bool) {
+	n, err := rules.NormalizePhone(number)
+	return n, err == nil
 }
 
 // servePage is GET /: the inbox page.

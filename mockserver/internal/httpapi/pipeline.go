@@ -87,7 +87,7 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var out http.ResponseWriter = sw
 	drop := false
 	if !control {
-		if f, ok := st.faults.Match(r.Method, r.URL.EscapedPath()); ok {
+		if f, ok := st.faults.Match(r.Method, r.URL.EscapedPath(), func() string { return a.requestWorkspace(rq) }); ok {
 			if f.Latency > 0 {
 				t := time.NewTimer(f.Latency)
 				select {
@@ -118,6 +118,25 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The request was processed and committed; the client never hears of it.
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// requestWorkspace is the id of the workspace a request acts for, as the fault rules of one
+// workspace match it before the request is authenticated: its X-API-Key's (whatever the
+// secret), else its dashboard token's; "" when it names none.
+func (a *API) requestWorkspace(rq *request) string {
+	if public := header(rq.r, hdrAPIKey); public != "" {
+		if id, ok := rq.st.store.KeyWorkspace(public); ok {
+			return id.String()
+		}
+		return ""
+	}
+	if rq.r.Header.Get("Authorization") == "" {
+		return ""
+	}
+	if c, e := a.authenticateJWT(rq); e == nil {
+		return c.Workspace.String()
+	}
+	return ""
 }
 
 func (a *API) dispatch(w http.ResponseWriter, rq *request) {

@@ -77,6 +77,7 @@ func buildRoutes() []*pathRoute {
 
 		{"/_mock/workspaces", control(post, ctlNewWorkspace)},
 		{"/_mock/workspaces", control(get, ctlListWorkspaces)},
+		{"/_mock/workspaces/{id}", control(del, ctlDeleteWorkspace)},
 		{"/_mock/workspaces/{id}/balance", control(post, ctlSetBalance)},
 		{"/_mock/workspaces/{id}/campaigns", control(get, ctlWorkspaceCampaigns)},
 		{"/_mock/workspaces/{id}/sender-ids", control(get, ctlWorkspaceSenderIDs)},

@@ -16,13 +16,37 @@ import (
 // Workspace is one workspace the page offers in its selector.
 type Workspace struct {
 	ID      string
-	Default bool // the server's default workspace, selected first
+	Default bool   // the server's default workspace, selected first
+	Label   string // what the selector shows; the script names workspaces the same way
 }
 
 // Source is what the page reads from the mock when it is served.
 type Source interface {
 	// Workspaces lists the workspaces, oldest first.
 	Workspaces() []Workspace
+	// Phone normalizes a number in any form the API accepts, or reports false.
+	Phone(number string) (string, bool)
+}
+
+// Link is what the page's address asks it to open: /?to=NUMBER (with &workspace=ID) opens a
+// number's conversation, /?message=ID one message. To is normalized (any form the API accepts
+// may be given); ToInvalid keeps a number that is none, for the page to say so.
+type Link struct {
+	To, ToInvalid, Message, Workspace string
+}
+
+// linkOf reads the page's address.
+func linkOf(r *http.Request, src Source) Link {
+	q := r.URL.Query()
+	l := Link{Message: q.Get("message"), Workspace: q.Get("workspace")}
+	if to := q.Get("to"); to != "" {
+		if n, ok := src.Phone(to); ok {
+			l.To = n
+		} else {
+			l.ToInvalid = to
+		}
+	}
+	return l
 }
 
 //go:embed static
@@ -45,10 +69,14 @@ func securityHeaders(h http.Header) {
 	h.Set("Cache-Control", "no-cache")
 }
 
-// ServePage writes the page.
-func ServePage(w http.ResponseWriter, _ *http.Request, src Source) {
+// ServePage writes the page, opened where its address asks (see Link).
+func ServePage(w http.ResponseWriter, r *http.Request, src Source) {
 	var buf bytes.Buffer
-	if err := page.Execute(&buf, struct{ Workspaces []Workspace }{src.Workspaces()}); err != nil {
+	data := struct {
+		Workspaces []Workspace
+		Link       Link
+	}{src.Workspaces(), linkOf(r, src)}
+	if err := page.Execute(&buf, data); err != nil {
 		http.Error(w, "the inbox page could not be rendered", http.StatusInternalServerError)
 		return
 	}

@@ -28,6 +28,12 @@ func TestPageAndAssetsAreServed(t *testing.T) {
 			`src="/_mock/inbox/app.js"`, `id="conversations"`,
 			`<p id="no-conversations" class="empty">Loading…</p>`, // until the script has read the list
 		}},
+		{"/?to=0803%20123%204567&workspace=" + other.WorkspaceID, "text/html; charset=utf-8", 200, []string{
+			`data-link-to="2348031234567"`, `data-link-to-invalid=""`, `data-link-workspace="` + other.WorkspaceID + `"`,
+		}},
+		{"/?to=%2B234%20803%20123%204567", "text/html; charset=utf-8", 200, []string{`data-link-to="2348031234567"`}},
+		{"/?to=12%22%3E%3Cb%3E", "text/html; charset=utf-8", 200, []string{`data-link-to=""`, `data-link-to-invalid="12&#34;&gt;&lt;b&gt;"`}},
+		{"/?message=65a1b2c3d4e5f60718293a4b-0", "text/html; charset=utf-8", 200, []string{`data-link-message="65a1b2c3d4e5f60718293a4b-0"`}},
 		{"/_mock/inbox/app.js", "text/javascript; charset=utf-8", 200, []string{"new EventSource(url)", "'/_mock/events'"}},
 		{"/_mock/inbox/app.css", "text/css; charset=utf-8", 200, []string{"@media (max-width: 700px)"}},
 		{"/_mock/inbox/icon.svg", "image/svg+xml", 200, []string{"<svg"}},

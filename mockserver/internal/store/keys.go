@@ -72,11 +72,16 @@ func (st *Store) newKey(name, prefix string, scopes Scopes, createdAt, expiresAt
 	return k, secret
 }
 
+// addKey adds k to w, unless w was deleted meanwhile (see DeleteWorkspace): w.mu is held
+// while the key is registered, so that a deletion takes every key it made.
 func (st *Store) addKey(w *workspace, k *apiKey) {
 	k.ws = w
 	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.gone {
+		return
+	}
 	w.keys = append(w.keys, k)
-	w.mu.Unlock()
 	st.mu.Lock()
 	st.keys[k.public] = k
 	st.mu.Unlock()
@@ -156,6 +161,18 @@ func (st *Store) Authenticate(public, secret string, now int64) (Caller, error) 
 	}
 	k.lastUsedAt.Store(now)
 	return Caller{Workspace: k.ws.id, Mode: modeOf(k.prefix), Scopes: k.scopes, HasKey: true, w: k.ws, k: k}, nil
+}
+
+// KeyWorkspace returns the workspace of the key whose public part is public, whatever its
+// secret, state or expiry: the fault rules of one workspace match its requests by it before
+// they are authenticated.
+func (st *Store) KeyWorkspace(public string) (ids.ID, bool) {
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	if k := st.keys[public]; k != nil {
+		return k.ws.id, true
+	}
+	return ids.ID{}, false
 }
 
 // RateLimit is one request counted against its key's limit.

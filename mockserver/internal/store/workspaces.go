@@ -31,6 +31,7 @@ type workspace struct {
 	modes     [2]modeData
 	senderIDs []*senderID // creation order
 	keys      []*apiKey   // creation order
+	gone      bool        // deleted: nothing more is added to it
 }
 
 // modeData is the part of a workspace that live and test keep apart.

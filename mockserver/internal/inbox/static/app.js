@@ -15,8 +15,14 @@ function readSeen() {
   }
 }
 
+// ALL is the workspace selector's value for every workspace at once: the inbox shows and
+// searches the messages of all of them; the tabs about one workspace show the default one's.
+const ALL = 'all';
+
 const state = {
   workspace: $('#workspace').value,
+  defaultWorkspace: $('#workspace').value, // the page is served with the default one selected
+  labels: Object.fromEntries([...$('#workspace').options].map((o) => [o.value, o.textContent])),
   mode: '',
   kind: '', // '', 'sms' or 'otp'
   tab: 'inbox',
@@ -155,7 +161,7 @@ function query(extra) {
   for (const [k, v] of Object.entries(extra || {})) {
     if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
   }
-  if (state.workspace && !q.has('workspaceId')) q.set('workspaceId', state.workspace);
+  if (state.workspace && state.workspace !== ALL && !q.has('workspaceId')) q.set('workspaceId', state.workspace);
   if (state.mode && !q.has('mode')) q.set('mode', state.mode);
   return q.toString();
 }
@@ -433,6 +439,7 @@ function renderConversations() {
 
 async function select(to) {
   state.selected = to;
+  showThreadLink();
   $('#tab-inbox').classList.add('reading');
   thread.to = '';
   thread.messages = [];
@@ -542,8 +549,10 @@ function renderMessage(m, pin) {
     el('span', {}, m.channel),
     el('span', { title: 'cost', className: 'cost' }, naira(m.cost)),
     el('span', { title: 'mode' }, m.mode),
+    state.workspace === ALL ? el('span', { title: 'workspace', className: 'workspace' }, state.labels[m.workspaceId] || m.workspaceId) : null,
     el('time', { dateTime: m.createdAt, title: 'updated ' + when(m.updatedAt) }, when(m.createdAt)),
-    details);
+    details,
+    copyLink(messageLink(m.id), 'A link that opens this message: click to copy it'));
   const li = el('li', { className: 'msg ' + m.kind },
     el('div', { className: 'from' }, m.from + (m.kind === 'otp' ? ' · OTP' : '')),
     el('div', { className: 'text' }, m.text));
@@ -698,7 +707,11 @@ function enqueue(task) {
 // later queues a task whose error the queue shows.
 const later = (task) => enqueue(task).catch(() => {});
 
-const inView = (ev) => ev.workspaceId === state.workspace && (!state.mode || ev.mode === state.mode);
+const inView = (ev) => (state.workspace === ALL || ev.workspaceId === state.workspace) && (!state.mode || ev.mode === state.mode);
+
+// oneWorkspace is the workspace of the tabs about one: the selected one, or the default one
+// when all are.
+const oneWorkspace = () => (state.workspace === ALL ? state.defaultWorkspace : state.workspace);
 
 // applyNew puts new messages (the newest first) at the top of the list and in the open
 // conversation, counting each once.
@@ -776,7 +789,7 @@ async function applyOTP(ev) {
 // applyStatus reads again the open conversation's messages of a campaign whose recipients
 // moved.
 async function applyStatus(ev) {
-  if (ev.workspaceId && ev.workspaceId !== state.workspace) return;
+  if (ev.workspaceId && state.workspace !== ALL && ev.workspaceId !== state.workspace) return;
   const to = state.selected;
   if (!to || !thread.messages.some((m) => m.campaignId === ev.campaignId)) return;
   const r = await api('GET', '/_mock/messages?' + query({ campaignId: ev.campaignId, to, kind: state.kind, limit: PAGE }));
@@ -861,7 +874,7 @@ function campaignText(text) {
 async function loadCampaigns() {
   const modes = state.mode ? [state.mode] : ['live', 'test'];
   const lists = await Promise.all(modes.map((m) =>
-    api('GET', '/_mock/workspaces/' + state.workspace + '/campaigns?mode=' + m + '&limit=' + PAGE)));
+    api('GET', '/_mock/workspaces/' + oneWorkspace() + '/campaigns?mode=' + m + '&limit=' + PAGE)));
   const all = byJob(lists.flatMap((r) => r.data));
   const total = lists.reduce((n, r) => n + r.pagination.total, 0);
   state.pageNote = total > all.length ? 'The newest ' + all.length + ' of ' + total.toLocaleString('en') + ' campaigns.' : '';
@@ -924,7 +937,7 @@ async function deliverAll() {
   unnotify('deliver-all');
   const n = r.campaigns !== undefined ? r.campaigns : r.settled;
   state.settled = {
-    workspace: state.workspace,
+    workspace: oneWorkspace(),
     text: typeof n === 'number' ? 'Settled ' + plural(n, 'campaign') + '.' : 'Every campaign still sent was settled.',
   };
   showCampaignsNote();
@@ -933,14 +946,14 @@ async function deliverAll() {
 // showCampaignsNote writes the campaigns tab's note: how much of the list shows, and what the
 // last Deliver all in this workspace settled, which the list read after it must not erase.
 function showCampaignsNote() {
-  const settled = state.settled.workspace === state.workspace ? state.settled.text : '';
+  const settled = state.settled.workspace === oneWorkspace() ? state.settled.text : '';
   $('#campaigns-note').textContent = [state.pageNote, settled].filter(Boolean).join(' ');
 }
 
 // --- sender IDs -----------------------------------------------------------------------------
 
 async function loadSenders() {
-  const r = await api('GET', '/_mock/workspaces/' + state.workspace + '/sender-ids');
+  const r = await api('GET', '/_mock/workspaces/' + oneWorkspace() + '/sender-ids');
   const body = $('#senders');
   body.replaceChildren();
   for (const s of r.data) {
@@ -965,7 +978,7 @@ async function loadSenders() {
 
 async function loadWallets() {
   const r = await api('GET', '/_mock/workspaces');
-  const ws = r.data.find((w) => w.workspaceId === state.workspace);
+  const ws = r.data.find((w) => w.workspaceId === oneWorkspace());
   if (!ws) return;
   $('#live-balance').textContent = naira(ws.liveBalance);
   $('#test-balance').textContent = naira(ws.testBalance);
@@ -1008,18 +1021,100 @@ async function loadClock() {
   $('#now').textContent = when(r.now) + ' (' + r.now + ')';
 }
 
+// workspaceLabel is how the selector names workspace w, the i-th oldest: as the page's template
+// does (inbox.Workspace.Label).
+const workspaceLabel = (w, i) => '#' + (i + 1) + ' · ' + w.country + ' · ' + w.workspaceId + (w.default ? ' (default)' : '');
+
 async function loadWorkspaces() {
   const r = await api('GET', '/_mock/workspaces');
   const sel = $('#workspace');
-  sel.replaceChildren();
-  for (const w of r.data) {
-    sel.append(el('option', { value: w.workspaceId }, w.workspaceId + (w.default ? ' (default)' : '')));
-  }
-  if (!r.data.some((w) => w.workspaceId === state.workspace)) {
+  sel.replaceChildren(el('option', { value: ALL }, 'All workspaces'));
+  r.data.forEach((w, i) => {
+    const label = workspaceLabel(w, i);
+    state.labels[w.workspaceId] = label;
+    if (w.default) state.defaultWorkspace = w.workspaceId;
+    sel.append(el('option', { value: w.workspaceId }, label));
+  });
+  if (state.workspace !== ALL && !r.data.some((w) => w.workspaceId === state.workspace)) {
     state.workspace = (r.data.find((w) => w.default) || r.data[0] || {}).workspaceId || '';
     clearThread();
   }
   sel.value = state.workspace;
+}
+
+// --- links ----------------------------------------------------------------------------------
+
+// Every conversation and message has a link a teammate can open: /?workspace=ID&to=NUMBER opens
+// a number's conversation (any form of the number: the server normalizes it), /?message=ID one
+// message with its details; "Copy link" on each copies it.
+
+const conversationLink = (to) => '/?' + new URLSearchParams({ workspace: state.workspace, to });
+const messageLink = (id) => '/?' + new URLSearchParams({ message: id });
+const absolute = (link) => new URL(link, location.origin).href;
+
+// copyLink is a "Copy link" control: a link to open (a middle click, "Copy link address")
+// that a click copies instead.
+function copyLink(link, title) {
+  const a = el('a', { className: 'copy-link', href: link, title }, 'Link');
+  a.addEventListener('click', (ev) => {
+    ev.preventDefault();
+    copyLinkOf(a);
+  });
+  return a;
+}
+
+async function copyLinkOf(a) {
+  const label = a.textContent;
+  if (await copyText(absolute(a.getAttribute('href')))) {
+    a.textContent = 'Copied';
+    setTimeout(() => { a.textContent = label; }, 1500);
+  } else {
+    notify('The browser refused to copy the link: ' + absolute(a.getAttribute('href')));
+  }
+}
+
+// showThreadLink shows the open conversation's link in the thread's head.
+function showThreadLink() {
+  const a = $('#thread-link');
+  a.hidden = !state.selected;
+  if (state.selected) a.href = conversationLink(state.selected);
+}
+
+$('#thread-link').addEventListener('click', (ev) => {
+  ev.preventDefault();
+  copyLinkOf(ev.currentTarget);
+});
+
+// openLink opens what the page's address asks for (the server read it: data-link-*).
+async function openLink() {
+  const link = document.body.dataset;
+  const sel = $('#workspace');
+  const useWorkspace = (id) => {
+    if (!id) return;
+    if (![...sel.options].some((o) => o.value === id)) {
+      notify('No workspace ' + id + ' in this mock (it was reset or deleted): showing the default one.');
+      return;
+    }
+    state.workspace = id;
+    sel.value = id;
+  };
+  if (link.linkToInvalid) {
+    notify('"' + link.linkToInvalid + '" is not a phone number the API accepts: the link opens no conversation.');
+  }
+  if (link.linkMessage) {
+    try {
+      const r = await api('GET', '/_mock/messages/' + encodeURIComponent(link.linkMessage));
+      const m = r.data || r;
+      useWorkspace(m.workspaceId);
+      await select(m.to);
+      await openDetails(m);
+    } catch (err) {
+      notify('The linked message ' + link.linkMessage + ' cannot be shown: ' + errText(err));
+    }
+    return;
+  }
+  useWorkspace(link.linkWorkspace);
+  if (link.linkTo) await select(link.linkTo);
 }
 
 // --- wiring ---------------------------------------------------------------------------------
@@ -1064,6 +1159,7 @@ function clearThread() {
   $('#messages').replaceChildren();
   $('#thread-title').textContent = 'Pick a number';
   $('#tab-inbox').classList.remove('reading');
+  showThreadLink();
 }
 
 function showTab(tab) {
@@ -1125,7 +1221,7 @@ $('#wallets').addEventListener('submit', (ev) => {
       if (!v) continue;
       if (!/^[0-9]+(\.[0-9]{1,2})?$/.test(v)) throw new Error(mode + ': a balance is naira with at most 2 decimals');
       // Sent as written: a JSON number with the exact decimals, never through a float.
-      await api('POST', '/_mock/workspaces/' + state.workspace + '/balance', '{"mode":"' + mode + '","balance":' + v + '}');
+      await api('POST', '/_mock/workspaces/' + oneWorkspace() + '/balance', '{"mode":"' + mode + '","balance":' + v + '}');
       form.elements[mode].value = '';
     }
   });
@@ -1234,5 +1330,7 @@ function handle(type, data) {
   }
 }
 
-refresh();
-connect();
+openLink().finally(() => {
+  refresh();
+  connect();
+});
