@@ -113,7 +113,7 @@ func (x *msgIndex) rebuildAll(gone *workspace) {
 		if e.dead || e.w == gone {
 			continue
 		}
-		e.w.mu.Lock() // recipients' statuses move under it
+		e.w.mu.Lock()                      // recipients' statuses move under it
 		x.all.list = append(x.all.list, e) // old.list is in id order: each entry is the newest so far
 		x.all.msgs += int(e.n)
 		if e.o != nil {
