@@ -12,3 +12,6 @@ func NumberSetBytes(n int) uint64 {
 
 // MaxErrorBody is how much of an error response is read.
 const MaxErrorBody = maxErrorBody
+
+// JournalLocks says whether OpenFileJournal locks its file on this system.
+const JournalLocks = journalLocks
