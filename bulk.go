@@ -38,7 +38,9 @@ const (
 // server that deduplicates references, sends only those batches: the others are answered from
 // the earlier run without sending or charging again. Batches accepted at an unknown cost
 // (BulkBatch.Unconfirmed) do not fail the job; a rerun sends them again unless the server
-// deduplicates references, and the error then says so.
+// deduplicates references or the job has a Journal, and the error then says so. When a failed
+// batch may have been sent (its error matches ErrOutcomeUnknown), the job's error matches
+// ErrOutcomeUnknown too: test for it, and for ErrBatchesInDoubt, before this one.
 var ErrBulkIncomplete = errors.New("sms: bulk job incomplete")
 
 // BulkParams is the input of BulkService.Send.
@@ -126,7 +128,48 @@ type BulkParams struct {
 	// The skipped numbers are part of the job's identity, like its input: rerunning the new
 	// job within 24 hours reads the same numbers and replays its batches, as long as the
 	// earlier jobs send nothing more meanwhile. A job cannot name itself.
+	//
+	// A job whose batch indices found on the server have a gap (a batch of the earlier job
+	// that the server no longer lists: forgotten, or never sent) stops Bulk.Send before
+	// anything is sent, unless SkipSentByPartial is set.
+	//
+	// With a Journal that holds records of a job named here, that job's numbers are read
+	// from the journal instead, and the server is not asked about it: every batch with an
+	// intent record is skipped but one that the journal records as refused. A gap in its
+	// batch indices, or a batch of it still in doubt, stops Bulk.Send before anything is
+	// sent, unless SkipSentByPartial is set (the numbers of a batch in doubt are then
+	// skipped, never sent twice).
 	SkipSentBy []string
+	// SkipSentByPartial lets Bulk.Send go on when it cannot find every batch of a job of
+	// SkipSentBy (a gap in the batch indices, a campaign the server has forgotten, a batch
+	// in doubt in the journal): the numbers of the batches it cannot find are sent again.
+	SkipSentByPartial bool
+	// Journal, when set, is the job's own record of its batches, kept by the client, so that
+	// no batch is sent twice whether or not the server deduplicates references. Bulk.Send
+	// loads the job's records before reading the input, records each batch's intent
+	// durably before its request is written and its outcome after its answer. A run then:
+	//   - does not send a batch the journal records as accepted: it is reported with
+	//     BulkBatch.FromJournal and its amount from the journal (BulkReport.FromJournal);
+	//   - sends the batches never started, and those the server refused;
+	//   - settles a batch in doubt (an intent without an outcome, or an unknown outcome) by
+	//     sending it again when the client has WithReferenceDeduplication; otherwise by
+	//     looking for its reference in the server's campaign list, when the server lists
+	//     references; otherwise it stays in doubt: reported (BulkBatch.InDoubt,
+	//     BulkReport.InDoubt), the error matching ErrBatchesInDoubt, and not sent unless
+	//     ResendInDoubt is set;
+	//   - refuses, before sending anything, an input whose batch differs from the one the
+	//     journal recorded (ErrJournalMismatch).
+	//
+	// Batches to send whose index is below the last one the journal records are held in
+	// memory until the input has been read up to it, so that a changed input is refused
+	// before anything is sent. Bulk.Send does not close the journal, and a DryRun neither
+	// reads nor writes it. Without a Journal, a rerun is safe only against a server that
+	// deduplicates references (see JobID).
+	Journal Journal
+	// ResendInDoubt sends again the batches a Journal leaves in doubt: a batch whose earlier
+	// request the server processed is then sent twice. Set it only once the campaigns of
+	// those references are known not to exist.
+	ResendInDoubt bool
 }
 
 // RecipientsFrom returns the input of a bulk job held in a slice: the recipients of rs, in
@@ -183,8 +226,18 @@ type BulkBatch struct {
 	// the job sends it again unless the server deduplicates references (see
 	// WithReferenceDeduplication).
 	Unconfirmed bool
-	// Err is why the batch failed after its retries, or why an Unconfirmed batch's answer
-	// cannot be read; nil when it was sent or replayed.
+	// FromJournal is true when BulkParams.Journal records the batch as accepted by an
+	// earlier run: nothing was sent this time, and CampaignID, Status and Amount are the
+	// journal's.
+	FromJournal bool
+	// InDoubt is true, with a Journal, when the batch's request may have been processed and
+	// nothing tells whether it was: in this run (a dropped connection, a timeout, a 5xx:
+	// Err matches ErrOutcomeUnknown) or an earlier one that the server's campaign list
+	// could not settle (Err matches ErrBatchesInDoubt). It is not among Failed, and a
+	// rerun does not send it again unless BulkParams.ResendInDoubt is set.
+	InDoubt bool
+	// Err is why the batch failed after its retries, why an Unconfirmed batch's answer
+	// cannot be read, or why a batch is InDoubt; nil when it was sent or replayed.
 	Err error
 }
 
@@ -244,23 +297,33 @@ type BulkReport struct {
 	// amount (see BulkBatch.AmountUnknown): Amount, ReplayedAmount and JobAmount leave their
 	// cost out.
 	AmountUnknownBatches int
-	// JobAmount is Amount + ReplayedAmount: what the batches of the report cost over every
+	// FromJournal is the number of recipients of batches that BulkParams.Journal records as
+	// accepted by an earlier run, which this run did not send (see BulkBatch.FromJournal),
+	// and FromJournalAmount what they cost then.
+	FromJournal       int
+	FromJournalAmount Amount
+	// InDoubt is the number of recipients of the InDoubtBatches: with a Journal, batches
+	// that may or may not have been sent (see BulkBatch.InDoubt), at a cost not counted.
+	InDoubt        int
+	InDoubtBatches int
+	// JobAmount is Amount + ReplayedAmount + FromJournalAmount: what the batches of the report cost over every
 	// run of the job. Once Complete, it is the whole cost of the job (of this shard, with
 	// Shard): what the wallet moved over all its runs, less the refunds of campaigns that the
 	// provider refused after answering (see Bulk.Wait).
 	JobAmount Amount
 	// Complete is true when the whole input was read and every batch of this shard was sent,
-	// replayed or accepted at an unknown cost (Unconfirmed): nothing is left to send. It is
-	// false in a dry run.
+	// replayed, recorded as accepted in the journal or accepted at an unknown cost
+	// (Unconfirmed): nothing is left to send and nothing is in doubt. It is false in a dry
+	// run.
 	Complete bool
 }
 
 // Failed returns the batches that failed after their retries; an Unconfirmed batch, which
-// the server accepted, is not among them.
+// the server accepted, and an InDoubt one, which it may have, are not among them.
 func (r *BulkReport) Failed() []BulkBatch {
 	var out []BulkBatch
 	for _, b := range r.Batches {
-		if b.Err != nil && !b.Unconfirmed {
+		if b.Err != nil && !b.Unconfirmed && !b.InDoubt {
 			out = append(out, b)
 		}
 	}
@@ -293,6 +356,10 @@ type BulkProgress struct {
 	Sent        int
 	Replayed    int
 	Unconfirmed int
+	// FromJournal counts the recipients of batches a Journal records as accepted by an
+	// earlier run, and InDoubt those of batches it leaves in doubt.
+	FromJournal int
+	InDoubt     int
 	// Amount is what this run has charged so far, and ReplayedAmount what the replayed
 	// batches cost when an earlier run sent them.
 	Amount         Amount
@@ -313,9 +380,11 @@ type BulkService struct{ campaigns *CampaignsService }
 // recipients, so the same input always gives the same batches. Each batch carries the
 // reference JobID + ":" + k: against a server that deduplicates references, running the same
 // job again within 24 hours, after a crash, an error or a top-up, replays the batches already
-// sent (reported as Replayed, not charged) and sends only the others. That is the only
-// guarantee against sending twice: without deduplication, or after 24 hours, a rerun sends
-// every batch again. Each request is retried as Campaigns.Create is.
+// sent (reported as Replayed, not charged) and sends only the others. Without a Journal that
+// is the only guarantee against sending twice: without deduplication, or after 24 hours, a
+// rerun sends every batch again. With p.Journal, the client's own record decides instead (see
+// BulkParams.Journal): an accepted batch is never sent again, whatever the server does. Each
+// request is retried as Campaigns.Create is.
 //
 // Bulk.Send stops early, sending nothing more and returning the report with the error, when
 // what follows cannot succeed: the input yields an error, the wallet cannot pay
@@ -335,7 +404,8 @@ type BulkService struct{ campaigns *CampaignsService }
 // panic goes on up the caller's goroutine: no goroutine of the job outlives Bulk.Send.
 //
 // Parameters are checked before anything is read or sent; a *ValidationError is returned
-// with a nil report, as is the error of reading the numbers of p.SkipSentBy.
+// with a nil report, as are the error of reading the numbers of p.SkipSentBy and that of
+// loading p.Journal or settling its batches in doubt.
 //
 // Endpoints: POST /v1/sms/campaigns (scope campaigns), once per batch: see Campaigns.Create;
 // with SkipSentBy, first GET /v1/sms/campaigns and GET /v1/sms/campaigns/{id}/status
@@ -349,6 +419,11 @@ func (b *BulkService) Send(ctx context.Context, p *BulkParams) (*BulkReport, err
 		return nil, err
 	}
 	j := newBulkJob(s, p)
+	if p.Journal != nil && !p.DryRun {
+		if err := j.openJournal(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if len(p.SkipSentBy) > 0 {
 		sent, err := s.readSentBy(ctx, p)
 		if err != nil {

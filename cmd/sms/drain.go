@@ -9,7 +9,7 @@ import (
 
 // drain is the transport of a bulk job's client. It lets the batches in flight finish when
 // the user interrupts: from the interrupt on, new requests are held, and the job's context is
-// cancelled as soon as no request is in flight, so that SendBulk records the batches that
+// cancelled as soon as no request is in flight, so that Bulk.Send records the batches that
 // finished and starts no other. Without it, cancelling the context would abort the requests
 // in flight, whose outcome would then be unknown until the job runs again.
 type drain struct {

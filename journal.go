@@ -1,0 +1,216 @@
+package sms
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/seedsms/sms-go/internal/rules"
+)
+
+// Journal is the client's own record of a bulk job's batches (see BulkParams.Journal), so
+// that sending each batch exactly once does not depend on the server deduplicating
+// references or listing them. OpenFileJournal keeps it in a file, NewSQLJournal in a table
+// of a database/sql database; any other store can implement it.
+//
+// Bulk.Send appends an intent record for a batch, and waits for Append to return, before the
+// batch's request is written; then an outcome record once its answer is known. One Journal
+// may hold several jobs: records are kept and loaded by JobID, which also lets SkipSentBy
+// read an earlier job's batches from it.
+//
+// A Journal is used by the goroutines of one Bulk.Send call at a time, and its methods may be
+// called concurrently.
+type Journal interface {
+	// Load returns the records of the job jobID, in the order they were appended (for each
+	// batch, the order of its records is what matters), or none when the journal has no
+	// record of the job.
+	Load(ctx context.Context, jobID string) ([]JournalRecord, error)
+	// Append adds rec durably: when it returns nil, rec survives a crash of the process and
+	// of the machine. An error stops the job; for an intent, the batch is not sent.
+	Append(ctx context.Context, rec JournalRecord) error
+	// Close releases the journal. Bulk.Send never calls it.
+	Close() error
+}
+
+// JournalKind is the kind of a JournalRecord.
+type JournalKind string
+
+// The kinds of journal records.
+const (
+	// JournalIntent is written before a batch's request is sent: from then on the batch is
+	// in doubt until an outcome says otherwise.
+	JournalIntent JournalKind = "intent"
+	// JournalOutcome is written once the batch's answer is known, or known to be unknown.
+	JournalOutcome JournalKind = "outcome"
+)
+
+// JournalState is what an outcome record says of its batch.
+type JournalState string
+
+// The states of an outcome record.
+const (
+	// JournalAccepted: the server took the batch's campaign. It was sent and charged, or,
+	// when Status is StatusFailed, refused by the provider and refunded; either way it is
+	// never sent again under its JobID.
+	JournalAccepted JournalState = "accepted"
+	// JournalRefused: the server refused the request (a 4xx, a 5xx known not to have been
+	// processed, a request never written): nothing was sent, and a later run sends it.
+	JournalRefused JournalState = "refused"
+	// JournalUnknown: the request may have been processed (a dropped connection, a timeout,
+	// a 5xx): the batch is in doubt.
+	JournalUnknown JournalState = "unknown"
+)
+
+// JournalRecord is one record of a Journal: a batch's intent or its outcome.
+type JournalRecord struct {
+	// Kind is JournalIntent or JournalOutcome.
+	Kind JournalKind
+	// JobID, Index and Reference (JobID + ":" + Index) name the batch.
+	JobID     string
+	Index     int
+	Reference string
+	// Attempt counts the intents of the batch over every run of the job, from 1; an outcome
+	// carries the attempt it answers.
+	Attempt int
+	// Digest is the lower-case hex SHA-256 of what the batch sends: its From, Channel and
+	// Message, and each recipient's normalized number and name, in order (see BatchDigest).
+	// A later run whose batch differs from it is refused before anything is sent.
+	Digest string
+	// Recipients is the number of recipients of the batch.
+	Recipients int
+	// Numbers are the batch's normalized numbers, in order (intent only): what SkipSentBy
+	// reads to skip them without asking the server. Names are not kept.
+	Numbers []string
+
+	// State is what the outcome says (outcome only).
+	State JournalState
+	// CampaignID and Status are the campaign's, when known (accepted only).
+	CampaignID string
+	Status     CampaignStatus
+	// Amount is what the campaign cost, in minor units; AmountUnknown is true when the
+	// answer did not say or could not be read (accepted only).
+	Amount        Amount
+	AmountUnknown bool
+	// Resolved says how an earlier run's batch in doubt was settled, such as "campaign list"
+	// when the server listed a campaign under its reference; empty otherwise.
+	Resolved string
+	// Reason says why a batch was refused or is in doubt, without secrets or numbers.
+	Reason string
+	// Time is when the record was made.
+	Time time.Time
+}
+
+// ErrBatchesInDoubt matches the error of a bulk job run with a Journal that leaves batches in
+// doubt: their requests may have been processed, and neither the journal, nor the server's
+// deduplication, nor its campaign list can tell. They are flagged BulkBatch.InDoubt and
+// counted in BulkReport.InDoubt and InDoubtBatches, and are not sent again by a rerun unless
+// BulkParams.ResendInDoubt is set. Check their campaigns by reference before deciding.
+var ErrBatchesInDoubt = errors.New("sms: bulk batches in doubt")
+
+// ErrJournalMismatch matches the error of a bulk job whose input, Message, From, Channel or
+// BatchSize differ from what its Journal recorded for a batch of an earlier run: nothing is
+// sent. To finish a job whose input changed, send the new input under a new JobID with the
+// earlier job in BulkParams.SkipSentBy.
+var ErrJournalMismatch = errors.New("sms: bulk job differs from its journal")
+
+// ErrJournalCorrupt matches a *JournalCorruptError.
+var ErrJournalCorrupt = errors.New("sms: journal corrupt")
+
+// ErrJournalLocked matches the error of opening a journal file that another journal (of this
+// process or another one) holds open.
+var ErrJournalLocked = errors.New("sms: journal in use")
+
+// JournalCorruptError reports a journal record that cannot be read: a checksum that does not
+// match, or a record that makes no sense, anywhere but in the last record of a file (which a
+// crash may leave torn, and which is ignored).
+type JournalCorruptError struct {
+	// Path is the journal's file, or the table of a SQL journal.
+	Path string
+	// Line is the 1-based line of the record in a file; 0 otherwise.
+	Line int
+	// Offset is the byte offset of the record's line in a file.
+	Offset int64
+	// Reason says what is wrong.
+	Reason string
+}
+
+// Error describes where the record is and what is wrong with it.
+func (e *JournalCorruptError) Error() string {
+	where := e.Path
+	if e.Line > 0 {
+		where += ":" + strconv.Itoa(e.Line) + " (byte " + strconv.FormatInt(e.Offset, 10) + ")"
+	}
+	return "sms: journal " + where + ": corrupt record: " + e.Reason
+}
+
+// Is reports whether target is ErrJournalCorrupt.
+func (e *JournalCorruptError) Is(target error) bool { return target == ErrJournalCorrupt }
+
+// BatchDigest returns the lower-case hex SHA-256 that identifies a batch in a journal: over
+// from, channel, message and, in order, each recipient's normalized number and name.
+func BatchDigest(from string, ch Channel, message string, to []Recipient) string {
+	h := sha256.New()
+	h.Write([]byte("sms-go bulk batch v1\x00"))
+	for _, s := range []string{from, string(ch), message} {
+		h.Write([]byte(strconv.Itoa(len(s)) + ":" + s))
+	}
+	for _, r := range to {
+		h.Write([]byte("\x00" + r.Phone + "\x00" + strconv.Itoa(len(r.Name)) + ":" + r.Name))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// checkRecord refuses a record that makes no sense, whatever Journal returned it.
+func checkRecord(r *JournalRecord) error {
+	switch {
+	case r.JobID == "" || len(r.JobID) > maxJobIDLen || !rules.ValidReference(r.JobID):
+		return errors.New("the job ID is not one")
+	case r.Index < 0:
+		return errors.New("a negative batch index")
+	case r.Reference != r.JobID+":"+strconv.Itoa(r.Index):
+		return fmt.Errorf("the reference %q is not the job's batch %d", r.Reference, r.Index)
+	case r.Attempt < 1:
+		return errors.New("an attempt below 1")
+	case r.Recipients < 0 || r.Recipients > MaxBulkBatchSize:
+		return errors.New("a number of recipients out of range")
+	}
+	switch r.Kind {
+	case JournalIntent:
+		if len(r.Digest) != sha256.Size*2 {
+			return errors.New("an intent without a digest")
+		}
+		if _, err := hex.DecodeString(r.Digest); err != nil {
+			return errors.New("a digest that is not hex")
+		}
+		if len(r.Numbers) != r.Recipients {
+			return fmt.Errorf("an intent of %d recipients lists %d numbers", r.Recipients, len(r.Numbers))
+		}
+		for _, n := range r.Numbers {
+			if x, err := strconv.ParseUint(n, 10, 64); err != nil || x == 0 || len(n) > 15 {
+				return errors.New("a number that is not a normalized one")
+			}
+		}
+		if r.State != "" {
+			return errors.New("an intent with a state")
+		}
+	case JournalOutcome:
+		switch r.State {
+		case JournalAccepted, JournalRefused, JournalUnknown:
+		default:
+			return fmt.Errorf("an outcome of unknown state %q", r.State)
+		}
+		if r.Amount.Kobo() < 0 {
+			return errors.New("a negative amount")
+		}
+		if r.State != JournalAccepted && (r.CampaignID != "" || r.Amount.Kobo() != 0) {
+			return errors.New("a campaign or an amount on a batch not accepted")
+		}
+	default:
+		return fmt.Errorf("an unknown kind %q", r.Kind)
+	}
+	return nil
+}
