@@ -298,14 +298,14 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 		{"sender IDs keyed id and sender_id or senderId", []string{"SenderIDs.List"}, 200, nil, `{"data":[{"id":"s1","sender_id":"ACME","status":"active"},{"_id":"s2","senderId":"BETA","status":"pending"}]}`,
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				ids := v.([]sms.SenderID)
+				ids := v.(*sms.Page[sms.SenderID]).Items
 				require.Len(t, ids, 2)
 				assert.Equal(t, []string{"s1", "ACME", "s2", "BETA"}, []string{ids[0].ID, ids[0].Title, ids[1].ID, ids[1].Title})
 			}},
 		{"keys keyed id", []string{"Keys.List"}, 200, nil, `{"data":[{"id":"k9","publicKey":"pk_test_abc"}]}`,
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, "k9", v.([]sms.Key)[0].ID)
+				assert.Equal(t, "k9", v.(*sms.Page[sms.Key]).Items[0].ID)
 			}},
 		// Campaign lists: members of items, and paging.
 		{"createdAt in epoch milliseconds", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":1616950260000`, `"pagination":{"page":1,"limit":20,"total":1}`),
