@@ -355,6 +355,10 @@ type BulkProgress struct {
 	Sent        int
 	Replayed    int
 	Unconfirmed int
+	// FromJournal counts the recipients of batches a Journal records as accepted by an
+	// earlier run, and InDoubt those of batches it leaves in doubt.
+	FromJournal int
+	InDoubt     int
 	// Amount is what this run has charged so far, and ReplayedAmount what the replayed
 	// batches cost when an earlier run sent them.
 	Amount         Amount
@@ -400,6 +404,11 @@ func (s *CampaignsService) SendBulk(ctx context.Context, p *BulkParams) (*BulkRe
 		return nil, err
 	}
 	j := newBulkJob(s, p)
+	if p.Journal != nil && !p.DryRun {
+		if err := j.openJournal(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if len(p.SkipSentBy) > 0 {
 		sent, err := s.readSentBy(ctx, p)
 		if err != nil {

@@ -30,6 +30,8 @@ type bulkJob struct {
 	pool     *batchPool
 	// sentBefore holds the numbers that the jobs of p.SkipSentBy sent; nil without any.
 	sentBefore *numberSet
+	// jr is what p.Journal records of the job; nil without a journal, and in a dry run.
+	jr *bulkJournal
 
 	halt     chan struct{} // closed when the job stops early
 	haltOnce sync.Once
@@ -50,6 +52,9 @@ type bulkBatch struct {
 	to    []wireRecipient
 	parts int // the largest parts of a recipient's message
 	total int // parts over its recipients
+	// With a journal: the batch's digest, and the attempt its intent records.
+	digest  string
+	attempt int
 }
 
 func newBulkJob(s *CampaignsService, p *BulkParams) *bulkJob {
@@ -112,23 +117,69 @@ func (j *bulkJob) run(ctx context.Context) (*BulkReport, error) {
 	rd.sentBefore = j.sentBefore
 	read := j.feed(ctx, rd, work, &wg)
 	wg.Wait()
+	j.dropHeld() // the batches held back when the job stopped before the input was checked
 
 	// The workers are done: the report is this goroutine's alone.
 	r := &j.report
 	r.Duplicates, r.Invalid, r.InvalidRecipients, r.Skipped = rd.duplicates, rd.invalid, rd.invalidList, rd.skipped
 	slices.SortFunc(r.Batches, func(a, b BulkBatch) int { return a.Index - b.Index })
 	failed := r.Failed()
-	r.Complete = read && !j.p.DryRun && !j.halted() && len(failed) == 0
+	r.Complete = read && !j.p.DryRun && !j.halted() && len(failed) == 0 && r.InDoubtBatches == 0
 	switch {
 	case j.halted():
-		return r, j.unconfirmedError(j.haltError())
+		return r, j.unconfirmedError(j.inDoubtError(j.haltError()))
 	case len(failed) > 0:
-		return r, j.unconfirmedError(fmt.Errorf("%w: %d of %d batches of job %q failed; %s: batch %d: %w",
-			ErrBulkIncomplete, len(failed), len(r.Batches), j.p.JobID, j.rerun("retry them"), failed[0].Index, failed[0].Err))
-	case r.UnconfirmedBatches > 0:
-		return r, j.unconfirmedError(nil)
+		err := fmt.Errorf("%w: %d of %d batches of job %q failed; %s: batch %d: %w",
+			ErrBulkIncomplete, len(failed), len(r.Batches), j.p.JobID, j.rerun("retry them"), failed[0].Index, failed[0].Err)
+		if u := j.firstMaybeSent(); u != nil && !errors.Is(failed[0].Err, ErrOutcomeUnknown) {
+			// the error matches ErrOutcomeUnknown whenever a failed batch may have been sent
+			err = fmt.Errorf("%w; batch %d may have been sent: %w", err, u.Index, u.Err)
+		}
+		return r, j.unconfirmedError(j.inDoubtError(err))
+	case r.UnconfirmedBatches > 0 || r.InDoubtBatches > 0:
+		return r, j.unconfirmedError(j.inDoubtError(nil))
 	}
 	return r, nil
+}
+
+// inDoubtError returns err, followed, when a journal leaves batches in doubt, by what to do
+// about them; it then matches ErrBatchesInDoubt, and the first such batch's error.
+func (j *bulkJob) inDoubtError(err error) error {
+	r := &j.report
+	if r.InDoubtBatches == 0 {
+		return err
+	}
+	var first *BulkBatch
+	for i := range r.Batches {
+		if r.Batches[i].InDoubt {
+			first = &r.Batches[i]
+			break
+		}
+	}
+	note := fmt.Sprintf("%d of %d batches (%d recipients) are in doubt: they may have been sent, and a rerun with the same Journal "+
+		"does not send them again unless ResendInDoubt is set; check their campaigns by reference: batch %d (reference %q)",
+		r.InDoubtBatches, len(r.Batches), r.InDoubt, first.Index, first.Reference)
+	if !errors.Is(first.Err, ErrBatchesInDoubt) {
+		note = fmt.Sprintf("%s: %v", note, ErrBatchesInDoubt) // first.Err is this run's ErrOutcomeUnknown
+		if err == nil {
+			return fmt.Errorf("sms: bulk job %q: %s: %w: %w", j.p.JobID, note, ErrBatchesInDoubt, first.Err)
+		}
+		return fmt.Errorf("%w; and %s: %w: %w", err, note, ErrBatchesInDoubt, first.Err)
+	}
+	if err == nil {
+		return fmt.Errorf("sms: bulk job %q: %s: %w", j.p.JobID, note, first.Err)
+	}
+	return fmt.Errorf("%w; and %s: %w", err, note, first.Err)
+}
+
+// firstMaybeSent returns the first failed batch whose outcome is unknown, or nil.
+func (j *bulkJob) firstMaybeSent() *BulkBatch {
+	for i, b := range j.report.Batches {
+		if b.Err != nil && !b.Unconfirmed && !b.InDoubt && errors.Is(b.Err, ErrOutcomeUnknown) {
+			return &j.report.Batches[i]
+		}
+	}
+	return nil
 }
 
 // rerun advises running the job again to do what, unless the server is not known to
@@ -136,6 +187,9 @@ func (j *bulkJob) run(ctx context.Context) (*BulkReport, error) {
 // cost, or one that failed with an unknown outcome (a dropped connection or a 5xx after the
 // request was written), which the server may have sent.
 func (j *bulkJob) rerun(what string) string {
+	if j.jr != nil {
+		return "run the job again with the same Journal to " + what + " (it sends no batch the journal records as accepted or in doubt)"
+	}
 	if !j.s.c.dedup {
 		switch {
 		case j.report.UnconfirmedBatches > 0:
@@ -174,7 +228,10 @@ func (j *bulkJob) unconfirmedError(err error) error {
 		}
 	}
 	what := "running the job again replays them, as the server deduplicates references"
-	if !j.s.c.dedup {
+	switch {
+	case j.jr != nil:
+		what = "the journal records them as accepted: running the job again with the same Journal does not send them again"
+	case !j.s.c.dedup:
 		what = "do not run the job again before checking their campaigns by reference: the server is not known to deduplicate references (see WithReferenceDeduplication), so a rerun would send them again"
 	}
 	note := fmt.Sprintf("the server accepted %d of %d batches (%d recipients) whose answers cannot be read, so their cost is unknown; %s: batch %d (reference %q)",
@@ -233,8 +290,15 @@ func (j *bulkJob) read(ctx context.Context, rd *bulkReader, work chan<- *bulkBat
 			return false
 		}
 	}
-	if b := rd.flush(); b != nil {
-		return j.emit(ctx, b, work)
+	batches := rd.index // in the whole input, every shard's
+	if rd.count > 0 {
+		batches++
+	}
+	if b := rd.flush(); b != nil && !j.emit(ctx, b, work) {
+		return false
+	}
+	if j.jr != nil {
+		return j.journalEnd(ctx, batches, work)
 	}
 	return true
 }
@@ -247,6 +311,14 @@ func (j *bulkJob) emit(ctx context.Context, b *bulkBatch, work chan<- *bulkBatch
 		j.pool.put(b.to)
 		return true
 	}
+	if j.jr != nil {
+		return j.journalEmit(ctx, b, work)
+	}
+	return j.handOver(ctx, b, work)
+}
+
+// handOver hands a batch to the workers. It reports whether the job goes on.
+func (j *bulkJob) handOver(ctx context.Context, b *bulkBatch, work chan<- *bulkBatch) bool {
 	select {
 	case work <- b:
 		return true
@@ -268,6 +340,12 @@ func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
 		return
 	}
 	ref := j.reference(b.index)
+	if j.jr != nil {
+		if err := j.journalIntent(ctx, b, ref); err != nil {
+			j.journalStop(b.index, "intent", err) // not sent
+			return
+		}
+	}
 	cl := &call{
 		method: http.MethodPost, path: "/v1/sms/campaigns", policy: retrySend, ref: ref,
 		body:    sendBody[any]{To: campaignTo(b.to), From: j.p.From, Message: j.p.Message, Channel: j.p.Channel, Reference: ref},
@@ -297,8 +375,9 @@ func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
 	}
 	if err != nil {
 		res.Err, res.Unconfirmed = err, unconfirmed(err)
+		res.InDoubt = j.jr != nil && !res.Unconfirmed && errors.Is(err, ErrOutcomeUnknown)
 		j.stopOn(ctx, b.index, ref, err)
-		j.record(res, b.total, cl)
+		j.recordSent(ctx, b, res, cl)
 		return
 	}
 	// A replay after an attempt of this call that may have been processed (a dropped
@@ -307,6 +386,16 @@ func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
 	res.CampaignID, res.Status, res.Amount, res.Replayed = sent.Campaign.ID, sent.Campaign.Status, val(sent.Campaign.Amount), replayed
 	res.AmountUnknown = sent.Campaign.Amount == nil
 	res.Parts = cmp.Or(val(sent.Campaign.Parts), b.parts)
+	j.recordSent(ctx, b, res, cl)
+}
+
+// recordSent records the outcome of a batch's request: in the journal, then in the report.
+func (j *bulkJob) recordSent(ctx context.Context, b *bulkBatch, res BulkBatch, cl *call) {
+	if j.jr != nil {
+		if err := j.journalOutcome(ctx, b, &res); err != nil {
+			j.journalStop(b.index, "outcome", err) // a rerun finds the batch in doubt
+		}
+	}
 	j.record(res, b.total, cl)
 }
 
@@ -454,9 +543,15 @@ func (j *bulkJob) record(b BulkBatch, parts int, cl *call) {
 	case b.Unconfirmed:
 		r.Unconfirmed += b.Recipients
 		r.UnconfirmedBatches++
+	case b.InDoubt:
+		r.InDoubt += b.Recipients
+		r.InDoubtBatches++
 	case b.Err != nil:
 		pg.Failed++
 	case j.p.DryRun:
+	case b.FromJournal:
+		r.FromJournal += b.Recipients
+		r.FromJournalAmount = r.FromJournalAmount.Add(b.Amount)
 	case b.Replayed:
 		r.Replayed += b.Recipients
 		r.ReplayedAmount = r.ReplayedAmount.Add(b.Amount)
@@ -465,6 +560,7 @@ func (j *bulkJob) record(b BulkBatch, parts int, cl *call) {
 		r.Amount = r.Amount.Add(b.Amount)
 	}
 	pg.Batch, pg.Sent, pg.Replayed, pg.Unconfirmed, pg.Amount, pg.ReplayedAmount = b, r.Sent, r.Replayed, r.Unconfirmed, r.Amount, r.ReplayedAmount
+	pg.FromJournal, pg.InDoubt = r.FromJournal, r.InDoubt
 	if j.p.Progress == nil {
 		j.mu.Unlock()
 		return

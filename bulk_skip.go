@@ -3,6 +3,7 @@ package sms
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,34 +25,68 @@ func jobOf(ref string) (string, bool) {
 }
 
 // readSentBy returns the numbers that the campaigns of the jobs named in p.SkipSentBy were
-// sent to: it walks every campaign of the key's mode, keeps those whose reference is JobID + ":" +
-// k of one of the jobs and that did not fail, and walks their recipients.
+// sent to. A job of which p.Journal holds records is read from the journal. For the others, it
+// walks every campaign of the key's mode, keeps those whose reference is JobID + ":" + k of
+// one of the jobs and that did not fail, and walks their recipients; a gap in a job's batch
+// indices is an error unless p.SkipSentByPartial.
 func (s *CampaignsService) readSentBy(ctx context.Context, p *BulkParams) (*numberSet, error) {
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("sms: bulk job %q: SkipSentBy: "+format, append([]any{p.JobID}, a...)...)
 	}
-	found := make(map[string]int, len(p.SkipSentBy)) // campaigns of each job, failed ones too
-	var camps []Campaign                             // those that were sent
+	sent := &numberSet{}
+	var jobs []string // those the server is asked about
+	for _, job := range p.SkipSentBy {
+		if p.Journal != nil {
+			ok, err := s.sentByJournal(ctx, p, job, sent)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				continue
+			}
+		}
+		jobs = append(jobs, job)
+	}
+	if len(jobs) == 0 {
+		return sent, nil
+	}
+	found := make(map[string]map[uint64]bool, len(jobs)) // batch indices of each job, failed ones too
+	var camps []Campaign                                 // those that were sent
 	for c, err := range s.All(ctx, nil) {
 		if err != nil {
 			return nil, fail("listing the campaigns: %w", err)
 		}
 		job, ok := jobOf(c.Reference)
-		if !ok || !slices.Contains(p.SkipSentBy, job) {
+		if !ok || !slices.Contains(jobs, job) {
 			continue
 		}
-		found[job]++
+		if found[job] == nil {
+			found[job] = make(map[uint64]bool)
+		}
+		k, _ := strconv.ParseUint(c.Reference[len(job)+1:], 10, 64) // checked by jobOf
+		found[job][k] = true
 		if c.Status != StatusFailed { // a failed one was refused and refunded: it reached nobody
 			camps = append(camps, c)
 		}
 	}
-	for _, job := range p.SkipSentBy {
-		if found[job] == 0 {
+	for _, job := range jobs {
+		if len(found[job]) == 0 {
 			return nil, fail("no campaign with the reference %q found: the server lists no batch of that job "+
 				"(a wrong job ID, campaigns of the other mode, or a server that does not list references)", job+":k")
 		}
+		if p.SkipSentByPartial {
+			continue
+		}
+		last := slices.Max(slices.Collect(maps.Keys(found[job])))
+		if uint64(len(found[job])) != last+1 {
+			k := uint64(0)
+			for found[job][k] {
+				k++
+			}
+			return nil, fail("the server lists batch %d of job %q but not batch %d (forgotten by the server, or never sent): "+
+				"the numbers of the batches it does not list would be sent again; set SkipSentByPartial to go on all the same", last, job, k)
+		}
 	}
-	sent := &numberSet{}
 	for _, c := range camps {
 		if c.Status == StatusProcessing {
 			return nil, fail("campaign %s (reference %q) is still processing, and its recipients are not listed until the provider takes it: run the job again in a moment",

@@ -169,8 +169,8 @@ type journalLine struct {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// encodeJournalLine returns rec's line: checksum, space, JSON, line feed.
-func encodeJournalLine(rec *JournalRecord) ([]byte, error) {
+// lineOf returns rec as a journal file's line holds it.
+func lineOf(rec *JournalRecord) journalLine {
 	l := journalLine{
 		Kind: rec.Kind, JobID: rec.JobID, Index: rec.Index, Reference: rec.Reference, Attempt: rec.Attempt,
 		Digest: rec.Digest, Recipients: rec.Recipients, Numbers: rec.Numbers, State: rec.State,
@@ -180,6 +180,12 @@ func encodeJournalLine(rec *JournalRecord) ([]byte, error) {
 		k := rec.Amount.Kobo()
 		l.Kobo = &k
 	}
+	return l
+}
+
+// encodeJournalLine returns rec's line: checksum, space, JSON, line feed.
+func encodeJournalLine(rec *JournalRecord) ([]byte, error) {
+	l := lineOf(rec)
 	body, err := json.Marshal(&l)
 	if err != nil {
 		return nil, fmt.Errorf("sms: journal: encoding a record: %w", err)
@@ -204,6 +210,11 @@ func decodeJournalLine(line []byte) (JournalRecord, error) {
 	if crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(sum[:]) {
 		return JournalRecord{}, errors.New("the checksum does not match the record")
 	}
+	return decodeJournalRecord(body)
+}
+
+// decodeJournalRecord reads a record's JSON and checks it.
+func decodeJournalRecord(body []byte) (JournalRecord, error) {
 	var l journalLine
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

@@ -1,0 +1,552 @@
+package sms_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/internal/apitest"
+	"github.com/seedsms/sms-go/mockserver"
+)
+
+// noDedup makes the mock a server that does not deduplicate references: it gives each
+// campaign request a reference of its own (the original one, a marker and a count), so that
+// the mock stores a new, charged campaign for every request, and takes the marker out of
+// every answer, so that the client sees, and the campaign list shows, the references it
+// sent. It stands for mockserver.WithReferenceDeduplication(false) until the mock has it;
+// noDedupClient is the one place to switch.
+type noDedup struct {
+	base http.RoundTripper
+	n    atomic.Int64
+}
+
+const noDedupMarker = "~nodedup"
+
+var noDedupRef = regexp.MustCompile(regexp.QuoteMeta(noDedupMarker) + `[0-9]+`)
+
+func (d *noDedup) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPost && req.URL.Path == "/v1/sms/campaigns" && req.Body != nil {
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(body, &m) == nil {
+			var ref string
+			if json.Unmarshal(m["reference"], &ref) == nil && ref != "" {
+				m["reference"], _ = json.Marshal(ref + noDedupMarker + strconv.FormatInt(d.n.Add(1), 10))
+				body, _ = json.Marshal(m)
+			}
+		}
+		req = req.Clone(req.Context())
+		req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	resp, err := d.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	body = noDedupRef.ReplaceAll(body, nil)
+	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	resp.Header.Del("Content-Length")
+	return resp, nil
+}
+
+// crash stands for the death of the process at a chosen point of a bulk job: once it has
+// happened, no journal record is written and no request leaves.
+type crash struct {
+	crashAt
+	dead atomic.Bool
+}
+
+// crashAt is where a process dies.
+type crashAt struct {
+	afterIntent string // dies once the intent of this reference is durable
+	afterAnswer string // dies once the server answered this reference, before its outcome is recorded
+}
+
+var errCrashed = errors.New("the process died")
+
+// crashJournal is a journal of a process that may die (see crash).
+type crashJournal struct {
+	sms.Journal
+	c *crash
+}
+
+func (j crashJournal) Append(ctx context.Context, rec sms.JournalRecord) error {
+	if j.c.dead.Load() {
+		return errCrashed
+	}
+	if err := j.Journal.Append(ctx, rec); err != nil {
+		return err
+	}
+	if rec.Kind == sms.JournalIntent && rec.Reference == j.c.afterIntent {
+		j.c.dead.Store(true)
+	}
+	return nil
+}
+
+// crashTransport is the network of a process that may die (see crash).
+type crashTransport struct {
+	base http.RoundTripper
+	c    *crash
+}
+
+func (t crashTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.c.dead.Load() {
+		return nil, errCrashed // never written
+	}
+	ref := ""
+	if req.Method == http.MethodPost && req.Body != nil {
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		var m struct{ Reference string }
+		_ = json.Unmarshal(body, &m)
+		ref = m.Reference
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err == nil && ref != "" && ref == t.c.afterAnswer {
+		t.c.dead.Store(true)
+	}
+	return resp, err
+}
+
+// journalServer is a mock and the clients of the processes that run a job against it.
+type journalServer struct {
+	srv   *mockserver.Server
+	dedup bool // the mock deduplicates references
+}
+
+func newJournalServer(t *testing.T, profile mockserver.Profile, dedup bool) *journalServer {
+	t.Helper()
+	return &journalServer{srv: newServer(t, mockserver.WithProfile(profile)), dedup: dedup}
+}
+
+// client returns the client of a new process, which dies as c says (nil: never).
+func (s *journalServer) client(t *testing.T, c *crash, opts ...sms.Option) *sms.Client {
+	t.Helper()
+	var rt http.RoundTripper = apitest.Transport(t, s.srv.Transport(), true)
+	if !s.dedup {
+		rt = &noDedup{base: rt}
+	}
+	if c != nil {
+		rt = crashTransport{base: rt, c: c}
+	}
+	opts = append([]sms.Option{sms.WithHTTPClient(&http.Client{Transport: rt}), sms.WithRetryWait(time.Millisecond, 5*time.Millisecond)}, opts...)
+	return newClient(t, s.srv, opts...)
+}
+
+// received returns how many SMS each number received.
+func (s *journalServer) received() map[string]int {
+	out := make(map[string]int)
+	for _, m := range s.srv.Messages(mockserver.Filter{Kind: mockserver.KindSMS}) {
+		out[m.To]++
+	}
+	return out
+}
+
+// posts counts the campaign requests the mock received.
+func (s *journalServer) posts() int { return requestsTo(s.srv, http.MethodPost, "/v1/sms/campaigns") }
+
+// openJournal opens the journal file at path, closed at the end of the test.
+func openJournal(t *testing.T, path string) *sms.FileJournal {
+	t.Helper()
+	j, err := sms.OpenFileJournal(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { j.Close() })
+	return j
+}
+
+// journalJob is a job of 12 numbers in batches of 3, one at a time.
+func journalJob(jobID string, rs []sms.Recipient, jr sms.Journal) *sms.BulkParams {
+	return &sms.BulkParams{JobID: jobID, From: "MOCKSMS", Message: "Hi {{name}}", Recipients: sms.RecipientsFrom(rs),
+		BatchSize: 3, Concurrency: 1, Journal: jr}
+}
+
+// onceEach checks that each of the numbers of rs, and no other, received exactly n[i] SMS.
+func assertReceived(t *testing.T, s *journalServer, want map[string]int) {
+	t.Helper()
+	got := s.received()
+	for k, v := range want {
+		if v == 0 {
+			delete(want, k)
+		}
+	}
+	assert.Equal(t, want, got)
+}
+
+func timesEach(rs []sms.Recipient, n int) map[string]int {
+	out := make(map[string]int)
+	for _, r := range rs {
+		out[r.Phone] = n
+	}
+	return out
+}
+
+const onePart = 320 // kobo: one GSM part on the generic channel
+
+// A job run with a journal survives a crash at any point without sending a number twice,
+// whether or not the server deduplicates references: what the journal cannot settle (a
+// request that may have been processed, on a server that neither deduplicates nor lists
+// references) is reported in doubt, and sent again only when told to.
+func TestSendBulkJournalCrash(t *testing.T) {
+	t.Parallel()
+	rs := customersOf([]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}) // batches 0 to 3
+	tests := []struct {
+		name    string
+		profile mockserver.Profile
+		dedup   bool // the server deduplicates, and the client is told so
+		crash   crashAt
+		// The second run: batches from the journal, sent, in doubt.
+		fromJournal, sent, inDoubt int
+		// Batch 2 reached the server in the first run.
+		batch2Sent bool
+	}{
+		{name: "intent written, request not: full profile, settled by the list",
+			profile: mockserver.ProfileFull, crash: crashAt{afterIntent: "job:2"}, fromJournal: 6, sent: 6},
+		{name: "intent written, request not: documented profile, in doubt",
+			profile: mockserver.ProfileDocumented, crash: crashAt{afterIntent: "job:2"}, fromJournal: 6, sent: 3, inDoubt: 3},
+		{name: "answered, outcome not recorded: full profile, settled by the list",
+			profile: mockserver.ProfileFull, crash: crashAt{afterAnswer: "job:2"}, fromJournal: 9, sent: 3, batch2Sent: true},
+		{name: "answered, outcome not recorded: documented profile, in doubt",
+			profile: mockserver.ProfileDocumented, crash: crashAt{afterAnswer: "job:2"}, fromJournal: 6, sent: 3, inDoubt: 3, batch2Sent: true},
+		{name: "answered, outcome not recorded: a deduplicating server replays it",
+			profile: mockserver.ProfileDocumented, dedup: true, crash: crashAt{afterAnswer: "job:2"}, fromJournal: 6, sent: 3, batch2Sent: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			s := newJournalServer(t, tt.profile, tt.dedup)
+			var opts []sms.Option
+			if tt.dedup {
+				opts = append(opts, sms.WithReferenceDeduplication())
+			}
+			path := filepath.Join(t.TempDir(), "job.journal")
+			before := balance(t, s.srv)
+
+			// The first process dies.
+			c := &crash{crashAt: tt.crash}
+			jr := openJournal(t, path)
+			_, err := s.client(t, c, opts...).Campaigns.SendBulk(ctx, journalJob("job", rs, crashJournal{jr, c}))
+			require.ErrorIs(t, err, errCrashed)
+			require.NoError(t, jr.Close())
+			first := 6
+			if tt.batch2Sent {
+				first = 9
+			}
+			require.Equal(t, first, len(s.received()))
+
+			// The second one finishes the job.
+			posts := s.posts()
+			jr = openJournal(t, path)
+			r, err := s.client(t, nil, opts...).Campaigns.SendBulk(ctx, journalJob("job", rs, jr))
+			require.NotNil(t, r)
+			assert.Equal(t, tt.fromJournal, r.FromJournal, "from the journal")
+			assert.Equal(t, tt.sent+r.Replayed, r.Sent+r.Replayed, "sent")
+			assert.Equal(t, tt.inDoubt, r.InDoubt, "in doubt")
+			assert.Equal(t, tt.inDoubt/3, r.InDoubtBatches)
+			assert.Equal(t, tt.fromJournal/3, countBatches(r, func(b sms.BulkBatch) bool { return b.FromJournal }))
+			want := timesEach(rs, 1)
+			if tt.inDoubt > 0 {
+				require.ErrorIs(t, err, sms.ErrBatchesInDoubt)
+				assert.NotErrorIs(t, err, sms.ErrBulkIncomplete)
+				assert.False(t, r.Complete)
+				assert.True(t, r.Batches[2].InDoubt)
+				assert.Empty(t, r.Failed())
+				assert.Contains(t, err.Error(), `reference "job:2"`)
+				if !tt.batch2Sent {
+					for _, x := range rs[6:9] {
+						want[x.Phone] = 0
+					}
+				}
+				assertReceived(t, s, want)
+				assert.Equal(t, posts+1, s.posts(), "only batch 3 was sent")
+
+				if !tt.batch2Sent { // told that batch 2 is not on the server, the job resends it
+					require.NoError(t, jr.Close())
+					jr = openJournal(t, path)
+					p := journalJob("job", rs, jr)
+					p.ResendInDoubt = true
+					r, err = s.client(t, nil, opts...).Campaigns.SendBulk(ctx, p)
+					require.NoError(t, err)
+					assert.True(t, r.Complete)
+					assert.Equal(t, 3, r.Sent)
+					assert.Equal(t, 9, r.FromJournal)
+					assertReceived(t, s, timesEach(rs, 1))
+					assert.Equal(t, before-12*onePart, balance(t, s.srv), "the wallet moved once per number")
+				}
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, r.Complete)
+			assertReceived(t, s, timesEach(rs, 1))
+			assert.Equal(t, before-12*onePart, balance(t, s.srv), "the wallet moved once per number")
+			assert.Equal(t, int64(12*onePart), r.JobAmount.Kobo(), "the job's amount over both runs")
+		})
+	}
+}
+
+func countBatches(r *sms.BulkReport, f func(sms.BulkBatch) bool) int {
+	n := 0
+	for _, b := range r.Batches {
+		if f(b) {
+			n++
+		}
+	}
+	return n
+}
+
+// A batch the journal records as accepted is never sent again, against a server that does
+// not deduplicate references: a rerun of a finished job sends nothing.
+func TestSendBulkJournalRerunSendsNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newJournalServer(t, mockserver.ProfileDocumented, false)
+	rs := customersOf([]int{1, 2, 3, 4, 5, 6, 7})
+	path := filepath.Join(t.TempDir(), "job.journal")
+	jr := openJournal(t, path)
+	first, err := s.client(t, nil).Campaigns.SendBulk(ctx, journalJob("job", rs, jr))
+	require.NoError(t, err)
+	require.NoError(t, jr.Close())
+	posts := s.posts()
+
+	jr = openJournal(t, path)
+	var progress []sms.BulkProgress
+	p := journalJob("job", rs, jr)
+	p.Progress = func(pg sms.BulkProgress) { progress = append(progress, pg) }
+	r, err := s.client(t, nil).Campaigns.SendBulk(ctx, p)
+	require.NoError(t, err)
+	assert.Equal(t, posts, s.posts(), "no request")
+	assert.True(t, r.Complete)
+	assert.Equal(t, 7, r.FromJournal)
+	assert.Zero(t, r.Sent)
+	assert.Equal(t, first.Amount, r.FromJournalAmount)
+	assert.Equal(t, first.Amount, r.JobAmount)
+	assert.Equal(t, first.CampaignIDs(), r.CampaignIDs())
+	require.Len(t, progress, 3)
+	assert.Equal(t, 7, progress[2].FromJournal)
+	assertReceived(t, s, timesEach(rs, 1))
+}
+
+// An input that differs from what the journal recorded is refused before anything is sent,
+// whichever batch differs.
+func TestSendBulkJournalMismatch(t *testing.T) {
+	t.Parallel()
+	rs := customersOf([]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	edit := func(f func([]sms.Recipient) []sms.Recipient) []sms.Recipient {
+		return f(append([]sms.Recipient(nil), rs...))
+	}
+	tests := []struct {
+		name  string
+		input []sms.Recipient
+		edit  func(*sms.BulkParams)
+		batch string // the batch named
+	}{
+		{"a name changed in an accepted batch", edit(func(r []sms.Recipient) []sms.Recipient { r[4].Name = "Other"; return r }), nil, "batch 1"},
+		{"a row inserted", edit(func(r []sms.Recipient) []sms.Recipient {
+			return append([]sms.Recipient{{Phone: bulkPhone(99), Name: "New"}}, r...)
+		}), nil, "batch 0"},
+		{"the batch in doubt changed", edit(func(r []sms.Recipient) []sms.Recipient { r[7].Name = "Other"; return r }), nil, "batch 2"},
+		{"the input cut short", rs[:6], nil, "batch 2"},
+		{"the input cut inside a batch", rs[:5], nil, "batch 1"},
+		{"another message", rs, func(p *sms.BulkParams) { p.Message = "Hello {{name}}" }, "batch 0"},
+		{"another batch size", rs, func(p *sms.BulkParams) { p.BatchSize = 4 }, "batch 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			s := newJournalServer(t, mockserver.ProfileFull, false)
+			path := filepath.Join(t.TempDir(), "job.journal")
+			c := &crash{crashAt: crashAt{afterIntent: "job:2"}}
+			jr := openJournal(t, path)
+			_, err := s.client(t, c).Campaigns.SendBulk(ctx, journalJob("job", rs, crashJournal{jr, c}))
+			require.ErrorIs(t, err, errCrashed)
+			require.NoError(t, jr.Close())
+			posts := s.posts()
+
+			jr = openJournal(t, path)
+			p := journalJob("job", tt.input, jr)
+			p.Concurrency = 4
+			if tt.edit != nil {
+				tt.edit(p)
+			}
+			_, err = s.client(t, nil).Campaigns.SendBulk(ctx, p)
+			require.ErrorIs(t, err, sms.ErrJournalMismatch)
+			assert.ErrorContains(t, err, tt.batch)
+			assert.ErrorContains(t, err, "SkipSentBy")
+			assert.ErrorContains(t, err, "nothing was sent")
+			assert.Equal(t, posts, s.posts(), "no request")
+		})
+	}
+}
+
+// SkipSentBy reads an earlier job's numbers from the journal: finishing a corrected job needs
+// nothing from the server, not even a campaign list that shows references.
+func TestSendBulkSkipSentByJournal(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newJournalServer(t, mockserver.ProfileDocumented, false)
+	path := filepath.Join(t.TempDir(), "jobs.journal")
+	jr := openJournal(t, path)
+	first := customersOf([]int{1, 2, 3, 4, 5}, "0803-BAD")
+	_, err := s.client(t, nil).Campaigns.SendBulk(ctx, journalJob("first", first, jr))
+	require.NoError(t, err)
+	gets := requestsTo(s.srv, http.MethodGet, "/v1/sms/campaigns")
+
+	second := customersOf([]int{1, 2, 3, 6, 4, 5, 7})
+	p := journalJob("second", second, jr)
+	p.SkipSentBy = []string{"first"}
+	r, err := s.client(t, nil).Campaigns.SendBulk(ctx, p)
+	require.NoError(t, err)
+	assert.Equal(t, 5, r.Skipped)
+	assert.Equal(t, 2, r.Sent)
+	assert.Equal(t, gets, requestsTo(s.srv, http.MethodGet, "/v1/sms/campaigns"), "no campaign list read")
+	assertReceived(t, s, timesEach(customersOf([]int{1, 2, 3, 4, 5, 6, 7}), 1))
+}
+
+// A batch of the earlier job in doubt, or missing from the journal, stops SkipSentBy before
+// anything is sent, unless SkipSentByPartial; the numbers of a batch in doubt are then
+// skipped, never sent twice.
+func TestSendBulkSkipSentByJournalInDoubt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newJournalServer(t, mockserver.ProfileDocumented, false)
+	path := filepath.Join(t.TempDir(), "jobs.journal")
+	rs := customersOf([]int{1, 2, 3, 4, 5, 6, 7, 8, 9})
+	c := &crash{crashAt: crashAt{afterAnswer: "first:1"}}
+	jr := openJournal(t, path)
+	_, err := s.client(t, c).Campaigns.SendBulk(ctx, journalJob("first", rs, crashJournal{jr, c}))
+	require.ErrorIs(t, err, errCrashed)
+	posts := s.posts()
+
+	p := journalJob("second", rs, jr)
+	p.SkipSentBy = []string{"first"}
+	_, err = s.client(t, nil).Campaigns.SendBulk(ctx, p)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "batch 1 is in doubt")
+	assert.Equal(t, posts, s.posts())
+
+	p = journalJob("second", rs, jr)
+	p.SkipSentBy, p.SkipSentByPartial = []string{"first"}, true
+	r, err := s.client(t, nil).Campaigns.SendBulk(ctx, p)
+	require.NoError(t, err)
+	assert.Equal(t, 6, r.Skipped)
+	assert.Equal(t, 3, r.Sent)
+	assertReceived(t, s, timesEach(rs, 1))
+}
+
+// Without a journal, SkipSentBy refuses to go on when the server lists a job's batches with a
+// gap (a campaign it forgot, or one never sent): their numbers would be sent again in silence.
+func TestSendBulkSkipSentByGap(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := newServer(t)
+	c := newClient(t, srv)
+	for _, k := range []int{0, 2} {
+		_, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: customersOf([]int{k}), From: "MOCKSMS", Message: "Hi", Reference: "first:" + strconv.Itoa(k)})
+		require.NoError(t, err)
+	}
+	srv.DeliverAll()
+	posts := requestsTo(srv, http.MethodPost, "/v1/sms/campaigns")
+	p := &sms.BulkParams{JobID: "second", From: "MOCKSMS", Message: "Hi", Recipients: sms.RecipientsFrom(customersOf([]int{0, 1, 2, 3})),
+		SkipSentBy: []string{"first"}}
+	_, err := c.Campaigns.SendBulk(ctx, p)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "not batch 1")
+	assert.ErrorContains(t, err, "SkipSentByPartial")
+	assert.Equal(t, posts, requestsTo(srv, http.MethodPost, "/v1/sms/campaigns"), "nothing sent")
+
+	p.SkipSentByPartial = true
+	r, err := c.Campaigns.SendBulk(ctx, p)
+	require.NoError(t, err)
+	assert.Equal(t, 2, r.Skipped)
+	assert.Equal(t, 2, r.Sent)
+}
+
+// The journal is written as the job goes: an intent before each request, its outcome after,
+// and a journal that cannot record an intent stops the job without sending the batch.
+func TestSendBulkJournalRecords(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newJournalServer(t, mockserver.ProfileFull, true)
+	rec := &recordingJournal{}
+	r, err := s.client(t, nil).Campaigns.SendBulk(ctx, journalJob("job", customersOf([]int{1, 2, 3, 4}), rec))
+	require.NoError(t, err)
+	require.Len(t, rec.recs, 4)
+	for i, want := range []struct {
+		kind  sms.JournalKind
+		index int
+	}{{sms.JournalIntent, 0}, {sms.JournalOutcome, 0}, {sms.JournalIntent, 1}, {sms.JournalOutcome, 1}} {
+		got := rec.recs[i]
+		assert.Equal(t, want.kind, got.Kind)
+		assert.Equal(t, want.index, got.Index)
+		assert.Equal(t, 1, got.Attempt)
+	}
+	assert.Equal(t, []string{bulkPhone(1), bulkPhone(2), bulkPhone(3)}, rec.recs[0].Numbers)
+	assert.Equal(t, sms.BatchDigest("MOCKSMS", "", "Hi {{name}}", customersOf([]int{1, 2, 3})), rec.recs[0].Digest)
+	assert.Equal(t, sms.JournalAccepted, rec.recs[1].State)
+	assert.Equal(t, r.Batches[0].CampaignID, rec.recs[1].CampaignID)
+	assert.Equal(t, int64(3*onePart), rec.recs[1].Amount.Kobo())
+
+	posts := s.posts()
+	failing := &recordingJournal{fail: errors.New("disk full")}
+	r, err = s.client(t, nil).Campaigns.SendBulk(ctx, journalJob("other", customersOf([]int{5}), failing))
+	require.ErrorContains(t, err, "disk full")
+	assert.False(t, r.Complete)
+	assert.Equal(t, posts, s.posts(), "a batch whose intent is not recorded is not sent")
+}
+
+// recordingJournal keeps its records in memory; fail, when set, refuses every append.
+type recordingJournal struct {
+	mu   sync.Mutex
+	recs []sms.JournalRecord
+	fail error
+}
+
+func (j *recordingJournal) Load(_ context.Context, job string) ([]sms.JournalRecord, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var out []sms.JournalRecord
+	for _, r := range j.recs {
+		if r.JobID == job {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (j *recordingJournal) Append(_ context.Context, r sms.JournalRecord) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.fail != nil {
+		return j.fail
+	}
+	j.recs = append(j.recs, r)
+	return nil
+}
+
+func (j *recordingJournal) Close() error { return nil }
