@@ -7,10 +7,11 @@ import (
 	"time"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/mockserver"
 )
 
 func ExampleCampaignsService_SendBulk() {
-	srv := startMock()
+	srv := startMock(mockserver.WithReferenceDeduplication(true)) // a server that deduplicates references
 	defer srv.Close()
 	ws := srv.Default()
 	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()))
@@ -34,7 +35,8 @@ func ExampleCampaignsService_SendBulk() {
 	fmt.Println(report.Sent, "sent, charged", report.Amount)
 	fmt.Println(report.Duplicates, "duplicate,", report.Invalid, "invalid at position", report.InvalidRecipients[0].Position)
 
-	// The same job again sends nothing: every batch is answered from the first run.
+	// The same job again sends nothing: the server deduplicates references, so every batch is
+	// answered from the first run. A server that does not would send and charge them again.
 	again, err := client.Campaigns.SendBulk(context.Background(), params)
 	if err != nil {
 		log.Fatal(err)

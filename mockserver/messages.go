@@ -31,6 +31,7 @@ type Message struct {
 	Parts       int       // SMS parts of Text
 	Encoding    string    // "GSM-7" or "UCS-2"
 	CampaignID  string    // "" for an OTP
+	Reference   string    // the campaign's reference; "" when it had none, and for an OTP
 	Status      Status    // StatusSent, StatusDelivered, StatusFailed or StatusDND
 	Cost        int64     // kobo charged for this message; 0 when refunded
 	PinID       string    // an OTP's pin ID
@@ -99,7 +100,7 @@ func storeFilter(f Filter) (store.Query, error) {
 // messageOf is a stored message as a Message.
 func messageOf(m store.Message) Message {
 	return Message{ID: m.ID, To: m.To, From: m.From, Text: m.Text, Kind: Kind(m.Kind), Channel: m.Channel,
-		Parts: m.Parts, Encoding: m.Encoding, CampaignID: m.CampaignID, Status: Status(m.Status), Cost: m.Cost,
+		Parts: m.Parts, Encoding: m.Encoding, CampaignID: m.CampaignID, Reference: m.Reference, Status: Status(m.Status), Cost: m.Cost,
 		PinID: m.PinID, Pin: m.Pin, Verified: m.Verified, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
 		WorkspaceID: m.WorkspaceID, Mode: modeOf(m.Mode)}
 }

@@ -112,6 +112,8 @@ type config struct {
 	maxDND         int
 	deliveryDelay  time.Duration
 	profile        Profile
+	dedup          bool // references deduplicated; set by check from the profile unless dedupSet
+	dedupSet       bool // WithReferenceDeduplication was given
 }
 
 // defaults is the configuration of a server given no option.
@@ -126,8 +128,11 @@ func defaults() config {
 }
 
 // check is the one policy of the options: it reports the first option out of its documented
-// range, and puts the default in place of a zero limit.
+// range, puts the default in place of a zero limit, and settles what depends on the profile.
 func (c *config) check() error {
+	if !c.dedupSet {
+		c.dedup = c.profile == ProfileFull // see WithReferenceDeduplication
+	}
 	// Limits first: a limit is put right even when it is wrong, so that the server still
 	// holds its default workspace while it answers every request with the error.
 	var limitErr error
@@ -191,6 +196,7 @@ func (c *config) api(url func() string) httpapi.Config {
 		RequestLogSize: c.requestLogSize, ReadTimeout: c.readTimeout, AllowedHosts: c.allowedHosts,
 		IdempotencyLimit: c.idemLimit, IdempotencyTotalLimit: c.idemTotal, MaxMessages: c.maxMessages, MaxWorkspaces: c.maxWorkspaces, MaxDND: c.maxDND,
 		DeliveryDelay: c.deliveryDelay, URL: url, Documented: c.profile == ProfileDocumented,
+		DeduplicateReferences: c.dedup,
 	}
 }
 
@@ -217,7 +223,9 @@ const (
 	// (_id, senderId, recipientCount, amount, status; page, limit, total). Endpoints whose
 	// answers nothing shows (keys, campaign status, sender-ID requests) keep the project's
 	// shapes, with the table's statuses: 200 for a key created, 202 for a sender-ID request
-	// (an assumption: the table has no 201). The /_mock/ controls are not affected.
+	// (an assumption: the table has no 201). References are not deduplicated, as the pages
+	// never say that the service does, unless WithReferenceDeduplication(true). The /_mock/
+	// controls are not affected.
 	ProfileDocumented
 )
 
@@ -244,7 +252,24 @@ func ParseProfile(name string) (Profile, error) {
 }
 
 // WithProfile sets how much of the contract the /v1 routes answer with (default ProfileFull).
+// It also sets whether references are deduplicated, unless WithReferenceDeduplication says.
 func WithProfile(p Profile) Option { return func(c *config) { c.profile = p } }
+
+// WithReferenceDeduplication sets whether the server deduplicates the reference of a send
+// (POST /v1/sms/send and /v1/sms/campaigns). On, a send whose reference was used in the
+// last 24 hours by the same workspace and mode replays the first answer when its body is the
+// same (Idempotent-Replayed: true; no second SMS, no second debit) and is refused with 409
+// conflict (400 under ProfileDocumented) when it is not; see WithIdempotencyLimit. Off, the
+// server is one that does not deduplicate: a reference is still checked, stored and listed
+// with its campaign, but every accepted send is a new campaign, sent and charged, whatever
+// references came before.
+//
+// The default follows the profile: on under ProfileFull, off under ProfileDocumented, as
+// the live service's pages never say that it deduplicates. This option overrides it, in
+// any order with WithProfile.
+func WithReferenceDeduplication(on bool) Option {
+	return func(c *config) { c.dedup, c.dedupSet = on, true }
+}
 
 // WithReadTimeout bounds how long reading one request body may take (default
 // DefaultReadTimeout; 0 means no limit). A body still unread by then fails and its

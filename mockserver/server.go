@@ -3,9 +3,9 @@
 //
 // It is a real net/http server over an in-memory store: API keys with scopes and live/test
 // modes, wallets in integer kobo, sender IDs, campaigns with per-recipient delivery state,
-// OTPs, idempotency by reference and optional rate limits. Test controls, as HTTP routes under
-// /_mock/ and as methods on Server, move sender IDs and deliveries along, set balances, move
-// the clock and inject faults.
+// OTPs, idempotency by reference (or none: WithReferenceDeduplication) and optional rate
+// limits. Test controls, as HTTP routes under /_mock/ and as methods on Server, move sender
+// IDs and deliveries along, set balances, move the clock and inject faults.
 //
 // Every SMS it accepts is kept as a message, as the phone would show it: tests read them with
 // Messages or wait for one with WaitMessage (GET /_mock/messages?wait=10s from any language),

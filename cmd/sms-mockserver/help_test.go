@@ -37,6 +37,7 @@ func TestRunHelp(t *testing.T) {
 		}
 		assert.Contains(t, usage, "Usage: sms-mockserver [flags]", "%v", tt.args)
 		assert.Contains(t, usage, "-delivery-delay", "%v", tt.args)
+		assert.Contains(t, usage, "-reference-dedup on|off", "%v", tt.args)
 		assert.NotContains(t, other, "Usage:", "%v", tt.args)
 	}
 }

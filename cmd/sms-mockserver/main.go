@@ -31,7 +31,8 @@
 //	               [-live-balance 10000.00] [-test-balance 10000.00] [-rate-limit N]
 //	               [-read-timeout 30s] [-allow-host name]... [-gc-headroom-mb 32]
 //	               [-message-limit 1000000] [-workspace-limit 10000] [-dnd-limit 1000000]
-//	               [-delivery-delay 1s|off] [-env]
+//	               [-delivery-delay 1s|off] [-profile full|documented] [-reference-dedup on|off]
+//	               [-env]
 //
 // Prices are at most 10,000.00 NGN a part and balances at most 40,000,000,000,000,000.00 NGN.
 // A request body must arrive within -read-timeout. Requests must name a loopback host
@@ -45,6 +46,14 @@
 // move from sent to delivered, or to failed or dnd by the rules of the magic test numbers
 // (see mockserver.WithAutoDelivery); 0 or off leaves them sent until POST /_mock/deliver or
 // /_mock/campaigns/{id}/deliver moves them.
+//
+// -profile documented answers only the members and statuses the live service's pages show
+// (full, the default, answers everything docs/api.md describes). -reference-dedup says whether
+// a send's reference is deduplicated: on, a reference reused within 24 hours replays the
+// first answer (or is refused when the body differs); off, the mock is a server that does
+// not deduplicate, where every send is a new campaign, sent and charged, its reference only
+// stored and listed. It defaults to on under -profile full and off under -profile documented
+// (the live pages never promise deduplication); given, it wins over the profile.
 package main
 
 import (
@@ -118,6 +127,29 @@ func (f *delayFlag) Set(s string) error {
 	return nil
 }
 
+// onOffFlag is -reference-dedup: "on" or "off", remembered as given or not, so that an
+// absent flag leaves the default to the profile.
+type onOffFlag struct{ on, set bool }
+
+func (f *onOffFlag) String() string {
+	switch {
+	case !f.set:
+		return "" // no "(default ...)" in the usage: the profile decides
+	case f.on:
+		return "on"
+	}
+	return "off"
+}
+
+func (f *onOffFlag) Set(s string) error {
+	switch s {
+	case "on", "off":
+		f.on, f.set = s == "on", true
+		return nil
+	}
+	return errors.New(`want "on" or "off"`)
+}
+
 // hostsFlag collects -allow-host values, repeated or comma separated.
 type hostsFlag []string
 
@@ -162,6 +194,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Var(delivery, "delivery-delay", `how long after its send a campaign's recipients are delivered by themselves, by the magic numbers' rules (0 or "off": never, until a control delivers them; at most 87600h)`)
 	idemTotal := fs.Int("idempotency-total-limit", mockserver.DefaultIdempotencyTotalLimit, "send references the mock remembers at most, every workspace together; past it the oldest are forgotten")
 	profileName := fs.String("profile", mockserver.ProfileFull.String(), "answer with everything (full) or only the members and statuses the live docs show (documented)")
+	var dedup onOffFlag
+	fs.Var(&dedup, "reference-dedup", "whether a send's reference is deduplicated, `on|off`: on, one reused within 24h replays the first answer (409 when the body differs); off, every send is a new campaign, charged, its reference only stored and listed (default: on under -profile full, off under -profile documented)")
 	env := fs.Bool("env", false, "print the startup line as shell export statements of SMS_BASE_URL, SMS_API_KEY, SMS_API_SECRET and SMS_DASHBOARD_TOKEN instead of JSON")
 	fs.Usage = func() {} // printed below: on stdout when asked for, on stderr after an error
 	if err := fs.Parse(args); err != nil {
@@ -219,6 +253,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		mockserver.WithAutoDelivery(delivery.d),
 		mockserver.WithProfile(profile),
 		mockserver.WithIdempotencyTotalLimit(*idemTotal),
+	}
+	if dedup.set {
+		opts = append(opts, mockserver.WithReferenceDeduplication(dedup.on))
 	}
 	if *jwtSecret != "" {
 		opts = append(opts, mockserver.WithJWTSecret([]byte(*jwtSecret)))

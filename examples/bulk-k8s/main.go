@@ -2,7 +2,9 @@
 // Indexed Job in job.yaml runs, one pod per shard. Every pod reads the whole recipient file
 // (so that all agree on the batches) and sends only the batches of its shard; a pod that
 // fails is simply run again, and the batches it had sent are replayed, not sent twice, provided
-// the server deduplicates references (the mock does) and the rerun comes within 24 hours.
+// the server deduplicates references (the mock does under its full profile, or with
+// -reference-dedup on) and the rerun comes within 24 hours; a server that does not sends them
+// again.
 //
 // Configuration, all from the environment:
 //

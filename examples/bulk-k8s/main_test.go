@@ -55,21 +55,31 @@ func runShard(t *testing.T, srv *mockserver.Server, file string, index, shards i
 	return code, s
 }
 
-// Four pods at once, then one of them again: every recipient once, against the mock in both
-// profiles (the documented one answers only what the live service's pages show).
+// Four pods at once, then one of them again: every recipient once against a server that
+// deduplicates references, in both profiles of the mock (the documented one answers only what
+// the live service's pages show). Against one that does not (the documented profile's
+// default), the retried pod sends its batches again: the hazard the example's doc names.
 func TestShardsSendEveryRecipientOnce(t *testing.T) {
 	t.Parallel()
-	for _, profile := range []mockserver.Profile{mockserver.ProfileFull, mockserver.ProfileDocumented} {
-		t.Run(profile.String(), func(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		opts  []mockserver.Option
+		dedup bool
+	}{
+		{"full", nil, true},
+		{"documented with deduplication", []mockserver.Option{mockserver.WithProfile(mockserver.ProfileDocumented), mockserver.WithReferenceDeduplication(true)}, true},
+		{"documented", []mockserver.Option{mockserver.WithProfile(mockserver.ProfileDocumented)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			testShards(t, mockserver.NewTest(t, mockserver.WithProfile(profile)))
+			testShards(t, mockserver.NewTest(t, tc.opts...), tc.dedup)
 		})
 	}
 }
 
-func testShards(t *testing.T, srv *mockserver.Server) {
-	file := recipientsFile(t, 25_000) // three batches of 10,000 at most: shard 3 has none
-	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 10_000_000))
+func testShards(t *testing.T, srv *mockserver.Server, dedup bool) {
+	file := recipientsFile(t, 25_000)                                                          // three batches of 10,000 at most: shard 3 has none
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 20_000_000)) // room for a batch sent twice
 	var wg sync.WaitGroup
 	sums := make([]summary, 4)
 	for i := range 4 {
@@ -89,22 +99,30 @@ func testShards(t *testing.T, srv *mockserver.Server) {
 	}
 	assert.Equal(t, 25_000, total)
 	assert.Equal(t, 0, sums[3].Batches)
+	require.Positive(t, sums[1].Sent)
 
 	code, again := runShard(t, srv, file, 1, 4) // the pod of index 1 is retried
 	assert.Equal(t, exitOK, code)
-	assert.Equal(t, 0, again.Sent)
-	assert.Equal(t, sums[1].Sent, again.Replayed)
+	campaigns, recipients := 3, 25_000 // one campaign per batch
+	if dedup {
+		assert.Equal(t, 0, again.Sent)
+		assert.Equal(t, sums[1].Sent, again.Replayed)
+	} else {
+		assert.Equal(t, sums[1].Sent, again.Sent, "sent a second time")
+		assert.Equal(t, 0, again.Replayed)
+		campaigns, recipients = 4, 25_000+sums[1].Sent
+	}
 
 	client, err := sms.NewClient(srv.Default().TestKey, srv.Default().TestSecret, sms.WithBaseURL(srv.URL()))
 	require.NoError(t, err)
 	page, err := client.Campaigns.List(context.Background(), nil)
 	require.NoError(t, err)
-	assert.Equal(t, 3, page.Total, "one campaign per batch")
+	assert.Equal(t, campaigns, page.Total)
 	n := 0
 	for _, c := range page.Campaigns {
 		n += c.Recipients
 	}
-	assert.Equal(t, 25_000, n)
+	assert.Equal(t, recipients, n)
 }
 
 func TestExitCodes(t *testing.T) {

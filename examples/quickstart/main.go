@@ -41,9 +41,11 @@ func orUnknown[T any](v *T) string {
 }
 
 // run walks through the SDK against a mock started with opts (the tests run it under both
-// profiles: what the walk-through does must work against what the live docs show).
+// profiles: what the walk-through does must work against what the live docs show). The mock
+// deduplicates references, as the walk-through shows replays, unless opts say otherwise.
 func run(ctx context.Context, opts ...mockserver.Option) error {
-	srv, err := mockserver.New(append([]mockserver.Option{mockserver.WithAddr("127.0.0.1:0")}, opts...)...)
+	srv, err := mockserver.New(append([]mockserver.Option{mockserver.WithAddr("127.0.0.1:0"),
+		mockserver.WithReferenceDeduplication(true)}, opts...)...)
 	if err != nil {
 		return err
 	}
@@ -112,6 +114,9 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 	}
 	fmt.Printf("sent again with the same reference: replayed=%t, same campaign=%t (nothing sent or charged twice)\n",
 		again.Replayed, again.Campaign.ID == c.ID)
+	if !again.Replayed || again.Campaign.ID != c.ID {
+		return errors.New("the send with the same reference was not replayed: does the server deduplicate references?")
+	}
 
 	step("4. Send an OTP and verify it")
 	otp, err := client.OTP.Send(ctx, &sms.SendOTPParams{
@@ -215,6 +220,9 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 		return err
 	}
 	fmt.Printf("run again: %d sent, %d replayed, charged %s NGN\n", rerun.Sent, rerun.Replayed, rerun.Amount)
+	if rerun.Sent != 0 {
+		return fmt.Errorf("the job run again sent %d recipients again: does the server deduplicate references?", rerun.Sent)
+	}
 	// Campaigns of over 100 recipients are processing for a second before the provider takes
 	// them; move the mock's clock past it, then let the provider report every one delivered.
 	if err := srv.Advance(time.Second); err != nil {

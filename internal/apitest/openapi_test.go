@@ -75,12 +75,12 @@ const workspaceJSON = `{"url":"http://127.0.0.1:4010","workspaceId":"` + oid1 + 
 	"testSecret":"sk_test_0123456789ABCDEFGHIJabcdefghij0123456789","senderId":"MOCKSMS","requestId":"` + reqID + `"}`
 
 const messageJSON = `{"id":"` + oid2 + `-0","to":"2348025671695","from":"MOCKSMS","text":"Your code is 482913.","kind":"otp",
-	"channel":"generic","parts":1,"encoding":"GSM-7","campaignId":null,"status":"delivered","cost":3.20,"currency":"NGN",
+	"channel":"generic","parts":1,"encoding":"GSM-7","campaignId":null,"reference":null,"status":"delivered","cost":3.20,"currency":"NGN",
 	"pinId":"` + pinID + `","pin":"482913","verified":false,"createdAt":"2026-11-21T10:00:00Z",
 	"updatedAt":"2026-11-21T10:00:00Z","workspaceId":"` + oid1 + `","mode":"test"}`
 
 const smsMessageJSON = `{"id":"` + oid2 + `-1","to":"2348025671695","from":"MOCKSMS","text":"Hello Ada","kind":"sms",
-	"channel":"generic","parts":1,"encoding":"GSM-7","campaignId":"` + oid2 + `","status":"sent","cost":3.20,"currency":"NGN",
+	"channel":"generic","parts":1,"encoding":"GSM-7","campaignId":"` + oid2 + `","reference":"order-7","status":"sent","cost":3.20,"currency":"NGN",
 	"createdAt":"2026-11-21T10:00:00Z","updatedAt":"2026-11-21T10:00:00Z","workspaceId":"` + oid1 + `","mode":"live"}`
 
 const workspaceCampaignJSON = `{"_id":"` + oid2 + `","senderId":"MOCKSMS","recipientCount":2,"amount":6.40,

@@ -41,6 +41,7 @@ type Config struct {
 	DeliveryDelay            time.Duration // of automatic delivery; 0: none
 	URL                      func() string // the server's base URL, "" before it listens
 	Documented               bool          // /v1 answers only what the live docs show
+	DeduplicateReferences    bool          // a send's reference replays (or conflicts with) an earlier send
 }
 
 // API serves the mock's routes. Its methods are safe for concurrent use.

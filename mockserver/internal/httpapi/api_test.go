@@ -25,7 +25,7 @@ func newTestAPI(t *testing.T, edit func(*Config)) *API {
 	cfg := Config{
 		GenericPrice: 320, DNDPrice: 450, LiveBalance: 1 << 40, TestBalance: 1 << 40, Country: "Nigeria",
 		RequestLogSize: 100, IdempotencyLimit: 1000, IdempotencyTotalLimit: 1000,
-		MaxMessages: 1000, MaxWorkspaces: 10, MaxDND: 100, Now: time.Now,
+		MaxMessages: 1000, MaxWorkspaces: 10, MaxDND: 100, Now: time.Now, DeduplicateReferences: true,
 	}
 	if edit != nil {
 		edit(&cfg)

@@ -13,19 +13,25 @@ import (
 
 // serveIdempotent runs a request whose body may carry a reference: the first request with a
 // reference runs, later ones with the same body replay its answer, ones with another body are
-// 409, and ones arriving while it runs wait for it.
+// 409, and ones arriving while it runs wait for it. It is the one place that decides whether
+// references are deduplicated: without Config.DeduplicateReferences every request runs, and
+// its reference is only stored with its campaign.
 func (a *API) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) {
 	var ref string
 	var fp [32]byte
 	// Both idempotent routes send: POST /v1/sms/campaigns is the one that needs the campaigns scope.
 	if in, ok := wire.DecodeSend(rq.r.URL.Path, rq.body, rt.scope == store.ScopeCampaigns); ok {
 		rq.send = in
-		if in.Reference == nil || !rules.ValidReference(*in.Reference) {
+		if !a.cfg.DeduplicateReferences || in.Reference == nil || !rules.ValidReference(*in.Reference) {
 			a.run(w, rq, rt)
 			return
 		}
 		ref, fp = *in.Reference, in.Fingerprint
 	} else { // the general way, which also finds what is wrong with the body
+		if !a.cfg.DeduplicateReferences {
+			a.run(w, rq, rt)
+			return
+		}
 		if ref, ok = wire.ReferenceOf(rq.body); !ok {
 			a.run(w, rq, rt)
 			return

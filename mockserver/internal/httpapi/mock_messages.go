@@ -26,6 +26,7 @@ type messageJSON struct {
 	Parts       int        `json:"parts"`
 	Encoding    string     `json:"encoding"`
 	CampaignID  *string    `json:"campaignId"`
+	Reference   *string    `json:"reference"`
 	Status      string     `json:"status"`
 	Cost        wire.Naira `json:"cost"`
 	Currency    string     `json:"currency"`
@@ -43,7 +44,7 @@ type messageJSON struct {
 func messageOut(m *store.Message, now time.Time) messageJSON {
 	out := messageJSON{
 		ID: m.ID, To: m.To, From: m.From, Text: m.Text, Kind: m.Kind, Channel: m.Channel, Parts: m.Parts,
-		Encoding: m.Encoding, CampaignID: wire.OptString(m.CampaignID), Status: m.Status, Cost: wire.Naira(m.Cost),
+		Encoding: m.Encoding, CampaignID: wire.OptString(m.CampaignID), Reference: wire.OptString(m.Reference), Status: m.Status, Cost: wire.Naira(m.Cost),
 		Currency: "NGN", PinID: m.PinID, Pin: m.Pin, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
 		WorkspaceID: m.WorkspaceID, Mode: m.Mode.String(),
 	}

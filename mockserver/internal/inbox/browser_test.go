@@ -218,7 +218,8 @@ func holdStreams(t *testing.T, url string) (release func(n int), held func() int
 }
 
 func TestPageInBrowser(t *testing.T) {
-	srv := mockserver.NewTest(t)
+	// A server that does not deduplicate references, so that the page can show a duplicate.
+	srv := mockserver.NewTest(t, mockserver.WithReferenceDeduplication(false))
 	f := &front{inner: srv.Handler()}
 	ts := httptest.NewServer(f)
 	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
@@ -508,6 +509,18 @@ func TestPageInBrowser(t *testing.T) {
 		var overflow float64
 		require.NoError(t, chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('#tab-campaigns table').getBoundingClientRect().right - document.documentElement.clientWidth`, &overflow)))
 		assert.LessOrEqual(t, overflow, 0.0, "the campaigns table is wider than a 1280-pixel window")
+
+		// The same reference sent again is a second campaign here: both rows say so, no other.
+		again := send("Sale today", "summer:12", "2348022222222", "2348033333333")
+		require.NotEqual(t, id, again)
+		for _, c := range []string{id, again} {
+			dup := `#campaigns tr[data-id="` + c + `"] td.reference .duplicate`
+			require.NoError(t, within(ctx, 2*time.Second, chromedp.WaitVisible(dup)))
+			assert.Equal(t, "sent 2×", text(ctx, t, dup))
+		}
+		assert.Equal(t, 2, count(ctx, t, `#campaigns td.reference .duplicate`))
+		require.NoError(t, chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('#tab-campaigns table').getBoundingClientRect().right - document.documentElement.clientWidth`, &overflow)))
+		assert.LessOrEqual(t, overflow, 0.0, "the campaigns table with a duplicate is wider than a 1280-pixel window")
 		require.NoError(t, within(ctx, 2*time.Second, click(row+` button.deliver`), textIs(row+` td.delivery`, "delivered")))
 		got := srv.Messages(mockserver.Filter{CampaignID: id})
 		require.Len(t, got, 2)

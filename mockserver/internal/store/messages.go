@@ -28,6 +28,7 @@ type Message struct {
 	Parts       int
 	Encoding    string
 	CampaignID  string
+	Reference   string // the campaign's
 	Status      string
 	Cost        int64
 	PinID       string
@@ -218,6 +219,7 @@ func (st *Store) render(r msgRef) (Message, bool) {
 	parts, enc := rules.CountParts(text)
 	m.ID, m.From, m.Text, m.Kind, m.Channel = c.ID.String()+"-"+strconv.Itoa(int(r.i)), c.SenderID, text, "sms", c.Channel.String()
 	m.Parts, m.Encoding, m.Status, m.CampaignID = parts, enc.String(), rc.status().String(), c.ID.String()
+	m.Reference = c.Reference
 	m.CreatedAt, m.UpdatedAt = time.Unix(0, c.CreatedAt).UTC(), time.Unix(0, rc.updatedAt).UTC()
 	if c.Amount > 0 {
 		price := st.cfg.GenericPrice

@@ -868,6 +868,11 @@ async function loadCampaigns() {
   showCampaignsNote();
   const body = $('#campaigns');
   body.replaceChildren();
+  // How many listed campaigns of a mode carry each reference: more than one is a duplicate,
+  // each sent and charged, as a server that does not deduplicate references does.
+  const refKey = (c) => c.mode + ' ' + c.reference;
+  const refCount = new Map();
+  for (const c of all) if (c.reference) refCount.set(refKey(c), (refCount.get(refKey(c)) || 0) + 1);
   for (const c of all) {
     const n = c.counts;
     const idle = c.status !== 'sent' || n.sent === 0;
@@ -875,11 +880,13 @@ async function loadCampaigns() {
     const move = (counts, label) => act(label, () => api('POST', '/_mock/campaigns/' + c._id + '/deliver', counts));
     const text = c.text !== undefined ? c.text : campaignTexts.get(c._id);
     const b = batch(c.reference);
+    const dups = c.reference ? refCount.get(refKey(c)) : 0;
     const row = el('tr', {},
       el('td', { className: 'campaign' }, el('code', {}, c._id)),
       el('td', { className: 'reference' }, !c.reference ? '' : b
         ? el('code', { className: 'reference', title: 'batch ' + b.index + ' of the bulk job ' + b.job }, el('span', { className: 'job' }, b.job), ':' + b.index)
-        : el('code', { className: 'reference' }, c.reference)),
+        : el('code', { className: 'reference' }, c.reference),
+      dups > 1 ? el('div', { className: 'duplicate', title: dups + ' campaigns carry this reference: each was sent and charged' }, 'sent ' + dups + '×') : null),
       el('td', { className: 'text' }, campaignText(text)),
       el('td', {}, c.mode, el('div', { className: 'hint' }, c.senderId)),
       el('td', { className: 'count' }, Number(c.recipientCount).toLocaleString('en')),
