@@ -255,7 +255,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	// twice, whatever the server.
 	j, err := a.openJournal(o, shard)
 	if err != nil {
-		return a.journalErr(o, err)
+		return a.journalErr(o.jobID, err)
 	}
 	jpath := ""
 	if j != nil {
@@ -279,7 +279,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	params.DryRun = true
 	plan, err := c.Campaigns.SendBulk(jobCtx, &params)
 	if err != nil {
-		return a.journalErr(o, apiErr(ctx, err))
+		return a.journalErr(o.jobID, apiErr(ctx, err))
 	}
 	out := bulkOut(plan, sum)
 	out.Journal = jpath
@@ -310,7 +310,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	rep, sendErr := c.Campaigns.SendBulk(jobCtx, &params)
 	prog.done()
 	if rep == nil { // the journal refused the job, or the jobs of --skip-sent-by could not be read
-		return a.journalErr(o, apiErr(ctx, sendErr))
+		return a.journalErr(o.jobID, apiErr(ctx, sendErr))
 	}
 	out = bulkOut(rep, sum)
 	out.Journal = jpath
@@ -318,7 +318,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 		sendErr = fmt.Errorf("%w: %d", sms.ErrBatchesInDoubt, rep.InDoubtBatches)
 	}
 	if sendErr != nil {
-		return a.finishBulk(out, o, a.bulkStopped(ctx, c, rep, sendErr, jobCost{plan: plan, price: price, journal: jpath}))
+		return a.finishBulk(out, o, a.bulkStopped(ctx, c, rep, sendErr, jobCost{plan: plan, price: price, journal: jpath, jobID: o.jobID}))
 	}
 	if ids := rep.CampaignIDs(); o.wait && len(ids) > 0 {
 		a.note("waiting for the delivery of %s", plural(len(ids), "campaign", "campaigns"))
@@ -434,6 +434,7 @@ type jobCost struct {
 	plan    *sms.BulkReport
 	price   sms.Amount
 	journal string // the job's journal file
+	jobID   string
 }
 
 // left says what the rest of the job would cost against the wallet's balance, as the dry run
@@ -765,6 +766,8 @@ func (a *app) journalStopped(ctx context.Context, c *sms.Client, rep *sms.BulkRe
 		a.noteResume()
 	case errors.Is(err, sms.ErrConflict):
 		a.note("this job ID was used before with other recipients or another message: use a new --job-id for a new job")
+	case errors.Is(err, sms.ErrJournalMismatch):
+		a.journalErr(jc.jobID, err)
 	case len(rep.Failed()) > 0 && maybeSent(rep) && !a.dedup:
 		a.note("%s failed, and the outcome of some is unknown: the server may have sent them, and is not known to deduplicate references; "+
 			"look for their campaigns by reference first (sms campaigns list): a rerun retries every failed batch", plural(len(rep.Failed()), "batch", "batches"))
@@ -806,7 +809,7 @@ func (a *app) noteInDoubt(rep *sms.BulkReport) {
 	a.note("%s (%s) %s in doubt: their requests may have reached the server, and nothing tells whether they were sent: %s",
 		plural(rep.InDoubtBatches, "batch", "batches"), plural(rep.InDoubt, "recipient", "recipients"), are, strings.Join(names, ", "))
 	if a.dedup {
-		a.note("the server deduplicates references (--reference-dedup): running the same command again within 24 hours of their sending sends them again, and the server answers those it took the first time:")
+		a.note("the server deduplicates references (--reference-dedup): run the same command again within 24 hours of their sending to send them again; the server answers those it took the first time without sending them twice:")
 		a.noteResume()
 		return
 	}
@@ -817,11 +820,11 @@ func (a *app) noteInDoubt(rep *sms.BulkReport) {
 
 // journalErr explains an error of the journal: one that refuses the job before anything is
 // sent. Other errors are returned as they are.
-func (a *app) journalErr(o *bulkOptions, err error) error {
+func (a *app) journalErr(jobID string, err error) error {
 	switch {
 	case errors.Is(err, sms.ErrJournalMismatch):
 		a.note("the recipients, message, sender, channel or batch size differ from what the journal recorded for job %s: nothing was sent. "+
-			"To send a corrected file, give it a new --job-id and add --skip-sent-by %s: the numbers that job sent to are skipped", o.jobID, o.jobID)
+			"To send a corrected file, use a new --job-id and add --skip-sent-by %s: the numbers that job sent to are skipped", jobID, jobID)
 	case errors.Is(err, sms.ErrJournalLocked):
 		a.note("another sms bulk of this job (or of this shard) is running with the same journal: wait for it to end")
 	case errors.Is(err, sms.ErrJournalCorrupt):
