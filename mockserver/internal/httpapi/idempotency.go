@@ -20,18 +20,22 @@ func (a *API) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) {
 	var ref string
 	var fp [32]byte
 	// Both idempotent routes send: POST /v1/sms/campaigns is the one that needs the campaigns scope.
-	if in, ok := wire.DecodeSend(rq.r.URL.Path, rq.body, rt.scope == store.ScopeCampaigns); ok {
-		rq.send = in
-		if !a.cfg.DeduplicateReferences || in.Reference == nil || !rules.ValidReference(*in.Reference) {
+	in, fast := wire.DecodeSend(rq.r.URL.Path, rq.body, rt.scope == store.ScopeCampaigns)
+	if fast {
+		rq.send = in // decoded once, for the handler too
+	}
+	if !a.cfg.DeduplicateReferences {
+		a.run(w, rq, rt)
+		return
+	}
+	if fast {
+		if in.Reference == nil || !rules.ValidReference(*in.Reference) {
 			a.run(w, rq, rt)
 			return
 		}
 		ref, fp = *in.Reference, in.Fingerprint
 	} else { // the general way, which also finds what is wrong with the body
-		if !a.cfg.DeduplicateReferences {
-			a.run(w, rq, rt)
-			return
-		}
+		var ok bool
 		if ref, ok = wire.ReferenceOf(rq.body); !ok {
 			a.run(w, rq, rt)
 			return
