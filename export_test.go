@@ -1,5 +1,7 @@
 package sms
 
+import "bytes"
+
 // NumberSetBytes returns the memory a bulk job's de-duplication set holds for n distinct
 // numbers: its one slice of slots.
 func NumberSetBytes(n int) uint64 {
@@ -15,3 +17,11 @@ const MaxErrorBody = maxErrorBody
 
 // JournalLocks says whether OpenFileJournal locks its file on this system.
 const JournalLocks = journalLocks
+
+// ReadJournal reads the records of every job in a journal file's bytes, as OpenFileJournal
+// and FileJournal.Load do, and returns the size of the whole records.
+func ReadJournal(data []byte) ([]JournalRecord, int64, error) {
+	var out []JournalRecord
+	n, err := scanJournal(bytes.NewReader(data), "fuzz", "", func(r JournalRecord) { out = append(out, r) })
+	return out, n, err
+}

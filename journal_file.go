@@ -203,8 +203,8 @@ func decodeJournalLine(line []byte) (JournalRecord, error) {
 		return JournalRecord{}, errors.New("not a checksum and a record")
 	}
 	var sum [4]byte
-	if _, err := hex.Decode(sum[:], line[:8]); err != nil {
-		return JournalRecord{}, errors.New("the checksum is not hex")
+	if _, err := hex.Decode(sum[:], line[:8]); err != nil || bytes.ContainsAny(line[:8], "ABCDEF") {
+		return JournalRecord{}, errors.New("the checksum is not lower-case hex")
 	}
 	body := line[9:]
 	if crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(sum[:]) {

@@ -84,7 +84,7 @@ func TestFileJournalTornAndCorrupt(t *testing.T) {
 	path := writeJournal(t, in, journalAccepted(in, 640))
 	whole, err := os.ReadFile(path)
 	require.NoError(t, err)
-	first := len(whole) - len(mustLine(t, journalAccepted(in, 640)))
+	first := len(whole) - len(mustLineOf(t, journalAccepted(in, 640)))
 
 	tests := []struct {
 		name    string
@@ -134,14 +134,6 @@ func TestFileJournalTornAndCorrupt(t *testing.T) {
 			require.NoError(t, j2.Close())
 		})
 	}
-}
-
-func mustLine(t *testing.T, r sms.JournalRecord) []byte {
-	t.Helper()
-	path := writeJournal(t, r)
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return b
 }
 
 // A journal file is held by one journal at a time, until it is closed.
