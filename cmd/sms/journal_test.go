@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/mockserver"
 )
 
 func TestEscapeJobID(t *testing.T) {
@@ -124,4 +126,39 @@ func TestJobJournalLoadsOtherJobs(t *testing.T) {
 	assert.ErrorIs(t, err, os.ErrNotExist)
 	_, err = a.openJournal(&bulkOptions{jobID: "new"}, sms.Shard{})
 	assert.ErrorIs(t, err, sms.ErrJournalLocked)
+}
+
+// Against a server that lists no references (the documented profile), --skip-sent-by finds
+// the earlier job's numbers in its journal: the corrected file is finished without asking
+// the server, and without the journal it cannot be.
+func TestBulkSkipSentByReadsTheJournal(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, mockserver.WithProfile(mockserver.ProfileDocumented))
+	first := writeFile(t, "people.csv", "phone,name\n08030000001,Ada\n0803000000X,Bola\n08030000003,Chi\n")
+	fixed := writeFile(t, "fixed.csv", "phone,name\n08030000001,Ada\n08030000002,Bola\n08030000003,Chi\n08030000004,Dayo\n")
+	send := func(env map[string]string, csv, job string, more ...string) result {
+		args := append([]string{"bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi {{name}}", "--job-id", job, "--json"}, more...)
+		return runCLI(t, env, "", args...)
+	}
+	r := send(f.env, first, "promo", "--skip-invalid")
+	require.Equal(t, 0, r.code, r.stderr)
+	wallet := f.balance(t)
+
+	elsewhere := maps.Clone(f.env)
+	elsewhere[envJournalDir] = t.TempDir() // another machine: no journal of promo
+	r = send(elsewhere, fixed, "promo-fixed", "--skip-sent-by", "promo")
+	assert.NotEqual(t, 0, r.code, "the server cannot tell what promo sent")
+	assert.Contains(t, r.stderr, `no campaign with the reference "promo:k" found`)
+	assert.Equal(t, wallet, f.balance(t))
+
+	r = send(f.env, fixed, "promo-fixed", "--skip-sent-by", "promo")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "2 numbers skipped: sent by job promo\n")
+	assert.Equal(t, 2.0, decodeJSON(t, r.stdout)["sent"])
+	assert.Equal(t, wallet-2*mockserver.DefaultGenericPrice, f.balance(t), "only the numbers promo did not reach")
+	got := map[string]int{}
+	for _, m := range f.srv.Messages(mockserver.Filter{}) {
+		got[m.To]++
+	}
+	assert.Equal(t, map[string]int{"2348030000001": 1, "2348030000002": 1, "2348030000003": 1, "2348030000004": 1}, got)
 }
