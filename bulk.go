@@ -38,7 +38,9 @@ const (
 // server that deduplicates references, sends only those batches: the others are answered from
 // the earlier run without sending or charging again. Batches accepted at an unknown cost
 // (BulkBatch.Unconfirmed) do not fail the job; a rerun sends them again unless the server
-// deduplicates references, and the error then says so.
+// deduplicates references or the job has a Journal, and the error then says so. When a failed
+// batch may have been sent (its error matches ErrOutcomeUnknown), the job's error matches
+// ErrOutcomeUnknown too: test for it, and for ErrBatchesInDoubt, before this one.
 var ErrBulkIncomplete = errors.New("sms: bulk job incomplete")
 
 // BulkParams is the input of CampaignsService.SendBulk.
@@ -161,8 +163,9 @@ type BulkParams struct {
 	//
 	// Batches to send whose index is below the last one the journal records are held in
 	// memory until the input has been read up to it, so that a changed input is refused
-	// before anything is sent. SendBulk does not close the journal. Without a Journal, a
-	// rerun is safe only against a server that deduplicates references (see JobID).
+	// before anything is sent. SendBulk does not close the journal, and a DryRun neither
+	// reads nor writes it. Without a Journal, a rerun is safe only against a server that
+	// deduplicates references (see JobID).
 	Journal Journal
 	// ResendInDoubt sends again the batches a Journal leaves in doubt: a batch whose earlier
 	// request the server processed is then sent twice. Set it only once the campaigns of
@@ -373,9 +376,11 @@ type BulkProgress struct {
 // recipients, so the same input always gives the same batches. Each batch carries the
 // reference JobID + ":" + k: against a server that deduplicates references, running the same
 // job again within 24 hours, after a crash, an error or a top-up, replays the batches already
-// sent (reported as Replayed, not charged) and sends only the others. That is the only
-// guarantee against sending twice: without deduplication, or after 24 hours, a rerun sends
-// every batch again. Each request is retried as Campaigns.Create is.
+// sent (reported as Replayed, not charged) and sends only the others. Without a Journal that
+// is the only guarantee against sending twice: without deduplication, or after 24 hours, a
+// rerun sends every batch again. With p.Journal, the client's own record decides instead (see
+// BulkParams.Journal): an accepted batch is never sent again, whatever the server does. Each
+// request is retried as Campaigns.Create is.
 //
 // SendBulk stops early, sending nothing more and returning the report with the error, when
 // what follows cannot succeed: the input yields an error, the wallet cannot pay
@@ -395,7 +400,8 @@ type BulkProgress struct {
 // panic goes on up the caller's goroutine: no goroutine of the job outlives SendBulk.
 //
 // Parameters are checked before anything is read or sent; a *ValidationError is returned
-// with a nil report, as is the error of reading the numbers of p.SkipSentBy.
+// with a nil report, as are the error of reading the numbers of p.SkipSentBy and that of
+// loading p.Journal or settling its batches in doubt.
 func (s *CampaignsService) SendBulk(ctx context.Context, p *BulkParams) (*BulkReport, error) {
 	if p == nil {
 		return nil, invalid("BulkParams", "parameters are required")

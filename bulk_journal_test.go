@@ -550,3 +550,44 @@ func (j *recordingJournal) Append(_ context.Context, r sms.JournalRecord) error 
 }
 
 func (j *recordingJournal) Close() error { return nil }
+
+// Batches the journal has no record of, below the last one it has, are held until the input
+// has been checked that far: a change found there stops the job before any of them is sent.
+func TestSendBulkJournalHoldsBatchesUntilChecked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newJournalServer(t, mockserver.ProfileFull, false)
+	rs := customersOf([]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	jr := &recordingJournal{}
+	for _, k := range []int{0, 2} { // batches 1 and 3 never started (another worker's, when the process died)
+		batch := rs[3*k : 3*k+3]
+		nums := []string{batch[0].Phone, batch[1].Phone, batch[2].Phone}
+		in := sms.JournalRecord{Kind: sms.JournalIntent, JobID: "job", Index: k, Reference: "job:" + strconv.Itoa(k), Attempt: 1,
+			Digest: sms.BatchDigest("MOCKSMS", "", "Hi {{name}}", batch), Recipients: 3, Numbers: nums, Time: time.Now()}
+		require.NoError(t, jr.Append(ctx, in))
+		require.NoError(t, jr.Append(ctx, journalAccepted(in, 3*onePart)))
+	}
+	changed := append([]sms.Recipient(nil), rs...)
+	changed[7].Name = "Other" // in batch 2
+	p := journalJob("job", changed, jr)
+	p.Concurrency = 4
+	_, err := s.client(t, nil).Campaigns.SendBulk(ctx, p)
+	require.ErrorIs(t, err, sms.ErrJournalMismatch)
+	assert.ErrorContains(t, err, "batch 2")
+	assert.Zero(t, s.posts(), "batch 1 was held, and not sent")
+
+	p = journalJob("job", rs, jr)
+	p.Concurrency = 4
+	r, err := s.client(t, nil).Campaigns.SendBulk(ctx, p)
+	require.NoError(t, err)
+	assert.Equal(t, 2, s.posts())
+	assert.Equal(t, 6, r.FromJournal)
+	assert.Equal(t, 6, r.Sent)
+	assert.True(t, r.Complete)
+	assert.Equal(t, int64(12*onePart), r.JobAmount.Kobo())
+	want := timesEach(rs, 1)
+	for _, x := range append(rs[0:3:3], rs[6:9]...) {
+		want[x.Phone] = 0 // the journal says an earlier run sent them; this mock never saw it
+	}
+	assertReceived(t, s, want)
+}

@@ -75,7 +75,7 @@ func TestREADMEBulkSwitch(t *testing.T) {
 			}},
 		{name: "a batch dropped after the server took it", want: "may have been sent: do not rerun",
 			faults: []mockserver.FaultRule{post(mockserver.FaultRule{Drop: true})},
-			check: func(t *testing.T, r *sms.BulkReport) { require.Len(t, r.Failed(), 1) }},
+			check:  func(t *testing.T, r *sms.BulkReport) { require.Len(t, r.Failed(), 1) }},
 		{name: "a batch accepted, its answer unreadable", want: "may have been sent: do not rerun", garble: true,
 			check: func(t *testing.T, r *sms.BulkReport) {
 				assert.Equal(t, 1, r.UnconfirmedBatches)

@@ -22,8 +22,10 @@
 // from an iterator, in batches of up to [MaxBulkBatchSize], with numbers normalized and
 // de-duplicated over the whole job. Batch k carries the reference JobID:k, so that running
 // the same job again sends only what an earlier run did not, given a server that
-// deduplicates references (see Retries), within the 24 hours it keeps them;
-// [BulkParams].SkipSentBy finishes a job whose input changed. [ReadCSV] reads the recipients
+// deduplicates references (see Retries), within the 24 hours it keeps them, or a [Journal]
+// ([OpenFileJournal], [NewSQLJournal]) in which the client records each batch before and
+// after its request, whatever the server does; [BulkParams].SkipSentBy finishes a job whose
+// input changed. [ReadCSV] reads the recipients
 // from a spreadsheet export, reporting bad rows by line. The [BulkReport] counts what was
 // sent, replayed, skipped and charged; [ErrBulkIncomplete] says that some batches failed.
 // [CampaignsService.Wait] polls one campaign's delivery status until it is final, and
