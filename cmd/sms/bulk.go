@@ -396,39 +396,6 @@ func (a *app) priceDryRun(ctx context.Context, c *sms.Client, out *bulkJSON, pri
 	return nil
 }
 
-// unconfirmedShown is how many references of batches accepted at an unknown cost are shown.
-const unconfirmedShown = 3
-
-// noteUnconfirmed tells of the batches the server accepted whose answers could not be read,
-// and reports whether a rerun would send them again: the server is not known to deduplicate
-// references (no --reference-dedup).
-func (a *app) noteUnconfirmed(rep *sms.BulkReport) (noRerun bool) {
-	if rep.UnconfirmedBatches == 0 {
-		return false
-	}
-	var refs []string
-	for _, b := range rep.Batches {
-		if b.Unconfirmed && len(refs) < unconfirmedShown {
-			refs = append(refs, b.Reference)
-		}
-	}
-	more := ""
-	if rep.UnconfirmedBatches > len(refs) {
-		more = ", ..."
-	}
-	were := "were"
-	if rep.UnconfirmedBatches == 1 {
-		were = "was"
-	}
-	a.note("%s (%s) %s accepted by the server, but the answers could not be read: sent and charged, at a cost not counted here (references %s%s)",
-		plural(rep.UnconfirmedBatches, "batch", "batches"), plural(rep.Unconfirmed, "recipient", "recipients"), were, strings.Join(refs, ", "), more)
-	if a.dedup {
-		return false
-	}
-	a.note("running the same command again would send them again, as the server is not known to deduplicate references: check their campaigns first (sms campaigns list), and rerun with --reference-dedup only if it does")
-	return true
-}
-
 // jobCost is what the dry run counted, and the price of one part it assumed.
 type jobCost struct {
 	plan    *sms.BulkReport
@@ -453,57 +420,6 @@ func (a *app) left(ctx context.Context, c *sms.Client, rep *sms.BulkReport, jc j
 		s += fmt.Sprintf(" %s NGN or more", short)
 	}
 	return s
-}
-
-// bulkStopped explains why a job stopped before the end and how to finish it.
-func (a *app) bulkStopped(ctx context.Context, c *sms.Client, rep *sms.BulkReport, err error, jc jobCost) error {
-	if jc.journal != "" {
-		return a.journalStopped(ctx, c, rep, err, jc)
-	}
-	if a.noteUnconfirmed(rep) { // no rerun to advise
-		if ctx.Err() != nil {
-			return &interrupted{errors.New("interrupted")}
-		}
-		return apiErr(ctx, err)
-	}
-	done := 0
-	for _, b := range rep.Batches {
-		if b.Err == nil {
-			done++
-		}
-	}
-	batches := plural(done, "batch", "batches")
-	switch {
-	case ctx.Err() != nil:
-		a.note("interrupted after %s (%s sent or replayed, %s NGN charged), once the batches in flight were done.\n"+
-			"To finish the job, run the same command again within 24 hours: a server that deduplicates references (--reference-dedup) then replays the batches already sent instead of sending them twice:",
-			batches, plural(rep.Sent+rep.Replayed, "recipient", "recipients"), rep.Amount)
-		a.noteResume()
-		return &interrupted{errors.New("interrupted")}
-	case errors.Is(err, sms.ErrUnauthorized), errors.Is(err, sms.ErrInsufficientScope):
-		a.note("the API key was refused after %s: fix the credentials, then run the same command again within 24 hours to send the rest:", batches)
-		a.noteResume()
-	case errors.Is(err, sms.ErrInsufficientBalance):
-		left := cmp.Or(a.left(ctx, c, rep, jc), "top up")
-		a.note("the wallet ran out after %s (%s NGN charged); %s, then run the same command again within 24 hours to send the rest:", batches, rep.Amount, left)
-		a.noteResume()
-	case errors.Is(err, sms.ErrConflict):
-		a.note("this job ID was used before with other recipients or another message: use a new --job-id for a new job")
-	case errors.Is(err, sms.ErrBulkIncomplete) && !a.dedup && maybeSent(rep):
-		a.note("%s failed, and the outcome of some is unknown: the server may have sent them, and is not known to deduplicate references. "+
-			"Check their campaigns by reference first (sms campaigns list); a rerun retries every failed batch:", plural(len(rep.Failed()), "batch", "batches"))
-		a.noteResume()
-	case errors.Is(err, sms.ErrBulkIncomplete):
-		a.note("%s failed; run the same command again within 24 hours to retry only them:", plural(len(rep.Failed()), "batch", "batches"))
-		a.noteResume()
-	case rep.Complete: // only batches accepted at an unknown cost, told of above
-		a.note("every batch was sent; running the same command again sends nothing and reports what the job cost:")
-		a.noteResume()
-	default:
-		a.note("the job stopped after %s; run the same command again within 24 hours to finish it:", batches)
-		a.noteResume()
-	}
-	return apiErr(ctx, err)
 }
 
 // maybeSent reports whether a failed batch of rep ended with an unknown outcome (a dropped
@@ -728,11 +644,11 @@ func ngn(a *sms.Amount) string {
 	return a.String() + " NGN"
 }
 
-// journalStopped explains why a job with a journal stopped before the end, names its batches
-// in doubt, and says how to finish it. The journal makes running the same command again safe
+// bulkStopped explains why a job stopped before the end, names its batches in doubt, and
+// says how to finish it. The journal makes running the same command again safe
 // on any server: a batch it records as accepted is not sent again, nor one in doubt unless
 // --resend-in-doubt says so.
-func (a *app) journalStopped(ctx context.Context, c *sms.Client, rep *sms.BulkReport, err error, jc jobCost) error {
+func (a *app) bulkStopped(ctx context.Context, c *sms.Client, rep *sms.BulkReport, err error, jc jobCost) error {
 	if rep.UnconfirmedBatches > 0 {
 		were := "were"
 		if rep.UnconfirmedBatches == 1 {
@@ -752,9 +668,13 @@ func (a *app) journalStopped(ctx context.Context, c *sms.Client, rep *sms.BulkRe
 	safe := "the journal " + jc.journal + " keeps it from sending a batch twice"
 	switch {
 	case ctx.Err() != nil:
+		doubt := "not those in doubt"
+		if a.dedup {
+			doubt = "and those in doubt again, which the server deduplicates within 24 hours"
+		}
 		a.note("interrupted after %s (%s sent, %s NGN charged), once the batches in flight were done.\n"+
-			"To finish the job, run the same command again, at any time: %s, whatever the server (it sends the batches never sent, not those in doubt):",
-			batches, plural(rep.Sent+rep.Replayed+rep.FromJournal, "recipient", "recipients"), rep.Amount, safe)
+			"To finish the job, run the same command again, at any time: %s, whatever the server (it sends the batches never sent, %s):",
+			batches, plural(rep.Sent+rep.Replayed+rep.FromJournal, "recipient", "recipients"), rep.Amount, safe, doubt)
 		a.noteResume()
 		return &interrupted{errors.New("interrupted")}
 	case errors.Is(err, sms.ErrUnauthorized), errors.Is(err, sms.ErrInsufficientScope):
