@@ -2,7 +2,9 @@ package sms_test
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -186,4 +188,29 @@ func TestFileJournalRefusesBadRecords(t *testing.T) {
 			assert.Empty(t, got)
 		})
 	}
+}
+
+// Another process cannot open a journal file this one holds.
+func TestFileJournalLockedAcrossProcesses(t *testing.T) {
+	if path := os.Getenv("SMS_TEST_JOURNAL_CHILD"); path != "" {
+		_, err := sms.OpenFileJournal(path)
+		if errors.Is(err, sms.ErrJournalLocked) {
+			os.Exit(3)
+		}
+		os.Exit(4)
+	}
+	t.Parallel()
+	if !sms.JournalLocks {
+		t.Skip("no file locks on this system")
+	}
+	path := filepath.Join(t.TempDir(), "j")
+	j, err := sms.OpenFileJournal(path)
+	require.NoError(t, err)
+	defer j.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFileJournalLockedAcrossProcesses$")
+	cmd.Env = append(os.Environ(), "SMS_TEST_JOURNAL_CHILD="+path)
+	err = cmd.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 3, exit.ExitCode(), "the other process was refused with ErrJournalLocked")
 }

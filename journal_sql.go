@@ -10,8 +10,8 @@ import (
 
 // SQLJournal is a Journal kept in a table of a database/sql database, so that a job's record
 // outlives the machine or the pod that ran it, and shards of a job share one database. The
-// SDK imports no driver: open db with the driver of your database. The SQL is portable, with
-// PostgreSQL's $1 placeholders (which SQLite also accepts).
+// SDK imports no driver: open db with the driver of your database. The SQL is portable but
+// for its placeholders, PostgreSQL's $1, $2, ...; it is tested against PostgreSQL.
 //
 // Each record is a row: the job ID, the batch index, the attempt, the kind, a sequence number
 // and the record in JSON (the numbers of each batch, no names, no message text and no
