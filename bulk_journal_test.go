@@ -141,7 +141,8 @@ type journalServer struct {
 
 func newJournalServer(t *testing.T, profile mockserver.Profile, dedup bool) *journalServer {
 	t.Helper()
-	return &journalServer{srv: newServer(t, mockserver.WithProfile(profile)), dedup: dedup}
+	// The mock deduplicates whatever the profile; noDedup makes it a server that does not.
+	return &journalServer{srv: newServer(t, mockserver.WithProfile(profile), mockserver.WithReferenceDeduplication(true)), dedup: dedup}
 }
 
 // client returns the client of a new process, which dies as c says (nil: never).

@@ -35,7 +35,7 @@ func NewSQLJournal(ctx context.Context, db *sql.DB, table string) (*SQLJournal, 
 	if !sqlTableName.MatchString(table) {
 		return nil, invalid("table", "a table name is letters, digits and underscores, not starting with a digit, optionally schema.table")
 	}
-	_, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+table+` (
+	create := `CREATE TABLE IF NOT EXISTS ` + table + ` (
 	job_id VARCHAR(90) NOT NULL,
 	batch INTEGER NOT NULL,
 	attempt INTEGER NOT NULL,
@@ -44,7 +44,14 @@ func NewSQLJournal(ctx context.Context, db *sql.DB, table string) (*SQLJournal, 
 	seq BIGINT NOT NULL,
 	record TEXT NOT NULL,
 	PRIMARY KEY (job_id, batch, attempt, kind, state)
-)`)
+)`
+	_, err := db.ExecContext(ctx, create)
+	if err != nil && ctx.Err() == nil {
+		// Processes that create the table at once (the shards of a job) race in PostgreSQL:
+		// IF NOT EXISTS does not stop all but one from failing ("already exists", or a
+		// duplicate key in pg_type). Once that one has committed, the table is there.
+		_, err = db.ExecContext(ctx, create)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sms: creating the journal table %s: %w", table, err)
 	}

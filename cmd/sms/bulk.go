@@ -26,6 +26,10 @@ type bulkOptions struct {
 	from        string
 	jobID       string
 	skipSentBy  []string
+	partialSkip bool
+	journal     string
+	journalDir  string
+	resendDoubt bool
 	channel     string
 	skipInvalid bool
 	batchSize   int
@@ -104,21 +108,36 @@ can pay. Batches that an earlier run of the job sent are counted, although a rer
 charge them again.
 
 The job is sent in batches, each a campaign whose reference is derived from --job-id and
-the batch's position. When the server deduplicates references (give --reference-dedup once
-you know it does; the mock does), running the same command again within 24 hours of the
-first run sends nothing twice: batches already sent are answered from the first run, and
-only the rest are sent. After 24 hours, or against a server that does not deduplicate,
-a rerun sends every batch again. So when the job stops (an empty wallet, a network failure,
-or Ctrl-C, which lets the batches in flight finish first), run the same command again
-within 24 hours to finish it; the command to run is printed. --shard i/n sends only
-batches k with k % n == i, so that n processes share a job.
+the batch's position. The command keeps a journal of the job: before each batch is sent, a
+record of it is written to disk (fsync), and once its answer is read, its outcome. The file
+is --journal FILE, or else <escaped job ID>.journal (<escaped job ID>.shard-i-of-n.journal
+with --shard) in --journal-dir, which defaults to $SMS_JOURNAL_DIR, else
+$XDG_STATE_HOME/sms/journal, else ~/.local/state/sms/journal (%LOCALAPPDATA%\sms\journal on
+Windows). In the name, the job ID keeps its lower-case letters, digits, - and _, and writes
+every other byte as %XX (a long one is cut, and 16 hex digits of its SHA-256 added). The journal holds numbers, no names, no text, no credentials; keep
+it until the job is done: without it, a rerun would send everything again to a server that
+does not deduplicate references.
 
-A job whose file changed (a row fixed, rows added) cannot be rerun: its batches would
-differ from the first run's, and the server refuses them (409), though batches that the
-first run never sent may go out before the refusal stops the job. Send the new file as a
-new job with --skip-sent-by naming the earlier one instead: the numbers that job's
-campaigns reached are skipped (read from the server's campaign list, by reference, and
-each campaign's recipients), and only the others are sent.
+So when the job stops (an empty wallet, a network failure, a crash, or Ctrl-C, which lets
+the batches in flight finish first), run the same command again, at any time, to finish it;
+the command to run is printed. Whatever the server, it does not send a batch that the
+journal records as accepted, and sends the batches never sent and those refused. A batch
+whose answer never came (the process killed, the connection dropped) is in doubt: it is
+settled by the server's campaign list when the server lists references; when the server
+deduplicates references (--reference-dedup: within 24 hours), it is sent again and answered
+from the first time; otherwise it stays in doubt, is not sent again, and the command fails
+(exit 1) naming each such batch by index and reference, and counts them (IN DOUBT;
+inDoubt, inDoubtBatches and inDoubtBatchList in the JSON) until they are settled: look
+for their campaigns by reference; if none exists, rerun with --resend-in-doubt; if they
+exist, finish the job as a new job with --skip-sent-by JOB --skip-sent-by-partial, which
+counts them as sent. --shard i/n sends only batches k with k % n == i, so that n processes
+share a job; each shard keeps its own journal.
+
+A job whose file changed (a row fixed, rows added) cannot be rerun: its journal refuses it
+before anything is sent. Send the new file as a new job with --skip-sent-by naming the
+earlier one instead: the numbers that job sent to are skipped, read from its journal in
+--journal-dir (or in --journal FILE) when it has one, else from the server's campaign list,
+by reference, and each campaign's recipients; only the others are sent.
 
 Progress is shown on stderr: a bar when it is a terminal, plain lines otherwise, with the
 recipients replayed from an earlier run. --wait then follows the delivery (campaigns final,
@@ -143,8 +162,12 @@ file.`,
 	f.StringVar(&o.file.nameCol, "name-column", "", "the name column: a header name or a 1-based number (default: found by name, or the second)")
 	f.StringVar(&o.from, "from", "", "an active sender ID")
 	f.StringVar(&o.file.message, "message", "", "the text; {{name}} is replaced by each recipient's name")
-	f.StringVar(&o.jobID, "job-id", "", "names the job; run again within 24h, with --reference-dedup, it sends only what it has not")
-	f.StringSliceVar(&o.skipSentBy, "skip-sent-by", nil, "skip the numbers that the campaigns of this earlier job reached (repeatable)")
+	f.StringVar(&o.jobID, "job-id", "", "names the job and its journal; run again, it sends only what it has not sent")
+	f.StringSliceVar(&o.skipSentBy, "skip-sent-by", nil, "skip the numbers that this earlier job sent to, read from its journal or the server (repeatable)")
+	f.BoolVar(&o.partialSkip, "skip-sent-by-partial", false, "with --skip-sent-by, go on when a batch of the earlier job cannot be found (sent again) or is in doubt (skipped)")
+	f.StringVar(&o.journal, "journal", "", "the job's journal file (default: derived from --job-id in --journal-dir)")
+	f.StringVar(&o.journalDir, "journal-dir", "", "the directory of the jobs' journals (default $"+envJournalDir+", or $XDG_STATE_HOME/sms/journal, or ~/.local/state/sms/journal)")
+	f.BoolVar(&o.resendDoubt, "resend-in-doubt", false, "send again the batches the journal leaves in doubt: only once their campaigns are known not to exist")
 	f.StringVar(&o.channel, "channel", "", "generic (default) or dnd")
 	f.BoolVar(&o.skipInvalid, "skip-invalid", false, "send the valid rows when some cannot be sent")
 	f.IntVar(&o.batchSize, "batch-size", 0, "recipients per campaign request, 1 to 10000 (default 10000)")
@@ -160,6 +183,8 @@ file.`,
 	completeValues(cmd, "channel", "generic", "dnd")
 	_ = cmd.MarkFlagFilename("csv", "csv")
 	_ = cmd.MarkFlagFilename("report", "json")
+	_ = cmd.MarkFlagFilename("journal", "journal")
+	_ = cmd.MarkFlagDirname("journal-dir")
 	for _, name := range []string{"csv", "from", "message", "job-id"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
@@ -218,9 +243,26 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 		return usagef("%s has no recipient to send to", o.file.path)
 	}
 
+	// The journal: the job's own record of its batches, so that a rerun never sends a batch
+	// twice, whatever the server.
+	j, err := a.openJournal(o, shard)
+	if err != nil {
+		return a.journalErr(o.jobID, err)
+	}
+	jpath := ""
+	if j != nil {
+		defer j.Close()
+		jpath = j.Path()
+		a.note("journal: %s", jpath)
+	}
+
 	params := sms.BulkParams{
 		JobID: o.jobID, From: o.from, Message: o.file.message, Channel: sms.Channel(o.channel),
 		BatchSize: o.batchSize, Concurrency: o.concurrency, Rate: o.rate, Shard: shard, SkipSentBy: o.skipSentBy,
+		SkipSentByPartial: o.partialSkip, ResendInDoubt: o.resendDoubt,
+	}
+	if j != nil {
+		params.Journal = j
 	}
 	params.Recipients = o.file.recipients()
 
@@ -229,9 +271,10 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	params.DryRun = true
 	plan, err := c.Bulk.Send(jobCtx, &params)
 	if err != nil {
-		return apiErr(ctx, err)
+		return a.journalErr(o.jobID, apiErr(ctx, err))
 	}
 	out := bulkOut(plan, sum)
+	out.Journal = jpath
 	which := "job " + o.jobID
 	if shard.Count > 1 {
 		which += fmt.Sprintf(", shard %d/%d", shard.Index, shard.Count)
@@ -258,12 +301,16 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	}
 	rep, sendErr := c.Bulk.Send(jobCtx, &params)
 	prog.done()
-	if rep == nil { // invalid parameters, caught by the dry run already
-		return apiErr(ctx, sendErr)
+	if rep == nil { // the journal refused the job, or the jobs of --skip-sent-by could not be read
+		return a.journalErr(o.jobID, apiErr(ctx, sendErr))
 	}
 	out = bulkOut(rep, sum)
+	out.Journal = jpath
+	if sendErr == nil && rep.InDoubtBatches > 0 { // never: SendBulk returns ErrBatchesInDoubt
+		sendErr = fmt.Errorf("%w: %d", sms.ErrBatchesInDoubt, rep.InDoubtBatches)
+	}
 	if sendErr != nil {
-		return a.finishBulk(out, o, a.bulkStopped(ctx, c, rep, sendErr, jobCost{plan: plan, price: price}))
+		return a.finishBulk(out, o, a.bulkStopped(ctx, c, rep, sendErr, jobCost{plan: plan, price: price, journal: jpath, jobID: o.jobID}))
 	}
 	if ids := rep.CampaignIDs(); o.wait && len(ids) > 0 {
 		a.note("waiting for the delivery of %s", plural(len(ids), "campaign", "campaigns"))
@@ -341,43 +388,12 @@ func (a *app) priceDryRun(ctx context.Context, c *sms.Client, out *bulkJSON, pri
 	return nil
 }
 
-// unconfirmedShown is how many references of batches accepted at an unknown cost are shown.
-const unconfirmedShown = 3
-
-// noteUnconfirmed tells of the batches the server accepted whose answers could not be read,
-// and reports whether a rerun would send them again: the server is not known to deduplicate
-// references (no --reference-dedup).
-func (a *app) noteUnconfirmed(rep *sms.BulkReport) (noRerun bool) {
-	if rep.UnconfirmedBatches == 0 {
-		return false
-	}
-	var refs []string
-	for _, b := range rep.Batches {
-		if b.Unconfirmed && len(refs) < unconfirmedShown {
-			refs = append(refs, b.Reference)
-		}
-	}
-	more := ""
-	if rep.UnconfirmedBatches > len(refs) {
-		more = ", ..."
-	}
-	were := "were"
-	if rep.UnconfirmedBatches == 1 {
-		were = "was"
-	}
-	a.note("%s (%s) %s accepted by the server, but the answers could not be read: sent and charged, at a cost not counted here (references %s%s)",
-		plural(rep.UnconfirmedBatches, "batch", "batches"), plural(rep.Unconfirmed, "recipient", "recipients"), were, strings.Join(refs, ", "), more)
-	if a.dedup {
-		return false
-	}
-	a.note("running the same command again would send them again, as the server is not known to deduplicate references: check their campaigns first (sms campaigns list), and rerun with --reference-dedup only if it does")
-	return true
-}
-
 // jobCost is what the dry run counted, and the price of one part it assumed.
 type jobCost struct {
-	plan  *sms.BulkReport
-	price sms.Amount
+	plan    *sms.BulkReport
+	price   sms.Amount
+	journal string // the job's journal file
+	jobID   string
 }
 
 // left says what the rest of the job would cost against the wallet's balance, as the dry run
@@ -396,54 +412,6 @@ func (a *app) left(ctx context.Context, c *sms.Client, rep *sms.BulkReport, jc j
 		s += fmt.Sprintf(" %s NGN or more", short)
 	}
 	return s
-}
-
-// bulkStopped explains why a job stopped before the end and how to finish it.
-func (a *app) bulkStopped(ctx context.Context, c *sms.Client, rep *sms.BulkReport, err error, jc jobCost) error {
-	if a.noteUnconfirmed(rep) { // no rerun to advise
-		if ctx.Err() != nil {
-			return &interrupted{errors.New("interrupted")}
-		}
-		return apiErr(ctx, err)
-	}
-	done := 0
-	for _, b := range rep.Batches {
-		if b.Err == nil {
-			done++
-		}
-	}
-	batches := plural(done, "batch", "batches")
-	switch {
-	case ctx.Err() != nil:
-		a.note("interrupted after %s (%s sent or replayed, %s NGN charged), once the batches in flight were done.\n"+
-			"To finish the job, run the same command again within 24 hours: a server that deduplicates references (--reference-dedup) then replays the batches already sent instead of sending them twice:",
-			batches, plural(rep.Sent+rep.Replayed, "recipient", "recipients"), rep.Amount)
-		a.noteResume()
-		return &interrupted{errors.New("interrupted")}
-	case errors.Is(err, sms.ErrUnauthorized), errors.Is(err, sms.ErrInsufficientScope):
-		a.note("the API key was refused after %s: fix the credentials, then run the same command again within 24 hours to send the rest:", batches)
-		a.noteResume()
-	case errors.Is(err, sms.ErrInsufficientBalance):
-		left := cmp.Or(a.left(ctx, c, rep, jc), "top up")
-		a.note("the wallet ran out after %s (%s NGN charged); %s, then run the same command again within 24 hours to send the rest:", batches, rep.Amount, left)
-		a.noteResume()
-	case errors.Is(err, sms.ErrConflict):
-		a.note("this job ID was used before with other recipients or another message: use a new --job-id for a new job")
-	case errors.Is(err, sms.ErrBulkIncomplete) && !a.dedup && maybeSent(rep):
-		a.note("%s failed, and the outcome of some is unknown: the server may have sent them, and is not known to deduplicate references. "+
-			"Check their campaigns by reference first (sms campaigns list); a rerun retries every failed batch:", plural(len(rep.Failed()), "batch", "batches"))
-		a.noteResume()
-	case errors.Is(err, sms.ErrBulkIncomplete):
-		a.note("%s failed; run the same command again within 24 hours to retry only them:", plural(len(rep.Failed()), "batch", "batches"))
-		a.noteResume()
-	case rep.Complete: // only batches accepted at an unknown cost, told of above
-		a.note("every batch was sent; running the same command again sends nothing and reports what the job cost:")
-		a.noteResume()
-	default:
-		a.note("the job stopped after %s; run the same command again within 24 hours to finish it:", batches)
-		a.noteResume()
-	}
-	return apiErr(ctx, err)
 }
 
 // maybeSent reports whether a failed batch of rep ended with an unknown outcome (a dropped
@@ -527,6 +495,24 @@ type bulkJSON struct {
 	// AmountUnknown counts the batches sent whose answers gave no amount: Amount leaves
 	// their cost out.
 	AmountUnknown int `json:"amountUnknownBatches,omitempty"`
+
+	// Journal is the job's journal file.
+	Journal string `json:"journal,omitempty"`
+	// FromJournal counts the recipients of batches that the journal records as sent by an
+	// earlier run: not sent again.
+	FromJournal int `json:"fromJournal"`
+	// InDoubt and InDoubtBatches count the batches that may or may not have been sent, and
+	// their recipients; InDoubtList names them. The command fails while any remain.
+	InDoubt        int           `json:"inDoubt"`
+	InDoubtBatches int           `json:"inDoubtBatches"`
+	InDoubtList    []inDoubtJSON `json:"inDoubtBatchList,omitempty"`
+}
+
+// inDoubtJSON names a batch in doubt.
+type inDoubtJSON struct {
+	Index      int    `json:"index"`
+	Reference  string `json:"reference"`
+	Recipients int    `json:"recipients"`
 }
 
 type batchJSON struct {
@@ -542,6 +528,8 @@ type batchJSON struct {
 
 	Unconfirmed   bool `json:"unconfirmed,omitempty"`   // accepted by the server, at a cost unknown
 	AmountUnknown bool `json:"amountUnknown,omitempty"` // sent; the answer gave no amount
+	FromJournal   bool `json:"fromJournal,omitempty"`   // recorded as sent by an earlier run
+	InDoubt       bool `json:"inDoubt,omitempty"`       // may or may not have been sent
 }
 
 type deliverySumJSON struct {
@@ -557,17 +545,21 @@ func bulkOut(r *sms.BulkReport, sum *csvSummary) bulkJSON {
 		JobID: r.JobID, Complete: r.Complete, Rows: sum.Rows, BadRows: sum.BadCount, Duplicates: r.Duplicates,
 		Skipped: r.Skipped, Batches: len(r.Batches), Recipients: r.Recipients, Parts: r.Parts, Sent: r.Sent, Replayed: r.Replayed,
 		Amount: r.Amount, Currency: "NGN", Unconfirmed: r.Unconfirmed, AmountUnknown: r.AmountUnknownBatches, BadList: sum.Bad,
+		FromJournal: r.FromJournal, InDoubt: r.InDoubt, InDoubtBatches: r.InDoubtBatches,
 	}
 	for _, b := range r.Batches {
 		// A batch held back by an interrupt was not sent: it did not fail; nor did one the
 		// server accepted.
-		if b.Err != nil && !b.Unconfirmed && !errors.Is(b.Err, context.Canceled) {
+		if b.Err != nil && !b.Unconfirmed && !b.InDoubt && !errors.Is(b.Err, context.Canceled) {
 			out.Failed++
+		}
+		if b.InDoubt {
+			out.InDoubtList = append(out.InDoubtList, inDoubtJSON{Index: b.Index, Reference: b.Reference, Recipients: b.Recipients})
 		}
 		bj := batchJSON{
 			Index: b.Index, Reference: b.Reference, CampaignID: b.CampaignID, Status: b.Status,
 			Recipients: b.Recipients, Parts: b.Parts, Amount: b.Amount, Replayed: b.Replayed, Unconfirmed: b.Unconfirmed,
-			AmountUnknown: b.AmountUnknown,
+			AmountUnknown: b.AmountUnknown, FromJournal: b.FromJournal, InDoubt: b.InDoubt,
 		}
 		if b.Err != nil {
 			bj.Error = b.Err.Error()
@@ -616,9 +608,9 @@ func (a *app) finishBulk(out bulkJSON, o *bulkOptions, err error) error {
 			ngn(out.Cost), ngn(out.Balance))
 		perr = t.flush()
 	} else {
-		t := newTable(a.stdout, "JOB", "COMPLETE", "BATCHES", "RECIPIENTS", "SENT", "REPLAYED", "FAILED BATCHES", "AMOUNT")
+		t := newTable(a.stdout, "JOB", "COMPLETE", "BATCHES", "RECIPIENTS", "SENT", "REPLAYED", "IN JOURNAL", "FAILED BATCHES", "IN DOUBT", "AMOUNT")
 		t.row(out.JobID, yesNo(out.Complete), itoa(out.Batches), itoa(out.Recipients),
-			itoa(out.Sent), itoa(out.Replayed), itoa(out.Failed), out.Amount.String()+" NGN")
+			itoa(out.Sent), itoa(out.Replayed), itoa(out.FromJournal), itoa(out.Failed), inDoubtCell(out), out.Amount.String()+" NGN")
 		perr = t.flush()
 		if perr == nil && out.Delivery != nil {
 			d := out.Delivery
@@ -642,4 +634,121 @@ func ngn(a *sms.Amount) string {
 		return ""
 	}
 	return a.String() + " NGN"
+}
+
+// bulkStopped explains why a job stopped before the end, names its batches in doubt, and
+// says how to finish it. The journal makes running the same command again safe
+// on any server: a batch it records as accepted is not sent again, nor one in doubt unless
+// --resend-in-doubt says so.
+func (a *app) bulkStopped(ctx context.Context, c *sms.Client, rep *sms.BulkReport, err error, jc jobCost) error {
+	if rep.UnconfirmedBatches > 0 {
+		were := "were"
+		if rep.UnconfirmedBatches == 1 {
+			were = "was"
+		}
+		a.note("%s (%s) %s accepted by the server, but the answers could not be read: sent and charged, at a cost not counted here; the journal records them as sent, and a rerun does not send them again",
+			plural(rep.UnconfirmedBatches, "batch", "batches"), plural(rep.Unconfirmed, "recipient", "recipients"), were)
+	}
+	a.noteInDoubt(rep)
+	done := 0
+	for _, b := range rep.Batches {
+		if b.Err == nil {
+			done++
+		}
+	}
+	batches := plural(done, "batch", "batches")
+	safe := "the journal " + jc.journal + " keeps it from sending a batch twice"
+	switch {
+	case ctx.Err() != nil:
+		doubt := "not those in doubt"
+		if a.dedup {
+			doubt = "and those in doubt again, which the server deduplicates within 24 hours"
+		}
+		a.note("interrupted after %s (%s sent, %s NGN charged), once the batches in flight were done.\n"+
+			"To finish the job, run the same command again, at any time: %s, whatever the server (it sends the batches never sent, %s):",
+			batches, plural(rep.Sent+rep.Replayed+rep.FromJournal, "recipient", "recipients"), rep.Amount, safe, doubt)
+		a.noteResume()
+		return &interrupted{errors.New("interrupted")}
+	case errors.Is(err, sms.ErrUnauthorized), errors.Is(err, sms.ErrInsufficientScope):
+		a.note("the API key was refused after %s: fix the credentials, then run the same command again to send the rest (%s):", batches, safe)
+		a.noteResume()
+	case errors.Is(err, sms.ErrInsufficientBalance):
+		left := cmp.Or(a.left(ctx, c, rep, jc), "top up")
+		a.note("the wallet ran out after %s (%s NGN charged); %s, then run the same command again to send the rest (%s):", batches, rep.Amount, left, safe)
+		a.noteResume()
+	case errors.Is(err, sms.ErrConflict):
+		a.note("this job ID was used before with other recipients or another message: use a new --job-id for a new job")
+	case errors.Is(err, sms.ErrJournalMismatch):
+		a.journalErr(jc.jobID, err)
+	case len(rep.Failed()) > 0 && maybeSent(rep) && !a.dedup:
+		a.note("%s failed, and the outcome of some is unknown: the server may have sent them, and is not known to deduplicate references; "+
+			"look for their campaigns by reference first (sms campaigns list): a rerun retries every failed batch", plural(len(rep.Failed()), "batch", "batches"))
+	case len(rep.Failed()) > 0:
+		a.note("%s failed; run the same command again to retry only them (%s):", plural(len(rep.Failed()), "batch", "batches"), safe)
+		a.noteResume()
+	case rep.InDoubtBatches > 0: // told of above
+	case rep.Complete:
+		a.note("every batch was sent; running the same command again sends nothing and reports what the job cost:")
+		a.noteResume()
+	default:
+		a.note("the job stopped after %s; run the same command again to finish it (%s):", batches, safe)
+		a.noteResume()
+	}
+	return apiErr(ctx, err)
+}
+
+// inDoubtShown is how many batches in doubt are named on stderr; the JSON names them all.
+const inDoubtShown = 5
+
+// noteInDoubt names the batches that the journal leaves in doubt, and says how to settle them.
+func (a *app) noteInDoubt(rep *sms.BulkReport) {
+	if rep.InDoubtBatches == 0 {
+		return
+	}
+	var names []string
+	for _, b := range rep.Batches {
+		if b.InDoubt && len(names) < inDoubtShown {
+			names = append(names, fmt.Sprintf("batch %d (reference %s)", b.Index, b.Reference))
+		}
+	}
+	if more := rep.InDoubtBatches - len(names); more > 0 {
+		names = append(names, fmt.Sprintf("and %d more (--json or --report lists them)", more))
+	}
+	are := "are"
+	if rep.InDoubtBatches == 1 {
+		are = "is"
+	}
+	a.note("%s (%s) %s in doubt: their requests may have reached the server, and nothing tells whether they were sent: %s",
+		plural(rep.InDoubtBatches, "batch", "batches"), plural(rep.InDoubt, "recipient", "recipients"), are, strings.Join(names, ", "))
+	if a.dedup {
+		a.note("the server deduplicates references (--reference-dedup): run the same command again within 24 hours of their sending to send them again; the server answers those it took the first time without sending them twice:")
+		a.noteResume()
+		return
+	}
+	a.note("running the same command again does not send them; look for their campaigns by reference (sms campaigns list): " +
+		"if none exists, run the same command with --resend-in-doubt; if they exist, they were sent, and a new job with " +
+		"--skip-sent-by " + rep.JobID + " --skip-sent-by-partial counts them as sent")
+}
+
+// journalErr explains an error of the journal: one that refuses the job before anything is
+// sent. Other errors are returned as they are.
+func (a *app) journalErr(jobID string, err error) error {
+	switch {
+	case errors.Is(err, sms.ErrJournalMismatch):
+		a.note("the recipients, message, sender, channel or batch size differ from what the journal recorded for job %s: nothing was sent. "+
+			"To send a corrected file, use a new --job-id and add --skip-sent-by %s: the numbers that job sent to are skipped", jobID, jobID)
+	case errors.Is(err, sms.ErrJournalLocked):
+		a.note("another sms bulk of this job (or of this shard) is running with the same journal: wait for it to end")
+	case errors.Is(err, sms.ErrJournalCorrupt):
+		a.note("the journal cannot be read: keep the file (it records what was sent), and do not run the job without it")
+	}
+	return err
+}
+
+// inDoubtCell is the summary's IN DOUBT: the batches and recipients in doubt.
+func inDoubtCell(out bulkJSON) string {
+	if out.InDoubtBatches == 0 {
+		return "0"
+	}
+	return plural(out.InDoubtBatches, "batch", "batches") + " (" + plural(out.InDoubt, "recipient", "recipients") + ")"
 }

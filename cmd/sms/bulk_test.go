@@ -115,7 +115,7 @@ func TestBulk(t *testing.T) {
 				args := append(base, "--skip-invalid", "--report", report)
 				r := runCLI(t, f.env, "", args...)
 				require.Equal(t, 0, r.code, r.stderr)
-				assert.Regexp(t, fmt.Sprintf(`(?m)^job-1\s+yes\s+5\s+%d\s+%d\s+0\s+0\s+%s NGN$`, distinct, distinct, sms.AmountFromKobo(int64(distinct*price))), r.stdout)
+				assert.Regexp(t, fmt.Sprintf(`(?m)^job-1\s+yes\s+5\s+%d\s+%d\s+0\s+0\s+0\s+0\s+%s NGN$`, distinct, distinct, sms.AmountFromKobo(int64(distinct*price))), r.stdout)
 				assert.Contains(t, r.stderr, fmt.Sprintf("batch 5/5: %d/%d recipients (100%%)", distinct, distinct))
 				assert.Equal(t, int64(mockserver.DefaultBalance-distinct*price), f.balance(t))
 
@@ -133,7 +133,7 @@ func TestBulk(t *testing.T) {
 				require.Equal(t, 0, r.code, r.stderr)
 				m := decodeJSON(t, r.stdout)
 				assert.Equal(t, 0.0, m["sent"])
-				assert.Equal(t, float64(distinct), m["replayed"])
+				assert.Equal(t, float64(distinct), m["replayed"].(float64)+m["fromJournal"].(float64), "answered from the journal, or replayed")
 				assert.Equal(t, true, m["complete"])
 				assert.Nil(t, m["batchList"], "the batches are in --report only")
 				assert.Equal(t, int64(mockserver.DefaultBalance-distinct*price), f.balance(t), "nothing charged twice")
@@ -151,7 +151,8 @@ func TestBulk(t *testing.T) {
 				require.Equal(t, 1, r.code, r.stderr)
 				assert.Contains(t, r.stderr, "402 insufficient_balance")
 				assert.Contains(t, r.stderr, "the wallet ran out after 2 batches (320.00 NGN charged); the balance is 0.00 NGN against about 406.40 NGN for the 127 recipients not sent "+
-					"(at 3.20 NGN a part, --price): top up 406.40 NGN or more, then run the same command again within 24 hours to send the rest:\n  sms bulk --csv ")
+					"(at 3.20 NGN a part, --price): top up 406.40 NGN or more, then run the same command again to send the rest (the journal "+
+					filepath.Join(f.env[envJournalDir], "job-1.journal")+" keeps it from sending a batch twice):\n  sms bulk --csv ")
 				assert.Contains(t, r.stderr, `stopped at batch 2, the first in input order not sent, as the wallet could not pay`)
 				assert.Regexp(t, `(?m)^job-1\s+no\s+`, r.stdout)
 				spent := 100*price - int(f.balance(t))
@@ -174,11 +175,12 @@ func TestBulk(t *testing.T) {
 				errw := &cancelOnWrite{marker: "batch 1/", cancel: cancel}
 				var out bytes.Buffer
 				args := append(base, "--skip-invalid", "--concurrency", "2", "--json", "--api-secret", f.env[envAPISecret])
-				env := map[string]string{envBaseURL: f.env[envBaseURL], envAPIKey: f.env[envAPIKey]}
+				env := map[string]string{envBaseURL: f.env[envBaseURL], envAPIKey: f.env[envAPIKey], envJournalDir: f.env[envJournalDir]}
 				code := run(ctx, args, strings.NewReader(""), &out, errw, func(k string) string { return env[k] })
 				stderr := errw.buf.String()
 				require.Equal(t, exitInterrupted, code, stderr)
-				assert.Contains(t, stderr, "once the batches in flight were done.\nTo finish the job, run the same command again within 24 hours: a server that deduplicates references (--reference-dedup) then replays the batches already sent instead of sending them twice:\n  sms bulk --csv ")
+				assert.Contains(t, stderr, "once the batches in flight were done.\nTo finish the job, run the same command again, at any time: the journal "+
+					filepath.Join(f.env[envJournalDir], "job-1.journal")+" keeps it from sending a batch twice, whatever the server (it sends the batches never sent, not those in doubt):\n  sms bulk --csv ")
 				assert.NotContains(t, stderr, f.env[envAPISecret], "the resume command leaves the secret out")
 				assert.Contains(t, stderr, "(the secret given as a flag is left out: set SMS_API_SECRET or add --api-secret-file)")
 				first := decodeJSON(t, out.String())
@@ -193,7 +195,7 @@ func TestBulk(t *testing.T) {
 				r := runCLI(t, f.env, "", append(base, "--skip-invalid", "--json")...)
 				require.Equal(t, 0, r.code, r.stderr)
 				m := decodeJSON(t, r.stdout)
-				assert.Equal(t, float64(sent), m["replayed"])
+				assert.Equal(t, float64(sent), m["replayed"].(float64)+m["fromJournal"].(float64))
 				assert.Equal(t, float64(distinct-sent), m["sent"])
 				assert.Equal(t, int64(mockserver.DefaultBalance-distinct*price), f.balance(t))
 				_, recipients := f.campaignRecipients(t)
@@ -249,7 +251,7 @@ func TestBulk(t *testing.T) {
 				f.env[envAPISecret] = "sk_test_" + strings.Repeat("x", 40)
 				r := runCLI(t, f.env, "", append(base, "--skip-invalid")...)
 				require.Equal(t, 1, r.code, r.stderr)
-				assert.Contains(t, r.stderr, "the API key was refused after 0 batches: fix the credentials, then run the same command again within 24 hours to send the rest:\n  sms bulk ")
+				assert.Contains(t, r.stderr, "the API key was refused after 0 batches: fix the credentials, then run the same command again to send the rest (the journal ")
 				assert.Contains(t, r.stderr, "401 unauthorized")
 				assert.Equal(t, int64(mockserver.DefaultBalance), f.balance(t))
 			},

@@ -49,29 +49,37 @@ func TestBulkUnconfirmedBatch(t *testing.T) {
 			assert.Equal(t, 40.0, m["sent"])
 			assert.Equal(t, true, m["complete"])
 			assert.Contains(t, r.stderr, "1 batch (10 recipients) was accepted by the server, but the answers could not be read")
+			assert.Contains(t, r.stderr, "the journal records them as sent, and a rerun does not send them again")
 			assert.Contains(t, r.stderr, "unconfirmed:1")
 			assert.Equal(t, int64(mockserver.DefaultBalance-50*mockserver.DefaultGenericPrice), f.balance(t), "all five batches were charged")
 			assert.Contains(t, r.stderr, "batch 5/5: 50/50 recipients (100%), charged 128.00 NGN, 10 accepted at an unknown cost\n", "not a failure")
-			if dedup {
-				assert.Contains(t, r.stderr, "running the same command again sends nothing")
-				return
-			}
-			assert.Contains(t, r.stderr, "running the same command again would send them again")
-			assert.NotContains(t, r.stderr, "run the same command again", "no rerun is advised")
-			assert.NotContains(t, r.stderr, "run the job again to")
+			assert.Contains(t, r.stderr, "running the same command again sends nothing")
+
+			// Run again, the journal sends nothing, whatever the server.
+			r = runCLI(t, env, "", args...)
+			require.Equal(t, 0, r.code, r.stderr)
+			m = decodeJSON(t, r.stdout)
+			assert.Equal(t, 0.0, m["sent"])
+			assert.Equal(t, 50.0, m["fromJournal"])
+			assert.Equal(t, int64(mockserver.DefaultBalance-50*mockserver.DefaultGenericPrice), f.balance(t), "nothing sent twice")
 		})
 	}
 }
 
 // A batch whose connection dropped after it was written may have been sent: without
-// --reference-dedup the command says to check its campaign before a rerun; with it, a rerun
-// is the way to finish.
+// --reference-dedup, against a server that lists no references (the documented profile), it
+// stays in doubt, is named, is not sent by a rerun, and fails the command until
+// --resend-in-doubt; with --reference-dedup, a rerun is the way to finish.
 func TestBulkUnknownOutcomeBatch(t *testing.T) {
 	t.Parallel()
 	for _, dedup := range []bool{false, true} {
 		t.Run(map[bool]string{false: "default", true: "reference-dedup"}[dedup], func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t)
+			var opts []mockserver.Option
+			if !dedup {
+				opts = append(opts, mockserver.WithProfile(mockserver.ProfileDocumented))
+			}
+			f := newFixture(t, opts...)
 			require.NoError(t, f.srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 100}))
 			csv := peopleCSV(t, 10, 0, 0)
 			args := []string{"bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi {{name}}", "--job-id", "dropped",
@@ -82,12 +90,33 @@ func TestBulkUnknownOutcomeBatch(t *testing.T) {
 			r := runCLI(t, f.env, "", args...)
 			assert.NotZero(t, r.code, r.stderr)
 			if dedup {
-				assert.Contains(t, r.stderr, "run the same command again within 24 hours to retry only them")
+				assert.Contains(t, r.stderr, "run the same command again")
+				assert.Contains(t, r.stderr, "\n  sms bulk --csv ", "the command that resends it")
 				return
 			}
-			assert.Contains(t, r.stderr, "the outcome of some is unknown")
-			assert.Contains(t, r.stderr, "Check their campaigns by reference first")
-			assert.NotContains(t, r.stderr, "run the same command again within 24 hours to retry only them")
+			assert.Contains(t, r.stderr, "1 batch (10 recipients) is in doubt: their requests may have reached the server, and nothing tells whether they were sent: batch 0 (reference dropped:0)\n")
+			assert.Contains(t, r.stderr, "look for their campaigns by reference")
+			assert.NotContains(t, r.stderr, "\n  sms bulk --csv ", "no rerun is advised")
+			assert.Equal(t, 1, r.code)
+
+			// The mock took the batch, and does not list references: a rerun does not send it,
+			// and still fails naming it.
+			f.srv.ClearFaults()
+			balance := f.balance(t)
+			r = runCLI(t, f.env, "", append(args, "--json")...)
+			assert.Equal(t, 1, r.code, r.stderr)
+			m := decodeJSON(t, r.stdout)
+			assert.Equal(t, 1.0, m["inDoubtBatches"])
+			assert.Equal(t, 10.0, m["inDoubt"])
+			assert.Equal(t, []any{map[string]any{"index": 0.0, "reference": "dropped:0", "recipients": 10.0}}, m["inDoubtBatchList"])
+			assert.Equal(t, false, m["complete"])
+			assert.Equal(t, balance, f.balance(t), "nothing sent")
+
+			// --resend-in-doubt sends it.
+			r = runCLI(t, f.env, "", append(args, "--json", "--resend-in-doubt")...)
+			require.Equal(t, 0, r.code, r.stderr)
+			assert.Equal(t, 10.0, decodeJSON(t, r.stdout)["sent"])
+			assert.Equal(t, balance-10*mockserver.DefaultGenericPrice, f.balance(t), "sent twice, as the flag says it may")
 		})
 	}
 }

@@ -46,7 +46,7 @@ func TestBinaryInterruptedAndResumed(t *testing.T) {
 	ws := srv.Default()
 	csv := peopleCSV(t, distinct, dups, bad)
 	env := []string{
-		"PATH=" + os.Getenv("PATH"),
+		"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), // the journal goes under $HOME/.local/state
 		envBaseURL + "=" + srv.URL(), envAPIKey + "=" + ws.TestKey, envAPISecret + "=" + ws.TestSecret,
 	}
 	// Each campaign request takes 100 ms, so that the interrupt lands mid-job.
@@ -81,7 +81,7 @@ func TestBinaryInterruptedAndResumed(t *testing.T) {
 	assert.Contains(t, stderr.String(), "job promo-2026-11: 25 batches, 24695 recipients, 24695 SMS parts; 300 duplicate numbers sent once\n")
 
 	// The printed command resumes the job.
-	_, after, ok := strings.Cut(stderr.String(), "instead of sending them twice:\n  ")
+	_, after, ok := strings.Cut(stderr.String(), "not those in doubt):\n  ")
 	require.True(t, ok, stderr.String())
 	resume, _, _ := strings.Cut(after, "\n")
 	require.True(t, strings.HasPrefix(resume, "sms bulk "), resume)
@@ -103,8 +103,8 @@ func TestBinaryInterruptedAndResumed(t *testing.T) {
 	var rep bulkJSON
 	require.NoError(t, json.Unmarshal(out, &rep))
 	assert.True(t, rep.Complete)
-	assert.Equal(t, distinct, rep.Sent+rep.Replayed)
-	assert.Equal(t, interrupted.Sent, rep.Replayed, "batches of the first run are replayed, not sent again")
+	assert.Equal(t, distinct, rep.Sent+rep.Replayed+rep.FromJournal)
+	assert.Equal(t, interrupted.Sent, rep.Replayed+rep.FromJournal, "batches of the first run are not sent again")
 	assert.Equal(t, dups, rep.Duplicates)
 	assert.Equal(t, bad, rep.BadRows)
 

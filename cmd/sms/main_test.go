@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -33,8 +34,28 @@ func runCLI(t *testing.T, env map[string]string, stdin string, args ...string) r
 func runCLIContext(t *testing.T, ctx context.Context, env map[string]string, stdin string, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(ctx, args, strings.NewReader(stdin), &out, &errb, func(k string) string { return env[k] })
+	jdir := testJournalDir(t)
+	code := run(ctx, args, strings.NewReader(stdin), &out, &errb, func(k string) string {
+		if v, ok := env[k]; ok || k != envJournalDir {
+			return v
+		}
+		return jdir
+	})
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// journalDirs holds the journal directory of each test: the runs of one test share it, as
+// the runs of one user do, unless env sets SMS_JOURNAL_DIR.
+var journalDirs sync.Map // *testing.T -> string
+
+func testJournalDir(t *testing.T) string {
+	if d, ok := journalDirs.Load(t); ok {
+		return d.(string)
+	}
+	d := t.TempDir()
+	journalDirs.Store(t, d)
+	t.Cleanup(func() { journalDirs.Delete(t) })
+	return d
 }
 
 // fixture is a mock server and the environment of its default workspace's test key.
@@ -50,10 +71,11 @@ func newFixture(t *testing.T, opts ...mockserver.Option) *fixture {
 	srv := mockserver.NewTest(t, opts...)
 	ws := srv.Default()
 	return &fixture{srv: srv, ws: ws, env: map[string]string{
-		envBaseURL:   srv.URL(),
-		envAPIKey:    ws.TestKey,
-		envAPISecret: ws.TestSecret,
-		envDashboard: ws.DashboardToken,
+		envBaseURL:    srv.URL(),
+		envAPIKey:     ws.TestKey,
+		envAPISecret:  ws.TestSecret,
+		envDashboard:  ws.DashboardToken,
+		envJournalDir: t.TempDir(),
 	}}
 }
 

@@ -68,19 +68,19 @@ func newProgress(con *console, total, batches int) *progress {
 // update is BulkParams.Progress.
 func (p *progress) update(bp sms.BulkProgress) {
 	// A batch held back by an interrupt was not sent: it did not fail; nor did one the server
-	// accepted (Unconfirmed).
+	// accepted (Unconfirmed), nor one in doubt (it may have been sent).
 	err := bp.Batch.Err
 	switch {
-	case err != nil && !bp.Batch.Unconfirmed && !errors.Is(err, context.Canceled):
+	case err != nil && !bp.Batch.Unconfirmed && !bp.Batch.InDoubt && !errors.Is(err, context.Canceled):
 		p.failed++
-	case err == nil && !bp.Batch.Replayed:
+	case err == nil && !bp.Batch.Replayed && !bp.Batch.FromJournal:
 		p.sent++
 	}
 	p.sample(bp.Sent)
 	if p.bar != nil {
 		p.con.locked(func() {
 			p.bar.Describe(p.describe(bp))
-			_ = p.bar.Set(bp.Sent + bp.Replayed + bp.Unconfirmed)
+			_ = p.bar.Set(doneRecipients(bp))
 		})
 		return
 	}
@@ -93,8 +93,14 @@ func (p *progress) describe(bp sms.BulkProgress) string {
 	if bp.Replayed > 0 {
 		s += ", " + itoa(bp.Replayed) + " replayed"
 	}
+	if bp.FromJournal > 0 {
+		s += ", " + itoa(bp.FromJournal) + " sent before"
+	}
 	if bp.Unconfirmed > 0 {
 		s += ", " + itoa(bp.Unconfirmed) + " at an unknown cost"
+	}
+	if bp.InDoubt > 0 {
+		s += ", " + itoa(bp.InDoubt) + " in doubt"
 	}
 	if p.failed > 0 {
 		s += ", " + plural(p.failed, "batch", "batches") + " failed"
@@ -124,7 +130,7 @@ func (p *progress) rate() (float64, bool) {
 
 // line is the plain progress line after a batch.
 func (p *progress) line(bp sms.BulkProgress) string {
-	done := bp.Sent + bp.Replayed + bp.Unconfirmed // recipients of the batches sent or replayed
+	done := doneRecipients(bp)
 	pct := 100
 	if p.total > 0 {
 		pct = done * 100 / p.total
@@ -135,8 +141,14 @@ func (p *progress) line(bp sms.BulkProgress) string {
 	if bp.Replayed > 0 {
 		fmt.Fprintf(&b, ", %d replayed from an earlier run", bp.Replayed)
 	}
+	if bp.FromJournal > 0 {
+		fmt.Fprintf(&b, ", %d sent by an earlier run (journal)", bp.FromJournal)
+	}
 	if bp.Unconfirmed > 0 {
 		fmt.Fprintf(&b, ", %d accepted at an unknown cost", bp.Unconfirmed)
+	}
+	if bp.InDoubt > 0 {
+		fmt.Fprintf(&b, ", %d in doubt", bp.InDoubt)
 	}
 	if p.failed > 0 {
 		fmt.Fprintf(&b, ", %s failed", plural(p.failed, "batch", "batches"))
@@ -160,4 +172,10 @@ func (p *progress) done() {
 			p.con.clear = nil
 		})
 	}
+}
+
+// doneRecipients counts the recipients of the batches done: sent, replayed, recorded as sent
+// in the journal, accepted at an unknown cost, or in doubt (not to be sent by this run).
+func doneRecipients(bp sms.BulkProgress) int {
+	return bp.Sent + bp.Replayed + bp.FromJournal + bp.Unconfirmed + bp.InDoubt
 }

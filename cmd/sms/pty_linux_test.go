@@ -99,8 +99,8 @@ func TestBulkProgressBarOnATerminal(t *testing.T) {
 	assert.Equal(t, int64(mockserver.DefaultBalance-227*mockserver.DefaultGenericPrice), f.balance(t))
 }
 
-// Run again, the bar says how many recipients were replayed from the earlier run, which
-// charged them.
+// Run again, the bar says how many recipients the journal records as sent by the earlier
+// run; with another journal, how many the server replayed.
 func TestBulkProgressBarShowsReplays(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -113,7 +113,14 @@ func TestBulkProgressBarShowsReplays(t *testing.T) {
 	code, _ := s.run(f, args...)
 	require.Equal(t, 0, code)
 	got := s.close(t)
-	assert.Contains(t, got, "charged 0.00 NGN, 227 replayed 100%")
+	assert.Contains(t, got, "charged 0.00 NGN, 227 sent before 100%")
+	assert.Contains(t, got, "(227/227, ")
+
+	s = newScreen(t)
+	code, _ = s.run(f, append(args, "--journal-dir", t.TempDir())...)
+	require.Equal(t, 0, code)
+	got = s.close(t)
+	assert.Contains(t, got, "charged 0.00 NGN, 227 replayed 100%", "the mock deduplicates references")
 	assert.Contains(t, got, "(227/227, ")
 	assert.Equal(t, int64(mockserver.DefaultBalance-227*mockserver.DefaultGenericPrice), f.balance(t), "charged once")
 }

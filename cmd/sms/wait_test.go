@@ -180,7 +180,7 @@ func TestBulkWait(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := newServer(t)
 				csv := peopleCSV(t, 25, 0, 0)
-				base := []string{"bulk", "--csv", csv, "--from", srv.Default().SenderID, "--message", "Hi", "--job-id", "j", "--batch-size", "10"}
+				base := []string{"bulk", "--csv", csv, "--from", srv.Default().SenderID, "--message", "Hi", "--job-id", "j", "--batch-size", "10", "--journal-dir", t.TempDir()}
 				report := filepath.Join(t.TempDir(), "report.json")
 				r := bubbleCLI(srv, append(base, "--report", report)...)
 				require.Equal(t, 0, r.code, r.stderr)

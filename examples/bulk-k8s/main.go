@@ -1,10 +1,11 @@
 // Command bulk-k8s sends one shard of a bulk SMS job: it is the program the Kubernetes
 // Indexed Job in job.yaml runs, one pod per shard. Every pod reads the whole recipient file
-// (so that all agree on the batches) and sends only the batches of its shard; a pod that
-// fails is simply run again, and the batches it had sent are replayed, not sent twice, provided
-// the server deduplicates references (the mock does under its full profile, or with
-// -reference-dedup on) and the rerun comes within 24 hours; a server that does not sends them
-// again.
+// (so that all agree on the batches) and sends only the batches of its shard. It keeps the
+// job's journal (sms.NewSQLJournal) in a PostgreSQL table, outside the pod: a pod that fails
+// is simply run again, and the batches the journal records as accepted are not sent again,
+// whatever the server, so that a replaced pod or a lost node sends nothing twice. A batch
+// whose answer never came (the pod killed mid-request) is in doubt: settled by the server's
+// campaign list where it lists references, otherwise reported and not sent again.
 //
 // Configuration, all from the environment:
 //
@@ -15,19 +16,25 @@
 //	BULK_RECIPIENTS    a CSV file of phone,name rows (a first row "phone,name" is skipped)
 //	BULK_SHARDS        the number of shards: the Job's completions
 //	JOB_COMPLETION_INDEX  this shard, set by Kubernetes for Indexed Jobs
+//	BULK_JOURNAL_DSN   the PostgreSQL database of the journal, such as
+//	                   "postgres://sms@db:5432/sms?sslmode=verify-full" (pgx's stdlib driver)
+//	BULK_JOURNAL_TABLE optional: the journal's table, created when missing (default
+//	                   sms_bulk_journal); all shards and jobs share it
+//	BULK_RESEND_IN_DOUBT  optional: "1" sends the batches in doubt again (only once their
+//	                   campaigns are known not to exist)
 //	BULK_RATE          optional: requests per second for this shard
 //
 // It prints the shard's report as one JSON line on stdout and exits with 0 when its shard is
-// complete, 1 when running it again may finish it (batches failed, or the connection did),
-// and 2 when it cannot before someone acts: the wallet is empty (top up, then retry the
-// index), the key is refused, the recipient file changed since an earlier run of the job, the
-// configuration is wrong, or the server accepted batches whose answers could not be read
-// (check their campaigns by reference: a rerun sends them again unless the server
-// deduplicates references).
+// complete, 1 when running it again may finish it (batches failed, the connection or the
+// database did), and 2 when it cannot before someone acts: the wallet is empty (top up, then
+// retry the index), the key is refused, the recipient file changed since an earlier run of
+// the job (the journal refuses it), the configuration is wrong, or batches are in doubt
+// (look for their campaigns by reference; see the README).
 package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -39,8 +46,13 @@ import (
 	"strconv"
 	"syscall"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx"
+
 	sms "github.com/seedsms/sms-go"
 )
+
+// defaultJournalTable is the journal's table when BULK_JOURNAL_TABLE is not set.
+const defaultJournalTable = "sms_bulk_journal"
 
 // Exit codes; job.yaml's podFailurePolicy does not retry exitFix.
 const (
@@ -72,6 +84,10 @@ type summary struct {
 	Error      string `json:"error,omitempty"`
 
 	Unconfirmed int `json:"unconfirmed,omitempty"` // recipients of batches accepted at an unknown cost
+
+	FromJournal    int `json:"fromJournal"`    // recipients of batches the journal records as sent by an earlier pod
+	InDoubt        int `json:"inDoubt"`        // recipients of the batches in doubt
+	InDoubtBatches int `json:"inDoubtBatches"` // batches that may or may not have been sent
 }
 
 func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) int {
@@ -97,6 +113,26 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return fail(exitFix, err)
 	}
+	if getenv("BULK_JOURNAL_DSN") == "" {
+		return fail(exitFix, errors.New("BULK_JOURNAL_DSN must name the PostgreSQL database of the job's journal"))
+	}
+	db, err := sql.Open("pgx", getenv("BULK_JOURNAL_DSN"))
+	if err != nil {
+		return fail(exitFix, fmt.Errorf("BULK_JOURNAL_DSN: %w", err))
+	}
+	defer db.Close()
+	table := getenv("BULK_JOURNAL_TABLE")
+	if table == "" {
+		table = defaultJournalTable
+	}
+	journal, err := sms.NewSQLJournal(ctx, db, table)
+	var ve *sms.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		return fail(exitFix, err)
+	case err != nil: // the database is not reachable yet: try again
+		return fail(exitRetry, err)
+	}
 	f, err := os.Open(getenv("BULK_RECIPIENTS"))
 	if err != nil {
 		return fail(exitFix, err)
@@ -109,6 +145,10 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		Recipients: readCSV(f),
 		Rate:       rate,
 		Shard:      sms.Shard{Index: index, Count: shards},
+		Journal:    journal,
+		// A batch in doubt is sent again only when someone has checked that its campaign
+		// does not exist.
+		ResendInDoubt: getenv("BULK_RESEND_IN_DOUBT") == "1",
 		Progress: func(p sms.BulkProgress) {
 			fmt.Fprintf(stderr, "batch %d: %d recipients, replayed %t, err %v (%d done, %s charged)\n",
 				p.Batch.Index, p.Batch.Recipients, p.Batch.Replayed, p.Batch.Err, p.Batches, p.Amount)
@@ -120,6 +160,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 			Failed: len(report.Failed()), Recipients: report.Recipients, Sent: report.Sent,
 			Replayed: report.Replayed, Duplicates: report.Duplicates, Invalid: report.Invalid,
 			Amount: report.Amount.String(), Complete: report.Complete && err == nil, Unconfirmed: report.Unconfirmed,
+			FromJournal: report.FromJournal, InDoubt: report.InDoubt, InDoubtBatches: report.InDoubtBatches,
 		}
 		if err != nil {
 			s.Error = err.Error()
@@ -131,7 +172,9 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	switch {
 	case err == nil:
 		return exitOK
-	case report != nil && report.UnconfirmedBatches > 0: // a rerun would send them again
+	case errors.Is(err, sms.ErrBatchesInDoubt), errors.Is(err, sms.ErrJournalMismatch), errors.Is(err, sms.ErrJournalCorrupt):
+		// A person decides: look for the campaigns in doubt by reference; a changed file is
+		// sent as a new job with SkipSentBy; a corrupt journal is kept and looked at.
 		return fail(exitFix, err)
 	case errors.Is(err, sms.ErrBulkIncomplete), errors.Is(err, sms.ErrOutcomeUnknown), errors.Is(err, sms.ErrServer),
 		errors.Is(err, context.Canceled), errors.Is(err, errRead):

@@ -19,11 +19,12 @@ import (
 	"github.com/seedsms/sms-go/mockserver"
 )
 
-// shardEnv is the environment of shard index of a job over srv's test key.
-func shardEnv(srv *mockserver.Server, file string, index, shards int) func(string) string {
+// shardEnv is the environment of shard index of a job over srv's test key, its journal in
+// the database dsn.
+func shardEnv(srv *mockserver.Server, dsn, file string, index, shards int) func(string) string {
 	ws := srv.Default()
 	env := map[string]string{
-		"SMS_BASE_URL": srv.URL(), "SMS_API_KEY": ws.TestKey, "SMS_API_SECRET": ws.TestSecret,
+		"SMS_BASE_URL": srv.URL(), "SMS_API_KEY": ws.TestKey, "SMS_API_SECRET": ws.TestSecret, "BULK_JOURNAL_DSN": dsn,
 		"BULK_JOB_ID": "k8s-test", "BULK_FROM": ws.SenderID, "BULK_MESSAGE": "Hi {{name}}",
 		"BULK_RECIPIENTS": file, "BULK_SHARDS": strconv.Itoa(shards), "JOB_COMPLETION_INDEX": strconv.Itoa(index),
 	}
@@ -44,10 +45,13 @@ func recipientsFile(t *testing.T, n int) string {
 	return file
 }
 
-func runShard(t *testing.T, srv *mockserver.Server, file string, index, shards int) (int, summary) {
+func runShard(t *testing.T, srv *mockserver.Server, dsn, file string, index, shards int) (int, summary) {
 	t.Helper()
 	var out, errs bytes.Buffer
-	code := run(context.Background(), shardEnv(srv, file, index, shards), &out, &errs)
+	code := run(context.Background(), shardEnv(srv, dsn, file, index, shards), &out, &errs)
+	if code != exitOK {
+		t.Logf("shard %d/%d exited %d: %s", index, shards, code, errs.String())
+	}
 	var s summary
 	if out.Len() > 0 {
 		require.NoError(t, json.Unmarshal(out.Bytes(), &s), "stdout: %s", out.String())
@@ -55,10 +59,11 @@ func runShard(t *testing.T, srv *mockserver.Server, file string, index, shards i
 	return code, s
 }
 
-// Four pods at once, then one of them again: every recipient once against a server that
-// deduplicates references, in both profiles of the mock (the documented one answers only what
-// the live service's pages show). Against one that does not (the documented profile's
-// default), the retried pod sends its batches again: the hazard the example's doc names.
+// Four pods at once, then one of them again (a pod replaced): every recipient once, in both
+// profiles of the mock (the documented one answers only what the live service's pages show),
+// with and without reference deduplication: the journal in PostgreSQL outlives the pod. With
+// a new, empty database (the database lost), a server that does not deduplicate references
+// gets the retried pod's batches again: what the README says the journal cannot survive.
 func TestShardsSendEveryRecipientOnce(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -72,19 +77,19 @@ func TestShardsSendEveryRecipientOnce(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			testShards(t, mockserver.NewTest(t, tc.opts...), tc.dedup)
+			testShards(t, mockserver.NewTest(t, tc.opts...), tc.dedup, postgresDSN(t))
 		})
 	}
 }
 
-func testShards(t *testing.T, srv *mockserver.Server, dedup bool) {
+func testShards(t *testing.T, srv *mockserver.Server, dedup bool, dsn string) {
 	file := recipientsFile(t, 25_000)                                                          // three batches of 10,000 at most: shard 3 has none
 	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 20_000_000)) // room for a batch sent twice
 	var wg sync.WaitGroup
 	sums := make([]summary, 4)
 	for i := range 4 {
 		wg.Go(func() {
-			code, s := runShard(t, srv, file, i, 4)
+			code, s := runShard(t, srv, dsn, file, i, 4)
 			assert.Equal(t, exitOK, code, "shard %d", i)
 			sums[i] = s
 		})
@@ -101,17 +106,29 @@ func testShards(t *testing.T, srv *mockserver.Server, dedup bool) {
 	assert.Equal(t, 0, sums[3].Batches)
 	require.Positive(t, sums[1].Sent)
 
-	code, again := runShard(t, srv, file, 1, 4) // the pod of index 1 is retried
+	code, again := runShard(t, srv, dsn, file, 1, 4) // the pod of index 1 is replaced
 	assert.Equal(t, exitOK, code)
+	assert.Equal(t, 0, again.Sent)
+	assert.Equal(t, sums[1].Sent, again.FromJournal, "the journal outlives the pod")
 	campaigns, recipients := 3, 25_000 // one campaign per batch
+	assertCampaigns(t, srv, campaigns, recipients)
+
+	// The database lost: a new one has no record of the job.
+	code, again = runShard(t, srv, postgresDSN(t), file, 1, 4)
+	assert.Equal(t, exitOK, code)
 	if dedup {
 		assert.Equal(t, 0, again.Sent)
-		assert.Equal(t, sums[1].Sent, again.Replayed)
+		assert.Equal(t, sums[1].Sent, again.Replayed, "the server's deduplication is left")
 	} else {
 		assert.Equal(t, sums[1].Sent, again.Sent, "sent a second time")
-		assert.Equal(t, 0, again.Replayed)
 		campaigns, recipients = 4, 25_000+sums[1].Sent
 	}
+	assertCampaigns(t, srv, campaigns, recipients)
+}
+
+// assertCampaigns checks the campaigns of srv's test key, and their recipients.
+func assertCampaigns(t *testing.T, srv *mockserver.Server, campaigns, recipients int) {
+	t.Helper()
 
 	client, err := sms.NewClient(srv.Default().TestKey, srv.Default().TestSecret, sms.WithBaseURL(srv.URL()))
 	require.NoError(t, err)
@@ -129,24 +146,65 @@ func TestExitCodes(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
 	file := recipientsFile(t, 200)
+	dsn := postgresDSN(t)
 
 	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 0))
-	code, s := runShard(t, srv, file, 0, 1)
+	code, s := runShard(t, srv, dsn, file, 0, 1)
 	assert.Equal(t, exitFix, code, "an empty wallet is not retried")
 	assert.False(t, s.Complete)
 	assert.Contains(t, s.Error, "402 insufficient_balance")
 
 	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, mockserver.DefaultBalance))
-	code, s = runShard(t, srv, file, 0, 1)
+	code, s = runShard(t, srv, dsn, file, 0, 1)
 	assert.Equal(t, exitOK, code, "after a top-up the same job completes")
 	assert.Equal(t, 200, s.Sent)
 
-	code, _ = runShard(t, srv, file, 0, 0)
+	code, _ = runShard(t, srv, dsn, file, 0, 0)
 	assert.Equal(t, exitFix, code, "no shards")
 
 	broken := filepath.Join(t.TempDir(), "broken.csv")
 	require.NoError(t, os.WriteFile(broken, []byte("08030000001,\"unterminated\n"), 0o600))
-	code, s = runShard(t, srv, broken, 0, 1)
+	code, s = runShard(t, srv, dsn, broken, 0, 1)
 	assert.Equal(t, exitRetry, code, "a file that cannot be read is not a complete shard")
 	assert.False(t, s.Complete)
+
+	changed := recipientsFile(t, 201)
+	code, s = runShard(t, srv, dsn, changed, 0, 1)
+	assert.Equal(t, exitFix, code, "a changed file is refused by the journal")
+	assert.Contains(t, s.Error, "differs from its journal")
+	assert.Zero(t, s.Sent)
+
+	code, _ = runShard(t, srv, "", file, 0, 1)
+	assert.Equal(t, exitFix, code, "no journal")
+}
+
+// A pod whose batch's connection dropped after the request was written, against a server
+// that neither deduplicates nor lists references: the batch is in doubt, the index is not
+// retried (exit 2), and a retry would not send it again; BULK_RESEND_IN_DOUBT=1 does.
+func TestBatchInDoubt(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t, mockserver.WithProfile(mockserver.ProfileDocumented))
+	file := recipientsFile(t, 50)
+	dsn := postgresDSN(t)
+	require.NoError(t, srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 1}))
+	code, s := runShard(t, srv, dsn, file, 0, 1)
+	assert.Equal(t, exitFix, code)
+	assert.Equal(t, 1, s.InDoubtBatches)
+	assert.Equal(t, 50, s.InDoubt)
+
+	code, s = runShard(t, srv, dsn, file, 0, 1)
+	assert.Equal(t, exitFix, code, "still in doubt")
+	assert.Zero(t, s.Sent)
+	assertCampaigns(t, srv, 1, 50) // the mock took the first request
+
+	var out, errs bytes.Buffer
+	env := shardEnv(srv, dsn, file, 0, 1)
+	code = run(context.Background(), func(k string) string {
+		if k == "BULK_RESEND_IN_DOUBT" {
+			return "1"
+		}
+		return env(k)
+	}, &out, &errs)
+	assert.Equal(t, exitOK, code, errs.String())
+	assertCampaigns(t, srv, 2, 100) // sent twice, as the setting says it may
 }
