@@ -18,7 +18,7 @@ import (
 
 func TestEscapeJobID(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("A", sms.MaxJobIDLen) // 3 bytes each once escaped
+	long := strings.Repeat("A", 90) // the longest JobID (BulkParams.JobID); 3 bytes each once escaped
 	tests := []struct {
 		id, want string
 	}{
