@@ -36,7 +36,7 @@ import (
 // that the client reads the answer rather than a reset; that goroutine ends by itself. The
 // PostgreSQL server of the SQL journal's tests, if one started, is stopped at the end.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("net/http.(*conn).closeWriteAndWait"), goleak.Cleanup(func(int) { stopPostgres() }))
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("net/http.(*conn).closeWriteAndWait"), goleak.Cleanup(func(int) { postgres.Stop() }))
 }
 
 // Test clients. Every test makes its clients with these; only the tests about making a client

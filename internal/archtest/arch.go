@@ -33,6 +33,7 @@ var arrows = []arrow{
 	{from: "internal/jsonenc", leaf: true},
 	{from: "internal/oapiclient", leaf: true},
 	{from: "internal/apitest", leaf: true},
+	{from: "internal/pgtest", leaf: true},
 	{from: "internal/archtest", leaf: true},
 	{from: "examples/quickstart", to: []string{".", "mockserver"}},
 	{from: "examples/bulk-k8s", to: []string{"."}},
