@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -22,54 +21,6 @@ import (
 	"github.com/seedsms/sms-go/internal/apitest"
 	"github.com/seedsms/sms-go/mockserver"
 )
-
-// noDedup makes the mock a server that does not deduplicate references: it gives each
-// campaign request a reference of its own (the original one, a marker and a count), so that
-// the mock stores a new, charged campaign for every request, and takes the marker out of
-// every answer, so that the client sees, and the campaign list shows, the references it
-// sent. It stands for mockserver.WithReferenceDeduplication(false) until the mock has it;
-// noDedupClient is the one place to switch.
-type noDedup struct {
-	base http.RoundTripper
-	n    atomic.Int64
-}
-
-const noDedupMarker = "~nodedup"
-
-var noDedupRef = regexp.MustCompile(regexp.QuoteMeta(noDedupMarker) + `[0-9]+`)
-
-func (d *noDedup) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method == http.MethodPost && req.URL.Path == "/v1/sms/campaigns" && req.Body != nil {
-		body, err := io.ReadAll(req.Body)
-		if err != nil {
-			return nil, err
-		}
-		var m map[string]json.RawMessage
-		if json.Unmarshal(body, &m) == nil {
-			var ref string
-			if json.Unmarshal(m["reference"], &ref) == nil && ref != "" {
-				m["reference"], _ = json.Marshal(ref + noDedupMarker + strconv.FormatInt(d.n.Add(1), 10))
-				body, _ = json.Marshal(m)
-			}
-		}
-		req = req.Clone(req.Context())
-		req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	}
-	resp, err := d.base.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	body = noDedupRef.ReplaceAll(body, nil)
-	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-	resp.Header.Del("Content-Length")
-	return resp, nil
-}
 
 // crash stands for the death of the process at a chosen point of a bulk job: once it has
 // happened, no journal record is written and no request leaves.
@@ -141,17 +92,13 @@ type journalServer struct {
 
 func newJournalServer(t *testing.T, profile mockserver.Profile, dedup bool) *journalServer {
 	t.Helper()
-	// The mock deduplicates whatever the profile; noDedup makes it a server that does not.
-	return &journalServer{srv: newServer(t, mockserver.WithProfile(profile), mockserver.WithReferenceDeduplication(true)), dedup: dedup}
+	return &journalServer{srv: newServer(t, mockserver.WithProfile(profile), mockserver.WithReferenceDeduplication(dedup)), dedup: dedup}
 }
 
 // client returns the client of a new process, which dies as c says (nil: never).
 func (s *journalServer) client(t *testing.T, c *crash, opts ...sms.Option) *sms.Client {
 	t.Helper()
 	var rt http.RoundTripper = apitest.Transport(t, s.srv.Transport(), true)
-	if !s.dedup {
-		rt = &noDedup{base: rt}
-	}
 	if c != nil {
 		rt = crashTransport{base: rt, c: c}
 	}
