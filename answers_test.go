@@ -192,7 +192,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 			func(t *testing.T, v any, err error) { require.Error(t, err) }},
 		// A 2xx whose body says it is an error: an error with the server's words, before any
 		// member is read; on a write, an unknown outcome (the server may have done it).
-		{"200 success false on a read", []string{"Campaigns.List", "SenderIDs.List", "Keys.List", "Balance.Get", "Campaigns.Status"}, 200, nil,
+		{"200 success false on a read", []string{"Campaigns.List", "SenderIDs.List", "Keys.List", "Balance.Get", "Campaigns.Delivery"}, 200, nil,
 			`{"success":false,"message":"DB timeout","data":[]}`,
 			func(t *testing.T, v any, err error) {
 				e := apiError(t, err)
@@ -201,7 +201,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				assert.Contains(t, err.Error(), "DB timeout")
 				assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "a read")
 			}},
-		{"200 status error Invalid API key", []string{"Balance.Get", "Campaigns.Status", "Campaigns.Wait", "Keys.List", "Campaigns.List"}, 200, nil,
+		{"200 status error Invalid API key", []string{"Balance.Get", "Campaigns.Delivery", "Bulk.WaitCampaign", "Keys.List", "Campaigns.List"}, 200, nil,
 			`{"status":"error","message":"Invalid API key"}`,
 			func(t *testing.T, v any, err error) {
 				assert.ErrorIs(t, err, sms.ErrUnauthorized, "the words name it")
@@ -253,7 +253,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err))
 				assert.Contains(t, err.Error(), `"p2"`)
 			}},
-		{"status answer about another campaign", []string{"Campaigns.Status", "Campaigns.Wait"}, 200, nil, `{"data":{"campaignId":"c2","status":"delivered","counts":{"sent":0,"delivered":1,"failed":0,"dnd":0}}}`,
+		{"status answer about another campaign", []string{"Campaigns.Delivery", "Bulk.WaitCampaign"}, 200, nil, `{"data":{"campaignId":"c2","status":"delivered","counts":{"sent":0,"delivered":1,"failed":0,"dnd":0}}}`,
 			func(t *testing.T, v any, err error) {
 				require.Error(t, err, "never a final wait")
 				assert.Contains(t, err.Error(), `"c2"`)
@@ -285,7 +285,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				require.ErrorContains(t, err, `"data.balance" is present but unreadable`)
 				assert.NotContains(t, err.Error(), "missing")
 			}},
-		{"negative delivery counts", []string{"Campaigns.Status", "Campaigns.Wait"}, 200, nil, fmt.Sprintf(statusBody, `"status":"sent","counts":{"sent":-1,"delivered":2,"failed":0,"dnd":0}`),
+		{"negative delivery counts", []string{"Campaigns.Delivery", "Bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"sent","counts":{"sent":-1,"delivered":2,"failed":0,"dnd":0}`),
 			func(t *testing.T, v any, err error) {
 				require.ErrorContains(t, err, "counts.sent is -1")
 			}},
