@@ -131,7 +131,8 @@ inDoubt, inDoubtBatches and inDoubtBatchList in the JSON) until they are settled
 for their campaigns by reference; if none exists, rerun with --resend-in-doubt; if they
 exist, finish the job as a new job with --skip-sent-by JOB --skip-sent-by-partial, which
 counts them as sent. --shard i/n sends only batches k with k % n == i, so that n processes
-share a job; each shard keeps its own journal.
+share a job; each shard keeps its own journal, and a job whose journal is kept under one
+shard count is refused under another (its records would not be read).
 
 A job whose file changed (a row fixed, rows added) cannot be rerun: its journal refuses it
 before anything is sent. Send the new file as a new job with --skip-sent-by naming the

@@ -128,6 +128,35 @@ func (j *jobJournal) Load(ctx context.Context, jobID string) ([]sms.JournalRecor
 	return recs, nil
 }
 
+// otherLayout returns the path of a journal of job jobID in dir kept under another shard
+// layout than shard's (the whole job against shards, or another shard count), or "": each
+// layout keeps its own files, so a rerun in another one would read none of them. Empty files
+// (a run that recorded nothing) do not count.
+func otherLayout(dir, jobID string, shard sms.Shard) (string, error) {
+	base := escapeJobID(jobID)
+	paths, err := filepath.Glob(filepath.Join(dir, base+".shard-*-of-*.journal"))
+	if err != nil {
+		return "", err
+	}
+	want := max(shard.Count, 1)
+	for _, p := range append([]string{filepath.Join(dir, base+".journal")}, paths...) {
+		count := 1
+		if rest, ok := strings.CutPrefix(filepath.Base(p), base+".shard-"); ok {
+			_, n, _ := strings.Cut(strings.TrimSuffix(rest, ".journal"), "-of-")
+			if count, err = strconv.Atoi(n); err != nil {
+				continue // not a shard's journal name
+			}
+		}
+		if count == want {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && fi.Size() > 0 {
+			return p, nil
+		}
+	}
+	return "", nil
+}
+
 // openJournal opens the journal of the job: --journal FILE, or its file in the journal
 // directory, creating the directory. A dry run creates nothing: it reads the journal when
 // there is one, and returns nil when there is none.
@@ -141,6 +170,11 @@ func (a *app) openJournal(o *bulkOptions, shard sms.Shard) (*jobJournal, error) 
 		dir = ""
 	}
 	if path == "" {
+		if other, err := otherLayout(dir, o.jobID, shard); err != nil {
+			return nil, &failure{err}
+		} else if other != "" {
+			return nil, &failure{fmt.Errorf("job %s has a journal of another shard layout (%s): run with the --shard count the job had, or it would send again what that journal records as sent; to send this input in another layout, give it a new --job-id with --skip-sent-by %s", o.jobID, other, o.jobID)}
+		}
 		path = filepath.Join(dir, journalName(o.jobID, shard))
 		if !o.dryRun {
 			if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -128,6 +128,52 @@ func TestJobJournalLoadsOtherJobs(t *testing.T) {
 	assert.ErrorIs(t, err, sms.ErrJournalLocked)
 }
 
+// A job whose journal was kept under one shard layout is refused under another, before
+// anything is sent: each layout keeps its own files, so the rerun would read none of the
+// records and send again what they say was sent. Other shards of the same layout, and empty
+// files, do not stop it.
+func TestJournalRefusesAnotherShardLayout(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	whole, half := sms.Shard{}, sms.Shard{Index: 0, Count: 2}
+	tests := []struct {
+		name    string
+		written sms.Shard // the layout of the journal already there
+		empty   bool      // it holds no record
+		open    sms.Shard
+		refused bool
+	}{
+		{"the whole job, then shard 0/2", whole, false, half, true},
+		{"shard 0/2, then the whole job", half, false, whole, true},
+		{"shard 0/2, then shard 1/3", half, false, sms.Shard{Index: 1, Count: 3}, true},
+		{"shard 0/2, then shard 1/2", half, false, sms.Shard{Index: 1, Count: 2}, false},
+		{"the whole job, then again", whole, false, whole, false},
+		{"an empty journal of the whole job, then shard 0/2", whole, true, half, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			j, err := sms.OpenFileJournal(filepath.Join(dir, journalName("job", tt.written)))
+			require.NoError(t, err)
+			if !tt.empty {
+				require.NoError(t, j.Append(ctx, sms.JournalRecord{Kind: sms.JournalIntent, JobID: "job", Index: 0, Reference: "job:0", Attempt: 1,
+					Digest: strings.Repeat("ab", 32), Recipients: 1, Numbers: []string{"2348025671695"}, Time: time.Unix(0, 0).UTC()}))
+			}
+			require.NoError(t, j.Close())
+			a := &app{getenv: func(k string) string { return map[string]string{envJournalDir: dir}[k] }}
+			got, err := a.openJournal(&bulkOptions{jobID: "job"}, tt.open)
+			if tt.refused {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "another shard layout")
+				return
+			}
+			require.NoError(t, err)
+			require.NoError(t, got.Close())
+		})
+	}
+}
+
 // Against a server that lists no references (the documented profile), --skip-sent-by finds
 // the earlier job's numbers in its journal: the corrected file is finished without asking
 // the server, and without the journal it cannot be.
