@@ -106,7 +106,8 @@ type BulkParams struct {
 	// slows the job down.
 	Progress func(BulkProgress)
 	// DryRun reads the input and fills the report's batches, recipients and parts without
-	// sending anything.
+	// sending anything. With a Journal, it checks the input against it (ErrJournalMismatch)
+	// and reports the batches it records as accepted and in doubt, without settling them.
 	DryRun bool
 	// SkipSentBy names earlier jobs, by their JobIDs, whose numbers this job skips: it
 	// finishes a job whose input changed (a row fixed, rows added), which cannot be run
@@ -162,8 +163,10 @@ type BulkParams struct {
 	//
 	// Batches to send whose index is below the last one the journal records are held in
 	// memory until the input has been read up to it, so that a changed input is refused
-	// before anything is sent. Bulk.Send does not close the journal, and a DryRun neither
-	// reads nor writes it. Without a Journal, a rerun is safe only against a server that
+	// before anything is sent. Bulk.Send does not close the journal. A DryRun reads it and
+	// writes nothing: it fails with ErrJournalMismatch where a run would, and reports the
+	// batches the journal records as accepted (FromJournal) or in doubt, asking the server
+	// nothing and returning no error for them. Without a Journal, a rerun is safe only against a server that
 	// deduplicates references (see JobID).
 	Journal Journal
 	// ResendInDoubt sends again the batches a Journal leaves in doubt: a batch whose earlier
@@ -419,7 +422,7 @@ func (b *BulkService) Send(ctx context.Context, p *BulkParams) (*BulkReport, err
 		return nil, err
 	}
 	j := newBulkJob(s, p)
-	if p.Journal != nil && !p.DryRun {
+	if p.Journal != nil {
 		if err := j.openJournal(ctx); err != nil {
 			return nil, err
 		}

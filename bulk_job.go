@@ -138,7 +138,7 @@ func (j *bulkJob) run(ctx context.Context) (*BulkReport, error) {
 			err = fmt.Errorf("%w; batch %d may have been sent: %w", err, u.Index, u.Err)
 		}
 		return r, j.unconfirmedError(j.inDoubtError(err))
-	case r.UnconfirmedBatches > 0 || r.InDoubtBatches > 0:
+	case !j.p.DryRun && (r.UnconfirmedBatches > 0 || r.InDoubtBatches > 0): // a dry run reports them: the run may settle them
 		return r, j.unconfirmedError(j.inDoubtError(nil))
 	}
 	return r, nil
@@ -309,6 +309,9 @@ func (j *bulkJob) read(ctx context.Context, rd *bulkReader, work chan<- *bulkBat
 // goes on.
 func (j *bulkJob) emit(ctx context.Context, b *bulkBatch, work chan<- *bulkBatch) bool {
 	if j.p.DryRun {
+		if j.jr != nil && j.jr.batches[b.index] != nil {
+			return j.journalEmit(ctx, b, work) // checked against its record, and reported as the journal says
+		}
 		j.record(BulkBatch{Index: b.index, Reference: j.reference(b.index), Recipients: len(b.to), Parts: b.parts}, b.total, nil)
 		j.pool.put(b.to)
 		return true
@@ -528,7 +531,7 @@ func (j *bulkJob) observe(cl *call) {
 func (j *bulkJob) record(b BulkBatch, parts int, cl *call) {
 	j.mu.Lock()
 	r, pg := &j.report, &j.prog
-	if b.Err == nil && !j.p.DryRun {
+	if b.Err == nil && (!j.p.DryRun || b.FromJournal) {
 		total, ok := addAmounts(r.JobAmount, b.Amount)
 		if !ok { // accepted all the same, at a cost the report cannot hold
 			b = BulkBatch{Index: b.Index, Reference: b.Reference, CampaignID: b.CampaignID, Status: b.Status, Recipients: b.Recipients, Parts: b.Parts, Unconfirmed: true,
@@ -553,10 +556,10 @@ func (j *bulkJob) record(b BulkBatch, parts int, cl *call) {
 		r.InDoubtBatches++
 	case b.Err != nil:
 		pg.Failed++
-	case j.p.DryRun:
-	case b.FromJournal:
+	case b.FromJournal: // in a dry run too: what the journal records as sent
 		r.FromJournal += b.Recipients
 		r.FromJournalAmount = r.FromJournalAmount.Add(b.Amount)
+	case j.p.DryRun:
 	case b.Replayed:
 		r.Replayed += b.Recipients
 		r.ReplayedAmount = r.ReplayedAmount.Add(b.Amount)

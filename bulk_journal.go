@@ -109,6 +109,9 @@ func (j *bulkJob) openJournal(ctx context.Context) error {
 	}
 	bj.holding = bj.last >= 0
 	j.jr = bj
+	if p.DryRun {
+		return nil // a dry run asks the server nothing: what is in doubt stays so
+	}
 	return j.resolveInDoubt(ctx)
 }
 
@@ -213,6 +216,11 @@ func (j *bulkJob) journalEmit(ctx context.Context, b *bulkBatch, work chan<- *bu
 		}
 	} else {
 		b.attempt = 1
+	}
+	if j.p.DryRun { // a batch a run would send (again): reported as a dry run reports it
+		j.record(BulkBatch{Index: b.index, Reference: j.reference(b.index), Recipients: len(b.to), Parts: b.parts}, b.total, nil)
+		j.pool.put(b.to)
+		return true
 	}
 	if jr.holding && b.index < jr.last {
 		jr.held = append(jr.held, b)

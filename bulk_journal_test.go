@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -222,7 +223,7 @@ func TestSendBulkJournalCrash(t *testing.T) {
 				require.ErrorIs(t, err, sms.ErrBatchesInDoubt)
 				assert.NotErrorIs(t, err, sms.ErrBulkIncomplete)
 				assert.False(t, r.Complete)
-				assert.True(t, r.Batches[2].InDoubt)
+				assert.True(t, r.Batches[2].InDoubt, "a dry run does not ask the campaign list")
 				assert.Empty(t, r.Failed())
 				assert.Contains(t, err.Error(), `reference "job:2"`)
 				if !tt.batch2Sent {
@@ -337,6 +338,15 @@ func TestSendBulkJournalMismatch(t *testing.T) {
 			posts := s.posts()
 
 			jr = openJournal(t, path)
+			dry := journalJob("job", tt.input, jr)
+			dry.DryRun = true
+			if tt.edit != nil {
+				tt.edit(dry)
+			}
+			_, err = s.client(t, nil).Bulk.Send(ctx, dry)
+			require.ErrorIs(t, err, sms.ErrJournalMismatch, "a dry run finds it too")
+			assert.ErrorContains(t, err, tt.batch)
+
 			p := journalJob("job", tt.input, jr)
 			p.Concurrency = 4
 			if tt.edit != nil {
@@ -350,6 +360,42 @@ func TestSendBulkJournalMismatch(t *testing.T) {
 			assert.Equal(t, posts, s.posts(), "no request")
 		})
 	}
+}
+
+// A dry run reads the journal and writes nothing, asking the server nothing: it reports the
+// batches the journal records as accepted and in doubt, and the others as it would send them.
+func TestSendBulkJournalDryRun(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := newJournalServer(t, mockserver.ProfileFull, false)
+	rs := customersOf([]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	path := filepath.Join(t.TempDir(), "job.journal")
+	c := &crash{crashAt: crashAt{afterIntent: "job:2"}}
+	jr := openJournal(t, path)
+	_, err := s.client(t, c).Bulk.Send(ctx, journalJob("job", rs, crashJournal{jr, c}))
+	require.ErrorIs(t, err, errCrashed)
+	require.NoError(t, jr.Close())
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+	requests := len(s.srv.Requests())
+
+	jr = openJournal(t, path)
+	p := journalJob("job", rs, jr)
+	p.DryRun = true
+	r, err := s.client(t, nil).Bulk.Send(ctx, p)
+	require.NoError(t, err, "a dry run reports what is in doubt; the run may settle it")
+	require.Len(t, r.Batches, 4)
+	assert.Equal(t, []bool{true, true, false, false}, []bool{r.Batches[0].FromJournal, r.Batches[1].FromJournal, r.Batches[2].FromJournal, r.Batches[3].FromJournal})
+	assert.True(t, r.Batches[2].InDoubt)
+	assert.Equal(t, 6, r.FromJournal)
+	assert.Equal(t, 1, r.InDoubtBatches)
+	assert.Equal(t, 3, r.InDoubt)
+	assert.False(t, r.Complete)
+	assert.Equal(t, requests, len(s.srv.Requests()), "no request")
+	require.NoError(t, jr.Close())
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "nothing written")
 }
 
 // SkipSentBy reads an earlier job's numbers from the journal: finishing a corrected job needs
