@@ -55,14 +55,17 @@
 //	 "error": "..."}                              // why no answer came, or could not be read
 //
 // where body is the answer's JSON as it came (members in their order, compacted), or a JSON
-// string holding a body that is not JSON. Everything is redacted before it is written:
-// [REDACTED] replaces the X-API-Secret, Authorization, Proxy-Authorization, Cookie and
-// Set-Cookie headers; any member named secret, pin or token (or ending in secret or token,
-// whatever the case) and its whole value; any string or header value shaped like an API
+// string holding a body that is not JSON. Everything is redacted before it is written, by the
+// rule the SDK's errors follow: [REDACTED] replaces the X-API-Secret, Authorization,
+// Proxy-Authorization, Cookie and Set-Cookie headers; any member whose name says it holds a
+// secret or a pin (secret, api_secret, api_key, token, accessToken, password, pin, otp,
+// otp_code, pinCode, ..., whatever the case) and its whole value; anything shaped like an API
 // secret (sk_live_, sk_test_), a Bearer or Basic credential or a JWT; the configuration's own
-// secret and token wherever they appear; and every run of 10 to 15 digits (a phone number, in
-// any of its forms, +234..., 234..., 0803...) in the URL and in string values, and any value
-// of a member named to, msisdn, phone, phone_number, phoneNumber or recipient. The files are
+// secret and token wherever they appear, also without the sk_ prefix or in pieces of 8
+// characters or more; and pins in words ("your code is 482913"). Phone numbers are masked
+// (234802****695) in the URL, in headers, in strings and numbers, in every form (+234...,
+// 234..., 0803..., spaced, dashed, next to "_"), and any value of a member named to, msisdn,
+// phone, phone_number, mobile or recipient(s), whatever its length. The files are
 // for a bug report or new test fixtures: read them before sharing them.
 //
 // # Levels

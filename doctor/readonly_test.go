@@ -135,7 +135,8 @@ func TestProbeWritesStopAtTheFirstAccepted(t *testing.T) {
 }
 
 // SaveDir gets every answer, headers and body, with its request, one file per request in the
-// order sent, with no secret, pin, token or phone number of the run in any form.
+// order sent, with no secret, pin or token of the run in any form, and every phone number
+// masked, in any form.
 func TestSaveRedacts(t *testing.T) {
 	t.Parallel()
 	const (
@@ -149,9 +150,12 @@ func TestSaveRedacts(t *testing.T) {
 		"GET /v1/balance": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("X-Echo-Secret", r.Header.Get("X-API-Secret"))
 			w.Header().Set("X-RateLimit-Reset", "1764100000")
+			w.Header().Set("X-Echo-To", "+234 802 567 1695")
 			writeBody(w, 200, `{"data":{"balance":15000,"cashback":0,"currency":"NGN"},"requestId":"req-1",`+
 				`"debug":{"secret":"`+f.secret+`","echo":"key `+f.secret+` used","pin":"`+pin+`","Token":{"a":1},"accessToken":"x",`+
-				`"msisdn":`+phone+`,"to":["`+local+`"],"note":"call +`+phone+` or `+local+`","messageId":"3017600245086449408013699"}}`)
+				`"msisdn":`+phone+`,"to":["`+local+`"],"note":"call +`+phone+` or `+local+`","messageId":"3017600245086449408013699",`+
+				`"otp_code":"771923","pinCode":553311,"sms":"Your code is 662014","spaced":"+234 802 567 1695","dashed":"0803-123-4567",`+
+				`"under":"to_`+phone+`","bare":"`+strings.TrimPrefix(f.secret, "sk_live_")+`","recipients":[`+phone+`]}}`)
 		},
 		"GET /v1/sender-ids": func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
@@ -184,7 +188,8 @@ func TestSaveRedacts(t *testing.T) {
 		require.NoError(t, err)
 		all += string(b)
 	}
-	for _, s := range []string{f.secret, f.token, pin, phone, local, strings.TrimPrefix(local, "0")} {
+	for _, s := range []string{f.secret, f.token, pin, phone, local, strings.TrimPrefix(local, "0"), strings.TrimPrefix(f.secret, "sk_live_"),
+		"771923", "553311", "662014", "802 567 1695", "803-123-4567"} {
 		for _, form := range []string{s, url.QueryEscape(s), jsonString(s)} {
 			assert.NotContains(t, all, form, "saved: %s", all)
 		}
@@ -210,17 +215,20 @@ func TestSaveRedacts(t *testing.T) {
 	assert.Equal(t, []string{f.key}, balance.Request.Headers["X-Api-Key"], "the public key stays")
 	assert.Equal(t, 200, balance.Response.Status)
 	assert.Equal(t, []string{doctor.Redacted}, balance.Response.Headers["X-Echo-Secret"])
-	assert.Equal(t, []string{"1764100000"}, balance.Response.Headers["X-Ratelimit-Reset"], "a header's digits are no phone number")
+	assert.Equal(t, []string{"1764100000"}, balance.Response.Headers["X-Ratelimit-Reset"], "an epoch time is no phone number")
+	assert.Equal(t, []string{"+234802****695"}, balance.Response.Headers["X-Echo-To"])
 	assert.Equal(t, `{"data":{"balance":15000,"cashback":0,"currency":"NGN"},"requestId":"req-1",`+
 		`"debug":{"secret":"[REDACTED]","echo":"key [REDACTED] used","pin":"[REDACTED]","Token":"[REDACTED]","accessToken":"[REDACTED]",`+
-		`"msisdn":"[REDACTED]","to":"[REDACTED]","note":"call [REDACTED] or [REDACTED]","messageId":"3017600245086449408013699"}}`,
+		`"msisdn":"234802****695","to":["0803****567"],"note":"call +234802****695 or 0803****567","messageId":"3017600245086449408013699",`+
+		`"otp_code":"[REDACTED]","pinCode":"[REDACTED]","sms":"Your code is [REDACTED]","spaced":"+234802****695","dashed":"0803****567",`+
+		`"under":"to_234802****695","bare":"[REDACTED]","recipients":["234802****695"]}}`,
 		compact(t, balance.Response.Body), "members in their order, only secrets, pins and numbers replaced")
 
 	var html struct{ Response struct{ Body string } }
 	b, err = os.ReadFile(filepath.Join(dir, names[1]))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &html))
-	assert.Equal(t, "<html>token [REDACTED] for [REDACTED]</html>", html.Response.Body, "a body that is not JSON is kept as a string")
+	assert.Equal(t, "<html>token [REDACTED] for 234802****695</html>", html.Response.Body, "a body that is not JSON is kept as a string")
 }
 
 // A SaveDir that cannot be made is an error before any request.

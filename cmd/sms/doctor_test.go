@@ -131,7 +131,7 @@ func TestDoctor(t *testing.T) {
 					"04-get-v1-sms-campaigns-id-status.json", "05-get-v1-keys.json"}, names)
 				assert.Contains(t, all, `"status": 200`)
 				assert.Regexp(t, `"X-Api-Secret": \[\s+"\[REDACTED\]"\s+\]`, all)
-				assert.Contains(t, all, `"to": "[REDACTED]"`, "the recipient of the fixture's SMS")
+				assert.Contains(t, all, `"to": "234802****695"`, "the recipient of the fixture's SMS, masked")
 				assert.Regexp(t, `"requestId": "req-[0-9a-f]{24}"`, all, "IDs stay")
 				for _, s := range append(f.secrets(), f.env[envAPISecret], "2348025671695", "08025671695", "8025671695") {
 					if s != "" {
