@@ -1,6 +1,7 @@
 package mockserver_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -114,4 +115,34 @@ func normalizeAt(h []any) []any {
 		out[i] = M{"status": m["status"], "at": at.UTC().Format(time.RFC3339)}
 	}
 	return out
+}
+
+// TestRequestBodyCredentialsRedacted: credentials a client puts in a JSON body (Termii-style
+// api_key and api_secret members, which the mock refuses, or the request's own secret in the
+// message text, whole or without its prefix) are kept by neither /_mock/requests nor a
+// message's request.body; the text around them is.
+func TestRequestBodyCredentialsRedacted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	bare := e.ws.LiveSecret[len("sk_live_"):]
+	sent := e.campaign(sms([]any{num(1)}, "message", "Hi, key "+e.ws.LiveSecret+" and "+bare[:12]+" end", "reference", "creds-1"))
+	id := sent.str("campaign.id")
+	e.do(http.MethodPost, "/v1/sms/campaigns", sms([]any{num(2)}, "api_key", e.ws.LiveKey, "api_secret", e.ws.LiveSecret, "otp_code", "123456")).
+		wantStatus(http.StatusBadRequest)
+
+	detail := e.do(http.MethodGet, "/_mock/messages/"+id+"-0", nil).wantStatus(http.StatusOK)
+	log := e.do(http.MethodGet, "/_mock/requests", nil).wantStatus(http.StatusOK)
+	request, err := json.Marshal(detail.get("data.request")) // the message's own text is what was sent
+	require.NoError(t, err)
+	for _, shown := range []string{string(request), string(log.Raw)} {
+		for i := 0; i+8 <= len(bare); i += 4 {
+			assert.NotContains(t, shown, bare[i:i+8], "a piece of the secret was shown")
+		}
+	}
+	assert.Equal(t, "Hi, key [REDACTED] and [REDACTED] end", detail.str("data.request.body.message"))
+	assert.Equal(t, "creds-1", detail.str("data.request.body.reference"))
+	assert.Equal(t, "Hi, key [REDACTED] and [REDACTED] end", log.str("data.0.body.message"))
+	assert.Equal(t, "[REDACTED]", log.str("data.1.body.api_secret"))
+	assert.Equal(t, "[REDACTED]", log.str("data.1.body.api_key"))
+	assert.Equal(t, "[REDACTED]", log.str("data.1.body.otp_code"))
 }

@@ -27,7 +27,7 @@ var arrows = []arrow{
 	{from: "mockserver/internal/fifo", leaf: true},
 	{from: "mockserver/internal/ids", leaf: true},
 	{from: "mockserver/internal/inbox", leaf: true},
-	{from: "mockserver/internal/reqlog", leaf: true},
+	{from: "mockserver/internal/reqlog", to: []string{"internal/safetext"}, leaf: true},
 	{from: "internal/rules", leaf: true},
 	{from: "internal/safetext", leaf: true},
 	{from: "internal/jsonenc", leaf: true},

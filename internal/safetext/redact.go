@@ -230,12 +230,18 @@ func Hidden(name string) bool {
 	return false
 }
 
-// nameWords splits a member name into lower-case words.
+// nameWords splits a member name into lower-case words, each letter folded to the smallest of
+// its case-folding orbit first (so that "ſecret" and "\u212Aey" are "secret" and "key").
 func nameWords(name string) []string {
 	var words []string
 	var cur []rune
 	flush := func() {
 		if len(cur) > 0 {
+			for i, c := range cur {
+				for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+					cur[i] = min(cur[i], f)
+				}
+			}
 			words = append(words, strings.ToLower(string(cur)))
 			cur = cur[:0]
 		}

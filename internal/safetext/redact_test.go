@@ -53,7 +53,7 @@ func TestHidden(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"pin", "PIN", "otp", "otp_code", "otpCode", "pinCode", "pin_code", "secret", "api_secret",
 		"apiSecret", "APISecret", "X-API-Secret", "client_secret", "secretKey", "api_key", "apiKey", "token", "access_token",
-		"refreshToken", "jwt", "password", "passcode", "verification_code", "authorization", "Cookie", "pins", "tokens"} {
+		"refreshToken", "jwt", "password", "passcode", "verification_code", "authorization", "Cookie", "pins", "tokens", "ſecret", "api_\u212Aey"} {
 		assert.True(t, Hidden(name), name)
 	}
 	for _, name := range []string{"pinId", "pin_id", "pinType", "pin_length", "pinAttempts", "pinPlaceholder", "publicKey",

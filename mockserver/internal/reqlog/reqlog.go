@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/seedsms/sms-go/internal/safetext"
 )
 
 // Record is a request as the log keeps it: the facade's mockserver.RecordedRequest, which
@@ -36,7 +38,7 @@ type Record struct {
 }
 
 // Redacted replaces every secret.
-const Redacted = "[REDACTED]"
+const Redacted = safetext.Redacted
 
 // Redact is Redacted in place of a secret that is there, and "" for one that is not.
 func Redact(s string) string {
@@ -125,15 +127,22 @@ func (l *Log) All() []Record {
 
 // Redacted returns a copy of rec fit to show: its own header map and body, and every secret
 // replaced wherever it is, a path segment, a query parameter's name or value, a header's name
-// or value, a body's pin.
-// A secret is what looksSecret finds, or the request's own credentials (its X-API-Secret, the
-// credential of its Authorization) found anywhere.
+// or value, a body's member or text.
+//
+// A secret is what the module's one rule finds (internal/safetext): anything shaped like an
+// API secret, a Bearer or Basic credential or a JWT (or a segment of one), a body member or a
+// query parameter whose name says it holds a secret or a pin (api_secret, api_key, secret,
+// token, pin, otp, otp_code, ...: its whole value), and the request's own credentials (its
+// X-API-Secret, the credential of its Authorization) whatever their shape: whole, without
+// their sk_ prefix, or any piece of 8 characters or more (a secret split over two query
+// values or two header values), also inside a body's text.
 func (rec Record) Redacted() Record {
 	own := credentials(rec.Headers)
-	rec.Path = redactPath(rec.Path, own)
-	rec.Query = redactQuery(rec.Query, own)
-	rec.Headers = redactHeaders(rec.Headers, own)
-	rec.Body = redactBody(rec.Body)
+	r := safetext.New(safetext.Config{Secrets: own})
+	rec.Path = redactPath(rec.Path, own, r)
+	rec.Query = redactQuery(rec.Query, r)
+	rec.Headers = redactHeaders(rec.Headers, r)
+	rec.Body = redactBody(rec.Body, r)
 	return rec
 }
 
@@ -164,31 +173,27 @@ func credentials(h map[string][]string) []string {
 	return out
 }
 
-// isSecret reports whether v holds a secret: one looksSecret finds, or one of own.
-func isSecret(v string, own []string) bool {
-	if looksSecret(v) {
-		return true
-	}
-	for _, c := range own {
-		if strings.Contains(v, c) {
-			return true
-		}
-	}
-	return false
-}
+// isSecret reports whether v holds a secret by r's rule.
+func isSecret(v string, r *safetext.Redactor) bool { return r.Secrets(v) != v }
+
+// looksSecret reports whether v holds something shaped like a secret, whoever's it is.
+func looksSecret(v string) bool { return isSecret(v, shapes) }
+
+// shapes is the rule without credentials of a request: the shapes of secrets alone.
+var shapes = safetext.New(safetext.Config{})
 
 // redactPath replaces each segment of path that holds a secret. One of own that spans
 // segments is replaced first, as it is.
-func redactPath(path string, own []string) string {
+func redactPath(path string, own []string, r *safetext.Redactor) string {
 	for _, c := range own {
 		path = strings.ReplaceAll(path, c, Redacted)
 	}
-	if !looksSecret(path) {
+	if !isSecret(path, r) {
 		return path
 	}
 	segs := strings.Split(path, "/")
 	for i, s := range segs {
-		if looksSecret(s) {
+		if isSecret(s, r) {
 			segs[i] = Redacted
 		}
 	}
@@ -222,22 +227,24 @@ func capHeaders(h http.Header) (map[string][]string, bool) {
 }
 
 // redactHeaders returns a copy of h with the credential headers' values, every value that
-// holds a secret, and every name that holds one (all under the name Redacted) replaced.
-func redactHeaders(h map[string][]string, own []string) map[string][]string {
+// holds a secret or whose name says it is one, and every name that holds one (all under the
+// name Redacted) replaced. X-Api-Key is the API's public key, shown.
+func redactHeaders(h map[string][]string, r *safetext.Redactor) map[string][]string {
 	out := make(map[string][]string, len(h))
 	for k, v := range h {
 		name := k
-		if isSecret(k, own) {
+		if isSecret(k, r) {
 			name = Redacted
 		}
-		switch http.CanonicalHeaderKey(k) {
-		case "X-Api-Secret", "Authorization", "Cookie", "Proxy-Authorization":
+		switch ck := http.CanonicalHeaderKey(k); {
+		case ck == "X-Api-Secret", ck == "Authorization", ck == "Cookie", ck == "Proxy-Authorization",
+			ck != "X-Api-Key" && safetext.Hidden(k):
 			out[name] = append(out[name], Redacted)
 			continue
 		}
 		vs := make([]string, len(v))
 		for i, x := range v {
-			if isSecret(x, own) {
+			if isSecret(x, r) {
 				x = Redacted
 			}
 			vs[i] = x
@@ -248,8 +255,8 @@ func redactHeaders(h map[string][]string, own []string) map[string][]string {
 }
 
 // redactQuery replaces the query's names and values that hold a secret (the values of all
-// such names under the one name Redacted).
-func redactQuery(raw string, own []string) string {
+// such names under the one name Redacted), and the values of a name that says it is a secret.
+func redactQuery(raw string, r *safetext.Redactor) string {
 	if raw == "" {
 		return raw
 	}
@@ -259,12 +266,13 @@ func redactQuery(raw string, own []string) string {
 	}
 	found := false
 	for k, vs := range q {
+		hidden := safetext.Hidden(k)
 		for i, v := range vs {
-			if isSecret(v, own) {
+			if hidden && v != "" || isSecret(v, r) {
 				vs[i], found = Redacted, true
 			}
 		}
-		if isSecret(k, own) {
+		if isSecret(k, r) {
 			delete(q, k)
 			q[Redacted], found = append(q[Redacted], vs...), true
 		}
@@ -273,48 +281,6 @@ func redactQuery(raw string, own []string) string {
 		return raw
 	}
 	return q.Encode()
-}
-
-// looksSecret reports whether a value holds an API secret (sk_live_, sk_test_), is a Bearer
-// or Basic credential, or holds a JWT (three base64url segments, the first a JSON object).
-func looksSecret(v string) bool {
-	lower := strings.ToLower(v)
-	if strings.Contains(lower, "sk_live_") || strings.Contains(lower, "sk_test_") {
-		return true
-	}
-	if scheme, _, ok := strings.Cut(strings.TrimSpace(lower), " "); ok && (scheme == "bearer" || scheme == "basic") {
-		return true
-	}
-	for i := strings.Index(v, "eyJ"); i >= 0; {
-		if jwtShaped(v[i:]) {
-			return true
-		}
-		next := strings.Index(v[i+3:], "eyJ")
-		if next < 0 {
-			break
-		}
-		i += 3 + next
-	}
-	return false
-}
-
-// jwtShaped reports whether s starts with base64url.base64url.base64url, the first two parts
-// non-empty.
-func jwtShaped(s string) bool {
-	dots, run := 0, 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '_':
-			run++
-		case c == '.' && dots < 2 && run > 0:
-			dots++
-			run = 0
-		default:
-			return dots == 2
-		}
-	}
-	return dots == 2
 }
 
 // WriteJSON streams records from Snapshot as {"data": [...], "requestId"}: one item encoded at
@@ -356,83 +322,54 @@ func keptBody(b []byte) json.RawMessage {
 	return b[:len(b):len(b)]
 }
 
-// redactBody keeps a JSON body with any "pin" member redacted; other bodies become a JSON
-// string saying what they were.
-func redactBody(b []byte) json.RawMessage {
+// redactBody keeps a JSON body, its members in their order and compacted, with every secret
+// redacted by r (see Record.Redacted); other bodies become a JSON string saying what they were.
+func redactBody(b []byte, r *safetext.Redactor) json.RawMessage {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil
 	}
 	if len(b) > maxRecordedBody {
 		return json.RawMessage(`"[body of ` + strconv.Itoa(len(b)) + ` bytes not kept]"`)
 	}
-	if !mayHoldSecret(b) { // the common case: keep the body as it came, compacted
-		out := bytes.NewBuffer(make([]byte, 0, len(b)))
-		if json.Compact(out, b) != nil { // Compact checks the JSON as json.Valid would
-			return json.RawMessage(`"[not JSON]"`)
-		}
-		return out.Bytes()
-	}
 	if !json.Valid(b) {
 		return json.RawMessage(`"[not JSON]"`)
 	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if dec.Decode(&v) != nil {
+	if mayHoldSecret(b) || isSecret(string(b), r) { // else the common case: the body as it came
+		b = r.JSON(b) // the walker keeps a valid body valid
+	}
+	out := bytes.NewBuffer(make([]byte, 0, len(b)))
+	if json.Compact(out, b) != nil {
 		return json.RawMessage(`"[not JSON]"`)
 	}
-	redactPins(v)
-	out, err := json.Marshal(v)
-	if err != nil {
-		return json.RawMessage(`"[not JSON]"`)
-	}
-	return out
+	return out.Bytes()
 }
 
-// mayHoldSecret reports whether a JSON body might have a member that redactPins redacts: a
-// string equal to pin or secret under strings.EqualFold, or one with a \u escape, which could
-// spell either. One pass, no allocation; other escapes cannot yield a letter, so a string
-// with them is no such name.
+// mayHoldSecret reports whether r.JSON could change a valid JSON body in which r.Secrets finds
+// nothing: a member whose name safetext.Hidden names, or a string with an escape other than \",
+// \\ and \/ (a \u could spell a secret, a \t the space of a Bearer credential). Every run of
+// a decoded string that could hold a secret is in the body as it is otherwise. One pass.
 func mayHoldSecret(b []byte) bool {
 	for i := 0; i < len(b); i++ {
 		if b[i] != '"' {
 			continue
 		}
-		start, escaped := i+1, false
+		start := i + 1
 		for i = start; i < len(b) && b[i] != '"'; i++ {
 			if b[i] == '\\' {
-				if i+1 < len(b) && b[i+1] == 'u' {
+				if i+1 < len(b) && b[i+1] != '"' && b[i+1] != '\\' && b[i+1] != '/' {
 					return true
 				}
-				escaped = true
 				i++ // the escaped byte, which may be a quote
 			}
 		}
-		if name := b[start:min(i, len(b))]; !escaped && len(name) <= maxSecretName &&
-			(bytes.EqualFold(name, []byte("pin")) || bytes.EqualFold(name, []byte("secret"))) {
+		j := i + 1
+		for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r' || b[j] == '\n') {
+			j++
+		}
+		if j < len(b) && b[j] == ':' && safetext.Hidden(string(b[start:min(i, len(b))])) {
 			return true
 		}
+		i = j - 1
 	}
 	return false
-}
-
-// maxSecretName bounds the bytes of a string that can fold to "pin" or "secret" (a letter
-// folds to at most 3 bytes of UTF-8).
-const maxSecretName = 3 * len("secret")
-
-func redactPins(v any) {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, x := range t {
-			if strings.EqualFold(k, "pin") || strings.EqualFold(k, "secret") {
-				t[k] = Redacted
-				continue
-			}
-			redactPins(x)
-		}
-	case []any:
-		for _, x := range t {
-			redactPins(x)
-		}
-	}
 }

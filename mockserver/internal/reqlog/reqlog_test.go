@@ -14,22 +14,28 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/seedsms/sms-go/internal/safetext"
 )
 
 func TestRedactBody(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{
-		{`{"pin_id":"p1","pin":"123456"}`, `{"pin":"[REDACTED]","pin_id":"p1"}`},
-		{`{"pin_id":"p1","PIN":"123456"}`, `{"PIN":"[REDACTED]","pin_id":"p1"}`},
-		{`{"pin_id":"p1","p\u0069n":"123456"}`, `{"pin":"[REDACTED]","pin_id":"p1"}`},
+		{`{"pin_id":"p1","pin":"123456"}`, `{"pin_id":"p1","pin":"[REDACTED]"}`},
+		{`{"pin_id":"p1","PIN":"123456"}`, `{"pin_id":"p1","PIN":"[REDACTED]"}`},
+		{`{"pin_id":"p1","p\u0069n":"123456"}`, `{"pin_id":"p1","p\u0069n":"[REDACTED]"}`},
 		{`{"nested":[{"secret":"s"}]}`, `{"nested":[{"secret":"[REDACTED]"}]}`},
 		{`{ "to": "2348025671695",  "message": "hi" }`, `{"to":"2348025671695","message":"hi"}`},
-		// Every name that redactPins redacts (strings.EqualFold: Unicode folding, where "ſ"
-		// is "s") takes the redacting path, whatever the text around it.
+		// Names that fold to a secret's (Unicode folding, where "ſ" is "s") are secrets' too.
 		{`{"ſecret":"s"}`, `{"ſecret":"[REDACTED]"}`},
-		{`{"message":"say \"hi\"","Pin":"1234"}`, `{"Pin":"[REDACTED]","message":"say \"hi\""}`},
+		{`{"message":"say \"hi\"","Pin":"1234"}`, `{"message":"say \"hi\"","Pin":"[REDACTED]"}`},
 		{`{"message":"line\none","pin":"1234"}`, `{"message":"line\none","pin":"[REDACTED]"}`},
 		{`{"message":"pin","to":"x"}`, `{"message":"pin","to":"x"}`},
+		// Credentials in the body, as Termii-style clients send them, under any name that says so.
+		{`{"api_key":"k1","api_secret":"plain","otp_code":"9911","pinCode":7731,"token":{"a":1},"pinId":"p1"}`,
+			`{"api_key":"[REDACTED]","api_secret":"[REDACTED]","otp_code":"[REDACTED]","pinCode":"[REDACTED]","token":"[REDACTED]","pinId":"p1"}`},
+		{`{"message":"key sk_live_abc and eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln","to":"x"}`, `{"message":"key [REDACTED] and [REDACTED]","to":"x"}`},
+		{`{"message":"Bearer\tabc"}`, `{"message":"[REDACTED]"}`},
 		{`{"to":"x"} trailing`, `"[not JSON]"`},
 		{`{"pin":"1"}}`, `"[not JSON]"`},
 		{`{"to":"x"`, `"[not JSON]"`},
@@ -37,7 +43,7 @@ func TestRedactBody(t *testing.T) {
 		{``, ``},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, string(redactBody([]byte(tt.in))), tt.in)
+		assert.Equal(t, tt.want, string(redactBody([]byte(tt.in), shapes)), tt.in)
 	}
 }
 
@@ -59,7 +65,9 @@ func TestLooksSecret(t *testing.T) {
 		{"application/json", false},
 		{"Go-http-client/1.1", false},
 		{"eyJust.one dot", false},
-		{"eyJ.a.b", true}, // JWT-shaped, if barely: redacted, to be safe
+		{"eyJhbGci.a.b", true},
+		{"h=eyJhbGciOiJIUzI1NiJ9", true}, // a JWT's first segment alone
+		{"eyJ.a.b", false},               // too short to be a JWT's segment
 		{"a.b.c", false},
 		{"", false},
 	}
@@ -75,10 +83,11 @@ func TestRedactQuery(t *testing.T) {
 		{"secret=sk_live_abc&page=2", "page=2&secret=%5BREDACTED%5D"},
 		{"t=Bearer+abc", "t=%5BREDACTED%5D"},
 		{"x=%zz&secret=sk_test_a", "[REDACTED]"}, // not a query url can parse: all of it
+		{"api_secret=plain&pinId=p1&pin=", "api_secret=%5BREDACTED%5D&pin=&pinId=p1"},
 		{"", ""},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, redactQuery(tt.in, nil), tt.in)
+		assert.Equal(t, tt.want, redactQuery(tt.in, shapes), tt.in)
 	}
 }
 
@@ -91,6 +100,7 @@ func TestRedactedRecord(t *testing.T) {
 		secret = "sk_live_0123456789abcdefABCDEF0123456789abcd"
 		odd    = "my/own secret=1&x" // the request's own X-API-Secret, of no known shape
 		token  = "opaque-token-value"
+		ownJWT = "aGVhZGVyLXBhcnQ.Ym9keS1wYXJ0LWxvbmc.c2lnbmF0dXJlLXBhcnQ" // no eyJ: found as the request's own
 	)
 	tests := []struct {
 		name    string
@@ -144,6 +154,28 @@ func TestRedactedRecord(t *testing.T) {
 			name: "a short credential is not searched for",
 			rec:  Record{Path: "/v1/sms/send", Headers: map[string][]string{"X-Api-Secret": {"s"}}},
 			want: Record{Path: "/v1/sms/send", Headers: map[string][]string{"X-Api-Secret": {Redacted}}},
+		},
+		{
+			name: "the request's own secret without its prefix in a query value",
+			rec:  Record{Query: "key=" + secret[len("sk_live_"):] + "&page=2", Headers: map[string][]string{"X-Api-Secret": {secret}}},
+			want: Record{Query: "key=%5BREDACTED%5D&page=2", Headers: map[string][]string{"X-Api-Secret": {Redacted}}},
+		},
+		{
+			name: "the request's own JWT split over two query values",
+			rec: Record{Query: "a=" + ownJWT[:strings.IndexByte(ownJWT, '.')] + "&b=" + ownJWT[strings.IndexByte(ownJWT, '.')+1:],
+				Headers: map[string][]string{"Authorization": {"Bearer " + ownJWT}}},
+			want: Record{Query: "a=%5BREDACTED%5D&b=%5BREDACTED%5D", Headers: map[string][]string{"Authorization": {Redacted}}},
+		},
+		{
+			name: "a JWT split over two query values",
+			rec:  Record{Query: "h=eyJhbGciOiJIUzI1NiJ9&p=eyJzdWIiOiJ4In0.c2ln&page=2"},
+			want: Record{Query: "h=%5BREDACTED%5D&p=%5BREDACTED%5D&page=2"},
+		},
+		{
+			name: "the request's own secret split over two header values",
+			rec: Record{Headers: map[string][]string{"X-Api-Secret": {secret},
+				"X-Echo": {secret[:20], secret[20:]}, "X-Client-Secret": {"plain"}}},
+			want: Record{Headers: map[string][]string{"X-Api-Secret": {Redacted}, "X-Echo": {Redacted, Redacted}, "X-Client-Secret": {Redacted}}},
 		},
 		{
 			name: "nothing secret is kept as it is",
@@ -226,7 +258,8 @@ func FuzzRedactRequest(f *testing.F) {
 }
 
 // FuzzRedactBody: whatever the body, what the log keeps of it is JSON in which every member
-// that redactPins names (pin or secret, folded) holds only the redaction mark.
+// whose name safetext.Hidden names holds only the redaction mark (or null, true, false), and
+// in which the request's own secret shows nowhere, nor any piece of it.
 func FuzzRedactBody(f *testing.F) {
 	for _, seed := range []string{
 		`{"pin_id":"p1","pin":"123456"}`, `{"p\u0069n":"1"}`, `{"ſecret":"s"}`,
@@ -234,10 +267,18 @@ func FuzzRedactBody(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	const own = "sk_live_Q9vX2mL7pR4tY8wZ1aB5cD6eF3gH0jK2"
+	r := safetext.New(safetext.Config{Secrets: []string{own}})
+	f.Add([]byte(`{"text":"Q9vX2mL7pR4tY8wZ1a and 0123"}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		out := redactBody(body)
+		out := redactBody(body, r)
 		if out == nil {
 			return
+		}
+		for i := len("sk_live_"); i+safetext.MinPiece <= len(own); i++ {
+			if bytes.Contains(out, []byte(own[i:i+safetext.MinPiece])) {
+				t.Fatalf("kept %q of %q: a piece of the request's secret shows", out, body)
+			}
 		}
 		var v any
 		dec := json.NewDecoder(bytes.NewReader(out))
@@ -250,8 +291,12 @@ func FuzzRedactBody(f *testing.F) {
 			switch t2 := v.(type) {
 			case map[string]any:
 				for k, x := range t2 {
-					if (strings.EqualFold(k, "pin") || strings.EqualFold(k, "secret")) && x != Redacted {
-						t.Fatalf("kept %q of %q: member %q holds %v", out, body, k, x)
+					switch x.(type) {
+					case nil, bool:
+					default:
+						if safetext.Hidden(k) && x != Redacted {
+							t.Fatalf("kept %q of %q: member %q holds %v", out, body, k, x)
+						}
 					}
 					walk(x)
 				}
@@ -272,7 +317,7 @@ func TestLogRedactsBodiesWhenRead(t *testing.T) {
 	const pin = "482913"
 	big := `{"to":"` + strings.Repeat("1", maxRecordedBody) + `"}`
 	tests := []struct{ body, want string }{
-		{`{ "pin_id": "p1",  "pin": "` + pin + `" }`, `{"pin":"[REDACTED]","pin_id":"p1"}`},
+		{`{ "pin_id": "p1",  "pin": "` + pin + `" }`, `{"pin_id":"p1","pin":"[REDACTED]"}`},
 		{"{\n  \"to\": \"2348000000001\"\n}", `{"to":"2348000000001"}`},
 		{"not json", `"[not JSON]"`},
 		{"  ", ""},
