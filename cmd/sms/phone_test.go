@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"testing"
 
@@ -66,4 +68,39 @@ func TestNigerianNumberLength(t *testing.T) {
 	msgs := f.srv.Messages(mockserver.Filter{Contains: "Length"})
 	require.Len(t, msgs, 1)
 	assert.Equal(t, "2348031234571", msgs[0].To)
+}
+
+// TestSendUnreadableAnswerMasked: `sms send` answered by a 2xx it cannot read prints the
+// start of the body with every phone number masked, whatever its form, and no pin or secret,
+// in its text and in --json.
+func TestSendUnreadableAnswerMasked(t *testing.T) {
+	t.Parallel()
+	const secret = "sk_test_Q9vX2mL7pR4tY8wZ1aB5cD6eF3gH0jK2"
+	body := `{"status":"success","data":{"to":[2348025671695,"+234 803 123 4567"],"msisdn":2348051234567,` +
+		`"recipient":"0807-123-4567","note":"sent to_2348091234567","otp_code":"5521","pinCode":7731,` +
+		`"text":"Your code is 913357","echo":"` + secret[len("sk_test_"):] + `"`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	env := map[string]string{envBaseURL: srv.URL, envAPIKey: "pk_test_abc", envAPISecret: secret}
+	for _, json := range []bool{false, true} {
+		args := []string{"send", "--to", "08025671695", "--from", "ACME", "--message", "Hi"}
+		if json {
+			args = append(args, "--json")
+		}
+		r := runCLI(t, env, "", args...)
+		require.Equal(t, exitFailure, r.code, r.stderr)
+		require.Contains(t, r.stderr, "outcome unknown")
+		for _, leak := range []string{"8025671695", "803 123 4567", "8051234567", "807-123-4567", "8091234567",
+			"5521", "7731", "913357", secret[len("sk_test_"):][:8]} {
+			assert.NotContains(t, r.stderr, leak)
+			assert.NotContains(t, r.stdout, leak)
+		}
+		assert.Contains(t, r.stderr, "234802****695")
+		if json {
+			assert.Contains(t, r.stdout, "234802****695")
+		}
+	}
 }
