@@ -292,12 +292,13 @@ func (c *core) logAttempt(ctx context.Context, cl *call, retry bool) {
 	}
 	attrs := make([]slog.Attr, 0, 8+len(cl.attrs))
 	attrs = append(attrs, slog.String("method", cl.method), slog.String("path", cl.path), slog.Int("attempt", cl.attempt))
+	r := cl.redactor() // the server's text: its request ID, and what a transport error quotes of it
 	if cl.status != 0 {
-		attrs = append(attrs, slog.Int("status", cl.status), slog.String("requestId", cl.header.Get("X-Request-Id")))
+		attrs = append(attrs, slog.Int("status", cl.status), slog.String("requestId", r.Secrets(cl.header.Get("X-Request-Id"))))
 	}
 	attrs = append(attrs, slog.Duration("duration", time.Since(cl.start)))
 	if cl.err != nil {
-		attrs = append(attrs, slog.String("error", cl.err.Error()))
+		attrs = append(attrs, slog.String("error", r.Text(cl.err.Error())))
 	}
 	attrs = append(attrs, slog.Bool("retry", retry))
 	attrs = append(attrs, cl.attrs...)
