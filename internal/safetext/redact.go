@@ -527,7 +527,7 @@ const (
 // MaskPhones masks every phone number in s as MaskPhone does, keeping a leading "+". A phone
 // number is 10 to 15 digits, in groups separated by a space, a dash or parentheses ("+234 803
 // 123 4567", "0803-123-4567", "(0803) 1234567"), that no letter or digit touches ("_" may:
-// "to_2348031234567"). A group starting with "+", or with "0" once a number has 10 digits,
+// "to_2348031234567"; so may a "+" escaped in a URL, "to=%2B2348031234567"). A group starting with "+", or with "0" once a number has 10 digits,
 // starts the next number. Not phone numbers: groups touching a letter (an ID), a time or a
 // decimal (a ':' or '.' with a digit beyond it on either side), and 10 or 13 digits starting with 1
 // written without separators, as epoch seconds and milliseconds are (no number plan has them).
@@ -646,6 +646,9 @@ func phoneGroups(s string, i int) (groups []group, end int) {
 func phoneBoundary(s string, start, end int) bool {
 	if start > 0 {
 		c := s[start-1]
+		if start >= 3 && strings.EqualFold(s[start-3:start], "%2B") { // a "+" escaped in a URL
+			c = '+'
+		}
 		if alnum(c) || (c == ':' || c == '.') && start > 1 && isDigit(rune(s[start-2])) {
 			return false
 		}
