@@ -151,13 +151,7 @@ func (j *bulkJob) inDoubtError(err error) error {
 	if r.InDoubtBatches == 0 {
 		return err
 	}
-	var first *BulkBatch
-	for i := range r.Batches {
-		if r.Batches[i].InDoubt {
-			first = &r.Batches[i]
-			break
-		}
-	}
+	first := r.first(func(b *BulkBatch) bool { return b.InDoubt })
 	note := fmt.Sprintf("%d of %d batches (%d recipients) are in doubt: they may have been sent, and a rerun with the same Journal "+
 		"does not send them again unless ResendInDoubt is set; check their campaigns by reference: batch %d (reference %q)",
 		r.InDoubtBatches, len(r.Batches), r.InDoubt, first.Index, first.Reference)
@@ -214,6 +208,17 @@ func (j *bulkJob) maybeSent() bool {
 	return false
 }
 
+// first returns the first of r's batches for which is holds (by index, once the report is
+// sorted), or nil.
+func (r *BulkReport) first(is func(*BulkBatch) bool) *BulkBatch {
+	for i := range r.Batches {
+		if is(&r.Batches[i]) {
+			return &r.Batches[i]
+		}
+	}
+	return nil
+}
+
 // unconfirmedError returns err, followed, when batches were accepted at an unknown cost
 // (Unconfirmed), by what to do about them; it then matches ErrOutcomeUnknown too, through
 // the first such batch's error.
@@ -222,13 +227,7 @@ func (j *bulkJob) unconfirmedError(err error) error {
 	if r.UnconfirmedBatches == 0 {
 		return err
 	}
-	var first *BulkBatch
-	for i := range r.Batches {
-		if r.Batches[i].Unconfirmed {
-			first = &r.Batches[i]
-			break
-		}
-	}
+	first := r.first(func(b *BulkBatch) bool { return b.Unconfirmed })
 	what := "running the job again replays them, as the server deduplicates references"
 	switch {
 	case j.jr != nil:
