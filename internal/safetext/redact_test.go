@@ -1,6 +1,7 @@
 package safetext
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -158,7 +159,9 @@ func FuzzRedactJSON(f *testing.F) {
 		}
 		require.True(t, json.Valid(out), "%s -> %s", body, out)
 		var v any
-		require.NoError(t, json.Unmarshal(out, &v))
+		d := json.NewDecoder(bytes.NewReader(out))
+		d.UseNumber() // a valid number may not fit a float64 (1E700)
+		require.NoError(t, d.Decode(&v))
 		var walk func(any)
 		walk = func(v any) {
 			switch t2 := v.(type) {
