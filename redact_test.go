@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -144,8 +142,8 @@ func readBalance(c *sms.Client, _ *sms.DashboardClient) error { return getBalanc
 // The debug log shows the request ID the server sent with the client's own secret replaced.
 func TestDebugLogRedactsServerText(t *testing.T) {
 	t.Parallel()
-	var buf strings.Builder
-	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var buf syncBuffer
+	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	rt := &answer{status: 200, header: http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"req-" + ownSecret}},
 		body: []byte(`{"data":{"balance":1,"currency":"NGN"}}`)}
 	c, err := sms.NewClient(ownKey, ownSecret, sms.WithBaseURL(inProcessBase), sms.WithHTTPClient(&http.Client{Transport: rt}), sms.WithLogger(logger))
@@ -153,16 +151,4 @@ func TestDebugLogRedactsServerText(t *testing.T) {
 	_, _ = c.Balance.Get(context.Background())
 	require.Contains(t, buf.String(), "requestId=req-[REDACTED]")
 	assert.NotContains(t, buf.String(), strings.TrimPrefix(ownSecret, "sk_test_")[:8])
-}
-
-// lockedWriter serializes writes to w.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
