@@ -83,8 +83,10 @@ type BulkParams struct {
 	//
 	// Like the input, BatchSize is part of the job's identity: batch k holds the k-th group
 	// of BatchSize distinct valid recipients, so every run of a job must use the same
-	// BatchSize. A run with another one is refused with ErrConflict at its first batch
-	// whose recipients differ from the earlier run's.
+	// BatchSize. With a Journal, a run with another one is refused before anything is sent
+	// (ErrJournalMismatch). Without one, a server that deduplicates references refuses it
+	// at its first batch whose recipients differ from the earlier run's (ErrConflict); a
+	// server that does not deduplicate cannot tell, and sends every batch again.
 	BatchSize int
 	// Concurrency is the number of batches sent at once: 1 to MaxBulkConcurrency (0: 4).
 	Concurrency int
@@ -135,15 +137,18 @@ type BulkParams struct {
 	// anything is sent, unless SkipSentByPartial is set.
 	//
 	// With a Journal that holds records of a job named here, that job's numbers are read
-	// from the journal instead, and the server is not asked about it: every batch with an
-	// intent record is skipped but one that the journal records as refused. A gap in its
-	// batch indices, or a batch of it still in doubt, stops Bulk.Send before anything is
-	// sent, unless SkipSentByPartial is set (the numbers of a batch in doubt are then
-	// skipped, never sent twice).
+	// from the journal instead, and the server is not asked about it: the numbers of every
+	// batch the journal records as accepted are skipped, those of a batch refused or never
+	// started are sent. A batch of it in doubt stops Bulk.Send before anything is sent
+	// (ErrBatchesInDoubt, naming it) until it is settled (see BulkService.Settle). The
+	// journal must hold the records of every shard the job was run in (ErrJournalShards),
+	// and of this client's account (ErrJournalAccount).
 	SkipSentBy []string
 	// SkipSentByPartial lets Bulk.Send go on when it cannot find every batch of a job of
-	// SkipSentBy (a gap in the batch indices, a campaign the server has forgotten, a batch
-	// in doubt in the journal): the numbers of the batches it cannot find are sent again.
+	// SkipSentBy on the server (a gap in the batch indices, a campaign the server has
+	// forgotten) or in a journal that does not record the job's shards: the numbers of the
+	// batches it cannot find are sent again. A batch in doubt in the journal still stops the
+	// job: it is never skipped, nor sent, until it is settled (see BulkService.Settle).
 	SkipSentByPartial bool
 	// Journal, when set, is the job's own record of its batches, kept by the client, so that
 	// no batch is sent twice whether or not the server deduplicates references. Bulk.Send
@@ -171,9 +176,31 @@ type BulkParams struct {
 	Journal Journal
 	// ResendInDoubt sends again the batches a Journal leaves in doubt: a batch whose earlier
 	// request the server processed is then sent twice. Set it only once the campaigns of
-	// those references are known not to exist.
+	// those references are known not to exist; to settle batches one by one, see
+	// BulkService.Settle.
 	ResendInDoubt bool
+	// SettleAfter is how long after its intent a batch in doubt may still be processed by
+	// the server (0: every attempt the client may make of a request, at its timeout each,
+	// the waits between them, and a minute's margin: 4.5 minutes with the client's
+	// defaults). A batch in doubt whose campaign the server's list does not show is taken
+	// as never processed, and sent again, only once its intent is older than that, and only
+	// when the list still shows a campaign older than the intent (the server has not
+	// forgotten campaigns of that time). Otherwise it stays in doubt.
+	SettleAfter time.Duration
+	// Stop, when closed, stops the job gracefully: no batch is started after it (the input
+	// is not read further, and a batch being filled is not sent), while the batches whose
+	// requests were started finish under ctx and are recorded. Bulk.Send then returns the
+	// report and an error matching ErrBulkStopped; running the job again finishes it. A
+	// batch whose intent a Journal recorded but whose request was never written is recorded
+	// as not sent. Use it for SIGTERM (a drain, an eviction) and a first Ctrl-C; cancel ctx
+	// to cut the requests in flight too, which may leave them in doubt.
+	Stop <-chan struct{}
 }
+
+// ErrBulkStopped matches the error of a bulk job stopped by BulkParams.Stop before its end:
+// the batches started were finished and recorded, and no other was started. Run the job
+// again to send the rest.
+var ErrBulkStopped = errors.New("sms: bulk job stopped")
 
 // RecipientsFrom returns the input of a bulk job held in a slice: the recipients of rs, in
 // order, none with an error.

@@ -104,6 +104,18 @@ func (j *bulkJob) stopCtx(err error) {
 var errInputPanicked = errors.New("sms: the input of the bulk job panicked")
 
 func (j *bulkJob) run(ctx context.Context) (*BulkReport, error) {
+	if j.p.Stop != nil && !j.p.DryRun {
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			select {
+			case <-j.p.Stop:
+				j.stop(fmt.Errorf("sms: bulk job %q stopped before its end (BulkParams.Stop): the batches under way were finished and recorded, "+
+					"and no other was started; run the job again to send the rest: %w", j.p.JobID, ErrBulkStopped))
+			case <-done:
+			}
+		}()
+	}
 	work := make(chan *bulkBatch)
 	var wg sync.WaitGroup
 	if !j.p.DryRun {
@@ -152,20 +164,19 @@ func (j *bulkJob) inDoubtError(err error) error {
 		return err
 	}
 	first := r.first(func(b *BulkBatch) bool { return b.InDoubt })
-	note := fmt.Sprintf("%d of %d batches (%d recipients) are in doubt: they may have been sent, and a rerun with the same Journal "+
-		"does not send them again unless ResendInDoubt is set; check their campaigns by reference: batch %d (reference %q)",
-		r.InDoubtBatches, len(r.Batches), r.InDoubt, first.Index, first.Reference)
-	if !errors.Is(first.Err, ErrBatchesInDoubt) {
-		note = fmt.Sprintf("%s: %v", note, ErrBatchesInDoubt) // first.Err is this run's ErrOutcomeUnknown
-		if err == nil {
-			return fmt.Errorf("sms: bulk job %q: %s: %w: %w", j.p.JobID, note, ErrBatchesInDoubt, first.Err)
-		}
-		return fmt.Errorf("%w; and %s: %w: %w", err, note, ErrBatchesInDoubt, first.Err)
+	note := fmt.Sprintf("%d of %d batches (%d recipients) in doubt, not sent again until each is settled (BulkService.Settle); the first, batch %d",
+		r.InDoubtBatches, len(r.Batches), r.InDoubt, first.Index)
+	var out error
+	switch {
+	case !errors.Is(first.Err, ErrBatchesInDoubt): // first.Err is this run's ErrOutcomeUnknown
+		out = fmt.Errorf("%s: %w: %w", note, first.Err, ErrBatchesInDoubt)
+	default:
+		out = fmt.Errorf("%s: %w", note, first.Err)
 	}
 	if err == nil {
-		return fmt.Errorf("sms: bulk job %q: %s: %w", j.p.JobID, note, first.Err)
+		return fmt.Errorf("sms: bulk job %q: %w", j.p.JobID, out)
 	}
-	return fmt.Errorf("%w; and %s: %w", err, note, first.Err)
+	return fmt.Errorf("%w; and %w", err, out)
 }
 
 // firstMaybeSent returns the first failed batch whose outcome is unknown, or nil.
@@ -307,6 +318,10 @@ func (j *bulkJob) read(ctx context.Context, rd *bulkReader, work chan<- *bulkBat
 // emit hands a batch to the workers or, in a dry run, records it. It reports whether the job
 // goes on.
 func (j *bulkJob) emit(ctx context.Context, b *bulkBatch, work chan<- *bulkBatch) bool {
+	if j.halted() { // stopped: no batch is started after it
+		j.pool.put(b.to)
+		return false
+	}
 	if j.p.DryRun {
 		if j.jr != nil && j.jr.batches[b.index] != nil {
 			return j.journalEmit(ctx, b, work) // checked against its record, and reported as the journal says
@@ -347,6 +362,7 @@ func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
 	if j.jr != nil {
 		if err := j.journalIntent(ctx, b, ref); err != nil {
 			j.journalStop(b.index, "intent", err) // not sent
+			j.journalNotSent(ctx, b, ref, err)
 			return
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -26,6 +27,7 @@ type journaled struct {
 	digest     string
 	recipients int
 	attempts   int          // the highest Attempt of its intents
+	intent     time.Time    // when the latest intent was made
 	state      JournalState // of the outcome of the latest intent; "" when it has none
 	accepted   *JournalRecord
 	reason     string // why it is in doubt, or was refused
@@ -43,45 +45,75 @@ func journalCorrupt(job string, format string, a ...any) error {
 	return &JournalCorruptError{Path: "records of job " + strconv.Quote(job), Reason: fmt.Sprintf(format, a...)}
 }
 
+// kindRank orders the records of one attempt of a batch: its intent before its outcomes.
+func kindRank(k JournalKind) int {
+	if k == JournalIntent {
+		return 0
+	}
+	return 1
+}
+
+// journalState is what a journal records of a job: its batches (those of one shard when
+// loaded for one), their numbers, and its job records.
+type journalState struct {
+	batches map[int]*journaled
+	numbers map[int][]string
+	jobs    []JournalRecord // the JournalJob records, one per shard and layout
+}
+
 // loadJournal reads the records of job from jr and returns its batches, those of shard
-// only when keep is not nil.
-func loadJournal(ctx context.Context, jr Journal, job string, keep func(int) bool) (map[int]*journaled, map[int][]string, error) {
+// only when keep is not nil. The records of each batch are taken in the order of their
+// attempts, intent first, whatever order the journal returns them in (a MultiJournal
+// returns those of several files one file after the other).
+func loadJournal(ctx context.Context, jr Journal, job string, keep func(int) bool) (*journalState, error) {
 	recs, err := jr.Load(ctx, job)
 	if err != nil {
-		return nil, nil, fmt.Errorf("sms: bulk job %q: loading the journal: %w", job, err)
+		return nil, fmt.Errorf("sms: bulk job %q: loading the journal: %w", job, err)
 	}
-	batches := make(map[int]*journaled)
-	numbers := make(map[int][]string)
+	st := &journalState{batches: make(map[int]*journaled), numbers: make(map[int][]string)}
+	order := make([]*JournalRecord, 0, len(recs))
 	for i := range recs {
 		r := &recs[i]
 		if err := checkRecord(r); err != nil {
-			return nil, nil, journalCorrupt(job, "record %d: %v", i+1, err)
+			return nil, journalCorrupt(job, "record %d: %v", i+1, err)
 		}
 		if r.JobID != job {
-			return nil, nil, journalCorrupt(job, "record %d is of job %q", i+1, r.JobID)
+			return nil, journalCorrupt(job, "record %d is of job %q", i+1, r.JobID)
 		}
-		if keep != nil && !keep(r.Index) {
+		if r.Kind == JournalJob {
+			st.jobs = append(st.jobs, *r)
 			continue
 		}
-		b := batches[r.Index]
+		if keep == nil || keep(r.Index) {
+			order = append(order, r)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b *JournalRecord) int {
+		return cmp.Or(cmp.Compare(a.Index, b.Index), cmp.Compare(a.Attempt, b.Attempt), cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)))
+	})
+	for _, r := range order {
+		b := st.batches[r.Index]
 		switch r.Kind {
 		case JournalIntent:
 			if b == nil {
 				b = &journaled{digest: r.Digest, recipients: r.Recipients}
-				batches[r.Index] = b
+				st.batches[r.Index] = b
 			} else if b.digest != r.Digest {
-				return nil, nil, journalCorrupt(job, "batch %d has intents of two digests", r.Index)
+				return nil, journalCorrupt(job, "batch %d has intents of two digests", r.Index)
 			}
 			if r.Attempt > b.attempts {
-				b.attempts, b.state, b.reason = r.Attempt, "", ""
+				b.attempts, b.state, b.reason, b.intent = r.Attempt, "", "", r.Time
 			}
-			numbers[r.Index] = r.Numbers
+			st.numbers[r.Index] = r.Numbers
 		case JournalOutcome:
 			if b == nil || r.Attempt > b.attempts {
-				return nil, nil, journalCorrupt(job, "record %d: an outcome of batch %d without its intent", i+1, r.Index)
+				if r.State == JournalRefused {
+					continue // an intent that could not be recorded: its request was never written
+				}
+				return nil, journalCorrupt(job, "an outcome of batch %d (attempt %d) without its intent", r.Index, r.Attempt)
 			}
 			if r.Recipients != b.recipients {
-				return nil, nil, journalCorrupt(job, "record %d: an outcome of batch %d of %d recipients, its intent %d", i+1, r.Index, r.Recipients, b.recipients)
+				return nil, journalCorrupt(job, "an outcome of batch %d of %d recipients, its intent %d", r.Index, r.Recipients, b.recipients)
 			}
 			if r.State == JournalAccepted && b.accepted == nil {
 				b.accepted = r // accepted once, never sent again
@@ -91,35 +123,101 @@ func loadJournal(ctx context.Context, jr Journal, job string, keep func(int) boo
 			}
 		}
 	}
-	return batches, numbers, nil
+	return st, nil
 }
 
-// openJournal loads the job's records into j, and settles the batches an earlier run left in
-// doubt (see resolveInDoubt).
+// ErrJournalAccount matches the error of a bulk job whose Journal records that the job was
+// sent to another account (another server, key mode or key: see Account) than the client's:
+// nothing is sent. A journal belongs to one account: what it records as sent was sent there,
+// and says nothing of this one. To send the same input to this account (a rehearsal in the
+// sandbox, then the live service), give the job a new JobID.
+var ErrJournalAccount = errors.New("sms: bulk job journaled against another account")
+
+// ErrJournalShards matches the error of a bulk job whose Journal records that the job was
+// run in another number of shards and lacks the records of some of them: their batches would
+// be sent again. Nothing is sent. Run it in the shards it had, or give it a journal that
+// holds every shard's records (one SQL table, or MultiJournal over every shard's file).
+var ErrJournalShards = errors.New("sms: bulk job journal lacks shards of the job")
+
+// checkJobRecords refuses the job records of job when they name another account than acct,
+// or a shard layout of which some shards' records are missing, except the layout of count
+// shards (0: none excepted).
+func checkJobRecords(job string, acct Account, jobs []JournalRecord, count int) error {
+	layouts := make(map[int]map[int]bool) // shard count -> the shards whose records are here
+	for _, r := range jobs {
+		if r.Server != acct.Server || r.Mode != acct.Mode || r.Key != acct.Key {
+			was := Account{Server: r.Server, Mode: r.Mode, Key: r.Key}
+			return fmt.Errorf("sms: bulk job %q: its journal records that it was sent with %s, but this client sends with %s; nothing was sent. "+
+				"What the journal records as sent was sent there: to send this input here, give it a new JobID: %w", job, was, acct, ErrJournalAccount)
+		}
+		if layouts[r.Shards] == nil {
+			layouts[r.Shards] = make(map[int]bool)
+		}
+		layouts[r.Shards][r.Index] = true
+	}
+	for _, n := range slices.Sorted(maps.Keys(layouts)) {
+		if n == count || len(layouts[n]) == n {
+			continue
+		}
+		var missing []string
+		for k := range n {
+			if !layouts[n][k] {
+				missing = append(missing, strconv.Itoa(k))
+			}
+		}
+		return fmt.Errorf("sms: bulk job %q: its journal holds the records of the job run in %d shards, but not those of shard %s: "+
+			"their batches would be taken as never sent; nothing was sent. Use a journal that holds every shard's records "+
+			"(one SQL table, or MultiJournal over every shard's file), or run the job in %d shards: %w",
+			job, n, strings.Join(missing, ", "), n, ErrJournalShards)
+	}
+	return nil
+}
+
+// openJournal loads the job's records into j, checks them against the client's account and
+// the run's shard layout, records this shard's job record when it is new, and settles the
+// batches an earlier run left in doubt (see resolveInDoubt).
 func (j *bulkJob) openJournal(ctx context.Context) error {
 	p := j.p
 	count := max(p.Shard.Count, 1)
-	batches, _, err := loadJournal(ctx, p.Journal, p.JobID, func(k int) bool { return k%count == p.Shard.Index })
+	st, err := loadJournal(ctx, p.Journal, p.JobID, func(k int) bool { return k%count == p.Shard.Index })
 	if err != nil {
 		return err
 	}
-	bj := &bulkJournal{j: p.Journal, batches: batches, last: -1}
-	for k := range batches {
+	if err := checkJobRecords(p.JobID, j.s.c.account(), st.jobs, count); err != nil {
+		return err
+	}
+	bj := &bulkJournal{j: p.Journal, batches: st.batches, last: -1}
+	for k := range st.batches {
 		bj.last = max(bj.last, k)
 	}
 	bj.holding = bj.last >= 0
 	j.jr = bj
 	if p.DryRun {
-		return nil // a dry run asks the server nothing: what is in doubt stays so
+		return nil // a dry run writes nothing and asks the server nothing: what is in doubt stays so
+	}
+	if !slices.ContainsFunc(st.jobs, func(r JournalRecord) bool { return r.Shards == count && r.Index == p.Shard.Index }) {
+		acct := j.s.c.account()
+		rec := JournalRecord{Kind: JournalJob, JobID: p.JobID, Index: p.Shard.Index, Shards: count,
+			Server: acct.Server, Mode: acct.Mode, Key: acct.Key, Time: time.Now()}
+		if err := p.Journal.Append(ctx, rec); err != nil {
+			return fmt.Errorf("sms: bulk job %q: recording the job in the journal: %w", p.JobID, err)
+		}
 	}
 	return j.resolveInDoubt(ctx)
 }
 
+// clockSkew is how far the server's clock and the client's may differ when a campaign's
+// creation time is compared with an intent's.
+const clockSkew = 5 * time.Second
+
 // resolveInDoubt settles the batches an earlier run left in doubt: sent again when the
 // server deduplicates references (it answers a batch it took from the first attempt);
 // otherwise looked up by reference in the server's campaign list, when it lists references:
-// a batch found there is recorded as accepted, one not found is sent. What remains in doubt
-// is sent again only with ResendInDoubt.
+// a batch found there is recorded as accepted. A batch not found there is sent again only
+// when the list proves it was never processed: its intent is older than the settle time (no
+// request of it can still be processed), and the list holds a campaign older than the
+// intent (the server has not forgotten campaigns of its time). What remains in doubt is
+// sent again only with ResendInDoubt.
 func (j *bulkJob) resolveInDoubt(ctx context.Context) error {
 	doubt := make(map[string]int) // reference to index
 	for k, b := range j.jr.batches {
@@ -137,10 +235,14 @@ func (j *bulkJob) resolveInDoubt(ctx context.Context) error {
 		return nil
 	}
 	lists := false // the server shows a campaign's reference in its list
+	var oldest time.Time
 	found := make(map[int]Campaign)
 	for c, err := range j.s.All(ctx, nil) {
 		if err != nil {
 			return fmt.Errorf("sms: bulk job %q: looking for the batches in doubt in the campaign list: %w", j.p.JobID, err)
+		}
+		if c.CreatedAt != nil && (oldest.IsZero() || c.CreatedAt.Before(oldest)) {
+			oldest = *c.CreatedAt
 		}
 		if c.Reference == "" {
 			continue
@@ -155,14 +257,29 @@ func (j *bulkJob) resolveInDoubt(ctx context.Context) error {
 		}
 	}
 	if !lists {
-		return nil // nothing to tell by: they stay in doubt
+		for _, k := range doubt {
+			j.jr.batches[k].reason = "the server's campaign list shows no reference, so it cannot tell"
+		}
+		return nil
 	}
+	settle := cmp.Or(j.p.SettleAfter, j.s.c.settleTime())
+	now := time.Now()
 	for _, ref := range slices.Sorted(maps.Keys(doubt)) {
 		k := doubt[ref]
 		b := j.jr.batches[k]
 		c, ok := found[k]
 		if !ok {
-			b.resend = true // the server lists references, and has none of this batch
+			switch age := now.Sub(b.intent); {
+			case age < settle:
+				b.reason = fmt.Sprintf("no campaign of its reference is listed yet, but its request was started only %v ago, "+
+					"and the server may still process it (SettleAfter %v): run the job again after %s", age.Round(time.Second), settle,
+					b.intent.Add(settle).UTC().Format(time.RFC3339))
+			case oldest.IsZero() || !oldest.Before(b.intent.Add(-clockSkew)):
+				b.reason = "no campaign of its reference is listed, but the list holds no campaign older than its request: " +
+					"the server may have forgotten it"
+			default:
+				b.resend = true // the list covers its time and has none of it: never processed
+			}
 			continue
 		}
 		if c.Recipients != 0 && c.Recipients != b.recipients {
@@ -209,9 +326,8 @@ func (j *bulkJob) journalEmit(ctx context.Context, b *bulkBatch, work chan<- *bu
 			j.pool.put(b.to)
 			why := cmp.Or(rec.reason, "its request was written, and no outcome was recorded")
 			j.record(BulkBatch{Index: b.index, Reference: j.reference(b.index), Recipients: len(b.to), Parts: b.parts, InDoubt: true,
-				Err: fmt.Errorf("%w: batch %d (reference %q) of an earlier run may have been sent: %s; the server is not known to deduplicate references "+
-					"(see WithReferenceDeduplication) and its campaign list does not settle it: check for a campaign of that reference, "+
-					"then run the job again with ResendInDoubt only if there is none", ErrBatchesInDoubt, b.index, j.reference(b.index), why)}, b.total, nil)
+				Err: fmt.Errorf("batch %d (reference %q, %d recipients, started %s) may have been sent: %s; settle it (BulkService.Settle): %w",
+					b.index, j.reference(b.index), len(b.to), rec.intent.UTC().Format(time.RFC3339), why, ErrBatchesInDoubt)}, b.total, nil)
 			return true
 		}
 	} else {
@@ -323,6 +439,21 @@ func (j *bulkJob) journalOutcome(ctx context.Context, b *bulkBatch, res *BulkBat
 	return j.jr.j.Append(context.WithoutCancel(ctx), rec)
 }
 
+// journalNotSent records that batch b, whose intent could not be recorded, was not sent: the
+// intent may have been recorded all the same (a database that committed it while the call
+// failed), and would otherwise leave the batch in doubt for ever. It is written even when
+// ctx has ended; should it fail too, the batch is left in doubt, which is never wrong.
+func (j *bulkJob) journalNotSent(ctx context.Context, b *bulkBatch, ref string, cause error) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), notSentTimeout)
+	defer cancel()
+	_ = j.jr.j.Append(wctx, JournalRecord{Kind: JournalOutcome, JobID: j.p.JobID, Index: b.index, Reference: ref, Attempt: b.attempt,
+		Recipients: len(b.to), State: JournalRefused, Time: time.Now(),
+		Reason: "its intent could not be recorded, and its request was not written: " + journalReason(cause)})
+}
+
+// notSentTimeout bounds journalNotSent.
+const notSentTimeout = 30 * time.Second
+
 // journalReason is err's text for a record, bounded.
 func journalReason(err error) string {
 	s := err.Error()
@@ -337,44 +468,66 @@ func (j *bulkJob) journalStop(index int, what string, err error) {
 	j.stop(fmt.Errorf("sms: bulk job %q stopped at batch %d: the journal cannot record its %s: %w", j.p.JobID, index, what, err))
 }
 
-// sentByJournal returns the numbers that job, an earlier job of which the journal holds
-// records, sent, and false when the journal has none of it.
+// sentByJournal adds to sent the numbers that job, an earlier job of which the journal holds
+// records, sent, and returns false when the journal has none of it. A batch of that job that
+// the journal records as accepted is skipped; one refused, or never started, is not; one in
+// doubt stops the new job until it is settled (see BulkService.Settle), whatever
+// SkipSentByPartial says: its numbers may or may not have been sent. The journal must hold
+// the records of every shard the job was run in.
 func (s *CampaignsService) sentByJournal(ctx context.Context, p *BulkParams, job string, sent *numberSet) (bool, error) {
-	batches, numbers, err := loadJournal(ctx, p.Journal, job, nil)
+	st, err := loadJournal(ctx, p.Journal, job, nil)
 	if err != nil {
 		return false, err
 	}
-	if len(batches) == 0 {
+	if len(st.batches) == 0 && len(st.jobs) == 0 {
 		return false, nil
 	}
 	fail := func(format string, a ...any) error {
-		return fmt.Errorf("sms: bulk job %q: SkipSentBy %q, from the journal: "+format+"; set SkipSentByPartial to send their numbers anyway",
-			append([]any{p.JobID, job}, a...)...)
+		return fmt.Errorf("sms: bulk job %q: SkipSentBy %q, from the journal: "+format, append([]any{p.JobID, job}, a...)...)
 	}
-	last := slices.Max(slices.Collect(maps.Keys(batches)))
-	if !p.SkipSentByPartial && len(batches) != last+1 {
+	if err := checkJobRecords(job, s.c.account(), st.jobs, 0); err != nil {
+		return false, fail("%w", err)
+	}
+	if len(st.jobs) == 0 && len(st.batches) > 0 && !p.SkipSentByPartial {
+		// A journal of before job records: a gap may be a batch another shard's journal holds.
+		last := slices.Max(slices.Collect(maps.Keys(st.batches)))
 		for k := range last {
-			if batches[k] == nil {
-				return false, fail("the journal has no record of batch %d, though it has batch %d (a batch sent by another shard, or another journal)", k, last)
+			if st.batches[k] == nil {
+				return false, fail("the journal has no record of batch %d, though it has batch %d, and does not record the job's shards "+
+					"(a batch sent by another shard, or another journal); set SkipSentByPartial to send its numbers anyway", k, last)
 			}
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(batches)) {
-		b := batches[k]
+	var doubt []string
+	n := 0
+	for _, k := range slices.Sorted(maps.Keys(st.batches)) {
+		b := st.batches[k]
 		switch {
 		case b.accepted != nil && b.accepted.Status == CampaignStatusFailed: // refused by the provider and refunded: it reached nobody
 			continue
 		case b.accepted != nil:
-		case b.inDoubt() && !p.SkipSentByPartial:
-			return false, fail("batch %d is in doubt (it may have been sent): run job %q again with the journal to settle it first", k, job)
-		case b.inDoubt(): // skipped: never sent twice
+		case b.inDoubt():
+			n++
+			if len(doubt) < 5 {
+				doubt = append(doubt, strconv.Itoa(k))
+			}
+			continue
 		default: // refused: nothing was sent
 			continue
 		}
-		for _, n := range numbers[k] {
-			x, _ := strconv.ParseUint(n, 10, 64) // checked by checkRecord
+		for _, num := range st.numbers[k] {
+			x, _ := strconv.ParseUint(num, 10, 64) // checked by checkRecord
 			sent.add(x)
 		}
+	}
+	if n > 0 {
+		more := ""
+		if n > len(doubt) {
+			more = fmt.Sprintf(" and %d more", n-len(doubt))
+		}
+		return false, fail("it has batches in doubt (%d: batch %s%s), whose numbers may or may not have been sent; "+
+			"settle each one first (BulkService.Settle; sms bulk settle %s BATCH --sent CAMPAIGN_ID or --not-sent): %w",
+			n, strings.Join(doubt, ", "), more, job, ErrBatchesInDoubt)
 	}
 	return true, nil
 }

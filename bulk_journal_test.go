@@ -91,9 +91,14 @@ type journalServer struct {
 	dedup bool // the mock deduplicates references
 }
 
-func newJournalServer(t *testing.T, profile mockserver.Profile, dedup bool) *journalServer {
+// newJournalServer starts a mock whose clock is an hour behind: every campaign it lists is
+// older than the intents of the job's runs, so that its list covers their time (see
+// BulkParams.SettleAfter).
+func newJournalServer(t *testing.T, profile mockserver.Profile, dedup bool, opts ...mockserver.Option) *journalServer {
 	t.Helper()
-	return &journalServer{srv: newServer(t, mockserver.WithProfile(profile), mockserver.WithReferenceDeduplication(dedup)), dedup: dedup}
+	opts = append([]mockserver.Option{mockserver.WithProfile(profile), mockserver.WithReferenceDeduplication(dedup),
+		mockserver.WithClock(func() time.Time { return time.Now().Add(-time.Hour) })}, opts...)
+	return &journalServer{srv: newServer(t, opts...), dedup: dedup}
 }
 
 // client returns the client of a new process, which dies as c says (nil: never).
@@ -128,10 +133,11 @@ func openJournal(t *testing.T, path string) *sms.FileJournal {
 	return j
 }
 
-// journalJob is a job of 12 numbers in batches of 3, one at a time.
+// journalJob is a job of 12 numbers in batches of 3, one at a time, whose batches in doubt
+// can no longer be processed by the server as soon as the next run starts (SettleAfter).
 func journalJob(jobID string, rs []sms.Recipient, jr sms.Journal) *sms.BulkParams {
 	return &sms.BulkParams{JobID: jobID, From: "MOCKSMS", Message: "Hi {{name}}", Recipients: sms.RecipientsFrom(rs),
-		BatchSize: 3, Concurrency: 1, Journal: jr}
+		BatchSize: 3, Concurrency: 1, Journal: jr, SettleAfter: time.Nanosecond}
 }
 
 // onceEach checks that each of the numbers of rs, and no other, received exactly n[i] SMS.
@@ -422,34 +428,47 @@ func TestSendBulkSkipSentByJournal(t *testing.T) {
 	assertReceived(t, s, timesEach(customersOf([]int{1, 2, 3, 4, 5, 6, 7}), 1))
 }
 
-// A batch of the earlier job in doubt, or missing from the journal, stops SkipSentBy before
-// anything is sent, unless SkipSentByPartial; the numbers of a batch in doubt are then
-// skipped, never sent twice.
+// A batch of the earlier job in doubt stops SkipSentBy before anything is sent, named, even
+// with SkipSentByPartial (its numbers may or may not have been sent), until it is settled; a
+// batch of it never started is no error: its numbers are sent.
 func TestSendBulkSkipSentByJournalInDoubt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := newJournalServer(t, mockserver.ProfileDocumented, false)
 	path := filepath.Join(t.TempDir(), "jobs.journal")
 	rs := customersOf([]int{1, 2, 3, 4, 5, 6, 7, 8, 9})
-	c := &crash{crashAt: crashAt{afterAnswer: "first:1"}}
+	c := &crash{crashAt: crashAt{afterAnswer: "first:1"}} // batch 2 is never started
 	jr := openJournal(t, path)
 	_, err := s.client(t, c).Bulk.Send(ctx, journalJob("first", rs, crashJournal{jr, c}))
 	require.ErrorIs(t, err, errCrashed)
 	posts := s.posts()
 
+	for _, partial := range []bool{false, true} {
+		p := journalJob("second", rs, jr)
+		p.SkipSentBy, p.SkipSentByPartial = []string{"first"}, partial
+		_, err = s.client(t, nil).Bulk.Send(ctx, p)
+		require.ErrorIs(t, err, sms.ErrBatchesInDoubt, "SkipSentByPartial %v", partial)
+		assert.ErrorContains(t, err, "batch 1")
+		assert.ErrorContains(t, err, "sms bulk settle first")
+		assert.Equal(t, posts, s.posts())
+	}
+
+	var camp string // the campaign of batch 1, as a person would find it
+	for _, m := range s.srv.Messages(mockserver.Filter{Kind: mockserver.KindSMS}) {
+		if m.Reference == "first:1" {
+			camp = m.CampaignID
+		}
+	}
+	require.NotEmpty(t, camp)
+	_, err = s.client(t, nil).Bulk.Settle(ctx, &sms.SettleParams{Journal: jr, JobID: "first", Index: 1, CampaignID: camp})
+	require.NoError(t, err)
+
 	p := journalJob("second", rs, jr)
 	p.SkipSentBy = []string{"first"}
-	_, err = s.client(t, nil).Bulk.Send(ctx, p)
-	require.Error(t, err)
-	assert.ErrorContains(t, err, "batch 1 is in doubt")
-	assert.Equal(t, posts, s.posts())
-
-	p = journalJob("second", rs, jr)
-	p.SkipSentBy, p.SkipSentByPartial = []string{"first"}, true
 	r, err := s.client(t, nil).Bulk.Send(ctx, p)
 	require.NoError(t, err)
-	assert.Equal(t, 6, r.Skipped)
-	assert.Equal(t, 3, r.Sent)
+	assert.Equal(t, 6, r.Skipped, "batches 0 and 1")
+	assert.Equal(t, 3, r.Sent, "batch 2, never started by the first job")
 	assertReceived(t, s, timesEach(rs, 1))
 }
 
@@ -490,28 +509,32 @@ func TestSendBulkJournalRecords(t *testing.T) {
 	rec := &recordingJournal{}
 	r, err := s.client(t, nil).Bulk.Send(ctx, journalJob("job", customersOf([]int{1, 2, 3, 4}), rec))
 	require.NoError(t, err)
-	require.Len(t, rec.recs, 4)
+	require.Len(t, rec.recs, 5)
+	job := rec.recs[0]
+	acct := s.client(t, nil).Account()
+	assert.Equal(t, sms.JournalRecord{Kind: sms.JournalJob, JobID: "job", Index: 0, Shards: 1, Server: acct.Server, Mode: "test", Key: acct.Key, Time: job.Time}, job)
+	assert.Contains(t, job.Key, "pk_test_...")
 	for i, want := range []struct {
 		kind  sms.JournalKind
 		index int
 	}{{sms.JournalIntent, 0}, {sms.JournalOutcome, 0}, {sms.JournalIntent, 1}, {sms.JournalOutcome, 1}} {
-		got := rec.recs[i]
+		got := rec.recs[i+1]
 		assert.Equal(t, want.kind, got.Kind)
 		assert.Equal(t, want.index, got.Index)
 		assert.Equal(t, 1, got.Attempt)
 	}
-	assert.Equal(t, []string{bulkPhone(1), bulkPhone(2), bulkPhone(3)}, rec.recs[0].Numbers)
-	assert.Equal(t, sms.BatchDigest("MOCKSMS", "", "Hi {{name}}", customersOf([]int{1, 2, 3})), rec.recs[0].Digest)
-	assert.Equal(t, sms.JournalAccepted, rec.recs[1].State)
-	assert.Equal(t, r.Batches[0].CampaignID, rec.recs[1].CampaignID)
-	assert.Equal(t, int64(3*onePart), rec.recs[1].Amount.Kobo())
+	assert.Equal(t, []string{bulkPhone(1), bulkPhone(2), bulkPhone(3)}, rec.recs[1].Numbers)
+	assert.Equal(t, sms.BatchDigest("MOCKSMS", "", "Hi {{name}}", customersOf([]int{1, 2, 3})), rec.recs[1].Digest)
+	assert.Equal(t, sms.JournalAccepted, rec.recs[2].State)
+	assert.Equal(t, r.Batches[0].CampaignID, rec.recs[2].CampaignID)
+	assert.Equal(t, int64(3*onePart), rec.recs[2].Amount.Kobo())
 
 	posts := s.posts()
 	failing := &recordingJournal{fail: errors.New("disk full")}
 	r, err = s.client(t, nil).Bulk.Send(ctx, journalJob("other", customersOf([]int{5}), failing))
 	require.ErrorContains(t, err, "disk full")
-	assert.False(t, r.Complete)
-	assert.Equal(t, posts, s.posts(), "a batch whose intent is not recorded is not sent")
+	assert.Nil(t, r, "a job whose journal cannot record it does not start")
+	assert.Equal(t, posts, s.posts(), "nothing is sent unrecorded")
 }
 
 // recordingJournal keeps its records in memory; fail, when set, refuses every append.

@@ -58,6 +58,7 @@ func NewClient(apiKey, apiSecret string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.key = keyFingerprint(apiKey)
 	campaigns := &CampaignsService{c: c}
 	return &Client{
 		SMS:       &SMSService{c: c},
@@ -217,7 +218,8 @@ type core struct {
 	userAgent string
 	logger    *slog.Logger
 	auth      func(http.Header)
-	dedup     bool // the server deduplicates references: see WithReferenceDeduplication
+	dedup     bool   // the server deduplicates references: see WithReferenceDeduplication
+	key       string // the API key's fingerprint (keyFingerprint); "" for a dashboard client
 }
 
 func newCore(opts []Option, mode string, auth func(http.Header)) (*core, error) {

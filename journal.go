@@ -46,6 +46,11 @@ const (
 	JournalIntent JournalKind = "intent"
 	// JournalOutcome is written once the batch's answer is known, or known to be unknown.
 	JournalOutcome JournalKind = "outcome"
+	// JournalJob is written once per shard of a job, before its first intent: the account
+	// the job sends to (Server, Mode and Key) and the shard layout (Index of Shards). A run
+	// against another account, or under another layout whose other shards' records the
+	// journal does not hold, is refused before anything is sent.
+	JournalJob JournalKind = "job"
 )
 
 // JournalState is what an outcome record says of its batch.
@@ -65,11 +70,13 @@ const (
 	JournalUnknown JournalState = "unknown"
 )
 
-// JournalRecord is one record of a Journal: a batch's intent or its outcome.
+// JournalRecord is one record of a Journal: a batch's intent or its outcome, or the job's
+// header (JournalJob).
 type JournalRecord struct {
-	// Kind is JournalIntent or JournalOutcome.
+	// Kind is JournalIntent, JournalOutcome or JournalJob.
 	Kind JournalKind
-	// JobID, Index and Reference (JobID + ":" + Index) name the batch.
+	// JobID, Index and Reference (JobID + ":" + Index) name the batch. In a JournalJob
+	// record, Index is the shard's index and Reference is empty.
 	JobID     string
 	Index     int
 	Reference string
@@ -102,6 +109,15 @@ type JournalRecord struct {
 	Reason string
 	// Time is when the record was made.
 	Time time.Time
+
+	// Shards is the number of shards the job was run in (JournalJob only): Index of Shards.
+	Shards int
+	// Server is the base URL the job sends to, Mode the key's mode ("live" or "test"), and
+	// Key the API key's fingerprint (see Client.Account): what names the account without
+	// keeping a secret (JournalJob only).
+	Server string
+	Mode   string
+	Key    string
 }
 
 // ErrBatchesInDoubt matches the error of a bulk job run with a Journal that leaves batches in
@@ -171,8 +187,12 @@ func checkRecord(r *JournalRecord) error {
 		return errors.New("the job ID is not one")
 	case r.Index < 0:
 		return errors.New("a negative batch index")
+	case r.Kind == JournalJob:
+		return checkJobRecord(r)
 	case r.Reference != r.JobID+":"+strconv.Itoa(r.Index):
 		return fmt.Errorf("the reference %q is not the job's batch %d", r.Reference, r.Index)
+	case r.Shards != 0 || r.Server != "" || r.Mode != "" || r.Key != "":
+		return errors.New("a batch's record with a job's members")
 	case r.Attempt < 1:
 		return errors.New("an attempt below 1")
 	case r.Recipients < 0 || r.Recipients > MaxBulkBatchSize:
@@ -213,4 +233,35 @@ func checkRecord(r *JournalRecord) error {
 		return fmt.Errorf("an unknown kind %q", r.Kind)
 	}
 	return nil
+}
+
+// maxJobServer bounds a job record's Server.
+const maxJobServer = 2048
+
+// checkJobRecord refuses a JournalJob record that makes no sense.
+func checkJobRecord(r *JournalRecord) error {
+	switch {
+	case r.Shards < 1 || r.Index >= r.Shards:
+		return fmt.Errorf("a job record of shard %d of %d", r.Index, r.Shards)
+	case r.Reference != "" || r.Attempt != 0 || r.Digest != "" || r.Recipients != 0 || len(r.Numbers) != 0 ||
+		r.State != "" || r.CampaignID != "" || r.Status != "" || r.Amount.Kobo() != 0 || r.AmountUnknown || r.Resolved != "" || r.Reason != "":
+		return errors.New("a job record with a batch's members")
+	case r.Server == "" || len(r.Server) > maxJobServer || !printableASCII(r.Server):
+		return errors.New("a job record without its server")
+	case r.Mode != "live" && r.Mode != "test":
+		return fmt.Errorf("a job record of mode %q", r.Mode)
+	case r.Key == "" || len(r.Key) > 200 || !printableASCII(r.Key):
+		return errors.New("a job record without its key")
+	}
+	return nil
+}
+
+// printableASCII reports whether s holds only printable ASCII characters.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }

@@ -165,6 +165,10 @@ type journalLine struct {
 	Resolved   string         `json:"resolved,omitempty"`
 	Reason     string         `json:"reason,omitempty"`
 	Time       time.Time      `json:"time"`
+	Shards     int            `json:"shards,omitempty"`
+	Server     string         `json:"server,omitempty"`
+	Mode       string         `json:"mode,omitempty"`
+	Key        string         `json:"key,omitempty"`
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -175,6 +179,7 @@ func lineOf(rec *JournalRecord) journalLine {
 		Kind: rec.Kind, JobID: rec.JobID, Index: rec.Index, Reference: rec.Reference, Attempt: rec.Attempt,
 		Digest: rec.Digest, Recipients: rec.Recipients, Numbers: rec.Numbers, State: rec.State,
 		CampaignID: rec.CampaignID, Status: rec.Status, Resolved: rec.Resolved, Reason: rec.Reason, Time: rec.Time.UTC(),
+		Shards: rec.Shards, Server: rec.Server, Mode: rec.Mode, Key: rec.Key,
 	}
 	if rec.State == JournalAccepted && !rec.AmountUnknown {
 		k := rec.Amount.Kobo()
@@ -228,6 +233,7 @@ func decodeJournalRecord(body []byte) (JournalRecord, error) {
 		Kind: l.Kind, JobID: l.JobID, Index: l.Index, Reference: l.Reference, Attempt: l.Attempt,
 		Digest: l.Digest, Recipients: l.Recipients, Numbers: l.Numbers, State: l.State,
 		CampaignID: l.CampaignID, Status: l.Status, Resolved: l.Resolved, Reason: l.Reason, Time: l.Time,
+		Shards: l.Shards, Server: l.Server, Mode: l.Mode, Key: l.Key,
 	}
 	switch {
 	case l.Kobo != nil && r.State != JournalAccepted:
