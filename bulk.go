@@ -1,6 +1,7 @@
 package sms
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"iter"
@@ -60,6 +61,12 @@ type BulkParams struct {
 	// only {{name}} and a recipient without a name); recipients whose message does not are
 	// skipped and reported.
 	Message string
+	// NameFallback, when set, is the name of a recipient whose Name is empty or blank, in a
+	// Message that holds {{name}}, such as "customer": without it, such a recipient's text
+	// reads without a name ("Hi , your order...") and is counted in BulkReport.Nameless (a
+	// dry run counts them too). It is a name like any other (at most 100 characters), and
+	// part of the job's identity: every run of a job must use the same one.
+	NameFallback string
 	// Channel is ChannelGeneric (when empty) or ChannelDND.
 	Channel Channel
 	// Recipients is the input, read once, in order, and never held whole: memory stays flat
@@ -305,6 +312,10 @@ type BulkReport struct {
 	Duplicates int
 	Invalid    int
 	Skipped    int
+	// Nameless is the number of distinct valid recipients, over the whole input, whose
+	// message holds {{name}} but who have no name (empty or blank, and no
+	// BulkParams.NameFallback): their text reads without one.
+	Nameless int
 	// InvalidRecipients lists the first 1,000 invalid recipients (the list is
 	// capped so that the report stays small whatever the input).
 	InvalidRecipients []InvalidRecipient
@@ -480,6 +491,11 @@ func checkBulk(p *BulkParams) error {
 	if err := validateChannel(p.Channel); err != nil {
 		return err
 	}
+	if p.NameFallback != "" {
+		if reason := checkNameText(p.NameFallback); reason != "" || strings.TrimSpace(p.NameFallback) == "" {
+			return invalid("NameFallback", cmp.Or(reason, "a fallback name cannot be blank"))
+		}
+	}
 	if p.Recipients == nil {
 		return invalid("Recipients", "a sequence of recipients is required (RecipientsFrom makes one of a slice)")
 	}
@@ -494,6 +510,9 @@ func checkBulk(p *BulkParams) error {
 	}
 	if p.MaxRetryAfter < 0 {
 		return invalid("MaxRetryAfter", "the longest pause cannot be negative (0 for the default)")
+	}
+	if p.SettleAfter < 0 {
+		return invalid("SettleAfter", "the settle time cannot be negative (0 for the default)")
 	}
 	if p.Shard.Count < 0 || p.Shard.Index < 0 || p.Shard.Index >= max(p.Shard.Count, 1) {
 		return invalid("Shard", "the shard index is 0 to Count-1")

@@ -135,7 +135,7 @@ func (j *bulkJob) run(ctx context.Context) (*BulkReport, error) {
 
 	// The workers are done: the report is this goroutine's alone.
 	r := &j.report
-	r.Duplicates, r.Invalid, r.InvalidRecipients, r.Skipped = rd.duplicates, rd.invalid, rd.invalidList, rd.skipped
+	r.Duplicates, r.Invalid, r.InvalidRecipients, r.Skipped, r.Nameless = rd.duplicates, rd.invalid, rd.invalidList, rd.skipped, rd.nameless
 	slices.SortFunc(r.Batches, func(a, b BulkBatch) int { return a.Index - b.Index })
 	failed := r.Failed()
 	r.Complete = read && !j.p.DryRun && !j.halted() && len(failed) == 0 && r.InDoubtBatches == 0

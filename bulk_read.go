@@ -20,7 +20,8 @@ type bulkReader struct {
 	message  string
 	size     int // recipients per batch, at most
 	shard    Shard
-	personal bool // the message holds {{name}}
+	personal bool   // the message holds {{name}}
+	fallback string // the name of a recipient without one, in a personal message
 	msgParts int  // the message's parts, when not personal
 	overhead int  // the body size of a batch without its recipients, at most
 	pool     *batchPool
@@ -31,6 +32,7 @@ type bulkReader struct {
 
 	pos         int // of the next pair of the input, from 0
 	duplicates  int
+	nameless    int // recipients of a personal message sent without a name
 	skipped     int // distinct numbers in sentBefore
 	invalid     int
 	invalidList []InvalidRecipient
@@ -52,6 +54,7 @@ func newBulkReader(p *BulkParams, pool *batchPool) *bulkReader {
 		size:     cmp.Or(p.BatchSize, MaxBulkBatchSize),
 		shard:    Shard{Index: p.Shard.Index, Count: max(p.Shard.Count, 1)},
 		personal: strings.Contains(p.Message, nameTag),
+		fallback: p.NameFallback,
 		overhead: bodyOverhead(p),
 		pool:     pool,
 		partsOf:  make(map[string]int),
@@ -69,6 +72,10 @@ func newBulkReader(p *BulkParams, pool *batchPool) *bulkReader {
 func (rd *bulkReader) add(r Recipient) (*bulkBatch, error) {
 	pos := rd.pos
 	rd.pos++
+	blank := rd.personal && strings.TrimSpace(r.Name) == ""
+	if blank && rd.fallback != "" {
+		r.Name, blank = rd.fallback, false
+	}
 	phone, reason := checkPhone(r.Phone)
 	if reason != "" {
 		rd.skip(InvalidRecipient{Position: pos, Field: "Phone", Reason: reason})
@@ -87,6 +94,9 @@ func (rd *bulkReader) add(r Recipient) (*bulkBatch, error) {
 	if rd.sentBefore != nil && rd.sentBefore.has(n) {
 		rd.skipped++
 		return nil, nil
+	}
+	if blank {
+		rd.nameless++
 	}
 	var done *bulkBatch
 	size := recipientSize(phone, r.Name)

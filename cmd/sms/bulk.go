@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"os"
 	"regexp"
 	"strconv"
@@ -27,9 +26,11 @@ type bulkOptions struct {
 	jobID       string
 	skipSentBy  []string
 	partialSkip bool
-	journal     string
+	journal     []string
 	journalDir  string
 	resendDoubt bool
+	settleAfter time.Duration
+	noName      string
 	channel     string
 	skipInvalid bool
 	batchSize   int
@@ -63,6 +64,9 @@ func (o *bulkOptions) check() (sms.Shard, sms.Amount, error) {
 	}
 	if math.IsNaN(o.rate) || math.IsInf(o.rate, 0) || o.rate < 0 || o.rate > 0 && o.rate < minRate {
 		return shard, none, usagef("--rate %v: want requests per second, at least %v (0 for no limit)", o.rate, minRate)
+	}
+	if o.settleAfter < 0 {
+		return shard, none, usagef("--settle-after %v: cannot be negative", o.settleAfter)
 	}
 	if err := checkDuration("poll-interval", o.poll, minPoll, maxPoll); err != nil {
 		return shard, none, err
@@ -118,21 +122,25 @@ every other byte as %XX (a long one is cut, and 16 hex digits of its SHA-256 add
 it until the job is done: without it, a rerun would send everything again to a server that
 does not deduplicate references.
 
-So when the job stops (an empty wallet, a network failure, a crash, or Ctrl-C, which lets
-the batches in flight finish first), run the same command again, at any time, to finish it;
-the command to run is printed. Whatever the server, it does not send a batch that the
-journal records as accepted, and sends the batches never sent and those refused. A batch
-whose answer never came (the process killed, the connection dropped) is in doubt: it is
-settled by the server's campaign list when the server lists references; when the server
-deduplicates references (--reference-dedup: within 24 hours), it is sent again and answered
-from the first time; otherwise it stays in doubt, is not sent again, and the command fails
-(exit 1) naming each such batch by index and reference, and counts them (IN DOUBT;
-inDoubt, inDoubtBatches and inDoubtBatchList in the JSON) until they are settled: look
-for their campaigns by reference; if none exists, rerun with --resend-in-doubt; if they
-exist, finish the job as a new job with --skip-sent-by JOB --skip-sent-by-partial, which
-counts them as sent. --shard i/n sends only batches k with k % n == i, so that n processes
-share a job; each shard keeps its own journal, and a job whose journal is kept under one
-shard count is refused under another (its records would not be read).
+So when the job stops (an empty wallet, a network failure, a crash, or a SIGINT or SIGTERM,
+on which no batch is started while those in flight finish and are recorded; a second one ends
+the process at once), run the same command again, at any time, to finish it; the command to
+run is printed. Whatever the server, it does not send a batch that the journal records as
+accepted, and sends the batches never sent and those refused. A batch whose answer never came
+(the process killed, the connection dropped) is in doubt: it is settled by the server's
+campaign list when the server lists references and the list proves it (the batch is listed,
+or it is not, its request was started long enough ago that no retry of it can still be
+processed, and the list still shows older campaigns); when the server deduplicates references
+(--reference-dedup: within 24 hours), it is sent again and answered from the first time;
+otherwise it stays in doubt, is not sent again, and the command fails (exit 3) naming each
+such batch by index, reference and start time, and counts them (IN DOUBT; inDoubt,
+inDoubtBatches and inDoubtBatchList in the JSON) until each is settled with sms bulk settle
+JOB BATCH --sent CAMPAIGN_ID or --not-sent (see sms bulk settle --help for how to find a
+campaign). --shard i/n sends only batches k with k % n == i, so that n processes share a job;
+each shard keeps its own journal. The journal records the account (server, key mode and key)
+and the shard layout: a run against another account is refused, and so is a run in another
+layout that cannot read every shard's records (a run in --journal-dir reads the job's files of
+every other layout there; with --journal, repeat it to name every shard's file).
 
 A job whose file changed (a row fixed, rows added) cannot be rerun: its journal refuses it
 before anything is sent. Send the new file as a new job with --skip-sent-by naming the
@@ -165,10 +173,12 @@ file.`,
 	f.StringVar(&o.file.message, "message", "", "the text; {{name}} is replaced by each recipient's name")
 	f.StringVar(&o.jobID, "job-id", "", "names the job and its journal; run again, it sends only what it has not sent")
 	f.StringSliceVar(&o.skipSentBy, "skip-sent-by", nil, "skip the numbers that this earlier job sent to, read from its journal or the server (repeatable)")
-	f.BoolVar(&o.partialSkip, "skip-sent-by-partial", false, "with --skip-sent-by, go on when a batch of the earlier job cannot be found (sent again) or is in doubt (skipped)")
-	f.StringVar(&o.journal, "journal", "", "the job's journal file (default: derived from --job-id in --journal-dir)")
+	f.BoolVar(&o.partialSkip, "skip-sent-by-partial", false, "with --skip-sent-by, go on when a batch of the earlier job cannot be found on the server (its numbers are sent again); a batch in doubt in its journal still stops the job until settled")
+	f.StringArrayVar(&o.journal, "journal", nil, "the job's journal file (default: derived from --job-id in --journal-dir); repeated, the others are read, not written: the files of the job's shards")
 	f.StringVar(&o.journalDir, "journal-dir", "", "the directory of the jobs' journals (default $"+envJournalDir+", or $XDG_STATE_HOME/sms/journal, or ~/.local/state/sms/journal)")
-	f.BoolVar(&o.resendDoubt, "resend-in-doubt", false, "send again the batches the journal leaves in doubt: only once their campaigns are known not to exist")
+	f.DurationVar(&o.settleAfter, "settle-after", 0, "how long after its start a batch's request may still be processed by the server (default: every attempt at the client's timeout, and a minute: 4m30s); a batch in doubt that the campaign list does not show is sent again only past it")
+	f.BoolVar(&o.resendDoubt, "resend-in-doubt", false, "send again every batch the journal leaves in doubt: only once none of their campaigns exists (sms bulk settle records them one by one)")
+	f.StringVar(&o.noName, "name-fallback", "", "the name of a recipient without one, in a message with {{name}} (such as customer); without it, their text reads without a name")
 	f.StringVar(&o.channel, "channel", "", "generic (default) or dnd")
 	f.BoolVar(&o.skipInvalid, "skip-invalid", false, "send the valid rows when some cannot be sent")
 	f.IntVar(&o.batchSize, "batch-size", 0, "recipients per campaign request, 1 to 10000 (default 10000)")
@@ -189,6 +199,7 @@ file.`,
 	for _, name := range []string{"csv", "from", "message", "job-id"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
+	cmd.AddCommand(a.bulkSettleCmd())
 	return cmd
 }
 
@@ -216,12 +227,13 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	if err != nil {
 		return err
 	}
-	// An interrupt (ctx) lets the batches in flight finish, then ends the job (jobCtx).
-	jobCtx, cancelJob := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelJob()
-	d := newDrain(a.transport, cancelJob)
-	defer context.AfterFunc(ctx, d.interrupt)()
-	c, err := a.client(sms.WithHTTPClient(&http.Client{Transport: d, Timeout: sms.DefaultTimeout}))
+	// The first SIGINT or SIGTERM (ctx) stops the job gracefully: no batch is started after
+	// it, and the batches in flight finish and are recorded under jobCtx, which no signal
+	// ends; a second one ends the process.
+	jobCtx := context.WithoutCancel(ctx)
+	stop := make(chan struct{})
+	defer context.AfterFunc(ctx, func() { close(stop) })()
+	c, err := a.client()
 	if err != nil {
 		return err
 	}
@@ -260,7 +272,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	params := sms.BulkParams{
 		JobID: o.jobID, From: o.from, Message: o.file.message, Channel: sms.Channel(o.channel),
 		BatchSize: o.batchSize, Concurrency: o.concurrency, Rate: o.rate, Shard: shard, SkipSentBy: o.skipSentBy,
-		SkipSentByPartial: o.partialSkip, ResendInDoubt: o.resendDoubt,
+		SkipSentByPartial: o.partialSkip, ResendInDoubt: o.resendDoubt, SettleAfter: o.settleAfter, NameFallback: o.noName,
 	}
 	if j != nil {
 		params.Journal = j
@@ -286,6 +298,10 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	if len(o.skipSentBy) > 0 {
 		a.note("%s skipped: sent by job %s", plural(plan.Skipped, "number", "numbers"), strings.Join(o.skipSentBy, ", "))
 	}
+	if plan.Nameless > 0 {
+		a.note("%s no name: their message reads without one (%s); --name-fallback TEXT names them",
+			plural(plan.Nameless, "recipient has", "recipients have"), printable(fit(strings.ReplaceAll(o.file.message, "{{name}}", ""), 40)))
+	}
 	if o.dryRun {
 		out.DryRun = true
 		if sum.BadCount > 0 && !o.skipInvalid {
@@ -295,11 +311,9 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	}
 
 	params.DryRun = false
+	params.Stop = stop
 	prog := newProgress(a.console(), plan.Recipients, len(plan.Batches))
-	params.Progress = func(bp sms.BulkProgress) {
-		prog.update(bp)
-		d.settled()
-	}
+	params.Progress = prog.update
 	rep, sendErr := c.Bulk.Send(jobCtx, &params)
 	prog.done()
 	if rep == nil { // the journal refused the job, or the jobs of --skip-sent-by could not be read
@@ -473,13 +487,15 @@ type bulkJSON struct {
 	Rows       int              `json:"rows"`
 	BadRows    int              `json:"badRows"`
 	Duplicates int              `json:"duplicates"`
-	Skipped    int              `json:"skipped"` // numbers sent by the jobs of --skip-sent-by
+	Skipped    int              `json:"skipped"`  // numbers sent by the jobs of --skip-sent-by
+	Nameless   int              `json:"nameless"` // recipients without a name in a message with {{name}}
 	Batches    int              `json:"batches"`
 	Recipients int              `json:"recipients"`
 	Parts      int              `json:"parts"`
 	Sent       int              `json:"sent"`
 	Replayed   int              `json:"replayed"`
-	Amount     sms.Amount       `json:"amount"`
+	Amount     sms.Amount       `json:"amount"`    // what this run charged
+	JobAmount  sms.Amount       `json:"jobAmount"` // what the job's batches cost over all its runs (this shard's)
 	Currency   string           `json:"currency"`
 	Failed     int              `json:"failedBatches"`           // after their retries; not those an interrupt held back
 	Price      *sms.Amount      `json:"price,omitempty"`         // dry run: of one SMS part
@@ -544,8 +560,8 @@ type deliverySumJSON struct {
 func bulkOut(r *sms.BulkReport, sum *csvSummary) bulkJSON {
 	out := bulkJSON{
 		JobID: r.JobID, Complete: r.Complete, Rows: sum.Rows, BadRows: sum.BadCount, Duplicates: r.Duplicates,
-		Skipped: r.Skipped, Batches: len(r.Batches), Recipients: r.Recipients, Parts: r.Parts, Sent: r.Sent, Replayed: r.Replayed,
-		Amount: r.Amount, Currency: "NGN", Unconfirmed: r.Unconfirmed, AmountUnknown: r.AmountUnknownBatches, BadList: sum.Bad,
+		Skipped: r.Skipped, Nameless: r.Nameless, Batches: len(r.Batches), Recipients: r.Recipients, Parts: r.Parts, Sent: r.Sent, Replayed: r.Replayed,
+		Amount: r.Amount, JobAmount: r.JobAmount, Currency: "NGN", Unconfirmed: r.Unconfirmed, AmountUnknown: r.AmountUnknownBatches, BadList: sum.Bad,
 		FromJournal: r.FromJournal, InDoubt: r.InDoubt, InDoubtBatches: r.InDoubtBatches,
 	}
 	for _, b := range r.Batches {
@@ -609,9 +625,10 @@ func (a *app) finishBulk(out bulkJSON, o *bulkOptions, err error) error {
 			ngn(out.Cost), ngn(out.Balance))
 		perr = t.flush()
 	} else {
-		t := newTable(a.stdout, "JOB", "COMPLETE", "BATCHES", "RECIPIENTS", "SENT", "REPLAYED", "IN JOURNAL", "FAILED BATCHES", "IN DOUBT", "AMOUNT")
+		t := newTable(a.stdout, "JOB", "COMPLETE", "BATCHES", "RECIPIENTS", "SENT", "REPLAYED", "IN JOURNAL", "FAILED BATCHES", "IN DOUBT", "THIS RUN", "JOB AMOUNT")
 		t.row(out.JobID, yesNo(out.Complete), itoa(out.Batches), itoa(out.Recipients),
-			itoa(out.Sent), itoa(out.Replayed), itoa(out.FromJournal), itoa(out.Failed), inDoubtCell(out), out.Amount.String()+" NGN")
+			itoa(out.Sent), itoa(out.Replayed), itoa(out.FromJournal), itoa(out.Failed), inDoubtCell(out), out.Amount.String()+" NGN",
+			out.JobAmount.String()+" NGN")
 		perr = t.flush()
 		if perr == nil && out.Delivery != nil {
 			d := out.Delivery
@@ -660,7 +677,7 @@ func (a *app) bulkStopped(ctx context.Context, c *sms.Client, rep *sms.BulkRepor
 	batches := plural(done, "batch", "batches")
 	safe := "the journal " + jc.journal + " keeps it from sending a batch twice"
 	switch {
-	case ctx.Err() != nil:
+	case errors.Is(err, sms.ErrBulkStopped) || ctx.Err() != nil:
 		doubt := "not those in doubt"
 		if a.dedup {
 			doubt = "and those in doubt again, which the server deduplicates within 24 hours"
@@ -709,7 +726,7 @@ func (a *app) noteInDoubt(rep *sms.BulkReport) {
 	var names []string
 	for _, b := range rep.Batches {
 		if b.InDoubt && len(names) < inDoubtShown {
-			names = append(names, fmt.Sprintf("batch %d (reference %s)", b.Index, b.Reference))
+			names = append(names, fmt.Sprintf("batch %d (reference %s, %s)", b.Index, b.Reference, plural(b.Recipients, "recipient", "recipients")))
 		}
 	}
 	if more := rep.InDoubtBatches - len(names); more > 0 {
@@ -726,9 +743,9 @@ func (a *app) noteInDoubt(rep *sms.BulkReport) {
 		a.noteResume()
 		return
 	}
-	a.note("running the same command again does not send them; look for their campaigns by reference (sms campaigns list): " +
-		"if none exists, run the same command with --resend-in-doubt; if they exist, they were sent, and a new job with " +
-		"--skip-sent-by " + rep.JobID + " --skip-sent-by-partial counts them as sent")
+	a.note("running the same command again does not send them: settle each one, once you have looked for its campaign, with\n"+
+		"  sms bulk settle %s BATCH --sent CAMPAIGN_ID   (or --not-sent when it has none)\n"+
+		"(sms bulk settle --help says how to find a campaign where the list shows no reference)", shellQuote(rep.JobID))
 }
 
 // journalErr explains an error of the journal: one that refuses the job before anything is

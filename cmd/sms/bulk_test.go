@@ -115,7 +115,7 @@ func TestBulk(t *testing.T) {
 				args := append(base, "--skip-invalid", "--report", report)
 				r := runCLI(t, f.env, "", args...)
 				require.Equal(t, 0, r.code, r.stderr)
-				assert.Regexp(t, fmt.Sprintf(`(?m)^job-1\s+yes\s+5\s+%d\s+%d\s+0\s+0\s+0\s+0\s+%s NGN$`, distinct, distinct, sms.AmountFromKobo(int64(distinct*price))), r.stdout)
+				assert.Regexp(t, fmt.Sprintf(`(?m)^job-1\s+yes\s+5\s+%d\s+%d\s+0\s+0\s+0\s+0\s+%s NGN\s+%[3]s NGN$`, distinct, distinct, sms.AmountFromKobo(int64(distinct*price))), r.stdout)
 				assert.Contains(t, r.stderr, fmt.Sprintf("batch 5/5: %d/%d recipients (100%%)", distinct, distinct))
 				assert.Equal(t, int64(mockserver.DefaultBalance-distinct*price), f.balance(t))
 

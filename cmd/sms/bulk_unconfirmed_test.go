@@ -94,17 +94,17 @@ func TestBulkUnknownOutcomeBatch(t *testing.T) {
 				assert.Contains(t, r.stderr, "\n  sms bulk --csv ", "the command that resends it")
 				return
 			}
-			assert.Contains(t, r.stderr, "1 batch (10 recipients) is in doubt: their requests may have reached the server, and nothing tells whether they were sent: batch 0 (reference dropped:0)\n")
-			assert.Contains(t, r.stderr, "look for their campaigns by reference")
+			assert.Contains(t, r.stderr, "1 batch (10 recipients) is in doubt: their requests may have reached the server, and nothing tells whether they were sent: batch 0 (reference dropped:0, 10 recipients)\n")
+			assert.Contains(t, r.stderr, "\n  sms bulk settle dropped BATCH --sent CAMPAIGN_ID")
 			assert.NotContains(t, r.stderr, "\n  sms bulk --csv ", "no rerun is advised")
-			assert.Equal(t, 1, r.code)
+			assert.Equal(t, exitInDoubt, r.code)
 
 			// The mock took the batch, and does not list references: a rerun does not send it,
 			// and still fails naming it.
 			f.srv.ClearFaults()
 			balance := f.balance(t)
 			r = runCLI(t, f.env, "", append(args, "--json")...)
-			assert.Equal(t, 1, r.code, r.stderr)
+			assert.Equal(t, exitInDoubt, r.code, r.stderr)
 			m := decodeJSON(t, r.stdout)
 			assert.Equal(t, 1.0, m["inDoubtBatches"])
 			assert.Equal(t, 10.0, m["inDoubt"])

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,37 +85,94 @@ func journalName(jobID string, shard sms.Shard) string {
 	return name + ".journal"
 }
 
-// jobJournal is the journal of sms bulk: the job's own file, in which every record is
-// appended, and, for the jobs of --skip-sent-by, their journals in the journal directory.
-type jobJournal struct {
-	*sms.FileJournal
-	jobID string
-	dir   string // where the journals of other jobs are looked for; "" for none
+// journalFile is a journal file of a job in the journal directory.
+type journalFile struct {
+	path  string
+	shard sms.Shard // its layout: Count 0 for the whole job
 }
 
-// Load returns the records of jobID: from the job's own file; for another job, from that
-// file when it holds the job's records (one file may hold several jobs, with --journal),
-// else from the journals of that job (and of each of its shards) in the journal directory.
-// A job with no journal has no records, and SendBulk asks the server about it.
-func (j *jobJournal) Load(ctx context.Context, jobID string) ([]sms.JournalRecord, error) {
-	recs, err := j.FileJournal.Load(ctx, jobID)
-	if err != nil || len(recs) > 0 || jobID == j.jobID || j.dir == "" {
-		return recs, err
+// journalFiles returns the journal files of job jobID in dir, of every shard layout: the
+// names journalName gives, found by reading the directory (the directory's own name is never
+// taken as a pattern). A missing directory holds none.
+func journalFiles(dir, jobID string) ([]journalFile, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the journal directory: %w", err)
 	}
 	base := escapeJobID(jobID)
-	paths, err := filepath.Glob(filepath.Join(j.dir, base+".shard-*-of-*.journal"))
+	var out []journalFile
+	for _, e := range entries {
+		name := e.Name()
+		if name == base+".journal" {
+			out = append(out, journalFile{path: filepath.Join(dir, name)})
+			continue
+		}
+		rest, ok := strings.CutPrefix(name, base+".shard-")
+		if !ok {
+			continue
+		}
+		rest, ok = strings.CutSuffix(rest, ".journal")
+		i, n, found := strings.Cut(rest, "-of-")
+		if !ok || !found {
+			continue
+		}
+		shard := sms.Shard{}
+		if shard.Index, err = strconv.Atoi(i); err != nil {
+			continue
+		}
+		if shard.Count, err = strconv.Atoi(n); err != nil || shard.Count < 2 || shard.Index < 0 || shard.Index >= shard.Count {
+			continue
+		}
+		if journalName(jobID, shard) == name { // the canonical name, not a look-alike
+			out = append(out, journalFile{path: filepath.Join(dir, name), shard: shard})
+		}
+	}
+	return out, nil
+}
+
+// jobJournal is the journal of sms bulk: the job's own file, in which every record is
+// appended; the job's files of other shard layouts, read (a whole-job rerun reads what every
+// shard recorded); and, for the jobs of --skip-sent-by, their journals in the journal
+// directory.
+type jobJournal struct {
+	sms.Journal                  // the job's records: own first, then the others
+	own         *sms.FileJournal // nil in a dry run without a file of its own
+	path        string           // own's path
+	jobID       string
+	dir         string // where the journals of other jobs are looked for; "" for none
+}
+
+// Path returns the job's own journal file.
+func (j *jobJournal) Path() string { return j.path }
+
+// Load returns the records of jobID: for the job itself, from every file of it; for another
+// job, from the job's own file when it holds the job's records (one file may hold several
+// jobs, with --journal), else from the journals of that job (and of each of its shards) in
+// the journal directory. A job with no journal has no records, and Bulk.Send asks the server
+// about it.
+func (j *jobJournal) Load(ctx context.Context, jobID string) ([]sms.JournalRecord, error) {
+	if jobID == j.jobID {
+		return j.Journal.Load(ctx, jobID)
+	}
+	var recs []sms.JournalRecord
+	if j.own != nil {
+		var err error
+		if recs, err = j.own.Load(ctx, jobID); err != nil || len(recs) > 0 {
+			return recs, err
+		}
+	}
+	if j.dir == "" {
+		return nil, nil
+	}
+	files, err := journalFiles(j.dir, jobID)
 	if err != nil {
 		return nil, err
 	}
-	paths = append([]string{filepath.Join(j.dir, base+".journal")}, paths...)
-	for _, p := range paths {
-		if p == j.Path() {
-			continue
-		}
-		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		other, err := sms.OpenFileJournal(p)
+	for _, f := range files {
+		other, err := openReadOnly(f.path)
 		if err != nil {
 			return nil, fmt.Errorf("reading the journal of job %s: %w", jobID, err)
 		}
@@ -128,68 +186,85 @@ func (j *jobJournal) Load(ctx context.Context, jobID string) ([]sms.JournalRecor
 	return recs, nil
 }
 
-// otherLayout returns the path of a journal of job jobID in dir kept under another shard
-// layout than shard's (the whole job against shards, or another shard count), or "": each
-// layout keeps its own files, so a rerun in another one would read none of them. Empty files
-// (a run that recorded nothing) do not count.
-func otherLayout(dir, jobID string, shard sms.Shard) (string, error) {
-	base := escapeJobID(jobID)
-	paths, err := filepath.Glob(filepath.Join(dir, base+".shard-*-of-*.journal"))
-	if err != nil {
-		return "", err
-	}
-	want := max(shard.Count, 1)
-	for _, p := range append([]string{filepath.Join(dir, base+".journal")}, paths...) {
-		count := 1
-		if rest, ok := strings.CutPrefix(filepath.Base(p), base+".shard-"); ok {
-			_, n, _ := strings.Cut(strings.TrimSuffix(rest, ".journal"), "-of-")
-			if count, err = strconv.Atoi(n); err != nil {
-				continue // not a shard's journal name
-			}
-		}
-		if count == want {
-			continue
-		}
-		if fi, err := os.Stat(p); err == nil && fi.Size() > 0 {
-			return p, nil
-		}
-	}
-	return "", nil
+// openReadOnly opens a journal file to read it.
+func openReadOnly(path string) (*sms.FileJournal, error) {
+	return sms.OpenFileJournal(path)
 }
 
-// openJournal opens the journal of the job: --journal FILE, or its file in the journal
-// directory, creating the directory. A dry run creates nothing: it reads the journal when
-// there is one, and returns nil when there is none.
+// noJournal is the journal of a dry run of a job that has no file of its own yet: it holds
+// nothing, and is never appended to (a dry run writes nothing).
+type noJournal struct{}
+
+func (noJournal) Load(context.Context, string) ([]sms.JournalRecord, error) { return nil, nil }
+func (noJournal) Append(context.Context, sms.JournalRecord) error {
+	return errors.New("a dry run writes no journal")
+}
+func (noJournal) Close() error { return nil }
+
+// openJournal opens the journal of the job: the files of --journal (the first the job's
+// own, the others read), or the job's file in the journal directory, creating the directory,
+// with the job's files of other shard layouts there. A dry run creates nothing and writes
+// nothing: it reads the journals there are, and returns nil when there is none.
 func (a *app) openJournal(o *bulkOptions, shard sms.Shard) (*jobJournal, error) {
-	path := o.journal
+	paths := slices.Clone(o.journal)
 	dir, err := a.journalDir(o.journalDir)
 	switch {
-	case err != nil && path == "":
+	case err != nil && len(paths) == 0:
 		return nil, err
 	case err != nil: // --journal FILE: the journals of other jobs are not looked for
 		dir = ""
 	}
-	if path == "" {
-		if other, err := otherLayout(dir, o.jobID, shard); err != nil {
+	if len(paths) == 0 {
+		files, err := journalFiles(dir, o.jobID)
+		if err != nil {
 			return nil, &failure{err}
-		} else if other != "" {
-			return nil, &failure{fmt.Errorf("job %s has a journal of another shard layout (%s): run with the --shard count the job had, or it would send again what that journal records as sent; to send this input in another layout, give it a new --job-id with --skip-sent-by %s", o.jobID, other, o.jobID)}
 		}
-		path = filepath.Join(dir, journalName(o.jobID, shard))
+		paths = append(paths, filepath.Join(dir, journalName(o.jobID, shard)))
+		for _, f := range files {
+			// Another layout's files; this layout's other shards hold none of this shard's
+			// batches (and their processes may be running).
+			if max(f.shard.Count, 1) != max(shard.Count, 1) {
+				paths = append(paths, f.path)
+			}
+		}
 		if !o.dryRun {
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return nil, &failure{fmt.Errorf("creating the journal directory: %w", err)}
 			}
 		}
 	}
-	if o.dryRun {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
+	jj := &jobJournal{path: paths[0], jobID: o.jobID, dir: dir}
+	var all []sms.Journal
+	fail := func(err error) (*jobJournal, error) {
+		for _, j := range all {
+			j.Close()
 		}
-	}
-	fj, err := sms.OpenFileJournal(path)
-	if err != nil {
 		return nil, &failure{err}
 	}
-	return &jobJournal{FileJournal: fj, jobID: o.jobID, dir: dir}, nil
+	for i, p := range paths {
+		if i == 0 && o.dryRun {
+			if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+				all = append(all, noJournal{})
+				continue
+			}
+		}
+		var fj *sms.FileJournal
+		if i == 0 && !o.dryRun {
+			fj, err = sms.OpenFileJournal(p)
+		} else {
+			fj, err = openReadOnly(p)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		if i == 0 {
+			jj.own = fj
+		}
+		all = append(all, fj)
+	}
+	if o.dryRun && jj.own == nil && len(all) == 1 {
+		return nil, nil
+	}
+	jj.Journal = sms.MultiJournal(all[0], all[1:]...)
+	return jj, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -128,50 +129,42 @@ func TestJobJournalLoadsOtherJobs(t *testing.T) {
 	assert.ErrorIs(t, err, sms.ErrJournalLocked)
 }
 
-// A job whose journal was kept under one shard layout is refused under another, before
-// anything is sent: each layout keeps its own files, so the rerun would read none of the
-// records and send again what they say was sent. Other shards of the same layout, and empty
-// files, do not stop it.
-func TestJournalRefusesAnotherShardLayout(t *testing.T) {
+// The shard layout is held whatever the flags: a job sent in two shards, then run whole,
+// reads both shards' journals in the journal directory (whatever its name: no pattern is
+// made of it) and sends nothing again; with --journal naming one shard's file alone it is
+// refused before anything is sent, and with both files named it sends nothing again.
+func TestBulkShardLayoutHeld(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	whole, half := sms.Shard{}, sms.Shard{Index: 0, Count: 2}
-	tests := []struct {
-		name    string
-		written sms.Shard // the layout of the journal already there
-		empty   bool      // it holds no record
-		open    sms.Shard
-		refused bool
-	}{
-		{"the whole job, then shard 0/2", whole, false, half, true},
-		{"shard 0/2, then the whole job", half, false, whole, true},
-		{"shard 0/2, then shard 1/3", half, false, sms.Shard{Index: 1, Count: 3}, true},
-		{"shard 0/2, then shard 1/2", half, false, sms.Shard{Index: 1, Count: 2}, false},
-		{"the whole job, then again", whole, false, whole, false},
-		{"an empty journal of the whole job, then shard 0/2", whole, true, half, false},
+	f := newFixture(t)
+	csv := peopleCSV(t, 40, 0, 0)
+	dir := filepath.Join(t.TempDir(), "jobs [2026] *?")
+	send := func(more ...string) result {
+		args := append([]string{"bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi {{name}}", "--job-id", "promo",
+			"--batch-size", "10", "--json"}, more...)
+		return runCLI(t, f.env, "", args...)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			j, err := sms.OpenFileJournal(filepath.Join(dir, journalName("job", tt.written)))
-			require.NoError(t, err)
-			if !tt.empty {
-				require.NoError(t, j.Append(ctx, sms.JournalRecord{Kind: sms.JournalIntent, JobID: "job", Index: 0, Reference: "job:0", Attempt: 1,
-					Digest: strings.Repeat("ab", 32), Recipients: 1, Numbers: []string{"2348025671695"}, Time: time.Unix(0, 0).UTC()}))
-			}
-			require.NoError(t, j.Close())
-			a := &app{getenv: func(k string) string { return map[string]string{envJournalDir: dir}[k] }}
-			got, err := a.openJournal(&bulkOptions{jobID: "job"}, tt.open)
-			if tt.refused {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), "another shard layout")
-				return
-			}
-			require.NoError(t, err)
-			require.NoError(t, got.Close())
-		})
+	for i := range 2 {
+		r := send("--journal-dir", dir, "--shard", fmt.Sprintf("%d/2", i))
+		require.Equal(t, 0, r.code, r.stderr)
 	}
+	wallet := f.balance(t)
+	r := send("--journal-dir", dir)
+	require.Equal(t, 0, r.code, r.stderr)
+	m := decodeJSON(t, r.stdout)
+	assert.Equal(t, 40.0, m["fromJournal"])
+	assert.Equal(t, 0.0, m["sent"])
+	r = send("--journal-dir", dir, "--shard", "1/3")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, 0.0, decodeJSON(t, r.stdout)["sent"])
+
+	s0, s1 := filepath.Join(dir, journalName("promo", sms.Shard{Index: 0, Count: 2})), filepath.Join(dir, journalName("promo", sms.Shard{Index: 1, Count: 2}))
+	r = send("--journal", s0)
+	assert.Equal(t, exitFailure, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "not those of shard 1")
+	r = send("--journal", s0, "--journal", s1)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, 0.0, decodeJSON(t, r.stdout)["sent"])
+	assert.Equal(t, wallet, f.balance(t), "nothing sent twice")
 }
 
 // Against a server that lists no references (the documented profile), --skip-sent-by finds

@@ -20,7 +20,8 @@
 // does, besides the line on stderr and the exit status.
 //
 // Exit status: 0 on success, 1 on an API or network error (its code, message and request ID
-// are printed on stderr), 2 on a usage or input error, 130 when interrupted.
+// are printed on stderr), 2 on a usage or input error, 3 when sms bulk leaves batches in
+// doubt (settle each with sms bulk settle), 130 when interrupted.
 package main
 
 import (
@@ -49,6 +50,7 @@ const (
 	exitOK          = 0
 	exitFailure     = 1   // an API or network error
 	exitUsage       = 2   // a usage or input error
+	exitInDoubt     = 3   // sms bulk left batches in doubt: settle them (sms bulk settle)
 	exitInterrupted = 130 // stopped by SIGINT or SIGTERM, as shells report it
 )
 

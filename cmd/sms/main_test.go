@@ -684,7 +684,7 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 		}
 	}
 	walk(a.rootCmd())
-	assert.Equal(t, 25, n, "sms, its 10 commands and groups, 10 subcommands and 4 shells")
+	assert.Equal(t, 26, n, "sms, its 10 commands and groups, 11 subcommands and 4 shells")
 }
 
 // --reference-dedup lets a send whose answer was lost be retried: without it the command

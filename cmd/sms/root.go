@@ -99,6 +99,8 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.Is(err, sms.ErrBatchesInDoubt):
+		return exitInDoubt
 	case errors.As(err, &in):
 		return exitInterrupted
 	case errors.As(err, &f):

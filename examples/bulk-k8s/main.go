@@ -24,12 +24,18 @@
 //	                   campaigns are known not to exist)
 //	BULK_RATE          optional: requests per second for this shard
 //
+// SIGTERM (what Kubernetes sends on every drain, eviction or deletion) stops the shard
+// gracefully: no batch is started after it, and the batches in flight finish and are
+// recorded, so that nothing is left in doubt; a second SIGTERM cuts the requests in flight.
+// job.yaml gives a pod enough time for that (terminationGracePeriodSeconds).
+//
 // It prints the shard's report as one JSON line on stdout and exits with 0 when its shard is
 // complete, 1 when running it again may finish it (batches failed, the connection or the
-// database did), and 2 when it cannot before someone acts: the wallet is empty (top up, then
-// retry the index), the key is refused, the recipient file changed since an earlier run of
-// the job (the journal refuses it), the configuration is wrong, or batches are in doubt
-// (look for their campaigns by reference; see the README).
+// database did, the pod was stopped), 2 when it cannot before someone acts (the wallet is
+// empty: top up, then retry the index; the key is refused; the recipient file changed since
+// an earlier run of the job, which the journal refuses; the journal is of another account or
+// shard layout; the configuration is wrong), and 3, as sms bulk does, when batches are in
+// doubt: settle each one (sms bulk settle, or Bulk.Settle; see the README), then retry.
 package main
 
 import (
@@ -54,17 +60,27 @@ import (
 // defaultJournalTable is the journal's table when BULK_JOURNAL_TABLE is not set.
 const defaultJournalTable = "sms_bulk_journal"
 
-// Exit codes; job.yaml's podFailurePolicy does not retry exitFix.
+// Exit codes; job.yaml's podFailurePolicy retries neither exitFix nor exitInDoubt.
 const (
-	exitOK    = 0
-	exitRetry = 1
-	exitFix   = 2
+	exitOK      = 0
+	exitRetry   = 1
+	exitFix     = 2
+	exitInDoubt = 3
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	os.Exit(run(ctx, os.Getenv, os.Stdout, os.Stderr))
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := make(chan struct{})
+	go func() {
+		<-sigs
+		close(stop) // start no batch; those in flight finish and are recorded
+		<-sigs
+		cancel() // cut the requests in flight: they may be left in doubt
+	}()
+	os.Exit(run(ctx, stop, os.Getenv, os.Stdout, os.Stderr))
 }
 
 // summary is what the shard prints.
@@ -90,7 +106,8 @@ type summary struct {
 	InDoubtBatches int `json:"inDoubtBatches"` // batches that may or may not have been sent
 }
 
-func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) int {
+// run runs the shard; closing stop stops it gracefully (see BulkParams.Stop).
+func run(ctx context.Context, stop <-chan struct{}, getenv func(string) string, stdout, stderr io.Writer) int {
 	fail := func(code int, err error) int {
 		fmt.Fprintln(stderr, "bulk-k8s:", err)
 		return code
@@ -149,6 +166,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		// A batch in doubt is sent again only when someone has checked that its campaign
 		// does not exist.
 		ResendInDoubt: getenv("BULK_RESEND_IN_DOUBT") == "1",
+		Stop:          stop,
 		Progress: func(p sms.BulkProgress) {
 			fmt.Fprintf(stderr, "batch %d: %d recipients, replayed %t, err %v (%d done, %s charged)\n",
 				p.Batch.Index, p.Batch.Recipients, p.Batch.Replayed, p.Batch.Err, p.Batches, p.Amount)
@@ -172,12 +190,17 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.Is(err, sms.ErrBatchesInDoubt), errors.Is(err, sms.ErrJournalMismatch), errors.Is(err, sms.ErrJournalCorrupt):
-		// A person decides: look for the campaigns in doubt by reference; a changed file is
-		// sent as a new job with SkipSentBy; a corrupt journal is kept and looked at.
+	case errors.Is(err, sms.ErrBatchesInDoubt):
+		// A person looks for their campaigns and settles each batch (sms bulk settle).
+		return fail(exitInDoubt, err)
+	case errors.Is(err, sms.ErrJournalMismatch), errors.Is(err, sms.ErrJournalCorrupt), errors.Is(err, sms.ErrJournalAccount),
+		errors.Is(err, sms.ErrJournalShards):
+		// A person decides: a changed file is sent as a new job with SkipSentBy; a corrupt
+		// journal is kept and looked at; a journal of another account or layout is the
+		// wrong one, or the job needs a new ID.
 		return fail(exitFix, err)
 	case errors.Is(err, sms.ErrBulkIncomplete), errors.Is(err, sms.ErrOutcomeUnknown), errors.Is(err, sms.ErrServer),
-		errors.Is(err, context.Canceled), errors.Is(err, errRead):
+		errors.Is(err, sms.ErrBulkStopped), errors.Is(err, context.Canceled), errors.Is(err, errRead):
 		return fail(exitRetry, err)
 	default: // 402, 401/403, 409 (input changed), invalid parameters
 		return fail(exitFix, err)

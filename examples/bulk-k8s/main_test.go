@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,7 +49,7 @@ func recipientsFile(t *testing.T, n int) string {
 func runShard(t *testing.T, srv *mockserver.Server, dsn, file string, index, shards int) (int, summary) {
 	t.Helper()
 	var out, errs bytes.Buffer
-	code := run(context.Background(), shardEnv(srv, dsn, file, index, shards), &out, &errs)
+	code := run(context.Background(), nil, shardEnv(srv, dsn, file, index, shards), &out, &errs)
 	if code != exitOK {
 		t.Logf("shard %d/%d exited %d: %s", index, shards, code, errs.String())
 	}
@@ -180,7 +181,7 @@ func TestExitCodes(t *testing.T) {
 
 // A pod whose batch's connection dropped after the request was written, against a server
 // that neither deduplicates nor lists references: the batch is in doubt, the index is not
-// retried (exit 2), and a retry would not send it again; BULK_RESEND_IN_DOUBT=1 does.
+// retried (exit 3), and a retry would not send it again; BULK_RESEND_IN_DOUBT=1 does.
 func TestBatchInDoubt(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t, mockserver.WithProfile(mockserver.ProfileDocumented))
@@ -188,18 +189,18 @@ func TestBatchInDoubt(t *testing.T) {
 	dsn := postgresDSN(t)
 	require.NoError(t, srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 1}))
 	code, s := runShard(t, srv, dsn, file, 0, 1)
-	assert.Equal(t, exitFix, code)
+	assert.Equal(t, exitInDoubt, code)
 	assert.Equal(t, 1, s.InDoubtBatches)
 	assert.Equal(t, 50, s.InDoubt)
 
 	code, s = runShard(t, srv, dsn, file, 0, 1)
-	assert.Equal(t, exitFix, code, "still in doubt")
+	assert.Equal(t, exitInDoubt, code, "still in doubt")
 	assert.Zero(t, s.Sent)
 	assertCampaigns(t, srv, 1, 50) // the mock took the first request
 
 	var out, errs bytes.Buffer
 	env := shardEnv(srv, dsn, file, 0, 1)
-	code = run(context.Background(), func(k string) string {
+	code = run(context.Background(), nil, func(k string) string {
 		if k == "BULK_RESEND_IN_DOUBT" {
 			return "1"
 		}
@@ -207,4 +208,57 @@ func TestBatchInDoubt(t *testing.T) {
 	}, &out, &errs)
 	assert.Equal(t, exitOK, code, errs.String())
 	assertCampaigns(t, srv, 2, 100) // sent twice, as the setting says it may
+}
+
+// A pod stopped by SIGTERM mid-job (a drain, an eviction), against the documented profile (no
+// deduplication, no references listed): the batches in flight finish and are recorded, none
+// is left in doubt, the shard exits to be retried, and the retry completes the job, each
+// number once.
+func TestSIGTERMLeavesNothingInDoubt(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t, mockserver.WithProfile(mockserver.ProfileDocumented))
+	require.NoError(t, srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Latency: 300 * time.Millisecond}))
+	file := recipientsFile(t, 60_000) // six batches of 10,000
+	dsn := postgresDSN(t)
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 20_000_000))
+
+	stop := make(chan struct{})
+	var out, errs bytes.Buffer
+	done := make(chan int)
+	go func() { done <- run(context.Background(), stop, shardEnv(srv, dsn, file, 0, 1), &out, &errs) }()
+	// The SIGTERM comes once the first campaign request has reached the server: batches are
+	// in flight.
+	var code int
+	for code = -1; code < 0 && !posted(srv); {
+		select {
+		case code = <-done: // finished before any request: the assertions below say so
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	close(stop)
+	if code < 0 {
+		code = <-done
+	}
+	require.Equal(t, exitRetry, code, errs.String())
+	var s summary
+	require.NoError(t, json.Unmarshal(out.Bytes(), &s), out.String())
+	assert.Zero(t, s.InDoubtBatches, "nothing in doubt")
+	assert.Less(t, s.Sent, 60_000, "stopped before the end")
+	assert.Contains(t, s.Error, "stopped before its end")
+
+	code, again := runShard(t, srv, dsn, file, 0, 1)
+	require.Equal(t, exitOK, code)
+	assert.Equal(t, 60_000-s.Sent, again.Sent)
+	assert.Equal(t, s.Sent, again.FromJournal)
+	assertCampaigns(t, srv, 6, 60_000) // each number once
+}
+
+// posted reports whether srv has received a campaign request.
+func posted(srv *mockserver.Server) bool {
+	for _, r := range srv.Requests() {
+		if r.Method == "POST" && r.Path == "/v1/sms/campaigns" {
+			return true
+		}
+	}
+	return false
 }

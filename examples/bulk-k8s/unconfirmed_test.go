@@ -30,7 +30,7 @@ func TestUnconfirmedBatchIsNotSentAgain(t *testing.T) {
 		"BULK_JOURNAL_DSN": postgresDSN(t),
 	}
 	var out, errs bytes.Buffer
-	code := run(context.Background(), func(k string) string { return env[k] }, &out, &errs)
+	code := run(context.Background(), nil, func(k string) string { return env[k] }, &out, &errs)
 	assert.Equal(t, exitRetry, code, errs.String())
 	var s summary
 	require.NoError(t, json.Unmarshal(out.Bytes(), &s), out.String())
@@ -40,7 +40,7 @@ func TestUnconfirmedBatchIsNotSentAgain(t *testing.T) {
 	require.Positive(t, sent)
 
 	out.Reset()
-	code = run(context.Background(), func(k string) string { return env[k] }, &out, &errs)
+	code = run(context.Background(), nil, func(k string) string { return env[k] }, &out, &errs)
 	assert.Equal(t, exitOK, code, errs.String())
 	require.NoError(t, json.Unmarshal(out.Bytes(), &s), out.String())
 	assert.Equal(t, 10, s.FromJournal)
