@@ -22,8 +22,8 @@ type bulkReader struct {
 	shard    Shard
 	personal bool   // the message holds {{name}}
 	fallback string // the name of a recipient without one, in a personal message
-	msgParts int  // the message's parts, when not personal
-	overhead int  // the body size of a batch without its recipients, at most
+	msgParts int    // the message's parts, when not personal
+	overhead int    // the body size of a batch without its recipients, at most
 	pool     *batchPool
 
 	seen       numberSet
