@@ -2,6 +2,7 @@ package sms
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -23,6 +24,10 @@ type SettleParams struct {
 	// sends it. Set exactly one of CampaignID and NotSent.
 	NotSent bool
 }
+
+// ErrNotInDoubt matches the error of BulkService.Settle for a batch that is not in doubt: the
+// journal records it as accepted or refused, or has no record of it (never started).
+var ErrNotInDoubt = errors.New("sms: the batch is not in doubt")
 
 // Settle records the outcome of one batch that a journaled bulk job left in doubt (see
 // ErrBatchesInDoubt), as a person found it on the server, and returns the record appended
@@ -71,11 +76,11 @@ func (b *BulkService) Settle(ctx context.Context, p *SettleParams) (*JournalReco
 	jb := st.batches[p.Index]
 	switch {
 	case jb == nil:
-		return nil, fail("the journal has no record of it: it was never started, and is not in doubt")
+		return nil, fail("the journal has no record of it: it was never started: %w", ErrNotInDoubt)
 	case jb.accepted != nil:
-		return nil, fail("it is not in doubt: the journal records it as accepted, campaign %s", jb.accepted.CampaignID)
+		return nil, fail("the journal records it as accepted, campaign %s: %w", jb.accepted.CampaignID, ErrNotInDoubt)
 	case !jb.inDoubt():
-		return nil, fail("it is not in doubt: the journal records it as refused, and a rerun sends it")
+		return nil, fail("the journal records it as refused, and a rerun sends it: %w", ErrNotInDoubt)
 	}
 	if p.CampaignID != "" {
 		for k, o := range st.batches {

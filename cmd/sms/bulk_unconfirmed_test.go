@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -174,4 +175,72 @@ func frontRewritingCampaigns(t *testing.T, f *fixture, rewrite func(n int, body 
 	front := httptest.NewServer(proxy)
 	t.Cleanup(front.Close)
 	return map[string]string{envBaseURL: front.URL, envAPIKey: f.ws.TestKey, envAPISecret: f.ws.TestSecret}
+}
+
+// A batch left in doubt (a connection dropped after the mock took it, on a server that neither
+// deduplicates nor lists references) is settled by hand: sms bulk settle refuses a batch not
+// in doubt, records the campaign found as sent, and the rerun completes without sending it
+// again; a batch settled as not sent is sent by the rerun.
+func TestBulkSettleByHand(t *testing.T) {
+	t.Parallel()
+	for _, sent := range []bool{true, false} {
+		t.Run(fmt.Sprintf("sent %v", sent), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, mockserver.WithProfile(mockserver.ProfileDocumented))
+			fault := mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 1}
+			if !sent { // the request never reached the mock: an error before it was processed
+				fault = mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Status: 500, Times: 1}
+			}
+			require.NoError(t, f.srv.AddFaults(fault))
+			csv := peopleCSV(t, 20, 0, 0)
+			args := []string{"bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi {{name}}", "--job-id", "promo",
+				"--batch-size", "10", "--concurrency", "1", "--json"}
+			r := runCLI(t, f.env, "", args...)
+			require.Equal(t, exitInDoubt, r.code, r.stderr)
+			assert.Equal(t, []any{map[string]any{"index": 0.0, "reference": "promo:0", "recipients": 10.0}}, decodeJSON(t, r.stdout)["inDoubtBatchList"])
+
+			r = runCLI(t, f.env, "", "bulk", "settle", "promo", "1", "--not-sent")
+			assert.Equal(t, exitUsage, r.code, "batch 1 is not in doubt: %s", r.stderr)
+			assert.Contains(t, r.stderr, "not in doubt")
+			r = runCLI(t, f.env, "", "bulk", "settle", "promo", "0")
+			assert.Equal(t, exitUsage, r.code, "--sent or --not-sent: %s", r.stderr)
+
+			settle := []string{"bulk", "settle", "promo", "0", "--not-sent", "--json"}
+			if sent {
+				var id string
+				for _, m := range f.srv.Messages(mockserver.Filter{}) {
+					if m.Reference == "promo:0" {
+						id = m.CampaignID
+					}
+				}
+				require.NotEmpty(t, id)
+				settle = []string{"bulk", "settle", "promo", "0", "--sent", id, "--json"}
+			}
+			r = runCLI(t, f.env, "", settle...)
+			require.Equal(t, 0, r.code, r.stderr)
+			m := decodeJSON(t, r.stdout)
+			assert.Equal(t, sent, m["sent"])
+			assert.Equal(t, "promo:0", m["reference"])
+
+			balance := f.balance(t)
+			r = runCLI(t, f.env, "", args...)
+			require.Equal(t, 0, r.code, r.stderr)
+			m = decodeJSON(t, r.stdout)
+			assert.Equal(t, true, m["complete"])
+			want := int64(0)
+			if !sent {
+				want = 10 * mockserver.DefaultGenericPrice
+				assert.Equal(t, 10.0, m["sent"])
+			}
+			assert.Equal(t, balance-want, f.balance(t))
+			got := map[string]int{}
+			for _, msg := range f.srv.Messages(mockserver.Filter{}) {
+				got[msg.To]++
+			}
+			assert.Len(t, got, 20)
+			for to, n := range got {
+				assert.Equal(t, 1, n, to)
+			}
+		})
+	}
 }

@@ -19,9 +19,10 @@ import (
 	"github.com/seedsms/sms-go/mockserver"
 )
 
-// The built binary, end to end: a 25,000-row CSV with bad rows and duplicates, interrupted
-// midway by SIGINT and resumed with the command it prints, charges each recipient exactly
-// once.
+// The built binary, end to end: a 25,000-row CSV with bad rows and duplicates, stopped
+// midway by SIGTERM (a drain) while requests take 700 ms, against a server that neither
+// deduplicates nor lists references, leaves nothing in doubt, and resumed with the command it
+// prints, charges each recipient exactly once.
 func TestBinaryInterruptedAndResumed(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -42,15 +43,15 @@ func TestBinaryInterruptedAndResumed(t *testing.T) {
 	require.NoError(t, err, "go build: %s", out)
 	t.Logf("go build: %v", time.Since(start))
 
-	srv := mockserver.NewTest(t, mockserver.WithBalances(wallet, wallet))
+	srv := mockserver.NewTest(t, mockserver.WithBalances(wallet, wallet), mockserver.WithProfile(mockserver.ProfileDocumented))
 	ws := srv.Default()
 	csv := peopleCSV(t, distinct, dups, bad)
 	env := []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), // the journal goes under $HOME/.local/state
 		envBaseURL + "=" + srv.URL(), envAPIKey + "=" + ws.TestKey, envAPISecret + "=" + ws.TestSecret,
 	}
-	// Each campaign request takes 100 ms, so that the interrupt lands mid-job.
-	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Latency: 100 * time.Millisecond})
+	// Each campaign request takes 700 ms, so that the signal lands with batches in flight.
+	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Latency: 700 * time.Millisecond})
 
 	first := exec.Command(bin, "bulk", "--csv", csv, "--from", ws.SenderID, "--message", "Hi {{name}}",
 		"--job-id", "promo-2026-11", "--skip-invalid", "--batch-size", "1000", "--concurrency", "2", "--json")
@@ -67,7 +68,7 @@ func TestBinaryInterruptedAndResumed(t *testing.T) {
 		line := sc.Text()
 		stderr.WriteString(line + "\n")
 		if !signalled && strings.HasPrefix(line, "batch 3/25:") {
-			require.NoError(t, first.Process.Signal(syscall.SIGINT))
+			require.NoError(t, first.Process.Signal(syscall.SIGTERM))
 			signalled = true
 		}
 	}
@@ -92,6 +93,7 @@ func TestBinaryInterruptedAndResumed(t *testing.T) {
 	assert.Positive(t, charged)
 	assert.Equal(t, charged, interrupted.Amount.Kobo(), "the batches in flight finished and are in the report")
 	assert.Equal(t, int(charged/price), interrupted.Sent)
+	assert.Zero(t, interrupted.InDoubtBatches, "the batches in flight finished and were recorded")
 
 	t.Logf("first run: %v", time.Since(start))
 	srv.ClearFaults()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -135,6 +136,9 @@ func (a *app) runSettle(ctx context.Context, o *settleOptions, jobID, batch stri
 	}
 	rec, err := c.Bulk.Settle(ctx, &sms.SettleParams{Journal: sms.MultiJournal(journals[primary], others...),
 		JobID: jobID, Index: index, CampaignID: o.sent, NotSent: o.notSent})
+	if errors.Is(err, sms.ErrNotInDoubt) {
+		return &usageError{err}
+	}
 	if err != nil {
 		return a.journalErr(jobID, apiErr(ctx, err))
 	}
