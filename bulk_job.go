@@ -164,20 +164,27 @@ func (j *bulkJob) inDoubtError(err error) error {
 		return err
 	}
 	first := r.first(func(b *BulkBatch) bool { return b.InDoubt })
-	note := fmt.Sprintf("%d of %d batches (%d recipients) in doubt, not sent again until each is settled (BulkService.Settle); the first, batch %d",
-		r.InDoubtBatches, len(r.Batches), r.InDoubt, first.Index)
-	var out error
-	switch {
-	case !errors.Is(first.Err, ErrBatchesInDoubt): // first.Err is this run's ErrOutcomeUnknown
-		out = fmt.Errorf("%s: %w: %w", note, first.Err, ErrBatchesInDoubt)
-	default:
-		out = fmt.Errorf("%s: %w", note, first.Err)
+	// Each batch's error says why it is in doubt: the job's says how many, and what to do,
+	// once.
+	out := &noteError{
+		msg: fmt.Sprintf("%d of %d batches (%d recipients) in doubt, not sent again until each is settled (BulkService.Settle); the first is batch %d (reference %q)",
+			r.InDoubtBatches, len(r.Batches), r.InDoubt, first.Index, first.Reference),
+		errs: []error{ErrBatchesInDoubt, first.Err},
 	}
 	if err == nil {
 		return fmt.Errorf("sms: bulk job %q: %w", j.p.JobID, out)
 	}
 	return fmt.Errorf("%w; and %w", err, out)
 }
+
+// noteError says msg, and matches errs, whose texts it leaves out.
+type noteError struct {
+	msg  string
+	errs []error
+}
+
+func (e *noteError) Error() string   { return e.msg }
+func (e *noteError) Unwrap() []error { return e.errs }
 
 // firstMaybeSent returns the first failed batch whose outcome is unknown, or nil.
 func (j *bulkJob) firstMaybeSent() *BulkBatch {

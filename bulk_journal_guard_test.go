@@ -189,7 +189,8 @@ func TestSendBulkJournalSettleTime(t *testing.T) {
 				return
 			}
 			require.ErrorIs(t, err, sms.ErrBatchesInDoubt)
-			assert.ErrorContains(t, err, tt.reason)
+			require.True(t, r.Batches[2].InDoubt)
+			assert.ErrorContains(t, r.Batches[2].Err, tt.reason)
 			assert.Equal(t, 3, r.InDoubt)
 			assert.Zero(t, r.Sent)
 		})
