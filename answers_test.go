@@ -74,7 +74,7 @@ var sdkCalls = map[string]sdkCall{
 		return c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "p1", Pin: "123456"})
 	},
 	"Balance.Get": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
-		return c.Balance.Get(ctx)
+		return c.Balance.Get(ctx, nil)
 	},
 	"SenderIDs.Request": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
 		return c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: "Acme"})
@@ -86,10 +86,10 @@ var sdkCalls = map[string]sdkCall{
 		return d.Keys.Create(ctx, &sms.CreateKeyParams{Name: "ci", Scopes: sms.Scopes{sms.ScopeSMS}})
 	},
 	"Keys.List": func(ctx context.Context, _ *sms.Client, d *sms.DashboardClient) (any, error) {
-		return d.Keys.List(ctx)
+		return d.Keys.List(ctx, nil)
 	},
 	"Keys.Revoke": func(ctx context.Context, _ *sms.Client, d *sms.DashboardClient) (any, error) {
-		return d.Keys.Revoke(ctx, "k1")
+		return d.Keys.Revoke(ctx, "k1", nil)
 	},
 }
 

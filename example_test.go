@@ -71,7 +71,7 @@ func ExampleNewClient() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	bal, err := client.Balance.Get(context.Background())
+	bal, err := client.Balance.Get(context.Background(), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func ExampleWithReferenceDeduplication() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	bal, err := client.Balance.Get(context.Background())
+	bal, err := client.Balance.Get(context.Background(), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func ExampleScopeError() {
 		log.Fatal(err)
 	}
 
-	_, err = client.Balance.Get(ctx)
+	_, err = client.Balance.Get(ctx, nil)
 	var scopeErr *sms.ScopeError
 	if errors.As(err, &scopeErr) {
 		fmt.Println("missing scope:", scopeErr.Scope)
@@ -331,7 +331,7 @@ func ExampleSMSService_Send_idempotent() {
 	p := &sms.SendParams{To: []string{"08025671695"}, From: "MOCKSMS", Message: "Your order shipped", Reference: "order-1001"}
 	first, _ := c.SMS.Send(context.Background(), p)
 	again, _ := c.SMS.Send(context.Background(), p) // same reference, same body: replayed
-	b, _ := c.Balance.Get(context.Background())
+	b, _ := c.Balance.Get(context.Background(), nil)
 	fmt.Println(first.Campaign.ID == again.Campaign.ID, first.Campaign.Amount, b.Balance)
 	// Output: true 3.20 9996.80
 }

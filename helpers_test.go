@@ -364,7 +364,7 @@ func (r *recorder) sent() []string {
 // Calls, for tables of calls.
 
 func getBalance(c *sms.Client) error {
-	_, err := c.Balance.Get(context.Background())
+	_, err := c.Balance.Get(context.Background(), nil)
 	return err
 }
 

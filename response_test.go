@@ -35,7 +35,7 @@ func TestEveryResultCarriesItsResponse(t *testing.T) {
 	require.NoError(t, err)
 	v, err := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: otp.PinID, Pin: "AB12"})
 	require.NoError(t, err)
-	bal, err := client.Balance.Get(ctx)
+	bal, err := client.Balance.Get(ctx, nil)
 	require.NoError(t, err)
 	sid, err := client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: "Acme"})
 	require.NoError(t, err)
@@ -46,11 +46,11 @@ func TestEveryResultCarriesItsResponse(t *testing.T) {
 
 	key, err := dash.Keys.Create(ctx, &sms.CreateKeyParams{Name: "ci", Scopes: sms.Scopes{sms.ScopeSMS}})
 	require.NoError(t, err)
-	keys, err := dash.Keys.List(ctx)
+	keys, err := dash.Keys.List(ctx, nil)
 	require.NoError(t, err)
 	require.NotEmpty(t, keys.Items)
 	assert.Nil(t, keys.Items[0].Response, "the page carries the Response, not its items")
-	revoked, err := dash.Keys.Revoke(ctx, key.ID)
+	revoked, err := dash.Keys.Revoke(ctx, key.ID, nil)
 	require.NoError(t, err)
 
 	// The request log holds each request's ID, in order; map method and path to the last.
@@ -122,7 +122,7 @@ func TestResponseHeaders(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			c := newClientFor(t, &answer{status: 200, header: tt.header, body: []byte(balanceBody)})
-			b, err := c.Balance.Get(context.Background())
+			b, err := c.Balance.Get(context.Background(), nil)
 			require.NoError(t, err)
 			assert.Equal(t, tt.requestID, b.Response.RequestID)
 			assert.Equal(t, tt.limit, b.Response.RateLimit)

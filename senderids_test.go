@@ -118,11 +118,11 @@ func TestListIterators(t *testing.T) {
 	_, err = dash.Keys.Create(ctx, &sms.CreateKeyParams{Name: "ci", Scopes: sms.Scopes{sms.ScopeSMS}})
 	require.NoError(t, err)
 
-	keys, err := dash.Keys.List(ctx)
+	keys, err := dash.Keys.List(ctx, nil)
 	require.NoError(t, err)
 	require.Len(t, keys.Items, 3)
 	assert.Equal(t, sms.Pagination{Total: -1}, keys.Pagination, "the key list is not paged")
-	assert.Equal(t, keys.Items, collect(t, dash.Keys.All(ctx)))
+	assert.Equal(t, keys.Items, collect(t, dash.Keys.All(ctx, nil)))
 
 	p := &sms.ListSenderIDsParams{Status: sms.SenderIDStatusPending}
 	pending, err := client.SenderIDs.List(ctx, p)

@@ -257,7 +257,7 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 		{"key: prefix", key(func(p *sms.CreateKeyParams) { p.Prefix = "pk_prod" }), "Prefix"},
 		{"key: negative expiry", key(func(p *sms.CreateKeyParams) { p.ExpiresInDays = -1 }), "ExpiresInDays"},
 		{"key: expiry too long", key(func(p *sms.CreateKeyParams) { p.ExpiresInDays = 3651 }), "ExpiresInDays"},
-		{"revoke: no id", func(_ *sms.Client, d *sms.DashboardClient) error { _, err := d.Keys.Revoke(ctx, ""); return err }, "id"},
+		{"revoke: no id", func(_ *sms.Client, d *sms.DashboardClient) error { _, err := d.Keys.Revoke(ctx, "", nil); return err }, "id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -376,7 +376,7 @@ func TestInvalidUTF8IsValidationError(t *testing.T) {
 			return err
 		}},
 		{"id", func(_ *sms.Client, d *sms.DashboardClient) error {
-			_, err := d.Keys.Revoke(ctx, bad)
+			_, err := d.Keys.Revoke(ctx, bad, nil)
 			return err
 		}},
 	}

@@ -137,7 +137,7 @@ func TestLiveSamplesDecode(t *testing.T) {
 		{
 			file: "balance.json", status: 200, method: "GET", path: "/v1/balance",
 			call: func(t *testing.T, c *sms.Client) (any, *sms.Response, error) {
-				b, err := c.Balance.Get(ctx)
+				b, err := c.Balance.Get(ctx, nil)
 				if err != nil {
 					return nil, nil, err
 				}

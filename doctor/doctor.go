@@ -458,7 +458,7 @@ func (d *doctor) run(ctx context.Context) (*Report, error) {
 func (d *doctor) ask(ctx context.Context) (*answers, error) {
 	as := &answers{probes: map[sms.Scope]*answer{}}
 	as.balance = d.read(ctx, getBalance, true, func(ctx context.Context, a *answer) error {
-		b, err := d.client.Balance.Get(ctx)
+		b, err := d.client.Balance.Get(ctx, nil)
 		if err == nil {
 			a.read = b.Balance.String() + " " + printable(b.Currency)
 		}
@@ -509,7 +509,7 @@ func (d *doctor) ask(ctx context.Context) (*answers, error) {
 	}
 	if d.dash != nil && as.stop != noAnswer {
 		as.keys = d.read(ctx, getKeys, false, func(ctx context.Context, a *answer) error {
-			list, err := d.dash.Keys.List(ctx)
+			list, err := d.dash.Keys.List(ctx, nil)
 			if err == nil {
 				a.read = plural(len(list.Items), "key", "keys")
 				if i := slices.IndexFunc(list.Items, func(k sms.Key) bool { return k.PublicKey == d.cfg.APIKey }); i >= 0 {

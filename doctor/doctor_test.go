@@ -91,7 +91,7 @@ func TestKnownMembersAreWhatTheMockSends(t *testing.T) {
 	defer dash.CloseIdleConnections()
 	k, err := dash.Keys.Create(context.Background(), &sms.CreateKeyParams{Name: "old", Scopes: sms.Scopes{sms.ScopeSMS}, ExpiresInDays: 30})
 	require.NoError(t, err)
-	_, err = dash.Keys.Revoke(context.Background(), k.ID)
+	_, err = dash.Keys.Revoke(context.Background(), k.ID, nil)
 	require.NoError(t, err)
 
 	r, err := doctor.Run(context.Background(), doctor.Config{BaseURL: srv.URL(), APIKey: ws.TestKey, APISecret: ws.TestSecret, DashboardToken: ws.DashboardToken})

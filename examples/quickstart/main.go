@@ -180,7 +180,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 	}
 
 	step("8. Read the balance")
-	bal, err := client.Balance.Get(ctx)
+	bal, err := client.Balance.Get(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 	if err != nil {
 		return err
 	}
-	_, err = lc.Balance.Get(ctx)
+	_, err = lc.Balance.Get(ctx, nil)
 	var scopeErr *sms.ScopeError
 	if !errors.As(err, &scopeErr) {
 		return fmt.Errorf("want a *sms.ScopeError, got %v", err)
