@@ -309,3 +309,39 @@ func TestArchitectureDocs(t *testing.T) {
 	deps := fenced(section(t, "ARCHITECTURE.md", "## What the SDK brings into your build"))
 	assert.Equal(t, sdkDeps, deps, "ARCHITECTURE.md's list of the SDK's dependencies: sdkDeps of internal/archtest/arch.go")
 }
+
+// CONTRIBUTING's list of what CI runs has one item per stage of .ci/run, in its order, each
+// naming its stage (the stage's name before a parenthesis or a variable).
+func TestContributingCIStages(t *testing.T) {
+	t.Parallel()
+	script, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	require.NoError(t, err)
+	var stages []string
+	for l := range strings.Lines(string(script)) {
+		name, ok := strings.CutPrefix(strings.TrimSpace(l), `stage "`)
+		if !ok {
+			continue
+		}
+		name, _, _ = strings.Cut(name, `"`)
+		name, _, _ = strings.Cut(name, " (")
+		name, _, _ = strings.Cut(name, " $")
+		if name != "ok" { // the run's last line, no step
+			stages = append(stages, name)
+		}
+	}
+	require.NotEmpty(t, stages, ".ci/run has no stage lines")
+
+	var items []string
+	for _, l := range section(t, "CONTRIBUTING.md", "## What CI runs") {
+		switch n := strings.IndexByte(l, '.'); {
+		case n > 0 && strings.Trim(l[:n], "0123456789") == "":
+			items = append(items, l[n+1:])
+		case len(items) > 0 && strings.HasPrefix(l, "   "):
+			items[len(items)-1] += " " + strings.TrimSpace(l)
+		}
+	}
+	require.Len(t, items, len(stages), "CONTRIBUTING's list of what CI runs: one item per stage of .ci/run %q", stages)
+	for i, s := range stages {
+		assert.Contains(t, strings.ToLower(items[i]), strings.ToLower(s), "CONTRIBUTING's item %d names the stage %q of .ci/run", i+1, s)
+	}
+}
