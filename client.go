@@ -24,8 +24,12 @@ import (
 	"github.com/seedsms/sms-go/internal/safetext"
 )
 
-// Version is the SDK's version, sent in the default User-Agent.
-const Version = "0.1.0"
+// version is the SDK's release, without its "v".
+const version = "0.1.0"
+
+// Version returns the SDK's version, without its "v" ("0.1.0"), as the default User-Agent
+// sends it ("sms-go/0.1.0"). It changes with every release; the function does not.
+func Version() string { return version }
 
 // Client calls the developer endpoints with an API key pair. Its fields group the endpoints by
 // resource, one method per endpoint, each making one request (the iterators, All and
@@ -235,7 +239,7 @@ func newCore(opts []Option, mode string, auth func(http.Header)) (*core, error) 
 	}
 	c := &core{mode: mode, base: base, userAgent: cfg.userAgent, logger: cfg.logger, auth: auth, dedup: cfg.dedup}
 	if c.userAgent == "" {
-		c.userAgent = "sms-go/" + Version
+		c.userAgent = "sms-go/" + version
 	}
 	c.http = newRetryClient(cfg, c.checkRetry)
 	return c, nil

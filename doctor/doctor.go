@@ -105,7 +105,7 @@ import (
 const DefaultTimeout = 10 * time.Second
 
 // userAgent names Run's requests in the server's logs.
-const userAgent = "sms-go-doctor/" + sms.Version
+var userAgent = "sms-go-doctor/" + sms.Version()
 
 // Config is the deployment Run checks, and how.
 type Config struct {
