@@ -349,7 +349,7 @@ func TestSuccessBodyMissingMembers(t *testing.T) {
 			}, []string{"", "data.status", "data.recipients[0].to", "data.recipients[0].status"}, []string{"data.campaignId", "data.messageId", "data.counts", "data.recipients[0].updatedAt", "pagination"}},
 		{"OTP.Send", 200, `{"data":{"smsStatus":"Message Sent","phone_number":"2348025671695","pinId":"p1","status":"200","amount":3.20,"currency":"NGN"},"requestId":"r"}`,
 			func(c *sms.Client, _ *sms.DashboardClient) error {
-				_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "< 1234 >"})
+				_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", Message: "< 1234 >"})
 				return err
 			}, []string{"", "data.pinId"}, []string{"data.amount", "data.currency", "data.phone_number", "data.smsStatus", "requestId"}},
 		{"OTP.Verify", 200, `{"data":{"pinId":"p1","verified":false,"msisdn":"2348025671695","attemptsRemaining":4},"requestId":"r"}`,
@@ -552,7 +552,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	show(sendParams, res)
 
 	var pins []string
-	otpParams := &sms.SendOTPParams{To: phones[0], From: "MOCKSMS", MessageText: "Code: < 1234 >"}
+	otpParams := &sms.SendOTPParams{To: phones[0], From: "MOCKSMS", Message: "Code: < 1234 >"}
 	otp, err := client.OTP.Send(ctx, otpParams)
 	require.NoError(t, err)
 	_, pin, err := srv.LatestOTP(phones[0])

@@ -92,7 +92,7 @@ func TestEveryMethodErrorForms(t *testing.T) {
 			return errors.New("no error yielded")
 		}},
 		{"OTP.Send", "POST", "/v1/otp/send", sms.ScopeOTP, func(e env) error {
-			_, err := e.client.OTP.Send(ctx, &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+			_, err := e.client.OTP.Send(ctx, &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", Message: "< 1234 >"})
 			return err
 		}},
 		{"OTP.Verify", "POST", "/v1/otp/verify", sms.ScopeOTP, func(e env) error {

@@ -159,9 +159,9 @@ func ExampleOTPService_Verify() {
 	ctx := context.Background()
 
 	otp, err := client.OTP.Send(ctx, &sms.SendOTPParams{
-		To:          "08025671695",
-		From:        ws.SenderID,
-		MessageText: "Your login code is < 1234 >. It expires in 10 minutes.",
+		To:      "08025671695",
+		From:    ws.SenderID,
+		Message: "Your login code is < 1234 >. It expires in 10 minutes.",
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -375,7 +375,7 @@ func sendSMS(c *sms.Client) error {
 }
 
 func sendOTPOffline(c *sms.Client) error {
-	_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "ACME", MessageText: "< 1234 >"})
+	_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "ACME", Message: "< 1234 >"})
 	return err
 }
 
@@ -418,7 +418,7 @@ func campaignTotal(t *testing.T, c *sms.Client) int {
 func sendOTP(t *testing.T, srv *mockserver.Server, client *sms.Client, to string) *sms.OTP {
 	t.Helper()
 	otp, err := client.OTP.Send(context.Background(), &sms.SendOTPParams{
-		To: to, From: srv.Default().SenderID, MessageText: "Your code is < 1234 >",
+		To: to, From: srv.Default().SenderID, Message: "Your code is < 1234 >",
 	})
 	require.NoError(t, err)
 	return otp

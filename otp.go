@@ -42,11 +42,11 @@ type SendOTPParams struct {
 	To string
 	// From is an active sender ID of the workspace.
 	From string
-	// MessageText is the SMS text, optional as the service documents it. When given, it must
+	// Message is the SMS text, optional as the service documents it. When given, it must
 	// contain PinPlaceholder, which is replaced by the pin, and then fit 10 parts. When
 	// empty, it is left out of the request, and the server sends a default text with the
 	// pin.
-	MessageText string
+	Message string
 	// PinType is PinNumeric (when empty) or PinAlphanumeric.
 	PinType PinType
 	// PinLength is 4 to 8 characters (0: 6).
@@ -238,20 +238,20 @@ func validateOTP(p *SendOTPParams) (*otpBody, error) {
 	} else if utf8.RuneCountInString(placeholder) > rules.MaxPinPlaceholderLen {
 		return nil, invalid("PinPlaceholder", "the placeholder is 1 to "+strconv.Itoa(rules.MaxPinPlaceholderLen)+" characters")
 	}
-	if p.MessageText != "" { // optional: the server has a text of its own
-		if err := validateUTF8("MessageText", p.MessageText); err != nil {
+	if p.Message != "" { // optional: the server has a text of its own
+		if err := validateUTF8("Message", p.Message); err != nil {
 			return nil, err
 		}
-		if !strings.Contains(p.MessageText, placeholder) {
-			return nil, invalid("MessageText", "the message text must contain the pin placeholder "+strconv.Quote(placeholder))
+		if !strings.Contains(p.Message, placeholder) {
+			return nil, invalid("Message", "the message text must contain the pin placeholder "+strconv.Quote(placeholder))
 		}
 		// Pins are ASCII letters and digits: every pin of this length takes the same parts.
-		if err := validateParts("MessageText", strings.ReplaceAll(p.MessageText, placeholder, strings.Repeat("0", length))); err != nil {
+		if err := validateParts("Message", strings.ReplaceAll(p.Message, placeholder, strings.Repeat("0", length))); err != nil {
 			return nil, err
 		}
 	}
 	return &otpBody{
-		To: to, From: p.From, MessageText: p.MessageText, PinType: p.PinType, PinLength: p.PinLength,
+		To: to, From: p.From, MessageText: p.Message, PinType: p.PinType, PinLength: p.PinLength,
 		PinTimeToLive: int(ttl / time.Minute), PinPlaceholder: p.PinPlaceholder,
 	}, nil
 }

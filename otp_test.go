@@ -72,7 +72,7 @@ func TestOTPSendSettings(t *testing.T) {
 	ctx := context.Background()
 	_, err := client.OTP.Send(ctx, &sms.SendOTPParams{
 		To: "2348025671695", From: srv.Default().SenderID, PinType: sms.PinAlphanumeric, PinLength: 8,
-		PinTimeToLive: 2 * time.Minute, PinPlaceholder: "##", MessageText: "Code: ##",
+		PinTimeToLive: 2 * time.Minute, PinPlaceholder: "##", Message: "Code: ##",
 	})
 	require.NoError(t, err)
 	reqs := srv.Requests()
@@ -100,7 +100,7 @@ func TestOTPSendWithoutMessageText(t *testing.T) {
 		{"only what is required", sms.SendOTPParams{To: "08025671695", From: "ACME"}, `{"to":"2348025671695","from":"ACME"}`},
 		{"a placeholder but no text", sms.SendOTPParams{To: "08025671695", From: "ACME", PinPlaceholder: "{pin}", PinLength: 4},
 			`{"to":"2348025671695","from":"ACME","pin_length":4,"pin_placeholder":"{pin}"}`},
-		{"a text", sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "Code < 1234 >"},
+		{"a text", sms.SendOTPParams{To: "08025671695", From: "ACME", Message: "Code < 1234 >"},
 			`{"to":"2348025671695","from":"ACME","message_text":"Code < 1234 >"}`},
 	}
 	for _, tt := range tests {
@@ -124,7 +124,7 @@ func TestVerifyOTPParamsKeepsThePinOutOfJSON(t *testing.T) {
 	rec := &recorder{base: srv.Transport()}
 	ws := srv.Default()
 	c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: rec}))
-	otp, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: ws.SenderID, MessageText: "< 1234 >"})
+	otp, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: ws.SenderID, Message: "< 1234 >"})
 	require.NoError(t, err)
 	_, pin, err := srv.LatestOTP("08025671695")
 	require.NoError(t, err)
@@ -180,7 +180,7 @@ func TestOTPSendLimitPerNumber(t *testing.T) {
 	for range 5 {
 		sendOTP(t, srv, client, "2348025671695")
 	}
-	_, err := client.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+	_, err := client.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", Message: "< 1234 >"})
 	require.ErrorIs(t, err, sms.ErrRateLimited)
 	// The wait is until the first of the five leaves its 10-minute window: 10 minutes less
 	// what the sends took (whole seconds, rounded up), however loaded the machine.
@@ -224,7 +224,7 @@ func TestOTPRetryPolicy(t *testing.T) {
 
 				var err error
 				if tt.path == "/v1/otp/send" {
-					_, err = client.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+					_, err = client.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", Message: "< 1234 >"})
 				} else {
 					_, err = client.OTP.Verify(context.Background(), &sms.VerifyOTPParams{PinID: pinID, Pin: "000000"})
 				}
@@ -252,7 +252,7 @@ func TestOTPSendDroppedIsNotRetried(t *testing.T) {
 			srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/otp/send", Drop: true, Times: 1})
 
 			_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{
-				To: "08025671695", From: "MOCKSMS", MessageText: "Your code is < 1234 >",
+				To: "08025671695", From: "MOCKSMS", Message: "Your code is < 1234 >",
 			})
 			require.Error(t, err)
 			assert.ErrorIs(t, err, sms.ErrOutcomeUnknown)
@@ -276,7 +276,7 @@ func TestOTPSendRetriedOn429Only(t *testing.T) {
 			mockserver.FaultRule{Method: "POST", Path: "/v1/otp/send", Status: 429, RetryAfter: 1, Times: 1},
 			mockserver.FaultRule{Method: "POST", Path: "/v1/otp/send", Status: 503, Times: 1},
 		)
-		_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+		_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: "MOCKSMS", Message: "< 1234 >"})
 		require.Error(t, err)
 		assert.ErrorIs(t, err, sms.ErrServer, "the 503 after the 429 is final")
 		assert.ErrorIs(t, err, sms.ErrOutcomeUnknown, "a 503 may have been processed")

@@ -31,7 +31,7 @@ func TestEveryResultCarriesItsResponse(t *testing.T) {
 	require.NoError(t, err)
 	st, err := client.Campaigns.Delivery(ctx, camp.Campaign.ID, nil)
 	require.NoError(t, err)
-	otp, err := client.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: ws.SenderID, MessageText: "< 1234 >"})
+	otp, err := client.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: ws.SenderID, Message: "< 1234 >"})
 	require.NoError(t, err)
 	v, err := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: otp.PinID, Pin: "AB12"})
 	require.NoError(t, err)

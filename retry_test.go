@@ -286,7 +286,7 @@ func TestContextEndsDuringRetryWait(t *testing.T) {
 			return err
 		}, apiErrorStep(503, "server_error", retryAfter("20")), false, context.DeadlineExceeded, sms.ErrServer, true},
 		{"OTP 429, cancelled", func(ctx context.Context, c *sms.Client) error {
-			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "2348025671695", From: "ACME", MessageText: "< 1234 >"})
+			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "2348025671695", From: "ACME", Message: "< 1234 >"})
 			return err
 		}, apiErrorStep(429, "rate_limited", retryAfter("20")), true, context.Canceled, sms.ErrRateLimited, false},
 		{"GET 503 backoff, cancelled", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx, nil); return err },
@@ -387,7 +387,7 @@ var neverTwiceCalls = []struct {
 	call func(c *sms.Client, d *sms.DashboardClient) error
 }{
 	{"OTP.Send", func(c *sms.Client, _ *sms.DashboardClient) error {
-		_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+		_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: "MOCKSMS", Message: "< 1234 >"})
 		return err
 	}},
 	{"OTP.Verify", func(c *sms.Client, _ *sms.DashboardClient) error {

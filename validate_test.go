@@ -26,7 +26,7 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 		return &sms.CreateCampaignParams{To: []sms.Recipient{{Phone: "2348025671695"}}, From: "ACME", Message: "hi"}
 	}
 	okOTP := func() *sms.SendOTPParams {
-		return &sms.SendOTPParams{To: "2348025671695", From: "ACME", MessageText: "Code < 1234 >"}
+		return &sms.SendOTPParams{To: "2348025671695", From: "ACME", Message: "Code < 1234 >"}
 	}
 	okKey := func() *sms.CreateKeyParams {
 		return &sms.CreateKeyParams{Name: "k", Scopes: sms.Scopes{sms.ScopeSMS}}
@@ -171,13 +171,13 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 		{"otp: negative ttl", otp(func(p *sms.SendOTPParams) { p.PinTimeToLive = -time.Minute }), "PinTimeToLive"},
 		{"otp: long placeholder", otp(func(p *sms.SendOTPParams) {
 			p.PinPlaceholder = strings.Repeat("#", 21)
-			p.MessageText = p.PinPlaceholder
+			p.Message = p.PinPlaceholder
 		}), "PinPlaceholder"},
-		{"otp: no placeholder", otp(func(p *sms.SendOTPParams) { p.MessageText = "Your code" }), "MessageText"},
-		{"otp: custom placeholder missing", otp(func(p *sms.SendOTPParams) { p.PinPlaceholder = "{pin}" }), "MessageText"},
+		{"otp: no placeholder", otp(func(p *sms.SendOTPParams) { p.Message = "Your code" }), "Message"},
+		{"otp: custom placeholder missing", otp(func(p *sms.SendOTPParams) { p.PinPlaceholder = "{pin}" }), "Message"},
 		{"otp: 11 parts with the pin", otp(func(p *sms.SendOTPParams) {
-			p.MessageText = strings.Repeat("a", 1525) + "< 1234 >" // 1525 + 6 = 1531 characters
-		}), "MessageText"},
+			p.Message = strings.Repeat("a", 1525) + "< 1234 >" // 1525 + 6 = 1531 characters
+		}), "Message"},
 		{"verify: nil params", func(c *sms.Client, _ *sms.DashboardClient) error { _, err := c.OTP.Verify(ctx, nil); return err }, "VerifyOTPParams"},
 		{"verify: no pin ID", func(c *sms.Client, _ *sms.DashboardClient) error {
 			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{Pin: "1234"})
@@ -299,7 +299,7 @@ func TestValidParamsAreSent(t *testing.T) {
 		},
 		"OTP edges": func(c *sms.Client) error {
 			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "12345678", From: "ACME", PinLength: 8, PinTimeToLive: time.Hour,
-				PinPlaceholder: strings.Repeat("#", 20), MessageText: strings.Repeat("#", 20)})
+				PinPlaceholder: strings.Repeat("#", 20), Message: strings.Repeat("#", 20)})
 			return err
 		},
 		"limit 100": func(c *sms.Client) error {
@@ -347,12 +347,12 @@ func TestInvalidUTF8IsValidationError(t *testing.T) {
 			_, err := c.Campaigns.Delivery(ctx, bad, nil)
 			return err
 		}},
-		{"MessageText", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "< 1234 > " + bad})
+		{"Message", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", Message: "< 1234 > " + bad})
 			return err
 		}},
 		{"PinPlaceholder", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "code " + bad, PinPlaceholder: bad})
+			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", Message: "code " + bad, PinPlaceholder: bad})
 			return err
 		}},
 		{"PinID", func(c *sms.Client, _ *sms.DashboardClient) error {
@@ -424,7 +424,7 @@ func TestNigerianNumberLength(t *testing.T) {
 			return err
 		}},
 		{"otp", "To", func(c *sms.Client, n string) error {
-			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: n, From: "ACME", MessageText: "Code < 1234 >"})
+			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: n, From: "ACME", Message: "Code < 1234 >"})
 			return err
 		}},
 	}

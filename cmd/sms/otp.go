@@ -71,10 +71,10 @@ to verify with; the pin itself is never shown.`,
 	f := cmd.Flags()
 	f.StringVar(&p.To, "to", "", "the phone number")
 	f.StringVar(&p.From, "from", "", "an active sender ID")
-	f.StringVar(&p.MessageText, "message", "", "the SMS text, containing the placeholder (default: the server's text)")
+	f.StringVar(&p.Message, "message", "", "the SMS text, containing the placeholder (default: the server's text)")
 	// --message-text is the earlier spelling, hidden. Cobra prints MarkDeprecated's notice
 	// to stdout, which scripts read, so the notice is the command's own, on stderr.
-	f.StringVar(&p.MessageText, "message-text", "", "the SMS text")
+	f.StringVar(&p.Message, "message-text", "", "the SMS text")
 	_ = f.MarkHidden("message-text")
 	f.StringVar(&pinType, "type", "", "numeric (default) or alphanumeric")
 	f.IntVar(&p.PinLength, "length", 0, "pin length, 4 to 8 (default 6)")

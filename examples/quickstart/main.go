@@ -121,7 +121,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 
 	step("4. Send an OTP and verify it")
 	otp, err := client.OTP.Send(ctx, &sms.SendOTPParams{
-		To: "08025671695", From: "ACME", MessageText: "Your Acme code is < 1234 >. It expires in 10 minutes.",
+		To: "08025671695", From: "ACME", Message: "Your Acme code is < 1234 >. It expires in 10 minutes.",
 	})
 	if err != nil {
 		return err

@@ -251,7 +251,7 @@ func TestPageInBrowser(t *testing.T) {
 	}
 	otp := func(to string) *sms.OTP {
 		t.Helper()
-		o, err := client.OTP.Send(t.Context(), &sms.SendOTPParams{To: to, From: ws.SenderID, MessageText: "Your Acme code is < 1234 >. It expires in 10 minutes."})
+		o, err := client.OTP.Send(t.Context(), &sms.SendOTPParams{To: to, From: ws.SenderID, Message: "Your Acme code is < 1234 >. It expires in 10 minutes."})
 		require.NoError(t, err)
 		return o
 	}
@@ -659,7 +659,7 @@ func screenshot(t *testing.T, ctx context.Context, srv *mockserver.Server, clien
 		return res.Campaign.ID
 	}
 	otp := func() {
-		_, err := client.OTP.Send(t.Context(), &sms.SendOTPParams{To: "2348025671695", From: ws.SenderID, MessageText: "Your Acme code is < 1234 >. It expires in 10 minutes."})
+		_, err := client.OTP.Send(t.Context(), &sms.SendOTPParams{To: "2348025671695", From: ws.SenderID, Message: "Your Acme code is < 1234 >. It expires in 10 minutes."})
 		require.NoError(t, err)
 	}
 	order := send("Hi Ada, your Acme order #1042 has shipped and arrives tomorrow.", "", "2348025671695")
