@@ -433,7 +433,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				require.NoError(t, err)
 				vf := v.(*sms.Verification)
 				assert.Equal(t, sms.PinVerified, sms.PinStateOf(vf, err))
-				assert.Equal(t, "2348025671695", vf.MSISDN)
+				assert.Equal(t, "2348025671695", vf.To)
 				assert.Equal(t, ptr(2), vf.AttemptsRemaining)
 			}},
 		{"attempts unreadable", []string{"OTP.Verify"}, 200, nil, fmt.Sprintf(verifyBody, `"verified":false,"attemptsRemaining":"some"`),

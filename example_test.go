@@ -176,7 +176,7 @@ func ExampleOTPService_Verify() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("verified:", v.Verified, "for", v.MSISDN)
+	fmt.Println("verified:", v.Verified, "for", v.To)
 	// Output: verified: true for 2348025671695
 }
 

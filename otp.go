@@ -326,7 +326,7 @@ type Verification struct {
 	// repeat it.
 	PinID    string
 	Verified bool   // the pin matched; it is now used up
-	MSISDN   string // the number the pin was sent to; empty when the server did not send it
+	To       string // the number the pin was sent to; empty when the server did not send it
 	// AttemptsRemaining is how many wrong pins are still allowed, or nil when the server did
 	// not say (the service's otp-verify answer does not show it; the mock server sends it).
 	// After the fifth wrong pin, Verify answers 429 (PinLocked) until the pin expires.
@@ -385,7 +385,7 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 	}
 	bad := unreadable(nil, "data.", flaw{"pinId", d.PinID.bad}, flaw{"msisdn", d.MSISDN.bad}, flaw{"attemptsRemaining", d.AttemptsRemaining.bad})
 	return &Verification{
-		PinID: cmp.Or(d.PinID.s, p.PinID), Verified: d.Verified.verified, MSISDN: d.MSISDN.s,
+		PinID: cmp.Or(d.PinID.s, p.PinID), Verified: d.Verified.verified, To: d.MSISDN.s,
 		AttemptsRemaining: d.AttemptsRemaining.ptr(), Response: cl.responseOf(out.envelope, bad), expired: d.Verified.expired,
 	}, nil
 }

@@ -43,14 +43,14 @@ func TestOTPSendAndVerify(t *testing.T) {
 	v, err := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: pinID, Pin: "wrong"})
 	require.NoError(t, err, "a wrong pin is not an error")
 	v.Response = nil
-	assert.Equal(t, sms.Verification{PinID: pinID, Verified: false, MSISDN: "2348025671695", AttemptsRemaining: ptr(4)}, *v)
+	assert.Equal(t, sms.Verification{PinID: pinID, Verified: false, To: "2348025671695", AttemptsRemaining: ptr(4)}, *v)
 
 	params := &sms.VerifyOTPParams{PinID: pinID, Pin: pin}
 	assert.NotContains(t, fmt.Sprintf("%v %+v %#v %s", params, params, *params, params), pin, "params never print the pin")
 	v, err = client.OTP.Verify(ctx, params)
 	require.NoError(t, err)
 	assert.True(t, v.Verified)
-	assert.Equal(t, "2348025671695", v.MSISDN)
+	assert.Equal(t, "2348025671695", v.To)
 	assert.Nil(t, v.AttemptsRemaining, "a verified pin's answer has no attemptsRemaining")
 
 	_, err = client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: pinID, Pin: pin})

@@ -99,7 +99,7 @@ func TestLiveSamplesDecode(t *testing.T) {
 				return *v, resp, nil
 			},
 			want: sms.Verification{
-				PinID: "c8dcd048-5e7f-4347-8c89-4470c3af0b", Verified: true, MSISDN: "2348025671695",
+				PinID: "c8dcd048-5e7f-4347-8c89-4470c3af0b", Verified: true, To: "2348025671695",
 				AttemptsRemaining: nil, // the page does not show it
 			},
 		},

@@ -133,10 +133,10 @@ an API error.`,
 					Verified          bool   `json:"verified"`
 					MSISDN            string `json:"msisdn"`
 					AttemptsRemaining *int   `json:"attemptsRemaining,omitempty"`
-				}{v.PinID, v.Verified, v.MSISDN, v.AttemptsRemaining})
+				}{v.PinID, v.Verified, v.To, v.AttemptsRemaining})
 			} else {
 				t := newTable(a.stdout, "PIN ID", "VERIFIED", "NUMBER")
-				t.row(v.PinID, yesNo(v.Verified), v.MSISDN)
+				t.row(v.PinID, yesNo(v.Verified), v.To)
 				err = t.flush()
 			}
 			if err != nil {
