@@ -77,7 +77,7 @@ var sdkCalls = map[string]sdkCall{
 		return c.Balance.Get(ctx, nil)
 	},
 	"SenderIDs.Request": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
-		return c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: "Acme"})
+		return c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "alerts", Company: "Acme"})
 	},
 	"SenderIDs.List": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
 		return c.SenderIDs.List(ctx, nil)

@@ -363,7 +363,7 @@ func TestSuccessBodyMissingMembers(t *testing.T) {
 				return err
 			}, []string{"", "data.balance"}, []string{"data.currency", "data.cashback", "requestId"}},
 		{"SenderIDs.Request", 201, `{"message":"ok","data":` + senderID + `,"requestId":"r"}`, func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: "Acme"})
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "alerts", Company: "Acme"})
 			return err
 		}, []string{"", "data.title", "data.status"}, []string{"data._id", "data.createdAt", "data.country", "message"}},
 		{"SenderIDs.List", 200, `{"data":[` + senderID + `],"count":1,"requestId":"r"}`, func(c *sms.Client, _ *sms.DashboardClient) error {

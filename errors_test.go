@@ -104,7 +104,7 @@ func TestEveryMethodErrorForms(t *testing.T) {
 			return err
 		}},
 		{"SenderIDs.Request", "POST", "/v1/sender-ids", sms.ScopeSenderIDs, func(e env) error {
-			_, err := e.client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "u", Company: "c"})
+			_, err := e.client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "u", Company: "c"})
 			return err
 		}},
 		{"SenderIDs.List", "GET", "/v1/sender-ids", sms.ScopeSenderIDs, func(e env) error {

@@ -117,7 +117,7 @@ var writeCalls = []writeCall{
 		}},
 	{"SenderIDs.Request", `{"message":"ok","data":{"_id":"s1","title":"ACME","status":"pending","country":"Nigeria"}}`,
 		"", false, func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: "Acme"})
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "alerts", Company: "Acme"})
 			return err
 		}},
 	{"Keys.Create", `{"data":{"_id":"k1","name":"ci","publicKey":"pk_test_abc","scopes":{"sms":true},"secret":"sk_test_s3cr3t"}}`,

@@ -37,7 +37,7 @@ func TestEveryResultCarriesItsResponse(t *testing.T) {
 	require.NoError(t, err)
 	bal, err := client.Balance.Get(ctx, nil)
 	require.NoError(t, err)
-	sid, err := client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: "Acme"})
+	sid, err := client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "alerts", Company: "Acme"})
 	require.NoError(t, err)
 	sids, err := client.SenderIDs.List(ctx, nil)
 	require.NoError(t, err)

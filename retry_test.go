@@ -395,7 +395,7 @@ var neverTwiceCalls = []struct {
 		return err
 	}},
 	{"SenderIDs.Request", func(c *sms.Client, _ *sms.DashboardClient) error {
-		_, err := c.SenderIDs.Request(context.Background(), &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: "Acme"})
+		_, err := c.SenderIDs.Request(context.Background(), &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "alerts", Company: "Acme"})
 		return err
 	}},
 	{"Keys.Create", func(_ *sms.Client, d *sms.DashboardClient) error {

@@ -229,19 +229,19 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 			return err
 		}, "RequestSenderIDParams"},
 		{"sender ID: shape", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "AC", Usecase: "u", Company: "c"})
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "AC", UseCase: "u", Company: "c"})
 			return err
 		}, "SenderID"},
 		{"sender ID: blank usecase", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "  ", Company: "c"})
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "  ", Company: "c"})
 			return err
-		}, "Usecase"},
+		}, "UseCase"},
 		{"sender ID: long usecase", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: strings.Repeat("u", 501), Company: "c"})
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: strings.Repeat("u", 501), Company: "c"})
 			return err
-		}, "Usecase"},
+		}, "UseCase"},
 		{"sender ID: long company", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "u", Company: strings.Repeat("c", 101)})
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "u", Company: strings.Repeat("c", 101)})
 			return err
 		}, "Company"},
 		{"sender IDs: status filter", func(c *sms.Client, _ *sms.DashboardClient) error {
@@ -363,12 +363,12 @@ func TestInvalidUTF8IsValidationError(t *testing.T) {
 			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "p1", Pin: "12\xff456"})
 			return err
 		}},
-		{"Usecase", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: bad, Company: "Acme"})
+		{"UseCase", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: bad, Company: "Acme"})
 			return err
 		}},
 		{"Company", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: bad})
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "alerts", Company: bad})
 			return err
 		}},
 		{"Name", func(_ *sms.Client, d *sms.DashboardClient) error {

@@ -115,7 +115,7 @@ func TestLiveSamplesDecode(t *testing.T) {
 				return ids.Items, ids.Response, nil
 			},
 			want: []sms.SenderID{{
-				ID: "", Title: "ACME", Status: sms.SenderIDStatusActive, Country: "Nigeria", Usecase: "", Company: "", CreatedAt: nil,
+				ID: "", Title: "ACME", Status: sms.SenderIDStatusActive, Country: "Nigeria", UseCase: "", Company: "", CreatedAt: nil,
 			}},
 		},
 		{

@@ -78,7 +78,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 
 	step("2. Request a sender ID; the mock approves it")
 	sid, err := client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{
-		SenderID: "ACME", Usecase: "Order and delivery updates", Company: "Acme Stores Ltd",
+		SenderID: "ACME", UseCase: "Order and delivery updates", Company: "Acme Stores Ltd",
 	})
 	if err != nil {
 		return err
