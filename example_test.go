@@ -200,7 +200,7 @@ func ExamplePinStateOf() {
 
 	// A login handler branches on the state, not on the server's English.
 	for _, typed := range []string{" 12", pin, pin} {
-		v, err := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: otp.PinID, Pin: typed, PinType: sms.PinNumeric, PinLength: 6})
+		v, err := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: otp.PinID, Pin: typed, PinType: sms.PinTypeNumeric, PinLength: 6})
 		switch state := sms.PinStateOf(v, err); state {
 		case sms.PinVerified:
 			fmt.Println("welcome")

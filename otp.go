@@ -23,8 +23,8 @@ type PinType string
 
 // The pin alphabets.
 const (
-	PinNumeric      PinType = "numeric"      // digits
-	PinAlphanumeric PinType = "alphanumeric" // A-Z and digits
+	PinTypeNumeric      PinType = "numeric"      // digits
+	PinTypeAlphanumeric PinType = "alphanumeric" // A-Z and digits
 )
 
 // OTPService sends one-time passwords by SMS and verifies them.
@@ -47,7 +47,7 @@ type SendOTPParams struct {
 	// empty, it is left out of the request, and the server sends a default text with the
 	// pin.
 	Message string
-	// PinType is PinNumeric (when empty) or PinAlphanumeric.
+	// PinType is PinTypeNumeric (when empty) or PinTypeAlphanumeric.
 	PinType PinType
 	// PinLength is 4 to 8 characters (0: 6).
 	PinLength int
@@ -217,7 +217,7 @@ func validateOTP(p *SendOTPParams) (*otpBody, error) {
 		return nil, err
 	}
 	switch p.PinType {
-	case "", PinNumeric, PinAlphanumeric:
+	case "", PinTypeNumeric, PinTypeAlphanumeric:
 	default:
 		return nil, invalid("PinType", "the pin type is numeric or alphanumeric")
 	}
@@ -265,7 +265,7 @@ type VerifyOTPParams struct {
 	// *ValidationError, so that it does not use up one of the pin's attempts. Trim what
 	// people type before passing it.
 	Pin string
-	// PinType, when set, is the type the pin was sent with: PinNumeric refuses a pin that
+	// PinType, when set, is the type the pin was sent with: PinTypeNumeric refuses a pin that
 	// is not all digits. Empty: digits and letters are both accepted.
 	PinType PinType
 	// PinLength, when set (4 to 8), is the length the pin was sent with: a pin of another
@@ -394,7 +394,7 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 // of the type and length given. Reasons never repeat the pin.
 func validatePin(p *VerifyOTPParams) error {
 	switch p.PinType {
-	case "", PinNumeric, PinAlphanumeric:
+	case "", PinTypeNumeric, PinTypeAlphanumeric:
 	default:
 		return invalid("PinType", "the pin type is numeric or alphanumeric")
 	}
@@ -412,7 +412,7 @@ func validatePin(p *VerifyOTPParams) error {
 		digit := '0' <= c && c <= '9'
 		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 		switch {
-		case p.PinType == PinNumeric && !digit:
+		case p.PinType == PinTypeNumeric && !digit:
 			return invalid("Pin", "this pin is numeric: digits only (trim spaces and separators)")
 		case !digit && !letter:
 			return invalid("Pin", "a pin is ASCII letters and digits only (trim spaces and separators)")

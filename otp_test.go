@@ -71,7 +71,7 @@ func TestOTPSendSettings(t *testing.T) {
 	client := newClient(t, srv)
 	ctx := context.Background()
 	_, err := client.OTP.Send(ctx, &sms.SendOTPParams{
-		To: "2348025671695", From: srv.Default().SenderID, PinType: sms.PinAlphanumeric, PinLength: 8,
+		To: "2348025671695", From: srv.Default().SenderID, PinType: sms.PinTypeAlphanumeric, PinLength: 8,
 		PinTimeToLive: 2 * time.Minute, PinPlaceholder: "##", Message: "Code: ##",
 	})
 	require.NoError(t, err)

@@ -100,7 +100,7 @@ func TestPinStatesAgainstTheMock(t *testing.T) {
 	ctx := context.Background()
 	verify := func(pinID, pin string) sms.PinState {
 		t.Helper()
-		return sms.PinStateOf(client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: pinID, Pin: pin, PinType: sms.PinNumeric, PinLength: 6}))
+		return sms.PinStateOf(client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: pinID, Pin: pin, PinType: sms.PinTypeNumeric, PinLength: 6}))
 	}
 	latest := func(to string) (string, string) {
 		t.Helper()

@@ -208,7 +208,7 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 			return err
 		}, "Pin"},
 		{"verify: letters in a numeric pin", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "x", Pin: "12345A", PinType: sms.PinNumeric})
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "x", Pin: "12345A", PinType: sms.PinTypeNumeric})
 			return err
 		}, "Pin"},
 		{"verify: length other than sent", func(c *sms.Client, _ *sms.DashboardClient) error {
