@@ -262,7 +262,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 		// Smaller kinds.
 		{"422 the pin has expired", []string{"OTP.Verify"}, 422, nil, `{"message":"The pin has expired."}`,
 			func(t *testing.T, v any, err error) {
-				assert.Equal(t, sms.PinExpired, sms.PinStateOf(nil, err))
+				assert.Equal(t, sms.PinStateExpired, sms.PinStateOf(nil, err))
 			}},
 		{"404 of a missing route", []string{"OTP.Verify"}, 404, nil, `{"error":{"code":"not_found","message":"No route for POST /api/v1/otp/verify."}}`,
 			func(t *testing.T, v any, err error) {
@@ -432,7 +432,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
 				vf := v.(*sms.Verification)
-				assert.Equal(t, sms.PinVerified, sms.PinStateOf(vf, err))
+				assert.Equal(t, sms.PinStateVerified, sms.PinStateOf(vf, err))
 				assert.Equal(t, "2348025671695", vf.To)
 				assert.Equal(t, ptr(2), vf.AttemptsRemaining)
 			}},
@@ -440,33 +440,33 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
 				vf := v.(*sms.Verification)
-				assert.Equal(t, sms.PinWrong, sms.PinStateOf(vf, err))
+				assert.Equal(t, sms.PinStateWrong, sms.PinStateOf(vf, err))
 				assert.Nil(t, vf.AttemptsRemaining)
 				assert.Equal(t, []string{"data.attemptsRemaining"}, vf.Response.Unreadable)
 			}},
 		// Errors in any shape.
 		{`{"error":"..."}`, []string{"OTP.Verify"}, 400, nil, `{"error":"Pin has expired"}`,
 			func(t *testing.T, v any, err error) {
-				assert.Equal(t, sms.PinExpired, sms.PinStateOf(nil, err))
+				assert.Equal(t, sms.PinStateExpired, sms.PinStateOf(nil, err))
 				assert.Equal(t, "Pin has expired", apiError(t, err).Message)
 			}},
 		{`{"message":"..."}`, []string{"OTP.Verify"}, 400, nil, `{"message":"Pin has expired"}`,
 			func(t *testing.T, v any, err error) {
-				assert.Equal(t, sms.PinExpired, sms.PinStateOf(nil, err))
+				assert.Equal(t, sms.PinStateExpired, sms.PinStateOf(nil, err))
 				assert.Equal(t, "Pin has expired", apiError(t, err).Message)
 			}},
 		{`{"errors":[strings]}`, []string{"OTP.Verify"}, 400, nil, `{"errors":["This pin was replaced by a newer one"]}`,
 			func(t *testing.T, v any, err error) {
-				assert.Equal(t, sms.PinReplaced, sms.PinStateOf(nil, err))
+				assert.Equal(t, sms.PinStateReplaced, sms.PinStateOf(nil, err))
 			}},
 		{`{"errors":[objects]}`, []string{"OTP.Verify"}, 400, nil, `{"errors":[{"code":"pin_used","message":"Pin already verified"}]}`,
 			func(t *testing.T, v any, err error) {
-				assert.Equal(t, sms.PinAlreadyVerified, sms.PinStateOf(nil, err))
+				assert.Equal(t, sms.PinStateAlreadyVerified, sms.PinStateOf(nil, err))
 				assert.Equal(t, "pin_used", apiError(t, err).Code)
 			}},
 		{"404 of the API", []string{"OTP.Verify"}, 404, nil, `{"error":{"code":"not_found","message":"Pin not found."}}`,
 			func(t *testing.T, v any, err error) {
-				assert.Equal(t, sms.PinNotFound, sms.PinStateOf(nil, err))
+				assert.Equal(t, sms.PinStateNotFound, sms.PinStateOf(nil, err))
 			}},
 		{"404 of a router", []string{"OTP.Verify"}, 404, http.Header{"Content-Type": {"text/html"}}, `<html>Not Found</html>`,
 			func(t *testing.T, v any, err error) {

@@ -202,9 +202,9 @@ func ExamplePinStateOf() {
 	for _, typed := range []string{" 12", pin, pin} {
 		v, err := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: otp.PinID, Pin: typed, PinType: sms.PinTypeNumeric, PinLength: 6})
 		switch state := sms.PinStateOf(v, err); state {
-		case sms.PinVerified:
+		case sms.PinStateVerified:
 			fmt.Println("welcome")
-		case sms.PinWrong, sms.PinMalformed:
+		case sms.PinStateWrong, sms.PinStateMalformed:
 			fmt.Println("wrong code, try again:", state)
 		case sms.PinStateUnknown:
 			log.Fatal(err)

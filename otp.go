@@ -329,12 +329,12 @@ type Verification struct {
 	To       string // the number the pin was sent to; empty when the server did not send it
 	// AttemptsRemaining is how many wrong pins are still allowed, or nil when the server did
 	// not say (the service's otp-verify answer does not show it; the mock server sends it).
-	// After the fifth wrong pin, Verify answers 429 (PinLocked) until the pin expires.
+	// After the fifth wrong pin, Verify answers 429 (PinStateLocked) until the pin expires.
 	AttemptsRemaining *int
 	// Response is the HTTP answer, with its request ID.
 	Response *Response
 
-	expired bool // the provider's "verified": "Expired": PinStateOf says PinExpired
+	expired bool // the provider's "verified": "Expired": PinStateOf says PinStateExpired
 }
 
 // Verify checks a pin. A wrong pin is not an error: Verified is false (and so it is when the

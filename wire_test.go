@@ -93,7 +93,7 @@ func TestLiveSamplesDecode(t *testing.T) {
 				if err != nil {
 					return nil, nil, err
 				}
-				assert.Equal(t, sms.PinVerified, sms.PinStateOf(v, err))
+				assert.Equal(t, sms.PinStateVerified, sms.PinStateOf(v, err))
 				resp := v.Response
 				v.Response = nil
 				return *v, resp, nil
