@@ -28,7 +28,7 @@ func TestBalanceGet(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := mockserver.NewTest(t)
-			require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, tt.kobo))
+			require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.ModeTest, tt.kobo))
 			b, err := newClient(t, srv).Balance.Get(context.Background(), nil)
 			require.NoError(t, err)
 			assert.Equal(t, tt.kobo, b.Balance.Kobo())
@@ -44,7 +44,7 @@ func TestBalanceOfKeyMode(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
 	ws := srv.Default()
-	require.NoError(t, srv.SetBalance(ws.WorkspaceID, mockserver.Live, 12345))
+	require.NoError(t, srv.SetBalance(ws.WorkspaceID, mockserver.ModeLive, 12345))
 	live := newClientOf(t, srv, ws.LiveKey, ws.LiveSecret)
 	b, err := live.Balance.Get(context.Background(), nil)
 	require.NoError(t, err)

@@ -283,7 +283,7 @@ func ExampleError() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := srv.SetBalance(ws.WorkspaceID, mockserver.Test, 0); err != nil {
+	if err := srv.SetBalance(ws.WorkspaceID, mockserver.ModeTest, 0); err != nil {
 		log.Fatal(err)
 	}
 

@@ -395,7 +395,7 @@ func requestsTo(srv *mockserver.Server, method, path string) int {
 // balance returns a test wallet of the default workspace, in kobo.
 func balance(t *testing.T, srv *mockserver.Server) int64 {
 	t.Helper()
-	k, err := srv.Balance(srv.Default().WorkspaceID, mockserver.Test)
+	k, err := srv.Balance(srv.Default().WorkspaceID, mockserver.ModeTest)
 	require.NoError(t, err)
 	return k
 }
@@ -403,7 +403,7 @@ func balance(t *testing.T, srv *mockserver.Server) int64 {
 // fund sets the test wallet of the default workspace, in kobo.
 func fund(t *testing.T, srv *mockserver.Server, kobo int64) {
 	t.Helper()
-	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, kobo))
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.ModeTest, kobo))
 }
 
 // campaignTotal returns the number of campaigns c's key sees.

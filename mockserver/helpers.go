@@ -50,7 +50,7 @@ const (
 // KeyOptions configures NewKey.
 type KeyOptions struct {
 	Name   string        // shown in GET /v1/keys ("" is allowed)
-	Mode   Mode          // Live (the default) or Test
+	Mode   Mode          // ModeLive (the default) or ModeTest
 	Scopes []Scope       // nil: every scope; an empty non-nil slice: none
 	TTL    time.Duration // of the mock's clock; 0: the key never expires
 }
@@ -61,7 +61,7 @@ type Key struct {
 	ID        string // the key's id, as GET /v1/keys lists it
 	PublicKey string // pk_live_... or pk_test_..., sent as X-API-Key
 	Secret    string // sk_live_... or sk_test_..., sent as X-API-Secret
-	Mode      Mode   // Live or Test
+	Mode      Mode   // ModeLive or ModeTest
 }
 
 // String hides the secret.
@@ -82,7 +82,7 @@ func (s *Server) NewKey(workspaceID string, o KeyOptions) (Key, error) {
 	}
 	mode := o.Mode
 	if mode == "" {
-		mode = Live
+		mode = ModeLive
 	}
 	if _, ok := store.ParseMode(string(mode)); !ok {
 		return Key{}, fmt.Errorf("mockserver: NewKey: mode %q is neither live nor test", mode)

@@ -88,7 +88,7 @@ type Filter struct {
 	Contains    string    // text that Text contains, in any case
 	Since       time.Time // created at or after
 	WorkspaceID string    // the workspace
-	Mode        Mode      // Live or Test
+	Mode        Mode      // ModeLive or ModeTest
 }
 
 // storeFilter is f in the store's terms.

@@ -39,8 +39,8 @@ type Mode string
 
 // The two modes.
 const (
-	Live Mode = "live"
-	Test Mode = "test"
+	ModeLive Mode = "live"
+	ModeTest Mode = "test"
 )
 
 // modeOf is a store mode as a Mode.

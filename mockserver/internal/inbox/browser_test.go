@@ -463,7 +463,7 @@ func TestPageInBrowser(t *testing.T) {
 		require.NoError(t, chromedp.Run(ctx, click(`#tabs button[data-tab="wallets"]`), chromedp.WaitVisible(`#wallets`),
 			setValue(`#wallets [name=live]`, "12345678901234567.89"), click(`#wallets button[type=submit]`)))
 		require.NoError(t, within(ctx, 2*time.Second, textIs(`#live-balance`, "₦12,345,678,901,234,567.89")))
-		kobo, err := srv.Balance(ws.WorkspaceID, mockserver.Live)
+		kobo, err := srv.Balance(ws.WorkspaceID, mockserver.ModeLive)
 		require.NoError(t, err)
 		assert.Equal(t, int64(1234567890123456789), kobo)
 
