@@ -22,11 +22,11 @@ func TestExportedLimitsAreTheRules(t *testing.T) {
 	for _, e := range []rules.Encoding{rules.GSM7, rules.UCS2} {
 		assert.Equal(t, e.String(), Encoding(e).String(), "Encoding(rules.%v) is the encoding of the same name", e)
 	}
-	assert.Equal(t, GSM7, Encoding(rules.GSM7))
-	assert.Equal(t, UCS2, Encoding(rules.UCS2))
+	assert.Equal(t, EncodingGSM7, Encoding(rules.GSM7))
+	assert.Equal(t, EncodingUCS2, Encoding(rules.UCS2))
 
 	fset := token.NewFileSet()
-	for file, names := range map[string][]string{"rules.go": {"MaxParts", "GSM7", "UCS2"}, "bulk.go": {"MaxBulkBatchSize"}} {
+	for file, names := range map[string][]string{"rules.go": {"MaxParts", "EncodingGSM7", "EncodingUCS2"}, "bulk.go": {"MaxBulkBatchSize"}} {
 		f, err := parser.ParseFile(fset, file, nil, 0)
 		require.NoError(t, err)
 		literal := map[string]bool{}
