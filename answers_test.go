@@ -413,13 +413,19 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 			func(t *testing.T, v any, err error) {
 				var sf *sms.SendFailedError
 				require.ErrorAs(t, err, &sf)
-				assert.Equal(t, "400", sf.Status)
+				assert.Equal(t, sms.AnswerStatus("400"), sf.Status)
+				assert.Equal(t, sms.SMSStatusSent, sf.OTP.SMSStatus)
 			}},
 		{"OTP failed: issue's shape", []string{"OTP.Send"}, 200, nil, `{"smsStatus":"Message Failed","status":"400"}`,
 			func(t *testing.T, v any, err error) {
 				var sf *sms.SendFailedError
 				require.ErrorAs(t, err, &sf)
-				assert.Equal(t, "400", sf.Status)
+				assert.Equal(t, sms.AnswerStatus("400"), sf.Status)
+			}},
+		{"OTP sent: an smsStatus of no constant is kept as written", []string{"OTP.Send"}, 200, nil, `{"data":{"smsStatus":"Queued for delivery","pinId":"p1"},"status":"200"}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.SMSStatus("Queued for delivery"), v.(*sms.OTP).SMSStatus)
 			}},
 		{"OTP sent: number and amount as they come", []string{"OTP.Send"}, 200, nil, fmt.Sprintf(otpBody, `"phone_number":2348025671695,"status":200,"amount":"3.20"`),
 			func(t *testing.T, v any, err error) {

@@ -62,11 +62,11 @@ type SendOTPParams struct {
 // number and smsStatus; what it cost is not shown, so Amount is nil (and Currency empty)
 // unless the server sends it, as the mock server does.
 type OTP struct {
-	PinID     string  // pass it to Verify
-	To        string  // the normalized number; empty when the server did not send it
-	SMSStatus string  // such as "Message Sent"; the mock answers "Message Failed" (and Amount 0.00) when the provider refused it
-	Amount    *Amount // what the SMS cost; nil when the server did not say
-	Currency  string  // "NGN"; empty when the server did not say
+	PinID     string    // pass it to Verify
+	To        string    // the normalized number; empty when the server did not send it
+	SMSStatus SMSStatus // such as SMSStatusSent; the mock answers SMSStatusFailed (and Amount 0.00) when the provider refused it
+	Amount    *Amount   // what the SMS cost; nil when the server did not say
+	Currency  string    // "NGN"; empty when the server did not say
 	// Response is the HTTP answer, with its request ID (the service's OTP answers show no
 	// requestId: it is then the X-Request-Id header's, or empty).
 	Response *Response
@@ -107,11 +107,11 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 	bad := unreadable(nil, "data.", flaw{"smsStatus", d.SMSStatus.bad}, flaw{"phone_number", d.PhoneNumber.bad},
 		flaw{"amount", d.Amount.bad}, flaw{"currency", d.Currency.bad}, flaw{"status", d.Status.bad})
 	otp := &OTP{
-		PinID: d.PinID.s, To: d.PhoneNumber.s, SMSStatus: d.SMSStatus.s, Amount: d.Amount.ptr(), Currency: d.Currency.s,
+		PinID: d.PinID.s, To: d.PhoneNumber.s, SMSStatus: SMSStatus(d.SMSStatus.s), Amount: d.Amount.ptr(), Currency: d.Currency.s,
 		Response: cl.responseOf(out.envelope, unreadable(bad, "", flaw{"status", out.Status.bad})),
 	}
 	if failedSMSStatus(d.SMSStatus.s) || failedStatus(d.Status.s) || failedStatus(out.Status.s) {
-		return nil, &SendFailedError{OTP: otp, Status: cmp.Or(d.Status.s, out.Status.s)}
+		return nil, &SendFailedError{OTP: otp, Status: AnswerStatus(cmp.Or(d.Status.s, out.Status.s))}
 	}
 	if err := cl.need(member{"data.pinId", d.PinID.s != ""}); err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ type SendFailedError struct {
 	// server sent them; its Response holds the request ID.
 	OTP *OTP
 	// Status is the status member of the answer, as the server wrote it ("400"), or empty.
-	Status string
+	Status AnswerStatus
 }
 
 // Error describes the failure with the server's words, printable and bounded as in
@@ -171,10 +171,10 @@ type SendFailedError struct {
 func (e *SendFailedError) Error() string {
 	msg := "sms: POST /v1/otp/send: the server accepted the request but says the SMS failed"
 	if e.OTP != nil && e.OTP.SMSStatus != "" {
-		msg += ": smsStatus " + strconv.Quote(printable(e.OTP.SMSStatus))
+		msg += ": smsStatus " + strconv.Quote(printable(string(e.OTP.SMSStatus)))
 	}
 	if e.Status != "" {
-		msg += ", status " + strconv.Quote(printable(e.Status))
+		msg += ", status " + strconv.Quote(printable(string(e.Status)))
 	}
 	if e.OTP != nil && e.OTP.PinID != "" {
 		msg += " (pin " + printable(e.OTP.PinID) + ")"
@@ -194,7 +194,7 @@ func (e *SendFailedError) Is(target error) bool {
 	if e.OTP == nil {
 		return false
 	}
-	s := sentinelFor(statusOfWords(e.OTP.SMSStatus))
+	s := sentinelFor(statusOfWords(string(e.OTP.SMSStatus)))
 	return s != nil && s == target
 }
 

@@ -30,7 +30,7 @@ func TestOTPSendAndVerify(t *testing.T) {
 	otp := sendOTP(t, srv, client, "08025671695")
 	assert.NotEmpty(t, otp.PinID)
 	assert.Equal(t, "2348025671695", otp.To)
-	assert.Equal(t, "Message Sent", otp.SMSStatus)
+	assert.Equal(t, sms.SMSStatusSent, otp.SMSStatus)
 	assert.Equal(t, ptr(sms.AmountFromKobo(320)), otp.Amount)
 	assert.Equal(t, "NGN", otp.Currency)
 	assert.Equal(t, before-320, balance(t, srv))

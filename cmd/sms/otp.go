@@ -52,11 +52,11 @@ to verify with; the pin itself is never shown.`,
 			}
 			if a.jsonOut {
 				return writeJSON(a.stdout, struct {
-					PinID     string      `json:"pinId"`
-					To        string      `json:"to"`
-					SMSStatus string      `json:"smsStatus"`
-					Amount    *sms.Amount `json:"amount,omitempty"`
-					Currency  string      `json:"currency,omitempty"`
+					PinID     string        `json:"pinId"`
+					To        string        `json:"to"`
+					SMSStatus sms.SMSStatus `json:"smsStatus"`
+					Amount    *sms.Amount   `json:"amount,omitempty"`
+					Currency  string        `json:"currency,omitempty"`
 				}{otp.PinID, otp.To, otp.SMSStatus, otp.Amount, otp.Currency})
 			}
 			amount := "" // the server may not say what the SMS cost
@@ -64,7 +64,7 @@ to verify with; the pin itself is never shown.`,
 				amount = strings.TrimSpace(otp.Amount.String() + " " + otp.Currency)
 			}
 			t := newTable(a.stdout, "PIN ID", "TO", "STATUS", "AMOUNT")
-			t.row(otp.PinID, otp.To, otp.SMSStatus, amount)
+			t.row(otp.PinID, otp.To, string(otp.SMSStatus), amount)
 			return t.flush()
 		},
 	}
