@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/faults"
 	"github.com/seedsms/sms-go/mockserver/internal/idem"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
@@ -23,8 +24,12 @@ func TestExportedConstantsAreTheInternalOnes(t *testing.T) {
 	assert.Equal(t, store.SlowDeliveryDelay, SlowDeliveryDelay)
 	assert.Equal(t, idem.DefaultTotalLimit, DefaultIdempotencyTotalLimit)
 	assert.Equal(t, faults.MaxRules, MaxFaultRules)
+	assert.Equal(t, rules.DefaultGenericPrice, DefaultGenericPrice)
+	assert.Equal(t, rules.DefaultDNDPrice, DefaultDNDPrice)
+	assert.Equal(t, rules.MaxPrice, MaxPrice)
+	assert.Equal(t, rules.ScopeNames[:], []string{string(ScopeSMS), string(ScopeOTP), string(ScopeCampaigns), string(ScopeSenderIDs), string(ScopeBalance)})
 
-	internal := map[string]bool{"store": true, "idem": true, "faults": true, "httpapi": true, "wire": true, "reqlog": true}
+	internal := map[string]bool{"rules": true, "store": true, "idem": true, "faults": true, "httpapi": true, "wire": true, "reqlog": true}
 	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
 	checked := 0

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/httpapi"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
@@ -40,11 +39,11 @@ type Scope string
 
 // The scopes of a key, each the constant of the same name of the SDK.
 const (
-	ScopeSMS       Scope = rules.ScopeSMS       // POST /v1/sms/send
-	ScopeOTP       Scope = rules.ScopeOTP       // /v1/otp/...
-	ScopeCampaigns Scope = rules.ScopeCampaigns // /v1/sms/campaigns...
-	ScopeSenderIDs Scope = rules.ScopeSenderIDs // /v1/sender-ids...
-	ScopeBalance   Scope = rules.ScopeBalance   // GET /v1/balance
+	ScopeSMS       Scope = "sms"        // POST /v1/sms/send
+	ScopeOTP       Scope = "otp"        // /v1/otp/...
+	ScopeCampaigns Scope = "campaigns"  // /v1/sms/campaigns...
+	ScopeSenderIDs Scope = "sender_ids" // /v1/sender-ids...
+	ScopeBalance   Scope = "balance"    // GET /v1/balance
 )
 
 // KeyOptions configures NewKey.
