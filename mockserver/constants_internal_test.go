@@ -27,6 +27,7 @@ func TestExportedConstantsAreTheInternalOnes(t *testing.T) {
 	assert.Equal(t, rules.DefaultGenericPrice, DefaultGenericPrice)
 	assert.Equal(t, rules.DefaultDNDPrice, DefaultDNDPrice)
 	assert.Equal(t, rules.MaxPrice, MaxPrice)
+	assert.Equal(t, store.CampaignStatusNames[:], []string{string(CampaignStatusProcessing), string(CampaignStatusSent), string(CampaignStatusFailed)})
 	assert.Equal(t, rules.ScopeNames[:], []string{string(ScopeSMS), string(ScopeOTP), string(ScopeCampaigns), string(ScopeSenderIDs), string(ScopeBalance)})
 
 	internal := map[string]bool{"rules": true, "store": true, "idem": true, "faults": true, "httpapi": true, "wire": true, "reqlog": true}

@@ -34,6 +34,18 @@ const (
 	StatusDND       Status = "dnd"
 )
 
+// CampaignStatus is where a campaign stands with the provider: processing, then sent, or
+// failed (refused by the provider and refunded). Its words are the SDK's (sms.CampaignStatus)
+// and the wire's.
+type CampaignStatus string
+
+// The campaign statuses.
+const (
+	CampaignStatusProcessing CampaignStatus = "processing"
+	CampaignStatusSent       CampaignStatus = "sent"
+	CampaignStatusFailed     CampaignStatus = "failed"
+)
+
 // Scope is what an API key may do. Its words are the SDK's (sms.Scope) and the wire's.
 type Scope string
 
@@ -115,8 +127,8 @@ func (s *Server) NewKey(workspaceID string, o KeyOptions) (Key, error) {
 // Campaign is a campaign as a test reads it back: what it cost and where its recipients stand.
 type Campaign struct {
 	ID         string
-	Status     string // "processing", "sent" or "failed" (refused by the provider, refunded)
-	Delivery   string // "sent" while any recipient is, then "delivered", "partially_delivered" or "failed"
+	Status     CampaignStatus // CampaignStatusProcessing, CampaignStatusSent or CampaignStatusFailed (refused by the provider, refunded)
+	Delivery   string         // "sent" while any recipient is, then "delivered", "partially_delivered" or "failed"
 	SenderID   string
 	Reference  string // "" when none was given
 	Channel    string // "generic" or "dnd"
@@ -147,7 +159,7 @@ func (s *Server) Campaigns(workspaceID string, mode Mode) ([]Campaign, error) {
 		cp := &list[i]
 		counts := store.CountsOf(cp)
 		out[i] = Campaign{
-			ID: cp.ID.String(), Status: cp.Status.String(), Delivery: cp.Rollup(), SenderID: cp.SenderID,
+			ID: cp.ID.String(), Status: CampaignStatus(cp.Status.String()), Delivery: cp.Rollup(), SenderID: cp.SenderID,
 			Reference: cp.Reference, Channel: cp.Channel.String(), Text: cp.Text(), Recipients: cp.Total(),
 			Counts: DeliverCounts{Delivered: counts.Delivered, Failed: counts.Failed, DND: counts.DND},
 			Sent:   counts.Sent, AmountKobo: cp.Amount, CreatedAt: time.Unix(0, cp.CreatedAt).UTC(),

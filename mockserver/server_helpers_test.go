@@ -66,6 +66,7 @@ func TestCampaignsHelper(t *testing.T) {
 	assert.Equal(t, mockserver.DeliverCounts{Failed: 1}, cs[1].Counts)
 	assert.Equal(t, int64(600), cs[1].AmountKobo)
 	assert.Equal(t, "sent", cs[1].Delivery)
+	assert.Equal(t, mockserver.CampaignStatusSent, cs[1].Status)
 	test, err := e.srv.Campaigns(e.ws.WorkspaceID, mockserver.ModeTest)
 	require.NoError(t, err)
 	assert.Len(t, test, 1)
