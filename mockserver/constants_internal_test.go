@@ -66,3 +66,25 @@ func TestExportedConstantsAreTheInternalOnes(t *testing.T) {
 	}
 	assert.Greater(t, checked, 10, "the package's constants were read")
 }
+
+// Credentials is declared as Workspace, so that the fields are written, and shown by go doc,
+// once; the conversion both ways keeps every value.
+func TestCredentialsIsWorkspace(t *testing.T) {
+	t.Parallel()
+	f, err := parser.ParseFile(token.NewFileSet(), "server.go", nil, 0)
+	require.NoError(t, err)
+	var decl ast.Expr
+	ast.Inspect(f, func(n ast.Node) bool {
+		if ts, ok := n.(*ast.TypeSpec); ok && ts.Name.Name == "Credentials" {
+			decl = ts.Type
+		}
+		return true
+	})
+	require.NotNil(t, decl, "server.go declares Credentials")
+	id, ok := decl.(*ast.Ident)
+	assert.True(t, ok && id.Name == "Workspace", "Credentials is declared as Workspace, not as a second list of its fields")
+
+	w := Workspace{URL: "http://127.0.0.1:1", WorkspaceID: "w", DashboardToken: "t", LiveKey: "pk_live_a",
+		LiveSecret: "sk_live_b", TestKey: "pk_test_c", TestSecret: "sk_test_d", SenderID: "MOCKSMS"}
+	assert.Equal(t, w, Workspace(w.Credentials()))
+}
