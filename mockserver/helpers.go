@@ -2,9 +2,11 @@ package mockserver
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/seedsms/sms-go/mockserver/internal/httpapi"
+	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
@@ -66,8 +68,8 @@ type KeyOptions struct {
 	TTL    time.Duration // of the mock's clock; 0: the key never expires
 }
 
-// Key is an API key made by NewKey; its fields are named as the SDK's sms.Key names them. Its
-// String hides the secret.
+// Key is an API key made by NewKey; its fields are named as the SDK's sms.Key names them.
+// Printed (with any fmt verb) or logged with log/slog, it hides the secret.
 type Key struct {
 	ID        string // the key's id, as GET /v1/keys lists it
 	PublicKey string // pk_live_... or pk_test_..., sent as X-API-Key
@@ -82,6 +84,12 @@ func (k Key) String() string {
 
 // GoString hides the secret from %#v.
 func (k Key) GoString() string { return k.String() }
+
+// Format writes String for every verb, so that no verb (%d, %t, %x, ...) reaches the secret.
+func (k Key) Format(f fmt.State, verb rune) { reqlog.FormatRedacted(f, verb, k.String()) }
+
+// LogValue is what log/slog writes: the key without its secret.
+func (k Key) LogValue() slog.Value { return slog.StringValue(k.String()) }
 
 // NewKey makes an API key of a workspace with the chosen mode and scopes in one call, as
 // POST /v1/keys does for a dashboard. An unknown workspace, mode or scope, or a negative
