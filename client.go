@@ -87,9 +87,6 @@ func (c *Client) CloseIdleConnections() {
 // String describes the client without its credentials.
 func (c Client) String() string { return c.c.describe("Client") }
 
-// GoString describes the client without its credentials.
-func (c Client) GoString() string { return c.String() }
-
 // Format prints the client without its credentials, whatever the verb.
 func (c Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
 
@@ -132,9 +129,6 @@ func (c *DashboardClient) CloseIdleConnections() {
 
 // String describes the client without its token.
 func (c DashboardClient) String() string { return c.c.describe("DashboardClient") }
-
-// GoString describes the client without its token.
-func (c DashboardClient) GoString() string { return c.String() }
 
 // Format prints the client without its token, whatever the verb.
 func (c DashboardClient) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }

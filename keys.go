@@ -30,7 +30,8 @@ const (
 // after the request may have reached the server (except List): see ErrOutcomeUnknown.
 type KeysService struct{ c *core }
 
-// Key is an API key. Its String, GoString, Format and LogValue never show the Secret.
+// Key is an API key. Its String, Format (every verb, %#v too) and LogValue never show the
+// Secret.
 //
 // The service shows no answer of the key endpoints: their shape is this project's. ID and
 // PublicKey are required (and Secret in the answer to Create); the times are nil when the
@@ -66,9 +67,6 @@ func (k Key) String() string {
 	b.WriteByte('}')
 	return b.String()
 }
-
-// GoString describes the key without its secret.
-func (k Key) GoString() string { return k.String() }
 
 // Format prints the key without its secret, whatever the verb.
 func (k Key) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, k.String()) }

@@ -256,8 +256,8 @@ func validateOTP(p *SendOTPParams) (*otpBody, error) {
 	}, nil
 }
 
-// VerifyOTPParams is the input of OTPService.Verify. Its String, GoString, Format, LogValue
-// and MarshalJSON never show the Pin.
+// VerifyOTPParams is the input of OTPService.Verify. Its String, Format (every verb, %#v
+// too), LogValue and MarshalJSON never show the Pin.
 type VerifyOTPParams struct {
 	PinID string // from OTP.PinID
 	// Pin is what the user typed. A pin is 4 to 8 ASCII letters and digits: anything else
@@ -303,9 +303,6 @@ func redacted(secret string) string {
 	}
 	return "[REDACTED]"
 }
-
-// GoString describes the parameters without the pin.
-func (p VerifyOTPParams) GoString() string { return p.String() }
 
 // Format prints the parameters without the pin, whatever the verb.
 func (p VerifyOTPParams) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, p.String()) }

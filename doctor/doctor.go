@@ -145,9 +145,6 @@ func (c Config) String() string {
 		c.BaseURL, c.APIKey, redact(c.APISecret), redact(c.DashboardToken), c.ProbeWrites, c.SaveDir, c.Timeout, []sms.Scope(c.RequireScopes))
 }
 
-// GoString describes the configuration without the secret and the token.
-func (c Config) GoString() string { return c.String() }
-
 // Format prints the configuration without the secret and the token, whatever the verb.
 func (c Config) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
 

@@ -82,9 +82,6 @@ func (k Key) String() string {
 	return fmt.Sprintf("Key{ID: %s, PublicKey: %s, Mode: %s}", k.ID, k.PublicKey, k.Mode)
 }
 
-// GoString hides the secret from %#v.
-func (k Key) GoString() string { return k.String() }
-
 // Format writes String for every verb, so that no verb (%d, %t, %x, ...) reaches the secret.
 func (k Key) Format(f fmt.State, verb rune) { reqlog.FormatRedacted(f, verb, k.String()) }
 

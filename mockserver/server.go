@@ -74,9 +74,6 @@ func (w Workspace) Credentials() Credentials { return Credentials(w) }
 // String hides the secrets and the token.
 func (w Workspace) String() string { return httpapi.Workspace(w).String() }
 
-// GoString hides the secrets and the token from %#v.
-func (w Workspace) GoString() string { return w.String() }
-
 // Format writes String for every verb, so that no verb (%d, %t, %x, ...) reaches the secrets.
 func (w Workspace) Format(f fmt.State, verb rune) { httpapi.Workspace(w).Format(f, verb) }
 

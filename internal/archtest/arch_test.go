@@ -345,3 +345,35 @@ func TestContributingCIStages(t *testing.T) {
 		assert.Contains(t, strings.ToLower(items[i]), strings.ToLower(s), "CONTRIBUTING's item %d names the stage %q of .ci/run", i+1, s)
 	}
 }
+
+// A type with a Format method has no GoString: fmt calls Format for every verb, %#v too, so a
+// GoString would be one more method that no verb reaches (TestExportedAPI holds the listings
+// to the code).
+func TestNoGoStringBesideFormat(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join(root, "api", "go", "*.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		formats, goStrings := map[string]bool{}, map[string]bool{}
+		for l := range strings.Lines(string(b)) {
+			_, m, ok := strings.Cut(strings.TrimSpace(l), ", method (")
+			if !ok {
+				continue
+			}
+			recv, rest, _ := strings.Cut(m, ") ")
+			recv = strings.TrimPrefix(recv, "*")
+			switch {
+			case strings.HasPrefix(rest, "Format(fmt.State, rune)"):
+				formats[recv] = true
+			case strings.HasPrefix(rest, "GoString() string"):
+				goStrings[recv] = true
+			}
+		}
+		for typ := range goStrings {
+			assert.False(t, formats[typ], "%s: %s has Format, which covers %%#v: remove its GoString", filepath.Base(file), typ)
+		}
+	}
+}
