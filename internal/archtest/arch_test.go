@@ -377,3 +377,35 @@ func TestNoGoStringBesideFormat(t *testing.T) {
 		}
 	}
 }
+
+// A constant of a type its package declares is named after the type (CampaignStatusSent,
+// PinStateVerified, mockserver.ModeTest, doctor.LevelOK), so that go doc lists it under the
+// type and no two types' constants read alike.
+func TestConstantsNamedAfterTheirType(t *testing.T) {
+	t.Parallel()
+	// Not yet renamed: the journal's record kinds and states.
+	pending := map[string]bool{"JournalKind": true, "JournalState": true}
+	files, err := filepath.Glob(filepath.Join(root, "api", "go", "*.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	checked := 0
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		for l := range strings.Lines(string(b)) {
+			_, c, ok := strings.Cut(strings.TrimSpace(l), ", const ")
+			if !ok {
+				continue
+			}
+			f := strings.Fields(c) // name, type, "=", value
+			require.GreaterOrEqual(t, len(f), 2, l)
+			name, typ := f[0], f[1]
+			if typ == "untyped" || strings.Contains(typ, ".") || pending[typ] {
+				continue // an untyped constant, or one of another package's type (time.Duration)
+			}
+			checked++
+			assert.True(t, strings.HasPrefix(name, typ), "%s: the constant %s of type %s: its name should start with %s", filepath.Base(file), name, typ, typ)
+		}
+	}
+	assert.Greater(t, checked, 30, "the listings' constants were read")
+}
