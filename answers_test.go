@@ -74,10 +74,10 @@ var sdkCalls = map[string]sdkCall{
 		return c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "p1", Pin: "123456"})
 	},
 	"Balance.Get": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
-		return c.Balance.Get(ctx)
+		return c.Balance.Get(ctx, nil)
 	},
 	"SenderIDs.Request": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
-		return c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: "Acme"})
+		return c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "alerts", Company: "Acme"})
 	},
 	"SenderIDs.List": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
 		return c.SenderIDs.List(ctx, nil)
@@ -86,10 +86,10 @@ var sdkCalls = map[string]sdkCall{
 		return d.Keys.Create(ctx, &sms.CreateKeyParams{Name: "ci", Scopes: sms.Scopes{sms.ScopeSMS}})
 	},
 	"Keys.List": func(ctx context.Context, _ *sms.Client, d *sms.DashboardClient) (any, error) {
-		return d.Keys.List(ctx)
+		return d.Keys.List(ctx, nil)
 	},
 	"Keys.Revoke": func(ctx context.Context, _ *sms.Client, d *sms.DashboardClient) (any, error) {
-		return d.Keys.Revoke(ctx, "k1")
+		return d.Keys.Revoke(ctx, "k1", nil)
 	},
 }
 
@@ -262,7 +262,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 		// Smaller kinds.
 		{"422 the pin has expired", []string{"OTP.Verify"}, 422, nil, `{"message":"The pin has expired."}`,
 			func(t *testing.T, v any, err error) {
-				assert.Equal(t, sms.PinExpired, sms.PinStateOf(nil, err))
+				assert.Equal(t, sms.PinStateExpired, sms.PinStateOf(nil, err))
 			}},
 		{"404 of a missing route", []string{"OTP.Verify"}, 404, nil, `{"error":{"code":"not_found","message":"No route for POST /api/v1/otp/verify."}}`,
 			func(t *testing.T, v any, err error) {
@@ -413,13 +413,19 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 			func(t *testing.T, v any, err error) {
 				var sf *sms.SendFailedError
 				require.ErrorAs(t, err, &sf)
-				assert.Equal(t, "400", sf.Status)
+				assert.Equal(t, sms.AnswerStatus("400"), sf.Status)
+				assert.Equal(t, sms.SMSStatusSent, sf.OTP.SMSStatus)
 			}},
 		{"OTP failed: issue's shape", []string{"OTP.Send"}, 200, nil, `{"smsStatus":"Message Failed","status":"400"}`,
 			func(t *testing.T, v any, err error) {
 				var sf *sms.SendFailedError
 				require.ErrorAs(t, err, &sf)
-				assert.Equal(t, "400", sf.Status)
+				assert.Equal(t, sms.AnswerStatus("400"), sf.Status)
+			}},
+		{"OTP sent: an smsStatus of no constant is kept as written", []string{"OTP.Send"}, 200, nil, `{"data":{"smsStatus":"Queued for delivery","pinId":"p1"},"status":"200"}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.SMSStatus("Queued for delivery"), v.(*sms.OTP).SMSStatus)
 			}},
 		{"OTP sent: number and amount as they come", []string{"OTP.Send"}, 200, nil, fmt.Sprintf(otpBody, `"phone_number":2348025671695,"status":200,"amount":"3.20"`),
 			func(t *testing.T, v any, err error) {
@@ -432,41 +438,41 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
 				vf := v.(*sms.Verification)
-				assert.Equal(t, sms.PinVerified, sms.PinStateOf(vf, err))
-				assert.Equal(t, "2348025671695", vf.MSISDN)
+				assert.Equal(t, sms.PinStateVerified, sms.PinStateOf(vf, err))
+				assert.Equal(t, "2348025671695", vf.To)
 				assert.Equal(t, ptr(2), vf.AttemptsRemaining)
 			}},
 		{"attempts unreadable", []string{"OTP.Verify"}, 200, nil, fmt.Sprintf(verifyBody, `"verified":false,"attemptsRemaining":"some"`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
 				vf := v.(*sms.Verification)
-				assert.Equal(t, sms.PinWrong, sms.PinStateOf(vf, err))
+				assert.Equal(t, sms.PinStateWrong, sms.PinStateOf(vf, err))
 				assert.Nil(t, vf.AttemptsRemaining)
 				assert.Equal(t, []string{"data.attemptsRemaining"}, vf.Response.Unreadable)
 			}},
 		// Errors in any shape.
 		{`{"error":"..."}`, []string{"OTP.Verify"}, 400, nil, `{"error":"Pin has expired"}`,
 			func(t *testing.T, v any, err error) {
-				assert.Equal(t, sms.PinExpired, sms.PinStateOf(nil, err))
+				assert.Equal(t, sms.PinStateExpired, sms.PinStateOf(nil, err))
 				assert.Equal(t, "Pin has expired", apiError(t, err).Message)
 			}},
 		{`{"message":"..."}`, []string{"OTP.Verify"}, 400, nil, `{"message":"Pin has expired"}`,
 			func(t *testing.T, v any, err error) {
-				assert.Equal(t, sms.PinExpired, sms.PinStateOf(nil, err))
+				assert.Equal(t, sms.PinStateExpired, sms.PinStateOf(nil, err))
 				assert.Equal(t, "Pin has expired", apiError(t, err).Message)
 			}},
 		{`{"errors":[strings]}`, []string{"OTP.Verify"}, 400, nil, `{"errors":["This pin was replaced by a newer one"]}`,
 			func(t *testing.T, v any, err error) {
-				assert.Equal(t, sms.PinReplaced, sms.PinStateOf(nil, err))
+				assert.Equal(t, sms.PinStateReplaced, sms.PinStateOf(nil, err))
 			}},
 		{`{"errors":[objects]}`, []string{"OTP.Verify"}, 400, nil, `{"errors":[{"code":"pin_used","message":"Pin already verified"}]}`,
 			func(t *testing.T, v any, err error) {
-				assert.Equal(t, sms.PinAlreadyVerified, sms.PinStateOf(nil, err))
+				assert.Equal(t, sms.PinStateAlreadyVerified, sms.PinStateOf(nil, err))
 				assert.Equal(t, "pin_used", apiError(t, err).Code)
 			}},
 		{"404 of the API", []string{"OTP.Verify"}, 404, nil, `{"error":{"code":"not_found","message":"Pin not found."}}`,
 			func(t *testing.T, v any, err error) {
-				assert.Equal(t, sms.PinNotFound, sms.PinStateOf(nil, err))
+				assert.Equal(t, sms.PinStateNotFound, sms.PinStateOf(nil, err))
 			}},
 		{"404 of a router", []string{"OTP.Verify"}, 404, http.Header{"Content-Type": {"text/html"}}, `<html>Not Found</html>`,
 			func(t *testing.T, v any, err error) {

@@ -19,11 +19,15 @@ type Balance struct {
 	Response *Response
 }
 
-// Get returns the wallet balance.
+// GetBalanceParams is the input of BalanceService.Get. It has no fields: the call takes it so
+// that an option can come without changing the call's signature. nil is the zero value.
+type GetBalanceParams struct{}
+
+// Get returns the wallet balance. p may be nil.
 //
 // Endpoint: GET /v1/balance (scope balance), documented by the live page
 // https://developers.nairasms.com.ng/balance.
-func (s *BalanceService) Get(ctx context.Context) (*Balance, error) {
+func (s *BalanceService) Get(ctx context.Context, p *GetBalanceParams) (*Balance, error) {
 	var out struct {
 		envelope
 		Data struct {

@@ -152,7 +152,7 @@ func newRawLister(srv *mockserver.Server, base string, hc *http.Client) *rawList
 	ws := srv.Default()
 	return &rawLister{
 		hc: hc, url: base + "/v1/sms/campaigns?limit=20", key: ws.TestKey, secret: ws.TestSecret,
-		userAgent: "sms-go/" + sms.Version,
+		userAgent: "sms-go/" + sms.Version(),
 	}
 }
 

@@ -74,7 +74,7 @@ func TestSendBulkSkipSentBy(t *testing.T) {
 			require.NoError(t, err)
 			srv.DeliverAll() // the reports come in: delivered, and failed for MagicFailed
 			srv.ClearMessages()
-			before, err := srv.Balance(ws.WorkspaceID, mockserver.Test)
+			before, err := srv.Balance(ws.WorkspaceID, mockserver.ModeTest)
 			require.NoError(t, err)
 
 			p := &sms.BulkParams{JobID: "second", From: "MOCKSMS", Message: "Hi {{name}}",
@@ -89,7 +89,7 @@ func TestSendBulkSkipSentBy(t *testing.T) {
 				got = append(got, m.To)
 			}
 			assert.ElementsMatch(t, tt.sent, got, "only the numbers the first job did not reach")
-			after, err := srv.Balance(ws.WorkspaceID, mockserver.Test)
+			after, err := srv.Balance(ws.WorkspaceID, mockserver.ModeTest)
 			require.NoError(t, err)
 			assert.Equal(t, int64(len(tt.sent)*price), before-after, "the wallet moved for the new numbers only")
 			assert.Equal(t, before-after, r.Amount.Kobo())
@@ -101,7 +101,7 @@ func TestSendBulkSkipSentBy(t *testing.T) {
 			assert.Equal(t, 0, again.Sent)
 			assert.Equal(t, len(tt.sent), again.Replayed)
 			assert.Equal(t, tt.skipped, again.Skipped)
-			final, err := srv.Balance(ws.WorkspaceID, mockserver.Test)
+			final, err := srv.Balance(ws.WorkspaceID, mockserver.ModeTest)
 			require.NoError(t, err)
 			assert.Equal(t, after, final, "nothing charged by the rerun")
 		})
@@ -123,7 +123,7 @@ func TestSendBulkSkipSentByRefused(t *testing.T) {
 		}
 		_, err := c.Bulk.Send(ctx, &sms.BulkParams{JobID: "big", From: "MOCKSMS", Message: "Hi", Recipients: sms.RecipientsFrom(customersOf(big))})
 		require.NoError(t, err)
-		before, err := srv.Balance(ws.WorkspaceID, mockserver.Test)
+		before, err := srv.Balance(ws.WorkspaceID, mockserver.ModeTest)
 		require.NoError(t, err)
 
 		tests := []struct {
@@ -150,7 +150,7 @@ func TestSendBulkSkipSentByRefused(t *testing.T) {
 			} else {
 				assert.ErrorContains(t, err, tt.want, tt.name)
 			}
-			after, err := srv.Balance(ws.WorkspaceID, mockserver.Test)
+			after, err := srv.Balance(ws.WorkspaceID, mockserver.ModeTest)
 			require.NoError(t, err)
 			assert.Equal(t, before, after, tt.name)
 		}

@@ -105,12 +105,12 @@ func TestCampaignsCreateErrors(t *testing.T) {
 	ctx := context.Background()
 	p := &sms.CreateCampaignParams{To: numbers(3), From: srv.Default().SenderID, Message: "hi", Reference: "c-1"}
 
-	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 959))
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.ModeTest, 959))
 	_, err := client.Campaigns.Create(ctx, p)
 	require.ErrorIs(t, err, sms.ErrInsufficientBalance, "3 x 3.20 > 9.59")
 	assert.Equal(t, int64(959), balance(t, srv), "nothing charged")
 
-	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 960))
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.ModeTest, 960))
 	_, err = client.Campaigns.Create(ctx, p)
 	require.NoError(t, err, "the failed request left its reference free")
 	assert.Equal(t, int64(0), balance(t, srv))

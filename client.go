@@ -24,8 +24,12 @@ import (
 	"github.com/seedsms/sms-go/internal/safetext"
 )
 
-// Version is the SDK's version, sent in the default User-Agent.
-const Version = "0.1.0"
+// version is the SDK's release, without its "v".
+const version = "0.1.0"
+
+// Version returns the SDK's version, without its "v" ("0.1.0"), as the default User-Agent
+// sends it ("sms-go/0.1.0"). It changes with every release; the function does not.
+func Version() string { return version }
 
 // Client calls the developer endpoints with an API key pair. Its fields group the endpoints by
 // resource, one method per endpoint, each making one request (the iterators, All and
@@ -84,9 +88,6 @@ func (c *Client) CloseIdleConnections() {
 // String describes the client without its credentials.
 func (c Client) String() string { return c.c.describe("Client") }
 
-// GoString describes the client without its credentials.
-func (c Client) GoString() string { return c.String() }
-
 // Format prints the client without its credentials, whatever the verb.
 func (c Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
 
@@ -129,9 +130,6 @@ func (c *DashboardClient) CloseIdleConnections() {
 
 // String describes the client without its token.
 func (c DashboardClient) String() string { return c.c.describe("DashboardClient") }
-
-// GoString describes the client without its token.
-func (c DashboardClient) GoString() string { return c.String() }
 
 // Format prints the client without its token, whatever the verb.
 func (c DashboardClient) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
@@ -237,7 +235,7 @@ func newCore(opts []Option, mode string, auth func(http.Header)) (*core, error) 
 	}
 	c := &core{mode: mode, base: base, userAgent: cfg.userAgent, logger: cfg.logger, auth: auth, dedup: cfg.dedup}
 	if c.userAgent == "" {
-		c.userAgent = "sms-go/" + Version
+		c.userAgent = "sms-go/" + version
 	}
 	c.http = newRetryClient(cfg, c.checkRetry)
 	return c, nil

@@ -135,12 +135,12 @@ func TestBaseURLFromEnvironment(t *testing.T) {
 	ws := srv.Default()
 	c, err := sms.NewClient(ws.TestKey, ws.TestSecret)
 	require.NoError(t, err)
-	_, err = c.Balance.Get(context.Background())
+	_, err = c.Balance.Get(context.Background(), nil)
 	require.NoError(t, err)
 
 	c, err = sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL("http://127.0.0.1:1"), sms.WithMaxRetries(0))
 	require.NoError(t, err)
-	_, err = c.Balance.Get(context.Background())
+	_, err = c.Balance.Get(context.Background(), nil)
 	require.Error(t, err, "WithBaseURL wins over the environment")
 }
 
@@ -174,11 +174,11 @@ func TestRequestHeaders(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
 	ctx := context.Background()
-	_, err := newClient(t, srv).Balance.Get(ctx)
+	_, err := newClient(t, srv).Balance.Get(ctx, nil)
 	require.NoError(t, err)
 	_, err = newClient(t, srv, sms.WithUserAgent("shop/2.0")).SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "MOCKSMS", Message: "hi"})
 	require.NoError(t, err)
-	_, err = newDashboardClient(t, srv).Keys.List(ctx)
+	_, err = newDashboardClient(t, srv).Keys.List(ctx, nil)
 	require.NoError(t, err)
 
 	reqs := srv.Requests()
@@ -187,7 +187,8 @@ func TestRequestHeaders(t *testing.T) {
 	assert.Equal(t, srv.Default().TestKey, get.Get("X-API-Key"))
 	assert.Equal(t, "[REDACTED]", get.Get("X-API-Secret"), "the secret was sent (and redacted by the mock)")
 	assert.Equal(t, "application/json", get.Get("Accept"))
-	assert.Equal(t, "sms-go/"+sms.Version, get.Get("User-Agent"))
+	assert.Equal(t, "sms-go/"+sms.Version(), get.Get("User-Agent"))
+	assert.Regexp(t, `^[0-9]+\.[0-9]+\.[0-9]+$`, sms.Version(), "a release without its v")
 	assert.Empty(t, get.Get("Content-Type"), "no body, no Content-Type")
 	assert.Empty(t, get.Get("Authorization"))
 	assert.Empty(t, reqs[0].Query, "credentials never go in the URL")
@@ -208,7 +209,7 @@ func TestClientIsSafeForConcurrentUse(t *testing.T) {
 	for i := range 20 {
 		wg.Go(func() {
 			if i%2 == 0 {
-				_, err := client.Balance.Get(context.Background())
+				_, err := client.Balance.Get(context.Background(), nil)
 				errs <- err
 				return
 			}
@@ -229,7 +230,7 @@ func TestCancelledContext(t *testing.T) {
 	c, _, ct := offlineClients(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := c.Balance.Get(ctx)
+	_, err := c.Balance.Get(ctx, nil)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.False(t, errors.Is(err, sms.ErrOutcomeUnknown))
 	assert.Equal(t, int32(0), ct.n.Load(), "nothing sent with a cancelled context")
@@ -265,7 +266,7 @@ func TestSuccessBodyIsDecodedStrictlyEnough(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{`not json`, `{"data":{"balance":"3.20 NGN"}}`, `{"data":{"balance":1e30}}`, `{"data":{"balance":true}}`} {
 		c := newClientFor(t, &answer{status: 200, header: http.Header{}, body: []byte(body)})
-		_, err := c.Balance.Get(context.Background())
+		_, err := c.Balance.Get(context.Background(), nil)
 		require.Error(t, err, body)
 		assert.Contains(t, err.Error(), "decoding the 200 response", body)
 	}
@@ -348,7 +349,7 @@ func TestSuccessBodyMissingMembers(t *testing.T) {
 			}, []string{"", "data.status", "data.recipients[0].to", "data.recipients[0].status"}, []string{"data.campaignId", "data.messageId", "data.counts", "data.recipients[0].updatedAt", "pagination"}},
 		{"OTP.Send", 200, `{"data":{"smsStatus":"Message Sent","phone_number":"2348025671695","pinId":"p1","status":"200","amount":3.20,"currency":"NGN"},"requestId":"r"}`,
 			func(c *sms.Client, _ *sms.DashboardClient) error {
-				_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "< 1234 >"})
+				_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", Message: "< 1234 >"})
 				return err
 			}, []string{"", "data.pinId"}, []string{"data.amount", "data.currency", "data.phone_number", "data.smsStatus", "requestId"}},
 		{"OTP.Verify", 200, `{"data":{"pinId":"p1","verified":false,"msisdn":"2348025671695","attemptsRemaining":4},"requestId":"r"}`,
@@ -358,11 +359,11 @@ func TestSuccessBodyMissingMembers(t *testing.T) {
 			}, []string{"", "data.verified"}, []string{"data.pinId", "data.msisdn", "data.attemptsRemaining", "requestId"}},
 		{"Balance.Get", 200, `{"data":{"balance":10000.00,"cashback":0.00,"currency":"NGN"},"requestId":"r"}`,
 			func(c *sms.Client, _ *sms.DashboardClient) error {
-				_, err := c.Balance.Get(ctx)
+				_, err := c.Balance.Get(ctx, nil)
 				return err
 			}, []string{"", "data.balance"}, []string{"data.currency", "data.cashback", "requestId"}},
 		{"SenderIDs.Request", 201, `{"message":"ok","data":` + senderID + `,"requestId":"r"}`, func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: "Acme"})
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "alerts", Company: "Acme"})
 			return err
 		}, []string{"", "data.title", "data.status"}, []string{"data._id", "data.createdAt", "data.country", "message"}},
 		{"SenderIDs.List", 200, `{"data":[` + senderID + `],"count":1,"requestId":"r"}`, func(c *sms.Client, _ *sms.DashboardClient) error {
@@ -374,11 +375,11 @@ func TestSuccessBodyMissingMembers(t *testing.T) {
 			return err
 		}, []string{"", "data._id", "data.publicKey", "data.secret"}, []string{"data.createdAt", "data.expiresAt", "data.name", "requestId"}},
 		{"Keys.List", 200, `{"data":[{` + keyFields + `,"revokedAt":null}],"count":1,"requestId":"r"}`, func(_ *sms.Client, d *sms.DashboardClient) error {
-			_, err := d.Keys.List(ctx)
+			_, err := d.Keys.List(ctx, nil)
 			return err
 		}, []string{"", "data", "data[0]._id", "data[0].publicKey"}, []string{"data[0].createdAt", "data[0].lastUsedAt", "count"}},
 		{"Keys.Revoke", 200, `{"data":{` + keyFields + `,"revokedAt":"2026-01-02T00:00:00Z"},"requestId":"r"}`, func(_ *sms.Client, d *sms.DashboardClient) error {
-			_, err := d.Keys.Revoke(ctx, "k1")
+			_, err := d.Keys.Revoke(ctx, "k1", nil)
 			return err
 		}, []string{"", "data._id", "data.revokedAt"}, []string{"data.createdAt", "data.publicKey"}},
 	}
@@ -424,7 +425,7 @@ func TestCloseIdleConnections(t *testing.T) {
 		require.Zero(t, tr.closed.Load())
 		c.CloseIdleConnections()
 		assert.Equal(t, int32(1), tr.closed.Load())
-		_, err = d.Keys.List(context.Background())
+		_, err = d.Keys.List(context.Background(), nil)
 		require.NoError(t, err)
 		d.CloseIdleConnections()
 		assert.Equal(t, int32(2), tr.closed.Load())
@@ -457,7 +458,7 @@ func TestCloseIdleConnections(t *testing.T) {
 		t.Cleanup(ts.Close)
 		c, err := sms.NewClient(fakeKey, fakeSecret, sms.WithBaseURL(ts.URL)) // the SDK's own pooled transport
 		require.NoError(t, err)
-		_, err = c.Balance.Get(context.Background())
+		_, err = c.Balance.Get(context.Background(), nil)
 		require.NoError(t, err)
 		require.Equal(t, http.StateIdle, next("the connection is kept idle"))
 		require.Empty(t, states, "nothing else happened to the connection")
@@ -477,13 +478,13 @@ func TestNothingPrintsSecrets(t *testing.T) {
 	key, err := dash.Keys.Create(ctx, &sms.CreateKeyParams{Name: "printed", Scopes: sms.Scopes{sms.ScopeSMS}})
 	require.NoError(t, err)
 	require.NotEmpty(t, key.Secret)
-	_, apiErr := newScopedClient(t, srv, sms.ScopeSMS).Balance.Get(ctx)
+	_, apiErr := newScopedClient(t, srv, sms.ScopeSMS).Balance.Get(ctx, nil)
 	require.Error(t, apiErr)
 	_, badErr := sms.NewClient(ws.TestKey, ws.TestSecret+"!")
 	require.Error(t, badErr)
 	_, valErr := client.SMS.Send(ctx, &sms.SendParams{})
 	require.Error(t, valErr)
-	keys, err := dash.Keys.List(ctx)
+	keys, err := dash.Keys.List(ctx, nil)
 	require.NoError(t, err)
 
 	values := []any{client, *client, client.SMS, *client.OTP, dash, *dash, dash.Keys, key, *key, []sms.Key{*key}, keys, apiErr, badErr, valErr}
@@ -535,7 +536,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	keyParams := &sms.CreateKeyParams{Name: "ci", Scopes: sms.Scopes{sms.ScopeSMS, sms.ScopeOTP}, Prefix: sms.KeyPrefixTest}
 	key, err := dash.Keys.Create(ctx, keyParams)
 	require.NoError(t, err)
-	keys, err := dash.Keys.List(ctx)
+	keys, err := dash.Keys.List(ctx, nil)
 	require.NoError(t, err)
 	show(dash, *dash, keyParams, key, *key, keys)
 
@@ -551,7 +552,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	show(sendParams, res)
 
 	var pins []string
-	otpParams := &sms.SendOTPParams{To: phones[0], From: "MOCKSMS", MessageText: "Code: < 1234 >"}
+	otpParams := &sms.SendOTPParams{To: phones[0], From: "MOCKSMS", Message: "Code: < 1234 >"}
 	otp, err := client.OTP.Send(ctx, otpParams)
 	require.NoError(t, err)
 	_, pin, err := srv.LatestOTP(phones[0])
@@ -571,17 +572,17 @@ func TestSecretsNeverLeak(t *testing.T) {
 	// Errors of every kind, each printed.
 	badSecret := "sk_test_" + strings.Repeat("Z", 40)
 	impostor := newClientOf(t, srv, key.PublicKey, badSecret, logged)
-	_, e401 := impostor.Balance.Get(ctx)
-	_, e403 := client.Balance.Get(ctx)
+	_, e401 := impostor.Balance.Get(ctx, nil)
+	_, e403 := client.Balance.Get(ctx, nil)
 	_, e404 := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "00000000-0000-0000-0000-000000000000", Pin: "123456"})
-	require.NoError(t, srv.SetBalance(ws.WorkspaceID, mockserver.Test, 0))
+	require.NoError(t, srv.SetBalance(ws.WorkspaceID, mockserver.ModeTest, 0))
 	_, e402 := client.SMS.Send(ctx, sendParams)
 	_, eLocal := client.SMS.Send(ctx, &sms.SendParams{To: []string{"12"}, From: "MOCKSMS", Message: "x"})
 	badJWT := ws.DashboardToken[:len(ws.DashboardToken)-4] + "AAAA"
 	badDash, err := sms.NewDashboardClient(badJWT, mockOpts(t, srv, logged)...)
 	require.NoError(t, err)
-	_, eJWT := badDash.Keys.List(ctx)
-	require.NoError(t, srv.SetBalance(ws.WorkspaceID, mockserver.Test, 1_000_000))
+	_, eJWT := badDash.Keys.List(ctx, nil)
+	require.NoError(t, srv.SetBalance(ws.WorkspaceID, mockserver.ModeTest, 1_000_000))
 	otp2, err := client.OTP.Send(ctx, otpParams)
 	require.NoError(t, err)
 	_, pin2, err := srv.LatestOTP(phones[0])

@@ -38,7 +38,7 @@ func TestErrorStringIsPrintable(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			c := newClientFor(t, &answer{status: tt.status, body: []byte(tt.body)}, sms.WithMaxRetries(0))
-			_, err := c.Balance.Get(context.Background())
+			_, err := c.Balance.Get(context.Background(), nil)
 			require.Error(t, err)
 			e := asAPIError(t, err)
 			assert.Equal(t, tt.message, e.Message, "the field keeps the text")
@@ -92,7 +92,7 @@ func TestEveryMethodErrorForms(t *testing.T) {
 			return errors.New("no error yielded")
 		}},
 		{"OTP.Send", "POST", "/v1/otp/send", sms.ScopeOTP, func(e env) error {
-			_, err := e.client.OTP.Send(ctx, &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+			_, err := e.client.OTP.Send(ctx, &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", Message: "< 1234 >"})
 			return err
 		}},
 		{"OTP.Verify", "POST", "/v1/otp/verify", sms.ScopeOTP, func(e env) error {
@@ -100,11 +100,11 @@ func TestEveryMethodErrorForms(t *testing.T) {
 			return err
 		}},
 		{"Balance.Get", "GET", "/v1/balance", sms.ScopeBalance, func(e env) error {
-			_, err := e.client.Balance.Get(ctx)
+			_, err := e.client.Balance.Get(ctx, nil)
 			return err
 		}},
 		{"SenderIDs.Request", "POST", "/v1/sender-ids", sms.ScopeSenderIDs, func(e env) error {
-			_, err := e.client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "u", Company: "c"})
+			_, err := e.client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "u", Company: "c"})
 			return err
 		}},
 		{"SenderIDs.List", "GET", "/v1/sender-ids", sms.ScopeSenderIDs, func(e env) error {
@@ -116,11 +116,11 @@ func TestEveryMethodErrorForms(t *testing.T) {
 			return err
 		}},
 		{"Keys.List", "GET", "/v1/keys", "", func(e env) error {
-			_, err := e.dash.Keys.List(ctx)
+			_, err := e.dash.Keys.List(ctx, nil)
 			return err
 		}},
 		{"Keys.Revoke", "DELETE", "/v1/keys/*", "", func(e env) error {
-			_, err := e.dash.Keys.Revoke(ctx, "0123456789abcdef01234567")
+			_, err := e.dash.Keys.Revoke(ctx, "0123456789abcdef01234567", nil)
 			return err
 		}},
 	}
@@ -188,7 +188,7 @@ func TestHeadersTooLargeIsATypedError(t *testing.T) {
 	c, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()),
 		sms.WithUserAgent(strings.Repeat("a", 70<<10)), sms.WithMaxRetries(0))
 	require.NoError(t, err)
-	_, err = c.Balance.Get(context.Background())
+	_, err = c.Balance.Get(context.Background(), nil)
 	var e *sms.Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, http.StatusRequestHeaderFieldsTooLarge, e.StatusCode)

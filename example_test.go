@@ -71,7 +71,7 @@ func ExampleNewClient() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	bal, err := client.Balance.Get(context.Background())
+	bal, err := client.Balance.Get(context.Background(), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -159,9 +159,9 @@ func ExampleOTPService_Verify() {
 	ctx := context.Background()
 
 	otp, err := client.OTP.Send(ctx, &sms.SendOTPParams{
-		To:          "08025671695",
-		From:        ws.SenderID,
-		MessageText: "Your login code is < 1234 >. It expires in 10 minutes.",
+		To:      "08025671695",
+		From:    ws.SenderID,
+		Message: "Your login code is < 1234 >. It expires in 10 minutes.",
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -176,7 +176,7 @@ func ExampleOTPService_Verify() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("verified:", v.Verified, "for", v.MSISDN)
+	fmt.Println("verified:", v.Verified, "for", v.To)
 	// Output: verified: true for 2348025671695
 }
 
@@ -200,11 +200,11 @@ func ExamplePinStateOf() {
 
 	// A login handler branches on the state, not on the server's English.
 	for _, typed := range []string{" 12", pin, pin} {
-		v, err := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: otp.PinID, Pin: typed, PinType: sms.PinNumeric, PinLength: 6})
+		v, err := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: otp.PinID, Pin: typed, PinType: sms.PinTypeNumeric, PinLength: 6})
 		switch state := sms.PinStateOf(v, err); state {
-		case sms.PinVerified:
+		case sms.PinStateVerified:
 			fmt.Println("welcome")
-		case sms.PinWrong, sms.PinMalformed:
+		case sms.PinStateWrong, sms.PinStateMalformed:
 			fmt.Println("wrong code, try again:", state)
 		case sms.PinStateUnknown:
 			log.Fatal(err)
@@ -236,7 +236,7 @@ func ExampleWithReferenceDeduplication() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	bal, err := client.Balance.Get(context.Background())
+	bal, err := client.Balance.Get(context.Background(), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func ExampleScopeError() {
 		log.Fatal(err)
 	}
 
-	_, err = client.Balance.Get(ctx)
+	_, err = client.Balance.Get(ctx, nil)
 	var scopeErr *sms.ScopeError
 	if errors.As(err, &scopeErr) {
 		fmt.Println("missing scope:", scopeErr.Scope)
@@ -283,7 +283,7 @@ func ExampleError() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := srv.SetBalance(ws.WorkspaceID, mockserver.Test, 0); err != nil {
+	if err := srv.SetBalance(ws.WorkspaceID, mockserver.ModeTest, 0); err != nil {
 		log.Fatal(err)
 	}
 
@@ -331,7 +331,7 @@ func ExampleSMSService_Send_idempotent() {
 	p := &sms.SendParams{To: []string{"08025671695"}, From: "MOCKSMS", Message: "Your order shipped", Reference: "order-1001"}
 	first, _ := c.SMS.Send(context.Background(), p)
 	again, _ := c.SMS.Send(context.Background(), p) // same reference, same body: replayed
-	b, _ := c.Balance.Get(context.Background())
+	b, _ := c.Balance.Get(context.Background(), nil)
 	fmt.Println(first.Campaign.ID == again.Campaign.ID, first.Campaign.Amount, b.Balance)
 	// Output: true 3.20 9996.80
 }

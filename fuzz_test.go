@@ -41,7 +41,7 @@ func FuzzErrorBody(f *testing.F) {
 			h.Set("Retry-After", retryAfter)
 		}
 		c := newClientFor(t, &answer{status: status, header: h, body: body}, sms.WithMaxRetries(0))
-		b, err := c.Balance.Get(context.Background())
+		b, err := c.Balance.Get(context.Background(), nil)
 		if status < 300 {
 			if err == nil && b == nil {
 				t.Fatal("no error and no balance")
@@ -152,7 +152,7 @@ func FuzzSuccessBody(f *testing.F) {
 				t.Fatalf("a verification without its pin ID or state: %+v", v)
 			}
 		}
-		if b, err := c.Balance.Get(ctx); err == nil {
+		if b, err := c.Balance.Get(ctx, nil); err == nil {
 			unreadable(b.Response)
 		}
 		if ids, err := c.SenderIDs.List(ctx, nil); err == nil {
@@ -167,7 +167,7 @@ func FuzzSuccessBody(f *testing.F) {
 				t.Fatal("a key without its id, public key or secret")
 			}
 		}
-		if k, err := d.Keys.Revoke(ctx, "k1"); err == nil && k.RevokedAt == nil {
+		if k, err := d.Keys.Revoke(ctx, "k1", nil); err == nil && k.RevokedAt == nil {
 			t.Fatal("a revoked key without its time")
 		}
 	})

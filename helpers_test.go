@@ -364,7 +364,7 @@ func (r *recorder) sent() []string {
 // Calls, for tables of calls.
 
 func getBalance(c *sms.Client) error {
-	_, err := c.Balance.Get(context.Background())
+	_, err := c.Balance.Get(context.Background(), nil)
 	return err
 }
 
@@ -375,7 +375,7 @@ func sendSMS(c *sms.Client) error {
 }
 
 func sendOTPOffline(c *sms.Client) error {
-	_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "ACME", MessageText: "< 1234 >"})
+	_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "ACME", Message: "< 1234 >"})
 	return err
 }
 
@@ -395,7 +395,7 @@ func requestsTo(srv *mockserver.Server, method, path string) int {
 // balance returns a test wallet of the default workspace, in kobo.
 func balance(t *testing.T, srv *mockserver.Server) int64 {
 	t.Helper()
-	k, err := srv.Balance(srv.Default().WorkspaceID, mockserver.Test)
+	k, err := srv.Balance(srv.Default().WorkspaceID, mockserver.ModeTest)
 	require.NoError(t, err)
 	return k
 }
@@ -403,7 +403,7 @@ func balance(t *testing.T, srv *mockserver.Server) int64 {
 // fund sets the test wallet of the default workspace, in kobo.
 func fund(t *testing.T, srv *mockserver.Server, kobo int64) {
 	t.Helper()
-	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, kobo))
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.ModeTest, kobo))
 }
 
 // campaignTotal returns the number of campaigns c's key sees.
@@ -418,7 +418,7 @@ func campaignTotal(t *testing.T, c *sms.Client) int {
 func sendOTP(t *testing.T, srv *mockserver.Server, client *sms.Client, to string) *sms.OTP {
 	t.Helper()
 	otp, err := client.OTP.Send(context.Background(), &sms.SendOTPParams{
-		To: to, From: srv.Default().SenderID, MessageText: "Your code is < 1234 >",
+		To: to, From: srv.Default().SenderID, Message: "Your code is < 1234 >",
 	})
 	require.NoError(t, err)
 	return otp

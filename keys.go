@@ -30,7 +30,8 @@ const (
 // after the request may have reached the server (except List): see ErrOutcomeUnknown.
 type KeysService struct{ c *core }
 
-// Key is an API key. Its String, GoString, Format and LogValue never show the Secret.
+// Key is an API key. Its String, Format (every verb, %#v too) and LogValue never show the
+// Secret.
 //
 // The service shows no answer of the key endpoints: their shape is this project's. ID and
 // PublicKey are required (and Secret in the answer to Create); the times are nil when the
@@ -66,9 +67,6 @@ func (k Key) String() string {
 	b.WriteByte('}')
 	return b.String()
 }
-
-// GoString describes the key without its secret.
-func (k Key) GoString() string { return k.String() }
 
 // Format prints the key without its secret, whatever the verb.
 func (k Key) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, k.String()) }
@@ -137,12 +135,17 @@ func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, err
 	return d.key(cl.responseOf(out.envelope, unreadable(nil, "data.", d.flaws()...))), nil
 }
 
+// ListKeysParams is the input of KeysService.List and KeysService.All. It has no fields: the
+// calls take it so that an option can come without changing their signatures. nil is the zero
+// value.
+type ListKeysParams struct{}
+
 // List returns the workspace's keys, newest first, revoked ones included, without secrets:
-// the whole list, in one page.
+// the whole list, in one page. p may be nil.
 //
 // Endpoint: GET /v1/keys (no scope: a dashboard token), this project's contract
 // (docs/api.md): no live page shows it.
-func (s *KeysService) List(ctx context.Context) (*Page[Key], error) {
+func (s *KeysService) List(ctx context.Context, p *ListKeysParams) (*Page[Key], error) {
 	var out struct {
 		envelope
 		wirePaging
@@ -172,21 +175,26 @@ func (s *KeysService) List(ctx context.Context) (*Page[Key], error) {
 }
 
 // All returns an iterator over the workspace's keys, as List returns them: the list is not
-// paged, so it makes one request when the loop starts. An error is yielded once and ends the
+// paged, so it makes one request when the loop starts. p may be nil. An error is yielded once and ends the
 // loop.
 //
 // Endpoints: GET /v1/keys (no scope: a dashboard token), once when the loop starts: see
 // List.
-func (s *KeysService) All(ctx context.Context) iter.Seq2[Key, error] {
-	return items(func() (*Page[Key], error) { return s.List(ctx) })
+func (s *KeysService) All(ctx context.Context, p *ListKeysParams) iter.Seq2[Key, error] {
+	return items(func() (*Page[Key], error) { return s.List(ctx, p) })
 }
 
+// RevokeKeyParams is the input of KeysService.Revoke beside the key's ID. It has no fields: the
+// call takes it so that an option can come without changing the call's signature. nil is the
+// zero value.
+type RevokeKeyParams struct{}
+
 // Revoke revokes key id at once: requests with it are then 401. Revoking a revoked key
-// returns it unchanged, with its first RevokedAt.
+// returns it unchanged, with its first RevokedAt. p may be nil.
 //
 // Endpoint: DELETE /v1/keys/{id} (no scope: a dashboard token), this project's contract
 // (docs/api.md): no live page shows it.
-func (s *KeysService) Revoke(ctx context.Context, id string) (*Key, error) {
+func (s *KeysService) Revoke(ctx context.Context, id string, p *RevokeKeyParams) (*Key, error) {
 	seg, err := pathID("id", id)
 	if err != nil {
 		return nil, err

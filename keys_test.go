@@ -37,11 +37,11 @@ func TestKeysLifecycle(t *testing.T) {
 	assert.Nil(t, key.LastUsedAt)
 
 	client := newClientOf(t, srv, key.PublicKey, key.Secret)
-	b, err := client.Balance.Get(ctx)
+	b, err := client.Balance.Get(ctx, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "10000.00", b.Balance.String(), "a pk_test key reads the test wallet")
 
-	keys, err := dash.Keys.List(ctx)
+	keys, err := dash.Keys.List(ctx, nil)
 	require.NoError(t, err)
 	require.Len(t, keys.Items, 3, "the new key and the workspace's two")
 	assert.Equal(t, key.ID, keys.Items[0].ID, "newest first")
@@ -50,17 +50,17 @@ func TestKeysLifecycle(t *testing.T) {
 		assert.Empty(t, k.Secret, "secrets are never listed")
 	}
 
-	revoked, err := dash.Keys.Revoke(ctx, key.ID)
+	revoked, err := dash.Keys.Revoke(ctx, key.ID, nil)
 	require.NoError(t, err)
 	require.NotNil(t, revoked.RevokedAt)
-	_, err = client.Balance.Get(ctx)
+	_, err = client.Balance.Get(ctx, nil)
 	require.ErrorIs(t, err, sms.ErrUnauthorized, "a revoked key is refused")
 
-	again, err := dash.Keys.Revoke(ctx, key.ID)
+	again, err := dash.Keys.Revoke(ctx, key.ID, nil)
 	require.NoError(t, err)
 	assert.Equal(t, revoked.RevokedAt, again.RevokedAt, "revoking is idempotent")
 
-	_, err = dash.Keys.Revoke(ctx, "0123456789abcdef01234567")
+	_, err = dash.Keys.Revoke(ctx, "0123456789abcdef01234567", nil)
 	require.ErrorIs(t, err, sms.ErrNotFound)
 }
 
@@ -101,7 +101,7 @@ func TestKeysErrors(t *testing.T) {
 	other := newServer(t)
 	bad, err := sms.NewDashboardClient(other.DashboardToken(srv.Default().WorkspaceID, time.Hour), mockOpts(t, srv)...)
 	require.NoError(t, err)
-	_, err = bad.Keys.List(ctx)
+	_, err = bad.Keys.List(ctx, nil)
 	require.ErrorIs(t, err, sms.ErrUnauthorized, "a token signed by another secret")
 
 	dash := newDashboardClient(t, srv)
@@ -111,9 +111,9 @@ func TestKeysErrors(t *testing.T) {
 	assert.Equal(t, 1, requestsTo(srv, "POST", "/v1/keys"), "not retried on 503")
 
 	srv.AddFaults(mockserver.FaultRule{Method: "DELETE", Path: "/v1/keys/*", Drop: true, Times: 1})
-	keys, err := dash.Keys.List(ctx)
+	keys, err := dash.Keys.List(ctx, nil)
 	require.NoError(t, err)
-	_, err = dash.Keys.Revoke(ctx, keys.Items[0].ID)
+	_, err = dash.Keys.Revoke(ctx, keys.Items[0].ID, nil)
 	require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
 	assert.Equal(t, 1, requestsTo(srv, "DELETE", "/v1/keys/"+keys.Items[0].ID))
 }

@@ -88,7 +88,7 @@ func WithRetryWait(min, max time.Duration) Option {
 // logged, and phone numbers are masked. Nil, the default, logs nothing.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
-// WithUserAgent sets the User-Agent header (default "sms-go/" + Version).
+// WithUserAgent sets the User-Agent header (default "sms-go/" + Version()).
 func WithUserAgent(ua string) Option { return func(c *config) { c.userAgent = ua } }
 
 // WithInsecureHTTP allows a plain http:// base URL to a host that is not loopback. Credentials

@@ -23,8 +23,8 @@ type PinType string
 
 // The pin alphabets.
 const (
-	PinNumeric      PinType = "numeric"      // digits
-	PinAlphanumeric PinType = "alphanumeric" // A-Z and digits
+	PinTypeNumeric      PinType = "numeric"      // digits
+	PinTypeAlphanumeric PinType = "alphanumeric" // A-Z and digits
 )
 
 // OTPService sends one-time passwords by SMS and verifies them.
@@ -42,12 +42,12 @@ type SendOTPParams struct {
 	To string
 	// From is an active sender ID of the workspace.
 	From string
-	// MessageText is the SMS text, optional as the service documents it. When given, it must
+	// Message is the SMS text, optional as the service documents it. When given, it must
 	// contain PinPlaceholder, which is replaced by the pin, and then fit 10 parts. When
 	// empty, it is left out of the request, and the server sends a default text with the
 	// pin.
-	MessageText string
-	// PinType is PinNumeric (when empty) or PinAlphanumeric.
+	Message string
+	// PinType is PinTypeNumeric (when empty) or PinTypeAlphanumeric.
 	PinType PinType
 	// PinLength is 4 to 8 characters (0: 6).
 	PinLength int
@@ -62,11 +62,11 @@ type SendOTPParams struct {
 // number and smsStatus; what it cost is not shown, so Amount is nil (and Currency empty)
 // unless the server sends it, as the mock server does.
 type OTP struct {
-	PinID     string  // pass it to Verify
-	To        string  // the normalized number; empty when the server did not send it
-	SMSStatus string  // such as "Message Sent"; the mock answers "Message Failed" (and Amount 0.00) when the provider refused it
-	Amount    *Amount // what the SMS cost; nil when the server did not say
-	Currency  string  // "NGN"; empty when the server did not say
+	PinID     string    // pass it to Verify
+	To        string    // the normalized number; empty when the server did not send it
+	SMSStatus SMSStatus // such as SMSStatusSent; the mock answers SMSStatusFailed (and Amount 0.00) when the provider refused it
+	Amount    *Amount   // what the SMS cost; nil when the server did not say
+	Currency  string    // "NGN"; empty when the server did not say
 	// Response is the HTTP answer, with its request ID (the service's OTP answers show no
 	// requestId: it is then the X-Request-Id header's, or empty).
 	Response *Response
@@ -107,11 +107,11 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 	bad := unreadable(nil, "data.", flaw{"smsStatus", d.SMSStatus.bad}, flaw{"phone_number", d.PhoneNumber.bad},
 		flaw{"amount", d.Amount.bad}, flaw{"currency", d.Currency.bad}, flaw{"status", d.Status.bad})
 	otp := &OTP{
-		PinID: d.PinID.s, To: d.PhoneNumber.s, SMSStatus: d.SMSStatus.s, Amount: d.Amount.ptr(), Currency: d.Currency.s,
+		PinID: d.PinID.s, To: d.PhoneNumber.s, SMSStatus: SMSStatus(d.SMSStatus.s), Amount: d.Amount.ptr(), Currency: d.Currency.s,
 		Response: cl.responseOf(out.envelope, unreadable(bad, "", flaw{"status", out.Status.bad})),
 	}
 	if failedSMSStatus(d.SMSStatus.s) || failedStatus(d.Status.s) || failedStatus(out.Status.s) {
-		return nil, &SendFailedError{OTP: otp, Status: cmp.Or(d.Status.s, out.Status.s)}
+		return nil, &SendFailedError{OTP: otp, Status: AnswerStatus(cmp.Or(d.Status.s, out.Status.s))}
 	}
 	if err := cl.need(member{"data.pinId", d.PinID.s != ""}); err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ type SendFailedError struct {
 	// server sent them; its Response holds the request ID.
 	OTP *OTP
 	// Status is the status member of the answer, as the server wrote it ("400"), or empty.
-	Status string
+	Status AnswerStatus
 }
 
 // Error describes the failure with the server's words, printable and bounded as in
@@ -171,10 +171,10 @@ type SendFailedError struct {
 func (e *SendFailedError) Error() string {
 	msg := "sms: POST /v1/otp/send: the server accepted the request but says the SMS failed"
 	if e.OTP != nil && e.OTP.SMSStatus != "" {
-		msg += ": smsStatus " + strconv.Quote(printable(e.OTP.SMSStatus))
+		msg += ": smsStatus " + strconv.Quote(printable(string(e.OTP.SMSStatus)))
 	}
 	if e.Status != "" {
-		msg += ", status " + strconv.Quote(printable(e.Status))
+		msg += ", status " + strconv.Quote(printable(string(e.Status)))
 	}
 	if e.OTP != nil && e.OTP.PinID != "" {
 		msg += " (pin " + printable(e.OTP.PinID) + ")"
@@ -194,7 +194,7 @@ func (e *SendFailedError) Is(target error) bool {
 	if e.OTP == nil {
 		return false
 	}
-	s := sentinelFor(statusOfWords(e.OTP.SMSStatus))
+	s := sentinelFor(statusOfWords(string(e.OTP.SMSStatus)))
 	return s != nil && s == target
 }
 
@@ -217,7 +217,7 @@ func validateOTP(p *SendOTPParams) (*otpBody, error) {
 		return nil, err
 	}
 	switch p.PinType {
-	case "", PinNumeric, PinAlphanumeric:
+	case "", PinTypeNumeric, PinTypeAlphanumeric:
 	default:
 		return nil, invalid("PinType", "the pin type is numeric or alphanumeric")
 	}
@@ -238,26 +238,26 @@ func validateOTP(p *SendOTPParams) (*otpBody, error) {
 	} else if utf8.RuneCountInString(placeholder) > rules.MaxPinPlaceholderLen {
 		return nil, invalid("PinPlaceholder", "the placeholder is 1 to "+strconv.Itoa(rules.MaxPinPlaceholderLen)+" characters")
 	}
-	if p.MessageText != "" { // optional: the server has a text of its own
-		if err := validateUTF8("MessageText", p.MessageText); err != nil {
+	if p.Message != "" { // optional: the server has a text of its own
+		if err := validateUTF8("Message", p.Message); err != nil {
 			return nil, err
 		}
-		if !strings.Contains(p.MessageText, placeholder) {
-			return nil, invalid("MessageText", "the message text must contain the pin placeholder "+strconv.Quote(placeholder))
+		if !strings.Contains(p.Message, placeholder) {
+			return nil, invalid("Message", "the message text must contain the pin placeholder "+strconv.Quote(placeholder))
 		}
 		// Pins are ASCII letters and digits: every pin of this length takes the same parts.
-		if err := validateParts("MessageText", strings.ReplaceAll(p.MessageText, placeholder, strings.Repeat("0", length))); err != nil {
+		if err := validateParts("Message", strings.ReplaceAll(p.Message, placeholder, strings.Repeat("0", length))); err != nil {
 			return nil, err
 		}
 	}
 	return &otpBody{
-		To: to, From: p.From, MessageText: p.MessageText, PinType: p.PinType, PinLength: p.PinLength,
+		To: to, From: p.From, MessageText: p.Message, PinType: p.PinType, PinLength: p.PinLength,
 		PinTimeToLive: int(ttl / time.Minute), PinPlaceholder: p.PinPlaceholder,
 	}, nil
 }
 
-// VerifyOTPParams is the input of OTPService.Verify. Its String, GoString, Format, LogValue
-// and MarshalJSON never show the Pin.
+// VerifyOTPParams is the input of OTPService.Verify. Its String, Format (every verb, %#v
+// too), LogValue and MarshalJSON never show the Pin.
 type VerifyOTPParams struct {
 	PinID string // from OTP.PinID
 	// Pin is what the user typed. A pin is 4 to 8 ASCII letters and digits: anything else
@@ -265,7 +265,7 @@ type VerifyOTPParams struct {
 	// *ValidationError, so that it does not use up one of the pin's attempts. Trim what
 	// people type before passing it.
 	Pin string
-	// PinType, when set, is the type the pin was sent with: PinNumeric refuses a pin that
+	// PinType, when set, is the type the pin was sent with: PinTypeNumeric refuses a pin that
 	// is not all digits. Empty: digits and letters are both accepted.
 	PinType PinType
 	// PinLength, when set (4 to 8), is the length the pin was sent with: a pin of another
@@ -304,9 +304,6 @@ func redacted(secret string) string {
 	return "[REDACTED]"
 }
 
-// GoString describes the parameters without the pin.
-func (p VerifyOTPParams) GoString() string { return p.String() }
-
 // Format prints the parameters without the pin, whatever the verb.
 func (p VerifyOTPParams) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, p.String()) }
 
@@ -326,15 +323,15 @@ type Verification struct {
 	// repeat it.
 	PinID    string
 	Verified bool   // the pin matched; it is now used up
-	MSISDN   string // the number the pin was sent to; empty when the server did not send it
+	To       string // the number the pin was sent to; empty when the server did not send it
 	// AttemptsRemaining is how many wrong pins are still allowed, or nil when the server did
 	// not say (the service's otp-verify answer does not show it; the mock server sends it).
-	// After the fifth wrong pin, Verify answers 429 (PinLocked) until the pin expires.
+	// After the fifth wrong pin, Verify answers 429 (PinStateLocked) until the pin expires.
 	AttemptsRemaining *int
 	// Response is the HTTP answer, with its request ID.
 	Response *Response
 
-	expired bool // the provider's "verified": "Expired": PinStateOf says PinExpired
+	expired bool // the provider's "verified": "Expired": PinStateOf says PinStateExpired
 }
 
 // Verify checks a pin. A wrong pin is not an error: Verified is false (and so it is when the
@@ -385,7 +382,7 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 	}
 	bad := unreadable(nil, "data.", flaw{"pinId", d.PinID.bad}, flaw{"msisdn", d.MSISDN.bad}, flaw{"attemptsRemaining", d.AttemptsRemaining.bad})
 	return &Verification{
-		PinID: cmp.Or(d.PinID.s, p.PinID), Verified: d.Verified.verified, MSISDN: d.MSISDN.s,
+		PinID: cmp.Or(d.PinID.s, p.PinID), Verified: d.Verified.verified, To: d.MSISDN.s,
 		AttemptsRemaining: d.AttemptsRemaining.ptr(), Response: cl.responseOf(out.envelope, bad), expired: d.Verified.expired,
 	}, nil
 }
@@ -394,7 +391,7 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 // of the type and length given. Reasons never repeat the pin.
 func validatePin(p *VerifyOTPParams) error {
 	switch p.PinType {
-	case "", PinNumeric, PinAlphanumeric:
+	case "", PinTypeNumeric, PinTypeAlphanumeric:
 	default:
 		return invalid("PinType", "the pin type is numeric or alphanumeric")
 	}
@@ -412,7 +409,7 @@ func validatePin(p *VerifyOTPParams) error {
 		digit := '0' <= c && c <= '9'
 		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 		switch {
-		case p.PinType == PinNumeric && !digit:
+		case p.PinType == PinTypeNumeric && !digit:
 			return invalid("Pin", "this pin is numeric: digits only (trim spaces and separators)")
 		case !digit && !letter:
 			return invalid("Pin", "a pin is ASCII letters and digits only (trim spaces and separators)")

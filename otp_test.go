@@ -30,7 +30,7 @@ func TestOTPSendAndVerify(t *testing.T) {
 	otp := sendOTP(t, srv, client, "08025671695")
 	assert.NotEmpty(t, otp.PinID)
 	assert.Equal(t, "2348025671695", otp.To)
-	assert.Equal(t, "Message Sent", otp.SMSStatus)
+	assert.Equal(t, sms.SMSStatusSent, otp.SMSStatus)
 	assert.Equal(t, ptr(sms.AmountFromKobo(320)), otp.Amount)
 	assert.Equal(t, "NGN", otp.Currency)
 	assert.Equal(t, before-320, balance(t, srv))
@@ -43,14 +43,14 @@ func TestOTPSendAndVerify(t *testing.T) {
 	v, err := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: pinID, Pin: "wrong"})
 	require.NoError(t, err, "a wrong pin is not an error")
 	v.Response = nil
-	assert.Equal(t, sms.Verification{PinID: pinID, Verified: false, MSISDN: "2348025671695", AttemptsRemaining: ptr(4)}, *v)
+	assert.Equal(t, sms.Verification{PinID: pinID, Verified: false, To: "2348025671695", AttemptsRemaining: ptr(4)}, *v)
 
 	params := &sms.VerifyOTPParams{PinID: pinID, Pin: pin}
 	assert.NotContains(t, fmt.Sprintf("%v %+v %#v %s", params, params, *params, params), pin, "params never print the pin")
 	v, err = client.OTP.Verify(ctx, params)
 	require.NoError(t, err)
 	assert.True(t, v.Verified)
-	assert.Equal(t, "2348025671695", v.MSISDN)
+	assert.Equal(t, "2348025671695", v.To)
 	assert.Nil(t, v.AttemptsRemaining, "a verified pin's answer has no attemptsRemaining")
 
 	_, err = client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: pinID, Pin: pin})
@@ -71,8 +71,8 @@ func TestOTPSendSettings(t *testing.T) {
 	client := newClient(t, srv)
 	ctx := context.Background()
 	_, err := client.OTP.Send(ctx, &sms.SendOTPParams{
-		To: "2348025671695", From: srv.Default().SenderID, PinType: sms.PinAlphanumeric, PinLength: 8,
-		PinTimeToLive: 2 * time.Minute, PinPlaceholder: "##", MessageText: "Code: ##",
+		To: "2348025671695", From: srv.Default().SenderID, PinType: sms.PinTypeAlphanumeric, PinLength: 8,
+		PinTimeToLive: 2 * time.Minute, PinPlaceholder: "##", Message: "Code: ##",
 	})
 	require.NoError(t, err)
 	reqs := srv.Requests()
@@ -100,7 +100,7 @@ func TestOTPSendWithoutMessageText(t *testing.T) {
 		{"only what is required", sms.SendOTPParams{To: "08025671695", From: "ACME"}, `{"to":"2348025671695","from":"ACME"}`},
 		{"a placeholder but no text", sms.SendOTPParams{To: "08025671695", From: "ACME", PinPlaceholder: "{pin}", PinLength: 4},
 			`{"to":"2348025671695","from":"ACME","pin_length":4,"pin_placeholder":"{pin}"}`},
-		{"a text", sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "Code < 1234 >"},
+		{"a text", sms.SendOTPParams{To: "08025671695", From: "ACME", Message: "Code < 1234 >"},
 			`{"to":"2348025671695","from":"ACME","message_text":"Code < 1234 >"}`},
 	}
 	for _, tt := range tests {
@@ -124,7 +124,7 @@ func TestVerifyOTPParamsKeepsThePinOutOfJSON(t *testing.T) {
 	rec := &recorder{base: srv.Transport()}
 	ws := srv.Default()
 	c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: rec}))
-	otp, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: ws.SenderID, MessageText: "< 1234 >"})
+	otp, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: ws.SenderID, Message: "< 1234 >"})
 	require.NoError(t, err)
 	_, pin, err := srv.LatestOTP("08025671695")
 	require.NoError(t, err)
@@ -180,7 +180,7 @@ func TestOTPSendLimitPerNumber(t *testing.T) {
 	for range 5 {
 		sendOTP(t, srv, client, "2348025671695")
 	}
-	_, err := client.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+	_, err := client.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", Message: "< 1234 >"})
 	require.ErrorIs(t, err, sms.ErrRateLimited)
 	// The wait is until the first of the five leaves its 10-minute window: 10 minutes less
 	// what the sends took (whole seconds, rounded up), however loaded the machine.
@@ -224,7 +224,7 @@ func TestOTPRetryPolicy(t *testing.T) {
 
 				var err error
 				if tt.path == "/v1/otp/send" {
-					_, err = client.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+					_, err = client.OTP.Send(context.Background(), &sms.SendOTPParams{To: "2348025671695", From: "MOCKSMS", Message: "< 1234 >"})
 				} else {
 					_, err = client.OTP.Verify(context.Background(), &sms.VerifyOTPParams{PinID: pinID, Pin: "000000"})
 				}
@@ -252,7 +252,7 @@ func TestOTPSendDroppedIsNotRetried(t *testing.T) {
 			srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/otp/send", Drop: true, Times: 1})
 
 			_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{
-				To: "08025671695", From: "MOCKSMS", MessageText: "Your code is < 1234 >",
+				To: "08025671695", From: "MOCKSMS", Message: "Your code is < 1234 >",
 			})
 			require.Error(t, err)
 			assert.ErrorIs(t, err, sms.ErrOutcomeUnknown)
@@ -276,7 +276,7 @@ func TestOTPSendRetriedOn429Only(t *testing.T) {
 			mockserver.FaultRule{Method: "POST", Path: "/v1/otp/send", Status: 429, RetryAfter: 1, Times: 1},
 			mockserver.FaultRule{Method: "POST", Path: "/v1/otp/send", Status: 503, Times: 1},
 		)
-		_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+		_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: "MOCKSMS", Message: "< 1234 >"})
 		require.Error(t, err)
 		assert.ErrorIs(t, err, sms.ErrServer, "the 503 after the 429 is final")
 		assert.ErrorIs(t, err, sms.ErrOutcomeUnknown, "a 503 may have been processed")

@@ -115,7 +115,7 @@ func TestRandomCancellationHidesNoCharge(t *testing.T) {
 				cancel()
 			}
 
-			list, err := srv.Campaigns(srv.Default().WorkspaceID, mockserver.Test)
+			list, err := srv.Campaigns(srv.Default().WorkspaceID, mockserver.ModeTest)
 			require.NoError(t, err)
 			charged := make(map[string]int64, len(list))
 			var all int64

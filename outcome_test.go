@@ -117,7 +117,7 @@ var writeCalls = []writeCall{
 		}},
 	{"SenderIDs.Request", `{"message":"ok","data":{"_id":"s1","title":"ACME","status":"pending","country":"Nigeria"}}`,
 		"", false, func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: "Acme"})
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "alerts", Company: "Acme"})
 			return err
 		}},
 	{"Keys.Create", `{"data":{"_id":"k1","name":"ci","publicKey":"pk_test_abc","scopes":{"sms":true},"secret":"sk_test_s3cr3t"}}`,
@@ -127,7 +127,7 @@ var writeCalls = []writeCall{
 		}},
 	{"Keys.Revoke", `{"data":{"_id":"k1","publicKey":"pk_test_abc","revokedAt":"2026-01-02T00:00:00Z"}}`,
 		"", false, func(ctx context.Context, _ *sms.Client, d *sms.DashboardClient) error {
-			_, err := d.Keys.Revoke(ctx, "k1")
+			_, err := d.Keys.Revoke(ctx, "k1", nil)
 			return err
 		}},
 }
@@ -198,7 +198,7 @@ func TestReadWithUnreadableAnswerIsAPlainError(t *testing.T) {
 		call        func(context.Context, *sms.Client) error
 	}{
 		{"Balance.Get", `{"data":{"balance":10000.00,"currency":"NGN"}}`, func(ctx context.Context, c *sms.Client) error {
-			_, err := c.Balance.Get(ctx)
+			_, err := c.Balance.Get(ctx, nil)
 			return err
 		}},
 		{"Campaigns.List", `{"data":[{"_id":"c1","status":"sent","amount":3.20}],"pagination":{"page":1,"limit":20,"total":1}}`,

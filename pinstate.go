@@ -15,25 +15,25 @@ import (
 // reads ({"error": {...}}, {"error": "..."}, {"message": "..."}, {"errors": [...]}), relying
 // on these answers (the mock server's, which follow this project's contract):
 //
-//	200 {"verified": true}                              PinVerified ("True" too)
-//	200 {"verified": false}                             PinWrong    ("False" too)
-//	200 {"verified": "Expired"}                         PinExpired  (the provider's answer)
-//	400 "This pin has expired."                         PinExpired   (any message containing "expired")
-//	400 "This pin was replaced by a newer one."         PinReplaced  ("replaced", "voided" or "newer")
-//	400 "This pin was already verified."                PinAlreadyVerified ("already verified", "already used")
-//	400 with field "pin"                                PinMalformed
-//	400 otherwise                                       PinUnusable
+//	200 {"verified": true}                              PinStateVerified ("True" too)
+//	200 {"verified": false}                             PinStateWrong    ("False" too)
+//	200 {"verified": "Expired"}                         PinStateExpired  (the provider's answer)
+//	400 "This pin has expired."                         PinStateExpired   (any message containing "expired")
+//	400 "This pin was replaced by a newer one."         PinStateReplaced  ("replaced", "voided" or "newer")
+//	400 "This pin was already verified."                PinStateAlreadyVerified ("already verified", "already used")
+//	400 with field "pin"                                PinStateMalformed
+//	400 otherwise                                       PinStateUnusable
 //	422                                                 as a 400 (Laravel's and NestJS's refusals)
-//	404 "Pin not found."                                PinNotFound  (any 404 whose body is an API error
+//	404 "Pin not found."                                PinStateNotFound  (any 404 whose body is an API error
 //	                                                    not speaking of a route, a path, an endpoint or a URL)
-//	429 "Too many wrong attempts; this pin is locked."  PinLocked    (any 429 but the key's request limit)
+//	429 "Too many wrong attempts; this pin is locked."  PinStateLocked    (any 429 but the key's request limit)
 //
 // A 429 whose message does not speak of attempts, a lock or a pin, and either says "rate
 // limit" or "too many requests" or comes with X-RateLimit-Remaining: 0, is the key's request
 // limit (the mock's "Rate limit exceeded; try again later."), not the pin's: PinStateUnknown;
 // so is a 429 without an error body, whose message is then the status text, "Too Many
 // Requests".
-// A pin the SDK refused before any request (a *ValidationError of Pin) is PinMalformed.
+// A pin the SDK refused before any request (a *ValidationError of Pin) is PinStateMalformed.
 type PinState string
 
 // The pin states.
@@ -41,29 +41,29 @@ const (
 	// PinStateUnknown: the answer says nothing about the pin (a network error, a 5xx, a 401,
 	// the key's request limit, an outcome unknown). Trying again later may help.
 	PinStateUnknown PinState = ""
-	// PinVerified: the pin matched; it is now used up.
-	PinVerified PinState = "verified"
-	// PinWrong: the pin did not match; Verification.AttemptsRemaining says how many more
+	// PinStateVerified: the pin matched; it is now used up.
+	PinStateVerified PinState = "verified"
+	// PinStateWrong: the pin did not match; Verification.AttemptsRemaining says how many more
 	// tries are allowed, when the server says.
-	PinWrong PinState = "wrong"
-	// PinMalformed: the pin cannot be valid (too short, not letters and digits, not of the
+	PinStateWrong PinState = "wrong"
+	// PinStateMalformed: the pin cannot be valid (too short, not letters and digits, not of the
 	// type or length given): ask the user to type it again. When the SDK found it, no
 	// attempt was used up.
-	PinMalformed PinState = "malformed"
-	// PinExpired: the pin's time to live ran out: send a new one.
-	PinExpired PinState = "expired"
-	// PinReplaced: a newer pin sent to the same number voided this one: ask for the newest.
-	PinReplaced PinState = "replaced"
-	// PinAlreadyVerified: the pin was verified before; a pin is single-use.
-	PinAlreadyVerified PinState = "already_verified"
-	// PinUnusable: the server refused to verify the pin (400) in words the SDK does not
+	PinStateMalformed PinState = "malformed"
+	// PinStateExpired: the pin's time to live ran out: send a new one.
+	PinStateExpired PinState = "expired"
+	// PinStateReplaced: a newer pin sent to the same number voided this one: ask for the newest.
+	PinStateReplaced PinState = "replaced"
+	// PinStateAlreadyVerified: the pin was verified before; a pin is single-use.
+	PinStateAlreadyVerified PinState = "already_verified"
+	// PinStateUnusable: the server refused to verify the pin (400) in words the SDK does not
 	// know; by the contract it is expired, replaced or already verified: send a new one.
-	PinUnusable PinState = "unusable"
-	// PinLocked: too many wrong pins; the pin is locked until it expires (Error.RetryAfter):
+	PinStateUnusable PinState = "unusable"
+	// PinStateLocked: too many wrong pins; the pin is locked until it expires (Error.RetryAfter):
 	// send a new one.
-	PinLocked PinState = "locked"
-	// PinNotFound: no pin has this ID (or the server forgot it).
-	PinNotFound PinState = "not_found"
+	PinStateLocked PinState = "locked"
+	// PinStateNotFound: no pin has this ID (or the server forgot it).
+	PinStateNotFound PinState = "not_found"
 )
 
 // PinStateOf classifies the outcome of OTPService.Verify: pass it Verify's two results. It
@@ -71,9 +71,9 @@ const (
 //
 //	v, err := client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: id, Pin: typed, PinLength: 6})
 //	switch sms.PinStateOf(v, err) {
-//	case sms.PinVerified: // log in
-//	case sms.PinWrong, sms.PinMalformed: // "wrong code, try again"
-//	case sms.PinExpired, sms.PinReplaced, sms.PinAlreadyVerified, sms.PinUnusable, sms.PinLocked, sms.PinNotFound: // "send a new code"
+//	case sms.PinStateVerified: // log in
+//	case sms.PinStateWrong, sms.PinStateMalformed: // "wrong code, try again"
+//	case sms.PinStateExpired, sms.PinStateReplaced, sms.PinStateAlreadyVerified, sms.PinStateUnusable, sms.PinStateLocked, sms.PinStateNotFound: // "send a new code"
 //	default: // "try again later"; log err
 //	}
 func PinStateOf(v *Verification, err error) PinState {
@@ -82,11 +82,11 @@ func PinStateOf(v *Verification, err error) PinState {
 		case v == nil:
 			return PinStateUnknown
 		case v.Verified:
-			return PinVerified
+			return PinStateVerified
 		case v.expired:
-			return PinExpired
+			return PinStateExpired
 		}
-		return PinWrong
+		return PinStateWrong
 	}
 	var pe *pinError
 	if errors.As(err, &pe) {
@@ -120,7 +120,7 @@ func verifyErrorState(err error, h http.Header) PinState {
 	var ve *ValidationError
 	if errors.As(err, &ve) {
 		if ve.Field == "Pin" {
-			return PinMalformed
+			return PinStateMalformed
 		}
 		return PinStateUnknown
 	}
@@ -134,7 +134,7 @@ func verifyErrorState(err error, h http.Header) PinState {
 		if e.notAPI || routeWords(msg) {
 			return PinStateUnknown // a proxy's or a router's 404, not the service's word on the pin
 		}
-		return PinNotFound
+		return PinStateNotFound
 	case http.StatusTooManyRequests:
 		aboutPin := strings.Contains(msg, "attempt") || strings.Contains(msg, "lock") || strings.Contains(msg, "pin")
 		quota := strings.Contains(msg, "rate limit") || strings.Contains(msg, "too many requests") ||
@@ -142,19 +142,19 @@ func verifyErrorState(err error, h http.Header) PinState {
 		if quota && !aboutPin {
 			return PinStateUnknown // the key's request limit
 		}
-		return PinLocked
+		return PinStateLocked
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:
 		switch {
 		case strings.Contains(msg, "expired"):
-			return PinExpired
+			return PinStateExpired
 		case strings.Contains(msg, "replaced"), strings.Contains(msg, "voided"), strings.Contains(msg, "newer"):
-			return PinReplaced
+			return PinStateReplaced
 		case strings.Contains(msg, "already verified"), strings.Contains(msg, "already been verified"), strings.Contains(msg, "already used"):
-			return PinAlreadyVerified
+			return PinStateAlreadyVerified
 		case e.Field == "pin":
-			return PinMalformed
+			return PinStateMalformed
 		}
-		return PinUnusable
+		return PinStateUnusable
 	}
 	return PinStateUnknown
 }

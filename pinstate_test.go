@@ -35,32 +35,32 @@ func TestPinStateOf(t *testing.T) {
 		want   sms.PinState
 		is     error // the error still matches it
 	}{
-		{"verified", step{status: 200, body: `{"data":{"pinId":"p1","verified":true,"msisdn":"2348025671695"}}`}, nil, sms.PinVerified, nil},
-		{"verified, the provider's string", step{status: 200, body: `{"data":{"pinId":"p1","verified":"True","msisdn":"2348025671695"}}`}, nil, sms.PinVerified, nil},
-		{"wrong", step{status: 200, body: `{"data":{"pinId":"p1","verified":false,"attemptsRemaining":3}}`}, nil, sms.PinWrong, nil},
-		{"wrong, the provider's string", step{status: 200, body: `{"data":{"pinId":"p1","verified":"False"}}`}, nil, sms.PinWrong, nil},
-		{"expired, the provider's string", step{status: 200, body: `{"data":{"pinId":"p1","verified":"Expired"}}`}, nil, sms.PinExpired, nil},
-		{"expired (mock)", errorStep(400, "bad_request", "This pin has expired.", "pin_id", nil), nil, sms.PinExpired, sms.ErrBadRequest},
-		{"replaced (mock)", errorStep(400, "bad_request", "This pin was replaced by a newer one.", "pin_id", nil), nil, sms.PinReplaced, sms.ErrBadRequest},
-		{"voided", errorStep(400, "bad_request", "This pin was voided.", "", nil), nil, sms.PinReplaced, sms.ErrBadRequest},
-		{"already verified (mock)", errorStep(400, "bad_request", "This pin was already verified.", "pin_id", nil), nil, sms.PinAlreadyVerified, sms.ErrBadRequest},
-		{"already used", errorStep(400, "bad_request", "Token already used", "", nil), nil, sms.PinAlreadyVerified, sms.ErrBadRequest},
-		{"refused by the server as a pin", errorStep(400, "bad_request", "pin must be 4 to 8 characters.", "pin", nil), nil, sms.PinMalformed, sms.ErrBadRequest},
-		{"a 400 in other words", errorStep(400, "bad_request", "Invalid token.", "pin_id", nil), nil, sms.PinUnusable, sms.ErrBadRequest},
-		{"not found (mock)", errorStep(404, "not_found", "Pin not found.", "", nil), nil, sms.PinNotFound, sms.ErrNotFound},
-		{"locked (mock)", errorStep(429, "rate_limited", "Too many wrong attempts; this pin is locked.", "", http.Header{"Retry-After": {"600"}}), nil, sms.PinLocked, sms.ErrRateLimited},
-		{"locked while the key's quota runs out", errorStep(429, "rate_limited", "Too many wrong attempts; this pin is locked.", "", quota(60, 0)), nil, sms.PinLocked, sms.ErrRateLimited},
+		{"verified", step{status: 200, body: `{"data":{"pinId":"p1","verified":true,"msisdn":"2348025671695"}}`}, nil, sms.PinStateVerified, nil},
+		{"verified, the provider's string", step{status: 200, body: `{"data":{"pinId":"p1","verified":"True","msisdn":"2348025671695"}}`}, nil, sms.PinStateVerified, nil},
+		{"wrong", step{status: 200, body: `{"data":{"pinId":"p1","verified":false,"attemptsRemaining":3}}`}, nil, sms.PinStateWrong, nil},
+		{"wrong, the provider's string", step{status: 200, body: `{"data":{"pinId":"p1","verified":"False"}}`}, nil, sms.PinStateWrong, nil},
+		{"expired, the provider's string", step{status: 200, body: `{"data":{"pinId":"p1","verified":"Expired"}}`}, nil, sms.PinStateExpired, nil},
+		{"expired (mock)", errorStep(400, "bad_request", "This pin has expired.", "pin_id", nil), nil, sms.PinStateExpired, sms.ErrBadRequest},
+		{"replaced (mock)", errorStep(400, "bad_request", "This pin was replaced by a newer one.", "pin_id", nil), nil, sms.PinStateReplaced, sms.ErrBadRequest},
+		{"voided", errorStep(400, "bad_request", "This pin was voided.", "", nil), nil, sms.PinStateReplaced, sms.ErrBadRequest},
+		{"already verified (mock)", errorStep(400, "bad_request", "This pin was already verified.", "pin_id", nil), nil, sms.PinStateAlreadyVerified, sms.ErrBadRequest},
+		{"already used", errorStep(400, "bad_request", "Token already used", "", nil), nil, sms.PinStateAlreadyVerified, sms.ErrBadRequest},
+		{"refused by the server as a pin", errorStep(400, "bad_request", "pin must be 4 to 8 characters.", "pin", nil), nil, sms.PinStateMalformed, sms.ErrBadRequest},
+		{"a 400 in other words", errorStep(400, "bad_request", "Invalid token.", "pin_id", nil), nil, sms.PinStateUnusable, sms.ErrBadRequest},
+		{"not found (mock)", errorStep(404, "not_found", "Pin not found.", "", nil), nil, sms.PinStateNotFound, sms.ErrNotFound},
+		{"locked (mock)", errorStep(429, "rate_limited", "Too many wrong attempts; this pin is locked.", "", http.Header{"Retry-After": {"600"}}), nil, sms.PinStateLocked, sms.ErrRateLimited},
+		{"locked while the key's quota runs out", errorStep(429, "rate_limited", "Too many wrong attempts; this pin is locked.", "", quota(60, 0)), nil, sms.PinStateLocked, sms.ErrRateLimited},
 		{"the key's request limit (mock)", errorStep(429, "rate_limited", "Rate limit exceeded; try again later.", "", quota(60, 0)), nil, sms.PinStateUnknown, sms.ErrRateLimited},
 		{"a 429 without words", step{status: 429, body: ``}, nil, sms.PinStateUnknown, sms.ErrRateLimited},
-		{"a 429 speaking of the pin", errorStep(429, "rate_limited", "Pin locked.", "", nil), nil, sms.PinLocked, sms.ErrRateLimited},
+		{"a 429 speaking of the pin", errorStep(429, "rate_limited", "Pin locked.", "", nil), nil, sms.PinStateLocked, sms.ErrRateLimited},
 		{"the key's request limit, no header", errorStep(429, "rate_limited", "Rate limit exceeded; try again later.", "", nil), nil, sms.PinStateUnknown, sms.ErrRateLimited},
 		{"too many requests (the service's words)", errorStep(429, "rate_limited", "Too many requests.", "", nil), nil, sms.PinStateUnknown, sms.ErrRateLimited},
-		{"too many OTP attempts (the service's words)", errorStep(429, "rate_limited", "Too many OTP attempts.", "", nil), nil, sms.PinLocked, sms.ErrRateLimited},
+		{"too many OTP attempts (the service's words)", errorStep(429, "rate_limited", "Too many OTP attempts.", "", nil), nil, sms.PinStateLocked, sms.ErrRateLimited},
 		{"unauthorized", errorStep(401, "unauthorized", "Invalid API key or secret.", "", nil), nil, sms.PinStateUnknown, sms.ErrUnauthorized},
 		{"server error", errorStep(503, "server_error", "This pin has expired.", "", nil), nil, sms.PinStateUnknown, sms.ErrServer},
 		{"dropped", step{err: dropped}, nil, sms.PinStateUnknown, sms.ErrOutcomeUnknown},
-		{"too short, refused locally", step{status: 500}, &sms.VerifyOTPParams{PinID: "p1", Pin: "12"}, sms.PinMalformed, sms.ErrInvalidParams},
-		{"a space, refused locally", step{status: 500}, &sms.VerifyOTPParams{PinID: "p1", Pin: " 123456"}, sms.PinMalformed, sms.ErrInvalidParams},
+		{"too short, refused locally", step{status: 500}, &sms.VerifyOTPParams{PinID: "p1", Pin: "12"}, sms.PinStateMalformed, sms.ErrInvalidParams},
+		{"a space, refused locally", step{status: 500}, &sms.VerifyOTPParams{PinID: "p1", Pin: " 123456"}, sms.PinStateMalformed, sms.ErrInvalidParams},
 		{"no pin ID, refused locally", step{status: 500}, &sms.VerifyOTPParams{Pin: "123456"}, sms.PinStateUnknown, sms.ErrInvalidParams},
 	}
 	for _, tt := range tests {
@@ -100,7 +100,7 @@ func TestPinStatesAgainstTheMock(t *testing.T) {
 	ctx := context.Background()
 	verify := func(pinID, pin string) sms.PinState {
 		t.Helper()
-		return sms.PinStateOf(client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: pinID, Pin: pin, PinType: sms.PinNumeric, PinLength: 6}))
+		return sms.PinStateOf(client.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: pinID, Pin: pin, PinType: sms.PinTypeNumeric, PinLength: 6}))
 	}
 	latest := func(to string) (string, string) {
 		t.Helper()
@@ -116,16 +116,16 @@ func TestPinStatesAgainstTheMock(t *testing.T) {
 	if pin == wrong {
 		wrong = "111111"
 	}
-	assert.Equal(t, sms.PinWrong, verify(id, wrong))
-	assert.Equal(t, sms.PinMalformed, verify(id, pin[:5]), "refused locally: no attempt used")
-	assert.Equal(t, sms.PinVerified, verify(id, pin))
-	assert.Equal(t, sms.PinAlreadyVerified, verify(id, pin))
+	assert.Equal(t, sms.PinStateWrong, verify(id, wrong))
+	assert.Equal(t, sms.PinStateMalformed, verify(id, pin[:5]), "refused locally: no attempt used")
+	assert.Equal(t, sms.PinStateVerified, verify(id, pin))
+	assert.Equal(t, sms.PinStateAlreadyVerified, verify(id, pin))
 
 	// Replaced by a newer pin.
 	sendOTP(t, srv, client, "2348025671602")
 	old, oldPin := latest("2348025671602")
 	sendOTP(t, srv, client, "2348025671602")
-	assert.Equal(t, sms.PinReplaced, verify(old, oldPin))
+	assert.Equal(t, sms.PinStateReplaced, verify(old, oldPin))
 
 	// Locked after five wrong pins.
 	sendOTP(t, srv, client, "2348025671603")
@@ -135,16 +135,16 @@ func TestPinStatesAgainstTheMock(t *testing.T) {
 		wrong = "111111"
 	}
 	for range 5 {
-		assert.Equal(t, sms.PinWrong, verify(id, wrong))
+		assert.Equal(t, sms.PinStateWrong, verify(id, wrong))
 	}
-	assert.Equal(t, sms.PinLocked, verify(id, pin))
+	assert.Equal(t, sms.PinStateLocked, verify(id, pin))
 
 	// Unknown.
-	assert.Equal(t, sms.PinNotFound, verify("00000000-0000-4000-8000-000000000000", "123456"))
+	assert.Equal(t, sms.PinStateNotFound, verify("00000000-0000-4000-8000-000000000000", "123456"))
 
 	// Expired.
 	sendOTP(t, srv, client, "2348025671604")
 	id, pin = latest("2348025671604")
 	srv.Advance(11 * time.Minute)
-	assert.Equal(t, sms.PinExpired, verify(id, pin))
+	assert.Equal(t, sms.PinStateExpired, verify(id, pin))
 }

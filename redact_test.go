@@ -54,7 +54,7 @@ func TestServerTextRedacted(t *testing.T) {
 			name: "a 401 echoing the dashboard token", status: 401,
 			body: `{"errors":[{"message":"token ` + ownToken + ` expired"}],"requestId":"req-` + ownToken[:16] + `"}`,
 			call: func(_ *sms.Client, d *sms.DashboardClient) error {
-				_, err := d.Keys.List(context.Background())
+				_, err := d.Keys.List(context.Background(), nil)
 				return err
 			},
 			absent: []string{ownToken[:8]}, want: []string{"token [REDACTED] expired"},
@@ -148,7 +148,7 @@ func TestDebugLogRedactsServerText(t *testing.T) {
 		body: []byte(`{"data":{"balance":1,"currency":"NGN"}}`)}
 	c, err := sms.NewClient(ownKey, ownSecret, sms.WithBaseURL(inProcessBase), sms.WithHTTPClient(&http.Client{Transport: rt}), sms.WithLogger(logger))
 	require.NoError(t, err)
-	_, _ = c.Balance.Get(context.Background())
+	_, _ = c.Balance.Get(context.Background(), nil)
 	require.Contains(t, buf.String(), "requestId=req-[REDACTED]")
 	assert.NotContains(t, buf.String(), strings.TrimPrefix(ownSecret, "sk_test_")[:8])
 }

@@ -277,21 +277,21 @@ func TestContextEndsDuringRetryWait(t *testing.T) {
 		last    error
 		unknown bool
 	}{
-		{"GET 429, cancelled", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx); return err },
+		{"GET 429, cancelled", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx, nil); return err },
 			apiErrorStep(429, "rate_limited", retryAfter("20")), true, context.Canceled, sms.ErrRateLimited, false},
-		{"GET 503, deadline", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx); return err },
+		{"GET 503, deadline", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx, nil); return err },
 			apiErrorStep(503, "server_error", retryAfter("20")), false, context.DeadlineExceeded, sms.ErrServer, false},
 		{"send 503, deadline", func(ctx context.Context, c *sms.Client) error {
 			_, err := c.SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "ACME", Message: "hi"})
 			return err
 		}, apiErrorStep(503, "server_error", retryAfter("20")), false, context.DeadlineExceeded, sms.ErrServer, true},
 		{"OTP 429, cancelled", func(ctx context.Context, c *sms.Client) error {
-			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "2348025671695", From: "ACME", MessageText: "< 1234 >"})
+			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "2348025671695", From: "ACME", Message: "< 1234 >"})
 			return err
 		}, apiErrorStep(429, "rate_limited", retryAfter("20")), true, context.Canceled, sms.ErrRateLimited, false},
-		{"GET 503 backoff, cancelled", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx); return err },
+		{"GET 503 backoff, cancelled", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx, nil); return err },
 			apiErrorStep(503, "server_error", nil), true, context.Canceled, sms.ErrServer, false},
-		{"GET reset, cancelled", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx); return err },
+		{"GET reset, cancelled", func(ctx context.Context, c *sms.Client) error { _, err := c.Balance.Get(ctx, nil); return err },
 			step{err: dropped}, true, context.Canceled, syscall.ECONNRESET, false},
 		{"send reset, deadline", func(ctx context.Context, c *sms.Client) error {
 			_, err := c.SMS.Send(ctx, &sms.SendParams{To: []string{"2348025671695"}, From: "ACME", Message: "hi"})
@@ -387,7 +387,7 @@ var neverTwiceCalls = []struct {
 	call func(c *sms.Client, d *sms.DashboardClient) error
 }{
 	{"OTP.Send", func(c *sms.Client, _ *sms.DashboardClient) error {
-		_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: "MOCKSMS", MessageText: "< 1234 >"})
+		_, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: "MOCKSMS", Message: "< 1234 >"})
 		return err
 	}},
 	{"OTP.Verify", func(c *sms.Client, _ *sms.DashboardClient) error {
@@ -395,7 +395,7 @@ var neverTwiceCalls = []struct {
 		return err
 	}},
 	{"SenderIDs.Request", func(c *sms.Client, _ *sms.DashboardClient) error {
-		_, err := c.SenderIDs.Request(context.Background(), &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: "Acme"})
+		_, err := c.SenderIDs.Request(context.Background(), &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "alerts", Company: "Acme"})
 		return err
 	}},
 	{"Keys.Create", func(_ *sms.Client, d *sms.DashboardClient) error {
@@ -472,7 +472,7 @@ func TestErrorBodyIsReadUpTo1MiB(t *testing.T) {
 	rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		return &http.Response{StatusCode: 500, Header: http.Header{}, Body: body, Request: req}, nil
 	})
-	_, err := newClientFor(t, rt, sms.WithMaxRetries(0)).Balance.Get(context.Background())
+	_, err := newClientFor(t, rt, sms.WithMaxRetries(0)).Balance.Get(context.Background(), nil)
 	var e *sms.Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, 500, e.StatusCode)
@@ -496,7 +496,7 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 	t.Cleanup(redirect.Close)
 
 	c := newClientFor(t, redirect.Client().Transport, sms.WithBaseURL(redirect.URL))
-	_, err := c.Balance.Get(context.Background())
+	_, err := c.Balance.Get(context.Background(), nil)
 	e := asAPIError(t, err)
 	assert.Equal(t, http.StatusTemporaryRedirect, e.StatusCode)
 	assert.Equal(t, int32(0), leaked.Load(), "the secret never reached the other host")
@@ -510,7 +510,7 @@ func TestLoggerNeverLogsSecrets(t *testing.T) {
 	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Status: 503, Times: 1})
 	_, err := client.SMS.Send(context.Background(), &sms.SendParams{To: []string{"2348025671695"}, From: "MOCKSMS", Message: "secret text"})
 	require.NoError(t, err)
-	_, err = newDashboardClient(t, srv, sms.WithLogger(debugLogger(&logs))).Keys.List(context.Background())
+	_, err = newDashboardClient(t, srv, sms.WithLogger(debugLogger(&logs))).Keys.List(context.Background(), nil)
 	require.NoError(t, err)
 
 	out := logs.String()

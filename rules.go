@@ -6,17 +6,17 @@ import (
 	"github.com/seedsms/sms-go/internal/rules"
 )
 
-// Encoding is the character set an SMS is sent in: GSM7 or UCS2.
+// Encoding is the character set an SMS is sent in: EncodingGSM7 or EncodingUCS2.
 type Encoding int
 
 // The two SMS encodings.
 const (
-	// GSM7 is the GSM 03.38 alphabet: 160 characters in one part, 153 per part when split;
+	// EncodingGSM7 is the GSM 03.38 alphabet: 160 characters in one part, 153 per part when split;
 	// the extension characters ^{}\[~]|€ and form feed count twice.
-	GSM7 Encoding = 1
-	// UCS2 is used as soon as one character is outside GSM 03.38: 70 UTF-16 code units in one
+	EncodingGSM7 Encoding = 1
+	// EncodingUCS2 is used as soon as one character is outside GSM 03.38: 70 UTF-16 code units in one
 	// part, 67 per part when split.
-	UCS2 Encoding = 2
+	EncodingUCS2 Encoding = 2
 )
 
 // String returns "GSM-7" or "UCS-2".

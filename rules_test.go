@@ -17,22 +17,22 @@ func TestCountParts(t *testing.T) {
 		parts int
 		enc   sms.Encoding
 	}{
-		{"", 0, sms.GSM7},
-		{"Hello", 1, sms.GSM7},
-		{strings.Repeat("a", 160), 1, sms.GSM7},
-		{strings.Repeat("a", 161), 2, sms.GSM7},
-		{strings.Repeat("€", 80), 1, sms.GSM7},
-		{strings.Repeat("ж", 70), 1, sms.UCS2},
-		{strings.Repeat("ж", 71), 2, sms.UCS2},
-		{strings.Repeat("a", 1531), 11, sms.GSM7},
+		{"", 0, sms.EncodingGSM7},
+		{"Hello", 1, sms.EncodingGSM7},
+		{strings.Repeat("a", 160), 1, sms.EncodingGSM7},
+		{strings.Repeat("a", 161), 2, sms.EncodingGSM7},
+		{strings.Repeat("€", 80), 1, sms.EncodingGSM7},
+		{strings.Repeat("ж", 70), 1, sms.EncodingUCS2},
+		{strings.Repeat("ж", 71), 2, sms.EncodingUCS2},
+		{strings.Repeat("a", 1531), 11, sms.EncodingGSM7},
 	}
 	for _, tt := range tests {
 		parts, enc := sms.CountParts(tt.msg)
 		assert.Equal(t, tt.parts, parts)
 		assert.Equal(t, tt.enc, enc)
 	}
-	assert.Equal(t, "GSM-7", sms.GSM7.String())
-	assert.Equal(t, "UCS-2", sms.UCS2.String())
+	assert.Equal(t, "GSM-7", sms.EncodingGSM7.String())
+	assert.Equal(t, "UCS-2", sms.EncodingUCS2.String())
 	assert.Equal(t, "Encoding(0)", sms.Encoding(0).String())
 }
 

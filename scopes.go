@@ -15,11 +15,11 @@ type Scope string
 
 // The scopes of the API, each granting a group of endpoints.
 const (
-	ScopeSMS       Scope = rules.ScopeSMS       // SMS.Send
-	ScopeOTP       Scope = rules.ScopeOTP       // OTP.Send and OTP.Verify
-	ScopeCampaigns Scope = rules.ScopeCampaigns // Campaigns.*
-	ScopeSenderIDs Scope = rules.ScopeSenderIDs // SenderIDs.*
-	ScopeBalance   Scope = rules.ScopeBalance   // Balance.Get
+	ScopeSMS       Scope = "sms"        // SMS.Send
+	ScopeOTP       Scope = "otp"        // OTP.Send and OTP.Verify
+	ScopeCampaigns Scope = "campaigns"  // Campaigns.*
+	ScopeSenderIDs Scope = "sender_ids" // SenderIDs.*
+	ScopeBalance   Scope = "balance"    // Balance.Get
 )
 
 // scopeOf is the scope that the endpoint at path (escaped, starting with /v1) needs, or ""

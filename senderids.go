@@ -27,7 +27,7 @@ type SenderID struct {
 	Title   string // the sender ID text, as used in From
 	Status  SenderIDStatus
 	Country string // the workspace's country, such as "Nigeria"
-	Usecase string
+	UseCase string
 	Company string
 	// CreatedAt is when it was requested; nil when the server did not send it. Times
 	// without a zone ("2025-05-12 10:20:27", as the provider writes them) are read as UTC.
@@ -40,7 +40,7 @@ type SenderID struct {
 // RequestSenderIDParams is the input of SenderIDsService.Request.
 type RequestSenderIDParams struct {
 	SenderID string // 3 to 11 ASCII letters and digits
-	Usecase  string // what it will be used for, 1 to 500 characters
+	UseCase  string // what it will be used for, 1 to 500 characters
 	Company  string // the company behind it, 1 to 100 characters
 }
 
@@ -58,7 +58,7 @@ func (s *SenderIDsService) Request(ctx context.Context, p *RequestSenderIDParams
 	if !rules.ValidSenderID(p.SenderID) {
 		return nil, invalid("SenderID", "a sender ID is 3 to 11 ASCII letters and digits")
 	}
-	if err := validateText("Usecase", p.Usecase, rules.MaxUsecaseLen); err != nil {
+	if err := validateText("UseCase", p.UseCase, rules.MaxUsecaseLen); err != nil {
 		return nil, err
 	}
 	if err := validateText("Company", p.Company, rules.MaxCompanyLen); err != nil {
@@ -68,7 +68,7 @@ func (s *SenderIDsService) Request(ctx context.Context, p *RequestSenderIDParams
 		SenderID string `json:"sender_id"`
 		Usecase  string `json:"usecase"`
 		Company  string `json:"company"`
-	}{p.SenderID, p.Usecase, p.Company}
+	}{p.SenderID, p.UseCase, p.Company}
 	var out struct {
 		envelope
 		Data wireSenderID `json:"data"`
@@ -168,7 +168,7 @@ func (w *wireSenderID) senderID(resp *Response) SenderID {
 		st = SenderIDStatusBlocked
 	}
 	return SenderID{
-		ID: cmp.Or(w.ID.s, w.AltID.s), Title: w.title(), Status: st, Country: w.Country.s, Usecase: w.Usecase.s,
+		ID: cmp.Or(w.ID.s, w.AltID.s), Title: w.title(), Status: st, Country: w.Country.s, UseCase: w.Usecase.s,
 		Company: w.Company.s, CreatedAt: w.CreatedAt.time(), Response: resp,
 	}
 }

@@ -19,18 +19,18 @@ func TestSenderIDs(t *testing.T) {
 	client := newClient(t, srv)
 	ctx := context.Background()
 
-	sid, err := client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "Order updates", Company: "Acme Ltd"})
+	sid, err := client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "Order updates", Company: "Acme Ltd"})
 	require.NoError(t, err)
 	assert.Len(t, sid.ID, 24)
 	assert.Equal(t, "ACME", sid.Title)
 	assert.Equal(t, sms.SenderIDStatusPending, sid.Status)
 	assert.Equal(t, "Nigeria", sid.Country)
-	assert.Equal(t, "Order updates", sid.Usecase)
+	assert.Equal(t, "Order updates", sid.UseCase)
 	assert.Equal(t, "Acme Ltd", sid.Company)
 	require.NotNil(t, sid.CreatedAt)
 	assert.WithinDuration(t, srv.Now(), *sid.CreatedAt, time.Minute)
 
-	_, err = client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "acme", Usecase: "again", Company: "Acme Ltd"})
+	_, err = client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "acme", UseCase: "again", Company: "Acme Ltd"})
 	require.ErrorIs(t, err, sms.ErrConflict, "a duplicate pending title, ignoring case")
 
 	send := func() error {
@@ -41,7 +41,7 @@ func TestSenderIDs(t *testing.T) {
 	require.NoError(t, srv.ApproveSenderID(sid.ID))
 	require.NoError(t, send())
 
-	blocked, err := client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "SPAM", Usecase: "x", Company: "y"})
+	blocked, err := client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "SPAM", UseCase: "x", Company: "y"})
 	require.NoError(t, err)
 	require.NoError(t, srv.BlockSenderID(blocked.ID))
 
@@ -65,7 +65,7 @@ func TestSenderIDsRetryPolicy(t *testing.T) {
 	t.Parallel()
 	srv := mockserver.NewTest(t)
 	client := newClient(t, srv)
-	p := &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "Order updates", Company: "Acme Ltd"}
+	p := &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "Order updates", Company: "Acme Ltd"}
 
 	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sender-ids", Status: 502, Times: 1})
 	_, err := client.SenderIDs.Request(context.Background(), p)
@@ -113,16 +113,16 @@ func TestListIterators(t *testing.T) {
 	srv := mockserver.NewTest(t)
 	client, dash := newClient(t, srv), newDashboardClient(t, srv)
 	ctx := context.Background()
-	_, err := client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: "Acme"})
+	_, err := client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "alerts", Company: "Acme"})
 	require.NoError(t, err)
 	_, err = dash.Keys.Create(ctx, &sms.CreateKeyParams{Name: "ci", Scopes: sms.Scopes{sms.ScopeSMS}})
 	require.NoError(t, err)
 
-	keys, err := dash.Keys.List(ctx)
+	keys, err := dash.Keys.List(ctx, nil)
 	require.NoError(t, err)
 	require.Len(t, keys.Items, 3)
 	assert.Equal(t, sms.Pagination{Total: -1}, keys.Pagination, "the key list is not paged")
-	assert.Equal(t, keys.Items, collect(t, dash.Keys.All(ctx)))
+	assert.Equal(t, keys.Items, collect(t, dash.Keys.All(ctx, nil)))
 
 	p := &sms.ListSenderIDsParams{Status: sms.SenderIDStatusPending}
 	pending, err := client.SenderIDs.List(ctx, p)

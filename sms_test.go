@@ -196,7 +196,7 @@ func TestSMSSendErrors(t *testing.T) {
 			return send(c, srv.Default().SenderID)
 		}, sms.ErrUnauthorized, 401, "unauthorized", false},
 		{"402 empty wallet", func(t *testing.T, srv *mockserver.Server) error {
-			require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 319))
+			require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.ModeTest, 319))
 			return send(newClient(t, srv), srv.Default().SenderID)
 		}, sms.ErrInsufficientBalance, 402, "insufficient_balance", false},
 		{"403 scope", func(t *testing.T, srv *mockserver.Server) error {
@@ -423,7 +423,7 @@ func TestSMSSendExactlyOnceUnderFaults(t *testing.T) {
 		sms.WithMaxRetries(4),
 		sms.WithRetryWait(time.Millisecond, 10*time.Millisecond),
 	)
-	before, err := srv.Balance(ws.WorkspaceID, mockserver.Live)
+	before, err := srv.Balance(ws.WorkspaceID, mockserver.ModeLive)
 	require.NoError(t, err)
 
 	const path = "/v1/sms/send"
@@ -497,7 +497,7 @@ func TestSMSSendExactlyOnceUnderFaults(t *testing.T) {
 		assert.Equal(t, r.amount, camp.Amount.Kobo(), "send %d", i)
 		sum += r.amount
 	}
-	after, err := srv.Balance(ws.WorkspaceID, mockserver.Live)
+	after, err := srv.Balance(ws.WorkspaceID, mockserver.ModeLive)
 	require.NoError(t, err)
 
 	assert.Equal(t, 0, duplicates, "duplicates")

@@ -50,6 +50,26 @@ const (
 	SenderIDStatusBlocked SenderIDStatus = "blocked" // refused
 )
 
+// SMSStatus is the smsStatus of an OTP send's answer (OTP.SMSStatus), kept as the server wrote
+// it: a word not among the constants is kept too, never refused. Words of failure ("Message
+// Failed", "Insufficient Balance", ...) make OTPService.Send return a *SendFailedError.
+type SMSStatus string
+
+// The smsStatus words of the contract (docs/api.md).
+const (
+	SMSStatusSent   SMSStatus = "Message Sent"   // the SMS with the pin was sent (the service's otp-send page)
+	SMSStatusFailed SMSStatus = "Message Failed" // the provider refused the SMS (the mock server's answer)
+)
+
+// AnswerStatus is the status member of a provider's answer (SendFailedError.Status): an HTTP
+// status code written as a string, kept as the server wrote it. 400 to 599 says the request
+// failed, though the status line was a 2xx.
+type AnswerStatus string
+
+// AnswerStatusOK is the status member of an answer that went well (the service's otp-send
+// page).
+const AnswerStatusOK AnswerStatus = "200"
+
 // statusWords maps the status words a server may write, in lower case, onto the SDK's: its
 // own, and those of Termii-style providers ("Message Sent", "DND Active on Phone Number").
 // Each status type takes the word mapped, whichever type it belongs to (a sender ID's

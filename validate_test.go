@@ -26,7 +26,7 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 		return &sms.CreateCampaignParams{To: []sms.Recipient{{Phone: "2348025671695"}}, From: "ACME", Message: "hi"}
 	}
 	okOTP := func() *sms.SendOTPParams {
-		return &sms.SendOTPParams{To: "2348025671695", From: "ACME", MessageText: "Code < 1234 >"}
+		return &sms.SendOTPParams{To: "2348025671695", From: "ACME", Message: "Code < 1234 >"}
 	}
 	okKey := func() *sms.CreateKeyParams {
 		return &sms.CreateKeyParams{Name: "k", Scopes: sms.Scopes{sms.ScopeSMS}}
@@ -171,13 +171,13 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 		{"otp: negative ttl", otp(func(p *sms.SendOTPParams) { p.PinTimeToLive = -time.Minute }), "PinTimeToLive"},
 		{"otp: long placeholder", otp(func(p *sms.SendOTPParams) {
 			p.PinPlaceholder = strings.Repeat("#", 21)
-			p.MessageText = p.PinPlaceholder
+			p.Message = p.PinPlaceholder
 		}), "PinPlaceholder"},
-		{"otp: no placeholder", otp(func(p *sms.SendOTPParams) { p.MessageText = "Your code" }), "MessageText"},
-		{"otp: custom placeholder missing", otp(func(p *sms.SendOTPParams) { p.PinPlaceholder = "{pin}" }), "MessageText"},
+		{"otp: no placeholder", otp(func(p *sms.SendOTPParams) { p.Message = "Your code" }), "Message"},
+		{"otp: custom placeholder missing", otp(func(p *sms.SendOTPParams) { p.PinPlaceholder = "{pin}" }), "Message"},
 		{"otp: 11 parts with the pin", otp(func(p *sms.SendOTPParams) {
-			p.MessageText = strings.Repeat("a", 1525) + "< 1234 >" // 1525 + 6 = 1531 characters
-		}), "MessageText"},
+			p.Message = strings.Repeat("a", 1525) + "< 1234 >" // 1525 + 6 = 1531 characters
+		}), "Message"},
 		{"verify: nil params", func(c *sms.Client, _ *sms.DashboardClient) error { _, err := c.OTP.Verify(ctx, nil); return err }, "VerifyOTPParams"},
 		{"verify: no pin ID", func(c *sms.Client, _ *sms.DashboardClient) error {
 			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{Pin: "1234"})
@@ -208,7 +208,7 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 			return err
 		}, "Pin"},
 		{"verify: letters in a numeric pin", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "x", Pin: "12345A", PinType: sms.PinNumeric})
+			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "x", Pin: "12345A", PinType: sms.PinTypeNumeric})
 			return err
 		}, "Pin"},
 		{"verify: length other than sent", func(c *sms.Client, _ *sms.DashboardClient) error {
@@ -229,19 +229,19 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 			return err
 		}, "RequestSenderIDParams"},
 		{"sender ID: shape", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "AC", Usecase: "u", Company: "c"})
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "AC", UseCase: "u", Company: "c"})
 			return err
 		}, "SenderID"},
 		{"sender ID: blank usecase", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "  ", Company: "c"})
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "  ", Company: "c"})
 			return err
-		}, "Usecase"},
+		}, "UseCase"},
 		{"sender ID: long usecase", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: strings.Repeat("u", 501), Company: "c"})
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: strings.Repeat("u", 501), Company: "c"})
 			return err
-		}, "Usecase"},
+		}, "UseCase"},
 		{"sender ID: long company", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "u", Company: strings.Repeat("c", 101)})
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "u", Company: strings.Repeat("c", 101)})
 			return err
 		}, "Company"},
 		{"sender IDs: status filter", func(c *sms.Client, _ *sms.DashboardClient) error {
@@ -257,7 +257,7 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 		{"key: prefix", key(func(p *sms.CreateKeyParams) { p.Prefix = "pk_prod" }), "Prefix"},
 		{"key: negative expiry", key(func(p *sms.CreateKeyParams) { p.ExpiresInDays = -1 }), "ExpiresInDays"},
 		{"key: expiry too long", key(func(p *sms.CreateKeyParams) { p.ExpiresInDays = 3651 }), "ExpiresInDays"},
-		{"revoke: no id", func(_ *sms.Client, d *sms.DashboardClient) error { _, err := d.Keys.Revoke(ctx, ""); return err }, "id"},
+		{"revoke: no id", func(_ *sms.Client, d *sms.DashboardClient) error { _, err := d.Keys.Revoke(ctx, "", nil); return err }, "id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -299,7 +299,7 @@ func TestValidParamsAreSent(t *testing.T) {
 		},
 		"OTP edges": func(c *sms.Client) error {
 			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "12345678", From: "ACME", PinLength: 8, PinTimeToLive: time.Hour,
-				PinPlaceholder: strings.Repeat("#", 20), MessageText: strings.Repeat("#", 20)})
+				PinPlaceholder: strings.Repeat("#", 20), Message: strings.Repeat("#", 20)})
 			return err
 		},
 		"limit 100": func(c *sms.Client) error {
@@ -347,12 +347,12 @@ func TestInvalidUTF8IsValidationError(t *testing.T) {
 			_, err := c.Campaigns.Delivery(ctx, bad, nil)
 			return err
 		}},
-		{"MessageText", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "< 1234 > " + bad})
+		{"Message", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", Message: "< 1234 > " + bad})
 			return err
 		}},
 		{"PinPlaceholder", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", MessageText: "code " + bad, PinPlaceholder: bad})
+			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME", Message: "code " + bad, PinPlaceholder: bad})
 			return err
 		}},
 		{"PinID", func(c *sms.Client, _ *sms.DashboardClient) error {
@@ -363,12 +363,12 @@ func TestInvalidUTF8IsValidationError(t *testing.T) {
 			_, err := c.OTP.Verify(ctx, &sms.VerifyOTPParams{PinID: "p1", Pin: "12\xff456"})
 			return err
 		}},
-		{"Usecase", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: bad, Company: "Acme"})
+		{"UseCase", func(c *sms.Client, _ *sms.DashboardClient) error {
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: bad, Company: "Acme"})
 			return err
 		}},
 		{"Company", func(c *sms.Client, _ *sms.DashboardClient) error {
-			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", Usecase: "alerts", Company: bad})
+			_, err := c.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{SenderID: "ACME", UseCase: "alerts", Company: bad})
 			return err
 		}},
 		{"Name", func(_ *sms.Client, d *sms.DashboardClient) error {
@@ -376,7 +376,7 @@ func TestInvalidUTF8IsValidationError(t *testing.T) {
 			return err
 		}},
 		{"id", func(_ *sms.Client, d *sms.DashboardClient) error {
-			_, err := d.Keys.Revoke(ctx, bad)
+			_, err := d.Keys.Revoke(ctx, bad, nil)
 			return err
 		}},
 	}
@@ -424,7 +424,7 @@ func TestNigerianNumberLength(t *testing.T) {
 			return err
 		}},
 		{"otp", "To", func(c *sms.Client, n string) error {
-			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: n, From: "ACME", MessageText: "Code < 1234 >"})
+			_, err := c.OTP.Send(ctx, &sms.SendOTPParams{To: n, From: "ACME", Message: "Code < 1234 >"})
 			return err
 		}},
 	}

@@ -93,13 +93,13 @@ func TestLiveSamplesDecode(t *testing.T) {
 				if err != nil {
 					return nil, nil, err
 				}
-				assert.Equal(t, sms.PinVerified, sms.PinStateOf(v, err))
+				assert.Equal(t, sms.PinStateVerified, sms.PinStateOf(v, err))
 				resp := v.Response
 				v.Response = nil
 				return *v, resp, nil
 			},
 			want: sms.Verification{
-				PinID: "c8dcd048-5e7f-4347-8c89-4470c3af0b", Verified: true, MSISDN: "2348025671695",
+				PinID: "c8dcd048-5e7f-4347-8c89-4470c3af0b", Verified: true, To: "2348025671695",
 				AttemptsRemaining: nil, // the page does not show it
 			},
 		},
@@ -115,7 +115,7 @@ func TestLiveSamplesDecode(t *testing.T) {
 				return ids.Items, ids.Response, nil
 			},
 			want: []sms.SenderID{{
-				ID: "", Title: "ACME", Status: sms.SenderIDStatusActive, Country: "Nigeria", Usecase: "", Company: "", CreatedAt: nil,
+				ID: "", Title: "ACME", Status: sms.SenderIDStatusActive, Country: "Nigeria", UseCase: "", Company: "", CreatedAt: nil,
 			}},
 		},
 		{
@@ -137,7 +137,7 @@ func TestLiveSamplesDecode(t *testing.T) {
 		{
 			file: "balance.json", status: 200, method: "GET", path: "/v1/balance",
 			call: func(t *testing.T, c *sms.Client) (any, *sms.Response, error) {
-				b, err := c.Balance.Get(ctx)
+				b, err := c.Balance.Get(ctx, nil)
 				if err != nil {
 					return nil, nil, err
 				}

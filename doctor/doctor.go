@@ -24,7 +24,7 @@
 // insufficient_scope missing. With a dashboard token, the key's scopes are also read from the
 // key list (GET /v1/keys, the item whose publicKey is the key), which is how the write scopes
 // that no GET shows, sms and otp, are checked. Without a token they are reported as not
-// checked (Skip; a failure for a scope in Config.RequireScopes), with the two ways to check
+// checked (LevelSkip; a failure for a scope in Config.RequireScopes), with the two ways to check
 // them: a dashboard token, or Config.ProbeWrites (sms doctor --probe-writes).
 //
 // Config.ProbeWrites opts into an inference that POSTs: for each of sms, otp and campaigns
@@ -70,10 +70,11 @@
 //
 // # Levels
 //
-// Each check is OK, Warn (it works, but deserves a look: members missing or unknown, a scope
-// the key lacks, an endpoint this project assumes and the server does not have), Fail (the
-// SDK cannot work with the deployment: no answer, credentials refused, an answer the SDK
-// cannot read, a server error, a documented endpoint missing), or Skip (not checked, and why).
+// Each check is LevelOK, LevelWarn (it works, but deserves a look: members missing or unknown,
+// a scope the key lacks, an endpoint this project assumes and the server does not have),
+// LevelFail (the SDK cannot work with the deployment: no answer, credentials refused, an answer
+// the SDK cannot read, a server error, a documented endpoint missing), or LevelSkip (not
+// checked, and why).
 // Report.Failed reports whether any check failed; warnings alone are not a failure.
 //
 // The report holds no secret: not the API secret, not the dashboard token, not the answers'
@@ -105,7 +106,7 @@ import (
 const DefaultTimeout = 10 * time.Second
 
 // userAgent names Run's requests in the server's logs.
-const userAgent = "sms-go-doctor/" + sms.Version
+var userAgent = "sms-go-doctor/" + sms.Version()
 
 // Config is the deployment Run checks, and how.
 type Config struct {
@@ -145,9 +146,6 @@ func (c Config) String() string {
 		c.BaseURL, c.APIKey, redact(c.APISecret), redact(c.DashboardToken), c.ProbeWrites, c.SaveDir, c.Timeout, []sms.Scope(c.RequireScopes))
 }
 
-// GoString describes the configuration without the secret and the token.
-func (c Config) GoString() string { return c.String() }
-
 // Format prints the configuration without the secret and the token, whatever the verb.
 func (c Config) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
 
@@ -164,12 +162,12 @@ func redact(s string) string {
 // Level is the outcome of a check.
 type Level string
 
-// The levels of a check, from best to worst; Skip is a check that was not made.
+// The levels of a check, from best to worst; LevelSkip is a check that was not made.
 const (
-	OK   Level = "ok"   // works as the SDK expects
-	Warn Level = "warn" // works, but deserves a look
-	Fail Level = "fail" // the SDK cannot work with it
-	Skip Level = "skip" // not checked; the detail says why
+	LevelOK   Level = "ok"   // works as the SDK expects
+	LevelWarn Level = "warn" // works, but deserves a look
+	LevelFail Level = "fail" // the SDK cannot work with it
+	LevelSkip Level = "skip" // not checked; the detail says why
 )
 
 // The names of the checks, as in Check.Name. The scopes' checks are named by ScopeCheck.
@@ -239,7 +237,7 @@ type Report struct {
 }
 
 // Failed reports whether any check failed.
-func (r *Report) Failed() bool { return r.Count(Fail) > 0 }
+func (r *Report) Failed() bool { return r.Count(LevelFail) > 0 }
 
 // Count returns the number of checks at level l.
 func (r *Report) Count(l Level) int {
@@ -268,7 +266,7 @@ func (r Report) MarshalJSON() ([]byte, error) {
 		plain
 		Passed bool          `json:"passed"`
 		Counts map[Level]int `json:"counts"`
-	}{plain(r), !r.Failed(), map[Level]int{OK: r.Count(OK), Warn: r.Count(Warn), Fail: r.Count(Fail), Skip: r.Count(Skip)}})
+	}{plain(r), !r.Failed(), map[Level]int{LevelOK: r.Count(LevelOK), LevelWarn: r.Count(LevelWarn), LevelFail: r.Count(LevelFail), LevelSkip: r.Count(LevelSkip)}})
 }
 
 // Run checks the deployment that cfg names and returns the report. It returns an error, and no
@@ -458,7 +456,7 @@ func (d *doctor) run(ctx context.Context) (*Report, error) {
 func (d *doctor) ask(ctx context.Context) (*answers, error) {
 	as := &answers{probes: map[sms.Scope]*answer{}}
 	as.balance = d.read(ctx, getBalance, true, func(ctx context.Context, a *answer) error {
-		b, err := d.client.Balance.Get(ctx)
+		b, err := d.client.Balance.Get(ctx, nil)
 		if err == nil {
 			a.read = b.Balance.String() + " " + printable(b.Currency)
 		}
@@ -509,7 +507,7 @@ func (d *doctor) ask(ctx context.Context) (*answers, error) {
 	}
 	if d.dash != nil && as.stop != noAnswer {
 		as.keys = d.read(ctx, getKeys, false, func(ctx context.Context, a *answer) error {
-			list, err := d.dash.Keys.List(ctx)
+			list, err := d.dash.Keys.List(ctx, nil)
 			if err == nil {
 				a.read = plural(len(list.Items), "key", "keys")
 				if i := slices.IndexFunc(list.Items, func(k sms.Key) bool { return k.PublicKey == d.cfg.APIKey }); i >= 0 {
@@ -685,24 +683,24 @@ func (d *doctor) trouble(a *answer, scope sms.Scope) (Level, string) {
 	s := a.ex.status
 	switch {
 	case s == 0:
-		return Fail, d.noAnswerText(a)
+		return LevelFail, d.noAnswerText(a)
 	case s == http.StatusUnauthorized:
-		return Fail, "refused: " + a.errorText()
+		return LevelFail, "refused: " + a.errorText()
 	case a.scopeMissing() && scope != "":
-		return Skip, "not checked: the key lacks the " + string(scope) + " scope"
+		return LevelSkip, "not checked: the key lacks the " + string(scope) + " scope"
 	case s/100 == 3:
-		return Fail, fmt.Sprintf("redirected to %q, which is not followed: is the base URL right?", printable(a.ex.header.Get("Location")))
+		return LevelFail, fmt.Sprintf("redirected to %q, which is not followed: is the base URL right?", printable(a.ex.header.Get("Location")))
 	case s == http.StatusNotFound || s == http.StatusMethodNotAllowed || s == http.StatusNotImplemented:
 		if !a.documented {
-			return Warn, "not available here (" + a.errorText() + "): the service does not document this endpoint; this project assumes it"
+			return LevelWarn, "not available here (" + a.errorText() + "): the service does not document this endpoint; this project assumes it"
 		}
-		return Fail, a.errorText() + ": the service documents this endpoint; is the base URL right?"
+		return LevelFail, a.errorText() + ": the service documents this endpoint; is the base URL right?"
 	case s == http.StatusTooManyRequests:
-		return Warn, "rate limited, not checked: " + a.errorText()
+		return LevelWarn, "rate limited, not checked: " + a.errorText()
 	case s >= 500:
-		return Fail, "server error: " + a.errorText()
+		return LevelFail, "server error: " + a.errorText()
 	}
-	return Fail, "unexpected answer: " + a.errorText()
+	return LevelFail, "unexpected answer: " + a.errorText()
 }
 
 // broken reports whether an answer's status says that the endpoint itself does not work: no
@@ -740,22 +738,22 @@ func (d *doctor) credentials(answers ...*answer) Check {
 		switch {
 		case s == http.StatusUnauthorized:
 			c := check(CheckCredentials, a.endpoint, a.documented, a)
-			c.Level, c.Detail = Fail, "refused: "+a.errorText()
+			c.Level, c.Detail = LevelFail, "refused: "+a.errorText()
 			return c
 		case a.refused:
 			c := check(CheckCredentials, a.endpoint, a.documented, a)
-			c.Level, c.Detail = Fail, "refused: "+a.failed
+			c.Level, c.Detail = LevelFail, "refused: "+a.failed
 			return c
 		case a.failed != "":
 			continue // proves nothing
 		case s/100 == 2 || a.scopeMissing() || a.probe && s == http.StatusBadRequest:
 			c := check(CheckCredentials, a.endpoint, a.documented, a)
-			c.Level, c.Detail = OK, "accepted: "+kind
+			c.Level, c.Detail = LevelOK, "accepted: "+kind
 			return c
 		}
 	}
 	c := check(CheckCredentials, getBalance, true, first)
-	c.Level = Fail
+	c.Level = LevelFail
 	if first != nil && first.ex.status == 0 {
 		c.Detail = d.noAnswerText(first)
 	} else {
@@ -771,8 +769,8 @@ const notChecked = "no GET shows it; a dashboard token (the key list) or --probe
 // list, else from the empty POST when one was sent.
 func (d *doctor) scope(s sms.Scope, as *answers) Check {
 	c := d.scopeFrom(s, as)
-	if d.cfg.RequireScopes.Has(s) && c.Level != OK && !(c.Level == Skip && (c.Detail == refused || c.Detail == as.stop)) {
-		c.Level, c.Detail = Fail, "required: "+c.Detail
+	if d.cfg.RequireScopes.Has(s) && c.Level != LevelOK && !(c.Level == LevelSkip && (c.Detail == refused || c.Detail == as.stop)) {
+		c.Level, c.Detail = LevelFail, "required: "+c.Detail
 	}
 	return c
 }
@@ -786,45 +784,45 @@ func (d *doctor) scopeFrom(s sms.Scope, as *answers) Check {
 	switch {
 	case read != nil && read.ex.status == http.StatusUnauthorized:
 		c := check(ScopeCheck(s), endpoint, true, read)
-		c.Level, c.Detail = Skip, refused
+		c.Level, c.Detail = LevelSkip, refused
 		return c
 	case read != nil && read.scopeMissing():
 		c := check(ScopeCheck(s), endpoint, true, read)
-		c.Level, c.Detail = Warn, "missing: the key lacks the "+string(s)+" scope"
+		c.Level, c.Detail = LevelWarn, "missing: the key lacks the "+string(s)+" scope"
 		return c
 	case read != nil && read.refused:
 		c := check(ScopeCheck(s), endpoint, true, read)
-		c.Level, c.Detail = Skip, refused
+		c.Level, c.Detail = LevelSkip, refused
 		return c
 	case read != nil && read.success():
 		c := check(ScopeCheck(s), endpoint, true, read)
-		c.Level, c.Detail = OK, "granted"
+		c.Level, c.Detail = LevelOK, "granted"
 		return c
 	case as.stop != "" && read == nil:
 		c := check(ScopeCheck(s), endpoint, true, nil)
-		c.Level, c.Detail = Skip, as.stop
+		c.Level, c.Detail = LevelSkip, as.stop
 		return c
 	case as.listed != nil:
 		c := check(ScopeCheck(s), getKeys, false, as.keys)
 		if as.listed.Scopes.Has(s) {
-			c.Level, c.Detail = OK, "granted (the key list shows it)"
+			c.Level, c.Detail = LevelOK, "granted (the key list shows it)"
 		} else {
-			c.Level, c.Detail = Warn, "missing: the key lacks the "+string(s)+" scope (the key list shows it)"
+			c.Level, c.Detail = LevelWarn, "missing: the key lacks the "+string(s)+" scope (the key list shows it)"
 		}
 		return c
 	case probe != nil:
 		return d.probeScope(s, probe)
 	case as.accepted != nil && probePath(s) != "":
 		c := check(ScopeCheck(s), endpoint, true, nil)
-		c.Level, c.Detail = Skip, "not checked: the server accepted an empty write to "+as.accepted.endpoint+"; no other was sent"
+		c.Level, c.Detail = LevelSkip, "not checked: the server accepted an empty write to "+as.accepted.endpoint+"; no other was sent"
 		return c
 	case read != nil:
 		c := check(ScopeCheck(s), endpoint, true, read)
-		c.Level, c.Detail = Warn, "could not tell: "+read.endpoint+" was not answered with a success (see its check)"
+		c.Level, c.Detail = LevelWarn, "could not tell: "+read.endpoint+" was not answered with a success (see its check)"
 		return c
 	}
 	c := check(ScopeCheck(s), endpoint, true, nil)
-	c.Level = Skip
+	c.Level = LevelSkip
 	switch {
 	case as.keys != nil && as.keys.ex.status/100 != 2:
 		c.Detail = "not checked: the key list could not be read (see its check); " + notChecked
@@ -851,17 +849,17 @@ func (d *doctor) probeScope(s sms.Scope, a *answer) Check {
 	c := check(ScopeCheck(s), a.endpoint, true, a)
 	switch {
 	case a.ex.status == http.StatusUnauthorized:
-		c.Level, c.Detail = Skip, refused
+		c.Level, c.Detail = LevelSkip, refused
 	case a.scopeMissing():
-		c.Level, c.Detail = Warn, "missing: the key lacks the "+string(s)+" scope"
+		c.Level, c.Detail = LevelWarn, "missing: the key lacks the "+string(s)+" scope"
 	case a.ex.status == http.StatusBadRequest:
-		c.Level, c.Detail = OK, "granted (inferred: the server checked the scope, then refused the empty body with 400)"
+		c.Level, c.Detail = LevelOK, "granted (inferred: the server checked the scope, then refused the empty body with 400)"
 	case a.ex.status/100 == 2:
-		c.Level, c.Detail = Fail, fmt.Sprintf("the server accepted an empty write (%d) instead of refusing it: check what it did; no other empty write was sent", a.ex.status)
+		c.Level, c.Detail = LevelFail, fmt.Sprintf("the server accepted an empty write (%d) instead of refusing it: check what it did; no other empty write was sent", a.ex.status)
 	case broken(a.ex.status):
 		c.Level, c.Detail = d.trouble(a, s)
 	default:
-		c.Level, c.Detail = Warn, "could not tell: answered "+a.errorText()+"; this check expects 403 insufficient_scope or 400"
+		c.Level, c.Detail = LevelWarn, "could not tell: answered "+a.errorText()+"; this check expects 403 insufficient_scope or 400"
 	}
 	return c
 }
@@ -872,16 +870,16 @@ func (d *doctor) readCheck(name, endpoint string, documented bool, scope sms.Sco
 	c := check(name, endpoint, documented, a)
 	switch {
 	case a == nil:
-		c.Level, c.Detail = Skip, stop
+		c.Level, c.Detail = LevelSkip, stop
 		return c
 	case scope != "" && a.ex.status == http.StatusUnauthorized: // the credentials' check fails
-		c.Level, c.Detail = Skip, refused
+		c.Level, c.Detail = LevelSkip, refused
 		return c
 	case a.ex.status/100 != 2:
 		c.Level, c.Detail = d.trouble(a, scope)
 		return c
 	case a.ex.err != nil: // an answer too large to read
-		c.Level, c.Detail = Fail, printable(a.ex.err.Error())
+		c.Level, c.Detail = LevelFail, printable(a.ex.err.Error())
 		return c
 	}
 	dec := &Decode{SDK: a.sdkErr == nil}
@@ -902,21 +900,21 @@ func (d *doctor) readCheck(name, endpoint string, documented bool, scope sms.Sco
 	var parts []string
 	switch {
 	case a.failed != "":
-		c.Level = Fail
+		c.Level = LevelFail
 		parts = append(parts, a.failed)
 	case jsonErr != nil:
-		c.Level = Fail
+		c.Level = LevelFail
 		parts = append(parts, "not JSON: "+printable(jsonErr.Error()))
 	case !isObject:
-		c.Level = Fail
+		c.Level = LevelFail
 		parts = append(parts, "not a JSON object")
 	case !dec.SDK:
-		c.Level = Fail
+		c.Level = LevelFail
 		parts = append(parts, "the SDK cannot read it: "+dec.SDKError)
 	case len(dec.Missing) > 0 || len(dec.Unknown) > 0 || a.concern != "":
-		c.Level = Warn
+		c.Level = LevelWarn
 	default:
-		c.Level = OK
+		c.Level = LevelOK
 	}
 	if a.read != "" {
 		parts = append(parts, a.read)

@@ -40,10 +40,10 @@ func TestRunAgainstTheMock(t *testing.T) {
 			r, err := doctor.Run(context.Background(), cfg)
 			require.NoError(t, err)
 
-			want := all(doctor.OK, nil)
+			want := all(doctor.LevelOK, nil)
 			balance, campaigns := "9996.80 NGN", "1 campaign on the first page"
 			if mode == "live" { // the SMS was sent with the test key: no live campaign to read
-				want[doctor.CheckCampaignStatus] = doctor.Skip
+				want[doctor.CheckCampaignStatus] = doctor.LevelSkip
 				balance, campaigns = "10000.00 NGN", "0 campaigns on the first page"
 			}
 			assert.Equal(t, want, levels(t, r), "%+v", r.Checks)
@@ -66,7 +66,7 @@ func TestRunAgainstTheMock(t *testing.T) {
 			}
 			assert.Equal(t, "GET /v1/sms/campaigns", find(t, r, "scope.campaigns").Endpoint)
 			for _, c := range r.Checks {
-				if c.Level == doctor.Skip {
+				if c.Level == doctor.LevelSkip {
 					continue
 				}
 				assert.Regexp(t, `^req-[0-9a-f]+$`, c.RequestID, c.Name)
@@ -91,7 +91,7 @@ func TestKnownMembersAreWhatTheMockSends(t *testing.T) {
 	defer dash.CloseIdleConnections()
 	k, err := dash.Keys.Create(context.Background(), &sms.CreateKeyParams{Name: "old", Scopes: sms.Scopes{sms.ScopeSMS}, ExpiresInDays: 30})
 	require.NoError(t, err)
-	_, err = dash.Keys.Revoke(context.Background(), k.ID)
+	_, err = dash.Keys.Revoke(context.Background(), k.ID, nil)
 	require.NoError(t, err)
 
 	r, err := doctor.Run(context.Background(), doctor.Config{BaseURL: srv.URL(), APIKey: ws.TestKey, APISecret: ws.TestSecret, DashboardToken: ws.DashboardToken})
@@ -100,7 +100,7 @@ func TestKnownMembersAreWhatTheMockSends(t *testing.T) {
 		c := find(t, r, name)
 		require.NotNil(t, c.Decode, "%s: %s", name, c.Detail)
 		assert.Equal(t, doctor.Decode{JSON: true, SDK: true}, *c.Decode, name)
-		assert.Equal(t, doctor.OK, c.Level, name)
+		assert.Equal(t, doctor.LevelOK, c.Level, name)
 	}
 }
 
@@ -145,21 +145,21 @@ func TestRunWithLimitedScopes(t *testing.T) {
 
 				// What the report must say: each scope granted, missing or not checked, a
 				// required one failing unless granted; each read done when its scope is there.
-				want := map[string]doctor.Level{doctor.CheckCredentials: doctor.OK, doctor.CheckKeys: doctor.Skip}
+				want := map[string]doctor.Level{doctor.CheckCredentials: doctor.LevelOK, doctor.CheckKeys: doctor.LevelSkip}
 				if how == keyList {
-					want[doctor.CheckKeys] = doctor.OK
+					want[doctor.CheckKeys] = doctor.LevelOK
 				}
 				failed := false
 				for _, s := range sms.AllScopes() {
-					l := doctor.Warn
+					l := doctor.LevelWarn
 					switch {
 					case how == getsOnly && (s == sms.ScopeSMS || s == sms.ScopeOTP):
-						l = doctor.Skip
+						l = doctor.LevelSkip
 					case tt.scopes.Has(s):
-						l = doctor.OK
+						l = doctor.LevelOK
 					}
-					if tt.require.Has(s) && l != doctor.OK {
-						l, failed = doctor.Fail, true
+					if tt.require.Has(s) && l != doctor.LevelOK {
+						l, failed = doctor.LevelFail, true
 					}
 					want[doctor.ScopeCheck(s)] = l
 				}
@@ -167,7 +167,7 @@ func TestRunWithLimitedScopes(t *testing.T) {
 					doctor.CheckBalance: sms.ScopeBalance, doctor.CheckSenderIDs: sms.ScopeSenderIDs,
 					doctor.CheckCampaigns: sms.ScopeCampaigns, doctor.CheckCampaignStatus: sms.ScopeCampaigns,
 				} {
-					want[name] = map[bool]doctor.Level{true: doctor.OK, false: doctor.Skip}[tt.scopes.Has(s)]
+					want[name] = map[bool]doctor.Level{true: doctor.LevelOK, false: doctor.LevelSkip}[tt.scopes.Has(s)]
 				}
 				assert.Equal(t, want, levels(t, r), "%+v", r.Checks)
 				assert.Equal(t, failed, r.Failed())
@@ -175,7 +175,7 @@ func TestRunWithLimitedScopes(t *testing.T) {
 				for _, s := range sms.AllScopes() {
 					c := find(t, r, doctor.ScopeCheck(s))
 					prefix := ""
-					if tt.require.Has(s) && !tt.scopes.Has(s) || tt.require.Has(s) && c.Level == doctor.Fail {
+					if tt.require.Has(s) && !tt.scopes.Has(s) || tt.require.Has(s) && c.Level == doctor.LevelFail {
 						prefix = "required: "
 					}
 					switch {
@@ -223,9 +223,9 @@ func TestRunReportsTrouble(t *testing.T) {
 	// The campaign list answers 404 (as on the live service, which does not document it), so
 	// that no GET tells the campaigns scope and its POST is sent.
 	noCampaignList := mockserver.FaultRule{Method: "GET", Path: "/v1/sms/campaigns", Status: 404}
-	probed := map[string]doctor.Level{doctor.CheckKeys: doctor.Skip}
+	probed := map[string]doctor.Level{doctor.CheckKeys: doctor.LevelSkip}
 	probedWithout := map[string]doctor.Level{
-		doctor.CheckKeys: doctor.Skip, doctor.CheckCampaigns: doctor.Warn, doctor.CheckCampaignStatus: doctor.Skip,
+		doctor.CheckKeys: doctor.LevelSkip, doctor.CheckCampaigns: doctor.LevelWarn, doctor.CheckCampaignStatus: doctor.LevelSkip,
 	}
 	with := func(base map[string]doctor.Level, more map[string]doctor.Level) map[string]doctor.Level {
 		out := map[string]doctor.Level{}
@@ -248,7 +248,7 @@ func TestRunReportsTrouble(t *testing.T) {
 		{
 			name:   "a server error on a documented read",
 			faults: []mockserver.FaultRule{{Method: "GET", Path: "/v1/balance", Status: 500}},
-			want:   all(doctor.OK, map[string]doctor.Level{doctor.CheckBalance: doctor.Fail}),
+			want:   all(doctor.LevelOK, map[string]doctor.Level{doctor.CheckBalance: doctor.LevelFail}),
 			failed: true,
 			check: func(t *testing.T, r *doctor.Report) {
 				c := find(t, r, doctor.CheckBalance)
@@ -262,7 +262,7 @@ func TestRunReportsTrouble(t *testing.T) {
 		{
 			name:   "an endpoint this project assumes is missing: a warning",
 			faults: []mockserver.FaultRule{{Method: "GET", Path: "/v1/sms/campaigns", Status: 404}},
-			want:   all(doctor.OK, map[string]doctor.Level{doctor.CheckCampaigns: doctor.Warn, doctor.CheckCampaignStatus: doctor.Skip}),
+			want:   all(doctor.LevelOK, map[string]doctor.Level{doctor.CheckCampaigns: doctor.LevelWarn, doctor.CheckCampaignStatus: doctor.LevelSkip}),
 			check: func(t *testing.T, r *doctor.Report) {
 				c := find(t, r, doctor.CheckCampaigns)
 				assert.False(t, c.Documented)
@@ -274,7 +274,7 @@ func TestRunReportsTrouble(t *testing.T) {
 			name:   "a documented endpoint is missing: a failure",
 			faults: []mockserver.FaultRule{{Method: "POST", Path: "/v1/otp/send", Status: 404}},
 			config: probe,
-			want:   all(doctor.OK, with(probed, map[string]doctor.Level{"scope.otp": doctor.Fail})),
+			want:   all(doctor.LevelOK, with(probed, map[string]doctor.Level{"scope.otp": doctor.LevelFail})),
 			failed: true,
 			check: func(t *testing.T, r *doctor.Report) {
 				assert.Equal(t, "not_found: Injected fault.: the service documents this endpoint; is the base URL right?", find(t, r, "scope.otp").Detail)
@@ -284,7 +284,7 @@ func TestRunReportsTrouble(t *testing.T) {
 			name:   "rate limited while checking a scope: could not tell",
 			faults: []mockserver.FaultRule{{Method: "POST", Path: "/v1/sms/send", Status: 429}},
 			config: probe,
-			want:   all(doctor.OK, with(probed, map[string]doctor.Level{"scope.sms": doctor.Warn})),
+			want:   all(doctor.LevelOK, with(probed, map[string]doctor.Level{"scope.sms": doctor.LevelWarn})),
 			check: func(t *testing.T, r *doctor.Report) {
 				assert.Equal(t, "could not tell: answered rate_limited: Injected fault.; this check expects 403 insufficient_scope or 400", find(t, r, "scope.sms").Detail)
 			},
@@ -293,7 +293,7 @@ func TestRunReportsTrouble(t *testing.T) {
 			name:   "an answer that says nothing of the scope: could not tell",
 			faults: []mockserver.FaultRule{noCampaignList, {Method: "POST", Path: "/v1/sms/campaigns", Status: 415}},
 			config: probe,
-			want:   all(doctor.OK, with(probedWithout, map[string]doctor.Level{"scope.campaigns": doctor.Warn})),
+			want:   all(doctor.LevelOK, with(probedWithout, map[string]doctor.Level{"scope.campaigns": doctor.LevelWarn})),
 			check: func(t *testing.T, r *doctor.Report) {
 				assert.Equal(t, "could not tell: answered unsupported_media_type: Injected fault.; this check expects 403 insufficient_scope or 400", find(t, r, "scope.campaigns").Detail)
 			},
@@ -302,7 +302,7 @@ func TestRunReportsTrouble(t *testing.T) {
 			name:   "a server error while checking a scope fails",
 			faults: []mockserver.FaultRule{noCampaignList, {Method: "POST", Path: "/v1/sms/campaigns", Status: 503}},
 			config: probe,
-			want:   all(doctor.OK, with(probedWithout, map[string]doctor.Level{"scope.campaigns": doctor.Fail})),
+			want:   all(doctor.LevelOK, with(probedWithout, map[string]doctor.Level{"scope.campaigns": doctor.LevelFail})),
 			failed: true,
 			check: func(t *testing.T, r *doctor.Report) {
 				assert.Equal(t, "server error: server_error: Injected fault.", find(t, r, "scope.campaigns").Detail)
@@ -315,13 +315,13 @@ func TestRunReportsTrouble(t *testing.T) {
 				probe(c, srv, ws)
 				c.RequireScopes = sms.Scopes{sms.ScopeSMS}
 			},
-			want:   all(doctor.OK, with(probed, map[string]doctor.Level{"scope.sms": doctor.Fail})),
+			want:   all(doctor.LevelOK, with(probed, map[string]doctor.Level{"scope.sms": doctor.LevelFail})),
 			failed: true,
 		},
 		{
 			name:   "a slow answer is timed",
 			faults: []mockserver.FaultRule{{Method: "GET", Path: "/v1/balance", Latency: 2 * time.Second}},
-			want:   all(doctor.OK, nil),
+			want:   all(doctor.LevelOK, nil),
 			check: func(t *testing.T, r *doctor.Report) {
 				assert.Equal(t, 2*time.Second, find(t, r, doctor.CheckBalance).Latency)
 				assert.Equal(t, 2*time.Second, find(t, r, doctor.CheckCredentials).Latency)
@@ -332,8 +332,8 @@ func TestRunReportsTrouble(t *testing.T) {
 			name:   "no answer within the timeout: nothing else is tried",
 			faults: []mockserver.FaultRule{{Method: "GET", Path: "/v1/balance", Latency: time.Minute}},
 			config: func(c *doctor.Config, _ *mockserver.Server, _ mockserver.Workspace) { c.Timeout = 5 * time.Second },
-			want: all(doctor.Skip, map[string]doctor.Level{
-				doctor.CheckCredentials: doctor.Fail, doctor.CheckBalance: doctor.Fail, "scope.balance": doctor.Warn,
+			want: all(doctor.LevelSkip, map[string]doctor.Level{
+				doctor.CheckCredentials: doctor.LevelFail, doctor.CheckBalance: doctor.LevelFail, "scope.balance": doctor.LevelWarn,
 			}),
 			failed: true,
 			check: func(t *testing.T, r *doctor.Report) {
@@ -350,7 +350,7 @@ func TestRunReportsTrouble(t *testing.T) {
 			config: func(c *doctor.Config, _ *mockserver.Server, _ mockserver.Workspace) {
 				c.APISecret = "sk_test_" + strings.Repeat("x", 40)
 			},
-			want:   all(doctor.Skip, map[string]doctor.Level{doctor.CheckCredentials: doctor.Fail, doctor.CheckKeys: doctor.OK}),
+			want:   all(doctor.LevelSkip, map[string]doctor.Level{doctor.CheckCredentials: doctor.LevelFail, doctor.CheckKeys: doctor.LevelOK}),
 			failed: true,
 			check: func(t *testing.T, r *doctor.Report) {
 				c := find(t, r, doctor.CheckCredentials)
@@ -364,7 +364,7 @@ func TestRunReportsTrouble(t *testing.T) {
 			config: func(c *doctor.Config, srv *mockserver.Server, ws mockserver.Workspace) {
 				c.DashboardToken = srv.DashboardToken(ws.WorkspaceID, -time.Minute)
 			},
-			want:   all(doctor.OK, map[string]doctor.Level{doctor.CheckKeys: doctor.Fail, "scope.sms": doctor.Skip, "scope.otp": doctor.Skip}),
+			want:   all(doctor.LevelOK, map[string]doctor.Level{doctor.CheckKeys: doctor.LevelFail, "scope.sms": doctor.LevelSkip, "scope.otp": doctor.LevelSkip}),
 			failed: true,
 			check: func(t *testing.T, r *doctor.Report) {
 				assert.Equal(t, "refused: unauthorized: Invalid or expired dashboard token.", find(t, r, doctor.CheckKeys).Detail)
@@ -431,9 +431,9 @@ func TestRunAgainstOddServers(t *testing.T) {
 		{
 			name:   "a documented subset, with no active sender ID",
 			routes: routes(nil),
-			want: all(doctor.OK, map[string]doctor.Level{
-				doctor.CheckSenderIDs: doctor.Warn, doctor.CheckCampaigns: doctor.Warn,
-				doctor.CheckCampaignStatus: doctor.Skip, doctor.CheckKeys: doctor.Warn,
+			want: all(doctor.LevelOK, map[string]doctor.Level{
+				doctor.CheckSenderIDs: doctor.LevelWarn, doctor.CheckCampaigns: doctor.LevelWarn,
+				doctor.CheckCampaignStatus: doctor.LevelSkip, doctor.CheckKeys: doctor.LevelWarn,
 			}),
 			check: func(t *testing.T, r *doctor.Report) {
 				assert.Equal(t, "0 active sender IDs; no active sender ID: nothing can be sent until one is approved", find(t, r, doctor.CheckSenderIDs).Detail)
@@ -447,9 +447,9 @@ func TestRunAgainstOddServers(t *testing.T) {
 			routes: routes(map[string]http.HandlerFunc{
 				"GET /v1/balance": answer(200, `{"data":{"balance":5,"currency":"NGN","bonus":1},"promo":"x"}`),
 			}),
-			want: all(doctor.OK, map[string]doctor.Level{
-				doctor.CheckBalance: doctor.Warn, doctor.CheckSenderIDs: doctor.Warn, doctor.CheckCampaigns: doctor.Warn,
-				doctor.CheckCampaignStatus: doctor.Skip, doctor.CheckKeys: doctor.Warn,
+			want: all(doctor.LevelOK, map[string]doctor.Level{
+				doctor.CheckBalance: doctor.LevelWarn, doctor.CheckSenderIDs: doctor.LevelWarn, doctor.CheckCampaigns: doctor.LevelWarn,
+				doctor.CheckCampaignStatus: doctor.LevelSkip, doctor.CheckKeys: doctor.LevelWarn,
 			}),
 			check: func(t *testing.T, r *doctor.Report) {
 				c := find(t, r, doctor.CheckBalance)
@@ -465,9 +465,9 @@ func TestRunAgainstOddServers(t *testing.T) {
 					_, _ = w.Write([]byte("<html>maintenance</html>"))
 				},
 			}),
-			want: all(doctor.OK, map[string]doctor.Level{
-				"scope.balance": doctor.Warn, doctor.CheckBalance: doctor.Fail, doctor.CheckSenderIDs: doctor.Warn, doctor.CheckCampaigns: doctor.Warn,
-				doctor.CheckCampaignStatus: doctor.Skip, doctor.CheckKeys: doctor.Warn,
+			want: all(doctor.LevelOK, map[string]doctor.Level{
+				"scope.balance": doctor.LevelWarn, doctor.CheckBalance: doctor.LevelFail, doctor.CheckSenderIDs: doctor.LevelWarn, doctor.CheckCampaigns: doctor.LevelWarn,
+				doctor.CheckCampaignStatus: doctor.LevelSkip, doctor.CheckKeys: doctor.LevelWarn,
 			}),
 			check: func(t *testing.T, r *doctor.Report) {
 				c := find(t, r, doctor.CheckBalance)
@@ -486,9 +486,9 @@ func TestRunAgainstOddServers(t *testing.T) {
 			}),
 			check: func(t *testing.T, r *doctor.Report) {
 				c := find(t, r, doctor.CheckBalance)
-				assert.Equal(t, doctor.Fail, c.Level)
+				assert.Equal(t, doctor.LevelFail, c.Level)
 				assert.Contains(t, c.Detail, "forbidden: IP address not whitelisted.")
-				assert.NotEqual(t, doctor.OK, find(t, r, "scope.balance").Level)
+				assert.NotEqual(t, doctor.LevelOK, find(t, r, "scope.balance").Level)
 			},
 		},
 		{
@@ -498,8 +498,8 @@ func TestRunAgainstOddServers(t *testing.T) {
 				"GET /v1/sender-ids":    answer(200, `{"status":"error","message":"Invalid API key"}`),
 				"GET /v1/sms/campaigns": answer(200, `{"status":"error","message":"Invalid API key"}`),
 			}),
-			want: all(doctor.Skip, map[string]doctor.Level{
-				doctor.CheckCredentials: doctor.Fail, doctor.CheckBalance: doctor.Fail, doctor.CheckKeys: doctor.Warn,
+			want: all(doctor.LevelSkip, map[string]doctor.Level{
+				doctor.CheckCredentials: doctor.LevelFail, doctor.CheckBalance: doctor.LevelFail, doctor.CheckKeys: doctor.LevelWarn,
 			}),
 			check: func(t *testing.T, r *doctor.Report) {
 				assert.Equal(t, "refused: the answer says it failed: 200 with an error body: unauthorized: Invalid API key", find(t, r, doctor.CheckCredentials).Detail)
@@ -517,10 +517,10 @@ func TestRunAgainstOddServers(t *testing.T) {
 			}),
 			check: func(t *testing.T, r *doctor.Report) {
 				for _, name := range []string{doctor.CheckCredentials, "scope.balance", "scope.sender_ids", "scope.campaigns", doctor.CheckBalance, doctor.CheckSenderIDs, doctor.CheckCampaigns} {
-					assert.NotEqual(t, doctor.OK, find(t, r, name).Level, "%s: %s", name, find(t, r, name).Detail)
+					assert.NotEqual(t, doctor.LevelOK, find(t, r, name).Level, "%s: %s", name, find(t, r, name).Detail)
 				}
-				assert.Equal(t, doctor.Fail, find(t, r, doctor.CheckCredentials).Level)
-				assert.Equal(t, doctor.Fail, find(t, r, doctor.CheckBalance).Level)
+				assert.Equal(t, doctor.LevelFail, find(t, r, doctor.CheckCredentials).Level)
+				assert.Equal(t, doctor.LevelFail, find(t, r, doctor.CheckBalance).Level)
 				assert.Contains(t, find(t, r, doctor.CheckBalance).Detail, "Back soon")
 			},
 		},
@@ -529,9 +529,9 @@ func TestRunAgainstOddServers(t *testing.T) {
 			routes: routes(map[string]http.HandlerFunc{
 				"GET /v1/balance": answer(200, `{"data":{"balance":"a lot","cashback":0,"currency":"NGN"},"requestId":"r"}`),
 			}),
-			want: all(doctor.OK, map[string]doctor.Level{
-				doctor.CheckBalance: doctor.Fail, doctor.CheckSenderIDs: doctor.Warn, doctor.CheckCampaigns: doctor.Warn,
-				doctor.CheckCampaignStatus: doctor.Skip, doctor.CheckKeys: doctor.Warn,
+			want: all(doctor.LevelOK, map[string]doctor.Level{
+				doctor.CheckBalance: doctor.LevelFail, doctor.CheckSenderIDs: doctor.LevelWarn, doctor.CheckCampaigns: doctor.LevelWarn,
+				doctor.CheckCampaignStatus: doctor.LevelSkip, doctor.CheckKeys: doctor.LevelWarn,
 			}),
 			check: func(t *testing.T, r *doctor.Report) {
 				c := find(t, r, doctor.CheckBalance)
@@ -544,10 +544,10 @@ func TestRunAgainstOddServers(t *testing.T) {
 			routes: routes(map[string]http.HandlerFunc{
 				"POST /v1/sms/send": answer(202, `{"message":"SMS request accepted."}`),
 			}),
-			want: all(doctor.OK, map[string]doctor.Level{
-				"scope.sms": doctor.Fail, "scope.otp": doctor.Skip, "scope.campaigns": doctor.Skip,
-				doctor.CheckSenderIDs: doctor.Warn, doctor.CheckCampaigns: doctor.Warn,
-				doctor.CheckCampaignStatus: doctor.Skip, doctor.CheckKeys: doctor.Warn,
+			want: all(doctor.LevelOK, map[string]doctor.Level{
+				"scope.sms": doctor.LevelFail, "scope.otp": doctor.LevelSkip, "scope.campaigns": doctor.LevelSkip,
+				doctor.CheckSenderIDs: doctor.LevelWarn, doctor.CheckCampaigns: doctor.LevelWarn,
+				doctor.CheckCampaignStatus: doctor.LevelSkip, doctor.CheckKeys: doctor.LevelWarn,
 			}),
 			check: func(t *testing.T, r *doctor.Report) {
 				assert.Equal(t, "the server accepted an empty write (202) instead of refusing it: check what it did; no other empty write was sent", find(t, r, "scope.sms").Detail)
@@ -562,9 +562,9 @@ func TestRunAgainstOddServers(t *testing.T) {
 				},
 				"GET /v1/sender-ids": answer(200, `{"data":[],"count":0,"requestId":"r","bad\u001bname":1}`),
 			}),
-			want: all(doctor.OK, map[string]doctor.Level{
-				"scope.balance": doctor.Warn, doctor.CheckBalance: doctor.Fail, doctor.CheckSenderIDs: doctor.Warn, doctor.CheckCampaigns: doctor.Warn,
-				doctor.CheckCampaignStatus: doctor.Skip, doctor.CheckKeys: doctor.Warn,
+			want: all(doctor.LevelOK, map[string]doctor.Level{
+				"scope.balance": doctor.LevelWarn, doctor.CheckBalance: doctor.LevelFail, doctor.CheckSenderIDs: doctor.LevelWarn, doctor.CheckCampaigns: doctor.LevelWarn,
+				doctor.CheckCampaignStatus: doctor.LevelSkip, doctor.CheckKeys: doctor.LevelWarn,
 			}),
 			check: func(t *testing.T, r *doctor.Report) {
 				c := find(t, r, doctor.CheckBalance)
@@ -580,9 +580,9 @@ func TestRunAgainstOddServers(t *testing.T) {
 					http.Redirect(w, r, "https://elsewhere.example/v1/balance", http.StatusFound)
 				},
 			},
-			want: all(doctor.Fail, map[string]doctor.Level{
-				doctor.CheckCampaigns: doctor.Warn, doctor.CheckCampaignStatus: doctor.Skip, doctor.CheckKeys: doctor.Warn,
-				"scope.sender_ids": doctor.Warn, "scope.balance": doctor.Warn,
+			want: all(doctor.LevelFail, map[string]doctor.Level{
+				doctor.CheckCampaigns: doctor.LevelWarn, doctor.CheckCampaignStatus: doctor.LevelSkip, doctor.CheckKeys: doctor.LevelWarn,
+				"scope.sender_ids": doctor.LevelWarn, "scope.balance": doctor.LevelWarn,
 			}),
 			check: func(t *testing.T, r *doctor.Report) {
 				assert.Equal(t, `redirected to "https://elsewhere.example/v1/balance", which is not followed: is the base URL right?`, find(t, r, doctor.CheckBalance).Detail)
@@ -618,8 +618,8 @@ func TestRunAgainstNoServer(t *testing.T) {
 	require.NoError(t, ln.Close())
 	r, err := doctor.Run(context.Background(), doctor.Config{BaseURL: url, APIKey: "pk_live_abc", APISecret: "sk_live_def", DashboardToken: "a.b.c"})
 	require.NoError(t, err)
-	assert.Equal(t, all(doctor.Skip, map[string]doctor.Level{
-		doctor.CheckCredentials: doctor.Fail, doctor.CheckBalance: doctor.Fail, "scope.balance": doctor.Warn,
+	assert.Equal(t, all(doctor.LevelSkip, map[string]doctor.Level{
+		doctor.CheckCredentials: doctor.LevelFail, doctor.CheckBalance: doctor.LevelFail, "scope.balance": doctor.LevelWarn,
 	}), levels(t, r))
 	assert.Regexp(t, `^no answer: dial tcp .*connection refused$`, find(t, r, doctor.CheckCredentials).Detail)
 	assert.True(t, r.Failed())
@@ -682,9 +682,9 @@ func TestRunStopsWithTheContext(t *testing.T) {
 func TestReportJSON(t *testing.T) {
 	t.Parallel()
 	r := &doctor.Report{BaseURL: "https://api.example.com", Mode: "live", Checks: []doctor.Check{
-		{Name: "balance", Level: doctor.OK, Detail: "1.00 NGN", Endpoint: "GET /v1/balance", Documented: true, Status: 200, Latency: 1234567 * time.Nanosecond, RequestID: "req-1", Decode: &doctor.Decode{JSON: true, SDK: true}},
-		{Name: "keys", Level: doctor.Skip, Detail: "not checked", Endpoint: "GET /v1/keys"},
-		{Name: "scope.sms", Level: doctor.Fail, Detail: "x", Endpoint: "POST /v1/sms/send", Documented: true, Status: 500},
+		{Name: "balance", Level: doctor.LevelOK, Detail: "1.00 NGN", Endpoint: "GET /v1/balance", Documented: true, Status: 200, Latency: 1234567 * time.Nanosecond, RequestID: "req-1", Decode: &doctor.Decode{JSON: true, SDK: true}},
+		{Name: "keys", Level: doctor.LevelSkip, Detail: "not checked", Endpoint: "GET /v1/keys"},
+		{Name: "scope.sms", Level: doctor.LevelFail, Detail: "x", Endpoint: "POST /v1/sms/send", Documented: true, Status: 500},
 	}}
 	b, err := json.Marshal(r)
 	require.NoError(t, err)

@@ -85,9 +85,9 @@ type state struct {
 
 func snapshot(t *testing.T, srv *mockserver.Server, ws mockserver.Workspace) state {
 	t.Helper()
-	live, err := srv.Balance(ws.WorkspaceID, mockserver.Live)
+	live, err := srv.Balance(ws.WorkspaceID, mockserver.ModeLive)
 	require.NoError(t, err)
-	test, err := srv.Balance(ws.WorkspaceID, mockserver.Test)
+	test, err := srv.Balance(ws.WorkspaceID, mockserver.ModeTest)
 	require.NoError(t, err)
 	return state{live: live, test: test, messages: len(srv.Messages(mockserver.Filter{})), requests: len(srv.Requests())}
 }

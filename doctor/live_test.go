@@ -92,11 +92,11 @@ func TestRunAgainstTheLiveSamples(t *testing.T) {
 
 			got := levels(t, r)
 			delete(got, doctor.CheckSenderIDs) // below
-			want := all(doctor.OK, map[string]doctor.Level{
-				doctor.CheckCampaigns: doctor.Warn, doctor.CheckCampaignStatus: doctor.Skip, doctor.CheckKeys: doctor.Warn,
+			want := all(doctor.LevelOK, map[string]doctor.Level{
+				doctor.CheckCampaigns: doctor.LevelWarn, doctor.CheckCampaignStatus: doctor.LevelSkip, doctor.CheckKeys: doctor.LevelWarn,
 			})
 			if !probe {
-				want["scope.sms"], want["scope.otp"], want["scope.campaigns"] = doctor.Skip, doctor.Skip, doctor.Warn
+				want["scope.sms"], want["scope.otp"], want["scope.campaigns"] = doctor.LevelSkip, doctor.LevelSkip, doctor.LevelWarn
 			}
 			delete(want, doctor.CheckSenderIDs)
 			assert.Equal(t, want, got, "%+v", r.Checks)
@@ -132,7 +132,7 @@ func TestRunAgainstTheLiveSamples(t *testing.T) {
 			assertNoSecret(t, cfg, r, f.secret, f.token)
 
 			t.Run("the SDK reads the sender IDs sample", func(t *testing.T) {
-				assert.Equal(t, doctor.Warn, senderIDs.Level)
+				assert.Equal(t, doctor.LevelWarn, senderIDs.Level)
 				assert.True(t, senderIDs.Decode.SDK, senderIDs.Decode.SDKError)
 				assert.Equal(t, "1 active sender ID; missing data[0]._id, data[0].usecase, data[0].company, data[0].createdAt, requestId", senderIDs.Detail)
 				assert.False(t, r.Failed(), "what the live pages document passes: %+v", r.Checks)
@@ -153,16 +153,16 @@ func TestRunAgainstTheLiveSamplesWithLimitedScopes(t *testing.T) {
 
 	got := levels(t, r)
 	for _, name := range []string{doctor.CheckCredentials, "scope.sms", "scope.campaigns", "scope.sender_ids"} {
-		assert.Equal(t, doctor.OK, got[name], name)
+		assert.Equal(t, doctor.LevelOK, got[name], name)
 	}
 	assert.Equal(t, "GET /v1/balance", find(t, r, doctor.CheckCredentials).Endpoint, "a 403 proves the credentials")
 	for _, s := range []sms.Scope{sms.ScopeOTP, sms.ScopeBalance} {
 		c := find(t, r, doctor.ScopeCheck(s))
-		assert.Equal(t, doctor.Warn, c.Level, c.Name)
+		assert.Equal(t, doctor.LevelWarn, c.Level, c.Name)
 		assert.Equal(t, "missing: the key lacks the "+string(s)+" scope", c.Detail)
 	}
-	assert.Equal(t, doctor.Skip, got[doctor.CheckBalance])
-	assert.Equal(t, doctor.Skip, got[doctor.CheckKeys])
+	assert.Equal(t, doctor.LevelSkip, got[doctor.CheckBalance])
+	assert.Equal(t, doctor.LevelSkip, got[doctor.CheckKeys])
 	assert.Zero(t, accepted.Load())
 	for _, rq := range f.received() {
 		assert.True(t, strings.HasPrefix(rq, "GET ") || strings.HasSuffix(rq, " {}"), rq)

@@ -21,8 +21,8 @@ func TestRunAgainstTheDocumentedProfile(t *testing.T) {
 	r, err := doctor.Run(context.Background(), doctor.Config{BaseURL: srv.URL(), APIKey: ws.TestKey, APISecret: ws.TestSecret, DashboardToken: ws.DashboardToken})
 	require.NoError(t, err)
 	assert.False(t, r.Failed(), "%+v", r.Checks)
-	assert.Zero(t, r.Count(doctor.Fail))
-	assert.NotZero(t, r.Count(doctor.Warn), "the sender-ID list lacks members the SDK expects: %+v", r.Checks)
+	assert.Zero(t, r.Count(doctor.LevelFail))
+	assert.NotZero(t, r.Count(doctor.LevelWarn), "the sender-ID list lacks members the SDK expects: %+v", r.Checks)
 	for _, c := range r.Checks {
 		t.Logf("%s %v %s", c.Name, c.Level, c.Detail)
 	}

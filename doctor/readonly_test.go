@@ -52,14 +52,14 @@ func TestRunSendsOnlyGETs(t *testing.T) {
 			assert.Zero(t, accepted.Load())
 			smsScope, otpScope := find(t, r, "scope.sms"), find(t, r, "scope.otp")
 			if token {
-				assert.Equal(t, doctor.OK, smsScope.Level)
+				assert.Equal(t, doctor.LevelOK, smsScope.Level)
 				assert.Equal(t, "granted (the key list shows it)", smsScope.Detail)
 				assert.Equal(t, "GET /v1/keys", smsScope.Endpoint)
-				assert.Equal(t, doctor.Warn, otpScope.Level)
+				assert.Equal(t, doctor.LevelWarn, otpScope.Level)
 				assert.Equal(t, "missing: the key lacks the otp scope (the key list shows it)", otpScope.Detail)
 			} else {
 				for _, c := range []doctor.Check{smsScope, otpScope} {
-					assert.Equal(t, doctor.Skip, c.Level, c.Name)
+					assert.Equal(t, doctor.LevelSkip, c.Level, c.Name)
 					assert.Contains(t, c.Detail, "--probe-writes", c.Name)
 					assert.Zero(t, c.Status, c.Name)
 				}
@@ -83,17 +83,17 @@ func TestProbeWritesStopAtTheFirstAccepted(t *testing.T) {
 		{
 			name: "the first", sms: accept, otp: refuse,
 			posts: []string{"POST /v1/sms/send {}"},
-			want:  map[string]doctor.Level{"scope.sms": doctor.Fail, "scope.otp": doctor.Skip, "scope.campaigns": doctor.Skip},
+			want:  map[string]doctor.Level{"scope.sms": doctor.LevelFail, "scope.otp": doctor.LevelSkip, "scope.campaigns": doctor.LevelSkip},
 		},
 		{
 			name: "the second", sms: refuse, otp: accept,
 			posts: []string{"POST /v1/sms/send {}", "POST /v1/otp/send {}"},
-			want:  map[string]doctor.Level{"scope.sms": doctor.OK, "scope.otp": doctor.Fail, "scope.campaigns": doctor.Skip},
+			want:  map[string]doctor.Level{"scope.sms": doctor.LevelOK, "scope.otp": doctor.LevelFail, "scope.campaigns": doctor.LevelSkip},
 		},
 		{
 			name: "none", sms: refuse, otp: refuse,
 			posts: []string{"POST /v1/sms/send {}", "POST /v1/otp/send {}", "POST /v1/sms/campaigns {}"},
-			want:  map[string]doctor.Level{"scope.sms": doctor.OK, "scope.otp": doctor.OK, "scope.campaigns": doctor.OK},
+			want:  map[string]doctor.Level{"scope.sms": doctor.LevelOK, "scope.otp": doctor.LevelOK, "scope.campaigns": doctor.LevelOK},
 		},
 	}
 	for _, tt := range tests {
@@ -123,13 +123,13 @@ func TestProbeWritesStopAtTheFirstAccepted(t *testing.T) {
 				c := find(t, r, name)
 				assert.Equal(t, l, c.Level, "%s: %s", name, c.Detail)
 				switch l {
-				case doctor.Fail:
+				case doctor.LevelFail:
 					assert.Contains(t, c.Detail, "the server accepted an empty write (202)")
-				case doctor.Skip:
+				case doctor.LevelSkip:
 					assert.Contains(t, c.Detail, "the server accepted an empty write to POST ")
 				}
 			}
-			assert.Equal(t, tt.want["scope.sms"] == doctor.Fail || tt.want["scope.otp"] == doctor.Fail, r.Failed())
+			assert.Equal(t, tt.want["scope.sms"] == doctor.LevelFail || tt.want["scope.otp"] == doctor.LevelFail, r.Failed())
 		})
 	}
 }

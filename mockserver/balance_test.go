@@ -19,15 +19,15 @@ func TestBalancePerMode(t *testing.T) {
 		assert.Equal(t, "10000.00", r.str("data.balance"))
 		assert.Equal(t, "0.00", r.str("data.cashback"))
 	}
-	e.setBalance(mockserver.Live, 12345)
-	e.setBalance(mockserver.Test, 7)
+	e.setBalance(mockserver.ModeLive, 12345)
+	e.setBalance(mockserver.ModeTest, 7)
 	assert.Equal(t, "123.45", e.do(http.MethodGet, "/v1/balance", nil).wantStatus(200).str("data.balance"))
 	assert.Equal(t, "0.07", e.do(http.MethodGet, "/v1/balance", nil, e.test()).wantStatus(200).str("data.balance"))
 
-	assert.Error(t, e.srv.SetBalance(e.ws.WorkspaceID, mockserver.Live, -1))
+	assert.Error(t, e.srv.SetBalance(e.ws.WorkspaceID, mockserver.ModeLive, -1))
 	assert.Error(t, e.srv.SetBalance(e.ws.WorkspaceID, mockserver.Mode("prod"), 1))
-	assert.Error(t, e.srv.SetBalance("0123456789abcdef01234567", mockserver.Live, 1))
-	_, err := e.srv.Balance("nope", mockserver.Live)
+	assert.Error(t, e.srv.SetBalance("0123456789abcdef01234567", mockserver.ModeLive, 1))
+	_, err := e.srv.Balance("nope", mockserver.ModeLive)
 	assert.Error(t, err)
 
 	w := newEnv(t, mockserver.WithBalances(5, 70_000))
@@ -41,15 +41,15 @@ func TestTestKeysUseTheirOwnWalletAndData(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	tid := e.send(sms([]string{num(1), num(2)}), e.test()).str("campaign.id")
-	assert.Equal(t, int64(mockserver.DefaultBalance-2*gp), e.balance(mockserver.Test))
-	assert.Equal(t, int64(mockserver.DefaultBalance), e.balance(mockserver.Live))
+	assert.Equal(t, int64(mockserver.DefaultBalance-2*gp), e.balance(mockserver.ModeTest))
+	assert.Equal(t, int64(mockserver.DefaultBalance), e.balance(mockserver.ModeLive))
 	assert.Equal(t, 1, e.campaignTotal(e.test()))
 	assert.Equal(t, 0, e.campaignTotal(e.live()))
 	e.do(http.MethodGet, "/v1/sms/campaigns/"+tid+"/status", nil).wantError(404, "not_found")
 	e.do(http.MethodGet, "/v1/sms/campaigns/"+tid+"/status", nil, e.test()).wantStatus(200)
 
 	lid := e.campaign(sms([]string{num(3)})).str("campaign.id")
-	assert.Equal(t, int64(mockserver.DefaultBalance-gp), e.balance(mockserver.Live))
+	assert.Equal(t, int64(mockserver.DefaultBalance-gp), e.balance(mockserver.ModeLive))
 	l := e.do(http.MethodGet, "/v1/sms/campaigns", nil, e.test()).wantStatus(200)
 	assert.Equal(t, []string{tid}, ids(l, "data", "_id"))
 	l = e.do(http.MethodGet, "/v1/sms/campaigns", nil).wantStatus(200)
@@ -84,14 +84,14 @@ func TestMoneyHasBounds(t *testing.T) {
 			{"/_mock/workspaces", `{"liveBalance":true}`, "liveBalance"},
 			{"/_mock/workspaces", `{"testBalance":40000000000000000.01}`, "testBalance"}, // MaxBalance + 1 kobo
 		}
-		before := e.balance(mockserver.Live)
+		before := e.balance(mockserver.ModeLive)
 		for _, tt := range tests {
 			r := e.do(http.MethodPost, tt.path, rawBody(tt.body)).wantError(http.StatusBadRequest, "bad_request")
 			assert.Equal(t, tt.field, r.str("error.field"), tt.body)
 		}
-		assert.Equal(t, before, e.balance(mockserver.Live))
-		assert.Error(t, e.srv.SetBalance(e.ws.WorkspaceID, mockserver.Live, mockserver.MaxBalance+1))
+		assert.Equal(t, before, e.balance(mockserver.ModeLive))
+		assert.Error(t, e.srv.SetBalance(e.ws.WorkspaceID, mockserver.ModeLive, mockserver.MaxBalance+1))
 		e.do(http.MethodPost, balancePath, rawBody(`{"mode":"live","balance":40000000000000000.00}`)).wantStatus(http.StatusOK)
-		assert.Equal(t, int64(mockserver.MaxBalance), e.balance(mockserver.Live))
+		assert.Equal(t, int64(mockserver.MaxBalance), e.balance(mockserver.ModeLive))
 	})
 }

@@ -23,7 +23,7 @@ func TestLargeCampaignIsProcessingForASecond(t *testing.T) {
 	assertNull(t, r, "campaign.message_id")
 	assert.Equal(t, 101, r.int("campaign.recipients"))
 	assert.Equal(t, int64(101*gp), r.kobo("campaign.amount"))
-	assert.Equal(t, int64(mockserver.DefaultBalance-101*gp), e.balance(mockserver.Live), "charged at once")
+	assert.Equal(t, int64(mockserver.DefaultBalance-101*gp), e.balance(mockserver.ModeLive), "charged at once")
 
 	l := e.do(http.MethodGet, "/v1/sms/campaigns", nil).wantStatus(http.StatusOK)
 	assert.Equal(t, "processing", l.str("data.0.status"))

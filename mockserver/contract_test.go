@@ -280,35 +280,35 @@ func errorCases() []errCase {
 		cases = append(cases, errCase{name: "402 " + name, req: req, status: 402, code: "insufficient_balance"})
 	}
 	poor("send from an empty wallet", func(e *env) call {
-		e.setBalance(mockserver.Live, 0)
+		e.setBalance(mockserver.ModeLive, 0)
 		return post("/v1/sms/send", sms(one))
 	})
 	poor("send one kobo short", func(e *env) call {
-		e.setBalance(mockserver.Live, 2*gp-1)
+		e.setBalance(mockserver.ModeLive, 2*gp-1)
 		return post("/v1/sms/send", sms([]string{one, num(2)}))
 	})
 	poor("dnd channel costs more", func(e *env) call {
-		e.setBalance(mockserver.Live, dp-1) // enough for generic, not for dnd
+		e.setBalance(mockserver.ModeLive, dp-1) // enough for generic, not for dnd
 		return post("/v1/sms/send", sms(one, "channel", "dnd"))
 	})
 	poor("campaign", func(e *env) call {
-		e.setBalance(mockserver.Live, 3*gp-1)
+		e.setBalance(mockserver.ModeLive, 3*gp-1)
 		return post("/v1/sms/campaigns", sms([]any{num(1), num(2), M{"phone": num(3), "name": "Ada"}}))
 	})
 	poor("two-part message", func(e *env) call {
-		e.setBalance(mockserver.Live, 2*gp-1)
+		e.setBalance(mockserver.ModeLive, 2*gp-1)
 		return post("/v1/sms/send", sms(one, "message", strings.Repeat("a", 161)))
 	})
 	poor("otp", func(e *env) call {
-		e.setBalance(mockserver.Live, gp-1)
+		e.setBalance(mockserver.ModeLive, gp-1)
 		return post("/v1/otp/send", otpBody(one))
 	})
 	poor("test wallet", func(e *env) call {
-		e.setBalance(mockserver.Test, 0)
+		e.setBalance(mockserver.ModeTest, 0)
 		return post("/v1/sms/send", sms(one), e.test())
 	})
 	poor("with a reference", func(e *env) call {
-		e.setBalance(mockserver.Live, 0)
+		e.setBalance(mockserver.ModeLive, 0)
 		return post("/v1/sms/send", sms(one, "reference", "ref-402"))
 	})
 

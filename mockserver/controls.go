@@ -44,7 +44,7 @@ func (s *Server) SetBalance(workspaceID string, mode Mode, kobo int64) error {
 
 // Balance returns a wallet of a workspace, in kobo.
 func (s *Server) Balance(workspaceID string, mode Mode) (int64, error) {
-	m, _ := store.ParseMode(string(mode)) // anything but Test is the live wallet
+	m, _ := store.ParseMode(string(mode)) // anything but ModeTest is the live wallet
 	kobo, err := s.api.Store().WalletBalance(workspaceID, m)
 	return kobo, httpapi.Err(err)
 }

@@ -37,11 +37,11 @@ func TestReferenceDeduplication(t *testing.T) {
 			for _, path := range []string{"/v1/sms/send", "/v1/sms/campaigns"} {
 				ref := "order" + path
 				body := sms([]string{num(1), num(2)}, "reference", ref)
-				before := e.balance(mockserver.Live)
+				before := e.balance(mockserver.ModeLive)
 				first := e.do(http.MethodPost, path, body).wantStatus(http.StatusAccepted)
 				second := e.do(http.MethodPost, path, body).wantStatus(http.StatusAccepted)
 				changed := e.do(http.MethodPost, path, with(body, "to", []string{num(1), num(3)}))
-				campaigns, err := e.srv.Campaigns(e.ws.WorkspaceID, mockserver.Live)
+				campaigns, err := e.srv.Campaigns(e.ws.WorkspaceID, mockserver.ModeLive)
 				require.NoError(t, err)
 				var withRef []string
 				for _, c := range campaigns {
@@ -53,7 +53,7 @@ func TestReferenceDeduplication(t *testing.T) {
 					assert.Equal(t, "true", second.Header.Get("Idempotent-Replayed"), path)
 					assert.Equal(t, first.str("campaign.id"), second.str("campaign.id"), path)
 					changed.wantError(tc.conflict, tc.code)
-					assert.Equal(t, before-2*gp, e.balance(mockserver.Live), "%s: one debit", path)
+					assert.Equal(t, before-2*gp, e.balance(mockserver.ModeLive), "%s: one debit", path)
 					assert.Equal(t, []string{first.str("campaign.id")}, withRef, path)
 					continue
 				}
@@ -62,7 +62,7 @@ func TestReferenceDeduplication(t *testing.T) {
 				changed.wantStatus(http.StatusAccepted)
 				assert.Empty(t, changed.Header.Get("Idempotent-Replayed"), path)
 				// Three sends of two recipients each: the wallet moved exactly three times.
-				assert.Equal(t, before-3*2*gp, e.balance(mockserver.Live), "%s: every send charged", path)
+				assert.Equal(t, before-3*2*gp, e.balance(mockserver.ModeLive), "%s: every send charged", path)
 				assert.ElementsMatch(t, []string{first.str("campaign.id"), second.str("campaign.id"), changed.str("campaign.id")}, withRef,
 					"%s: every send a campaign carrying the reference", path)
 			}
@@ -85,7 +85,7 @@ func TestNoDeduplicationConcurrent(t *testing.T) {
 		seen[r.str("campaign.id")] = true
 	}
 	assert.Len(t, seen, n, "a campaign per request")
-	assert.Equal(t, int64(mockserver.DefaultBalance-n*3*gp), e.balance(mockserver.Live))
+	assert.Equal(t, int64(mockserver.DefaultBalance-n*3*gp), e.balance(mockserver.ModeLive))
 	assert.Equal(t, n, e.campaignTotal())
 }
 

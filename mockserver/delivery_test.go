@@ -64,10 +64,10 @@ func TestAutoDeliveryMagicNumbers(t *testing.T) {
 func TestAutoDeliveryTimesAndRefund(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, mockserver.WithAutoDelivery(time.Second))
-	before := e.balance(mockserver.Live)
+	before := e.balance(mockserver.ModeLive)
 	r := e.send(sms([]string{num(1), mockserver.MagicRefused}))
 	assert.Equal(t, "failed", r.str("campaign.status"))
-	assert.Equal(t, before, e.balance(mockserver.Live), "refunded")
+	assert.Equal(t, before, e.balance(mockserver.ModeLive), "refunded")
 
 	id := e.send(sms([]string{num(1), num(2)})).str("campaign.id")
 	require.NoError(t, e.srv.Advance(time.Hour))

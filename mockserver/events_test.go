@@ -98,7 +98,7 @@ func TestEventsInOrderAndResumable(t *testing.T) {
 	id := e.send(sms([]string{num(1), num(2)})).str("campaign.id")
 	require.NoError(t, e.srv.Deliver(id, &mockserver.DeliverCounts{Delivered: 1}))
 	require.NoError(t, e.srv.Deliver(id, &mockserver.DeliverCounts{DND: 1}))
-	e.setBalance(mockserver.Test, 500)
+	e.setBalance(mockserver.ModeTest, 500)
 	sid := e.requestSender("ACME")
 	require.NoError(t, e.srv.ApproveSenderID(sid))
 	pinID, pin := e.otp(otpBody(num(3)))

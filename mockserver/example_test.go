@@ -58,7 +58,7 @@ func ExampleServer_AddFaults() {
 		resp.Body.Close()
 		fmt.Println(resp.StatusCode)
 	}
-	kobo, _ := srv.Balance(ws.WorkspaceID, mockserver.Live)
+	kobo, _ := srv.Balance(ws.WorkspaceID, mockserver.ModeLive)
 	fmt.Println("charged once:", mockserver.DefaultBalance-kobo, "kobo")
 	// Output:
 	// 503

@@ -72,7 +72,7 @@ func TestFaultDrop(t *testing.T) {
 	require.Error(t, err, "the client sees a broken connection")
 
 	// Yet the campaign exists and was charged.
-	assert.Equal(t, int64(mockserver.DefaultBalance-2*gp), e.balance(mockserver.Live))
+	assert.Equal(t, int64(mockserver.DefaultBalance-2*gp), e.balance(mockserver.ModeLive))
 	l := e.do(http.MethodGet, "/v1/sms/campaigns", nil).wantStatus(http.StatusOK)
 	require.Equal(t, 1, l.int("pagination.total"))
 	assert.Equal(t, "dropped-1", l.str("data.0.reference"))
@@ -85,7 +85,7 @@ func TestFaultDrop(t *testing.T) {
 	r := e.send(body)
 	assert.Equal(t, "true", r.Header.Get("Idempotent-Replayed"))
 	assert.Equal(t, l.str("data.0._id"), r.str("campaign.id"))
-	assert.Equal(t, int64(mockserver.DefaultBalance-2*gp), e.balance(mockserver.Live))
+	assert.Equal(t, int64(mockserver.DefaultBalance-2*gp), e.balance(mockserver.ModeLive))
 }
 
 func TestFaultRules(t *testing.T) {

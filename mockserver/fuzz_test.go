@@ -164,9 +164,9 @@ func (h *fuzzHarness) check(t *testing.T, sel uint8, body []byte) {
 	}
 	rt := fuzzRoutes[int(sel)%len(fuzzRoutes)]
 	test := int(sel)/len(fuzzRoutes)%2 == 1
-	mode, pin := mockserver.Live, h.pins[0]
+	mode, pin := mockserver.ModeLive, h.pins[0]
 	if test {
-		mode, pin = mockserver.Test, h.pins[1]
+		mode, pin = mockserver.ModeTest, h.pins[1]
 	}
 	body = bytes.ReplaceAll(body, []byte("@PIN_ID@"), []byte(pin.id))
 	body = bytes.ReplaceAll(body, []byte("@PIN@"), []byte(pin.pin))

@@ -2,10 +2,11 @@ package mockserver
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 
-	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/httpapi"
+	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
@@ -35,33 +36,45 @@ const (
 	StatusDND       Status = "dnd"
 )
 
+// CampaignStatus is where a campaign stands with the provider: processing, then sent, or
+// failed (refused by the provider and refunded). Its words are the SDK's (sms.CampaignStatus)
+// and the wire's.
+type CampaignStatus string
+
+// The campaign statuses.
+const (
+	CampaignStatusProcessing CampaignStatus = "processing"
+	CampaignStatusSent       CampaignStatus = "sent"
+	CampaignStatusFailed     CampaignStatus = "failed"
+)
+
 // Scope is what an API key may do. Its words are the SDK's (sms.Scope) and the wire's.
 type Scope string
 
 // The scopes of a key, each the constant of the same name of the SDK.
 const (
-	ScopeSMS       Scope = rules.ScopeSMS       // POST /v1/sms/send
-	ScopeOTP       Scope = rules.ScopeOTP       // /v1/otp/...
-	ScopeCampaigns Scope = rules.ScopeCampaigns // /v1/sms/campaigns...
-	ScopeSenderIDs Scope = rules.ScopeSenderIDs // /v1/sender-ids...
-	ScopeBalance   Scope = rules.ScopeBalance   // GET /v1/balance
+	ScopeSMS       Scope = "sms"        // POST /v1/sms/send
+	ScopeOTP       Scope = "otp"        // /v1/otp/...
+	ScopeCampaigns Scope = "campaigns"  // /v1/sms/campaigns...
+	ScopeSenderIDs Scope = "sender_ids" // /v1/sender-ids...
+	ScopeBalance   Scope = "balance"    // GET /v1/balance
 )
 
 // KeyOptions configures NewKey.
 type KeyOptions struct {
 	Name   string        // shown in GET /v1/keys ("" is allowed)
-	Mode   Mode          // Live (the default) or Test
+	Mode   Mode          // ModeLive (the default) or ModeTest
 	Scopes []Scope       // nil: every scope; an empty non-nil slice: none
 	TTL    time.Duration // of the mock's clock; 0: the key never expires
 }
 
-// Key is an API key made by NewKey; its fields are named as the SDK's sms.Key names them. Its
-// String hides the secret.
+// Key is an API key made by NewKey; its fields are named as the SDK's sms.Key names them.
+// Printed (with any fmt verb) or logged with log/slog, it hides the secret.
 type Key struct {
 	ID        string // the key's id, as GET /v1/keys lists it
 	PublicKey string // pk_live_... or pk_test_..., sent as X-API-Key
 	Secret    string // sk_live_... or sk_test_..., sent as X-API-Secret
-	Mode      Mode   // Live or Test
+	Mode      Mode   // ModeLive or ModeTest
 }
 
 // String hides the secret.
@@ -69,8 +82,11 @@ func (k Key) String() string {
 	return fmt.Sprintf("Key{ID: %s, PublicKey: %s, Mode: %s}", k.ID, k.PublicKey, k.Mode)
 }
 
-// GoString hides the secret from %#v.
-func (k Key) GoString() string { return k.String() }
+// Format writes String for every verb, so that no verb (%d, %t, %x, ...) reaches the secret.
+func (k Key) Format(f fmt.State, verb rune) { reqlog.FormatRedacted(f, verb, k.String()) }
+
+// LogValue is what log/slog writes: the key without its secret.
+func (k Key) LogValue() slog.Value { return slog.StringValue(k.String()) }
 
 // NewKey makes an API key of a workspace with the chosen mode and scopes in one call, as
 // POST /v1/keys does for a dashboard. An unknown workspace, mode or scope, or a negative
@@ -82,7 +98,7 @@ func (s *Server) NewKey(workspaceID string, o KeyOptions) (Key, error) {
 	}
 	mode := o.Mode
 	if mode == "" {
-		mode = Live
+		mode = ModeLive
 	}
 	if _, ok := store.ParseMode(string(mode)); !ok {
 		return Key{}, fmt.Errorf("mockserver: NewKey: mode %q is neither live nor test", mode)
@@ -116,8 +132,8 @@ func (s *Server) NewKey(workspaceID string, o KeyOptions) (Key, error) {
 // Campaign is a campaign as a test reads it back: what it cost and where its recipients stand.
 type Campaign struct {
 	ID         string
-	Status     string // "processing", "sent" or "failed" (refused by the provider, refunded)
-	Delivery   string // "sent" while any recipient is, then "delivered", "partially_delivered" or "failed"
+	Status     CampaignStatus // CampaignStatusProcessing, CampaignStatusSent or CampaignStatusFailed (refused by the provider, refunded)
+	Delivery   string         // "sent" while any recipient is, then "delivered", "partially_delivered" or "failed"
 	SenderID   string
 	Reference  string // "" when none was given
 	Channel    string // "generic" or "dnd"
@@ -148,7 +164,7 @@ func (s *Server) Campaigns(workspaceID string, mode Mode) ([]Campaign, error) {
 		cp := &list[i]
 		counts := store.CountsOf(cp)
 		out[i] = Campaign{
-			ID: cp.ID.String(), Status: cp.Status.String(), Delivery: cp.Rollup(), SenderID: cp.SenderID,
+			ID: cp.ID.String(), Status: CampaignStatus(cp.Status.String()), Delivery: cp.Rollup(), SenderID: cp.SenderID,
 			Reference: cp.Reference, Channel: cp.Channel.String(), Text: cp.Text(), Recipients: cp.Total(),
 			Counts: DeliverCounts{Delivered: counts.Delivered, Failed: counts.Failed, DND: counts.DND},
 			Sent:   counts.Sent, AmountKobo: cp.Amount, CreatedAt: time.Unix(0, cp.CreatedAt).UTC(),

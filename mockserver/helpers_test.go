@@ -425,7 +425,7 @@ type state struct {
 func (e *env) state() state {
 	e.t.Helper()
 	return state{
-		Live: e.balance(mockserver.Live), Test: e.balance(mockserver.Test),
+		Live: e.balance(mockserver.ModeLive), Test: e.balance(mockserver.ModeTest),
 		LiveCampaigns: e.campaignTotal(e.live()), TestCampaigns: e.campaignTotal(e.test()),
 		Messages: len(e.srv.Messages(mockserver.Filter{})),
 	}

@@ -26,7 +26,7 @@ func TestIdempotency(t *testing.T) {
 		assert.Equal(t, first.get("campaign"), second.get("campaign"))
 		assert.Equal(t, first.get("message"), second.get("message"))
 		assert.NotEqual(t, first.str("requestId"), second.str("requestId"))
-		assert.Equal(t, int64(mockserver.DefaultBalance-2*gp), e.balance(mockserver.Live), "one debit")
+		assert.Equal(t, int64(mockserver.DefaultBalance-2*gp), e.balance(mockserver.ModeLive), "one debit")
 		assert.Equal(t, 1, e.campaignTotal())
 
 		// Another key of the same workspace and mode replays too.
@@ -46,7 +46,7 @@ func TestIdempotency(t *testing.T) {
 		// The same number written another way is another JSON value: another body.
 		e.do(http.MethodPost, "/v1/sms/send", M{"to": []string{"+" + num(1)}, "from": "MOCKSMS", "message": "Hi", "reference": "r-2"}).wantError(409, "conflict")
 		e.do(http.MethodPost, "/v1/sms/send", M{"to": num(1), "from": "MOCKSMS", "message": "Hi", "reference": "r-2"}).wantError(409, "conflict")
-		assert.Equal(t, int64(mockserver.DefaultBalance-gp), e.balance(mockserver.Live))
+		assert.Equal(t, int64(mockserver.DefaultBalance-gp), e.balance(mockserver.ModeLive))
 	})
 
 	t.Run("another body is a conflict", func(t *testing.T) {
@@ -64,13 +64,13 @@ func TestIdempotency(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
 		body := sms(num(1), "reference", "r-4")
-		e.setBalance(mockserver.Live, gp-1)
+		e.setBalance(mockserver.ModeLive, gp-1)
 		e.do(http.MethodPost, "/v1/sms/send", body).wantError(402, "insufficient_balance")
 		e.do(http.MethodPost, "/v1/sms/send", body).wantError(402, "insufficient_balance")
-		e.setBalance(mockserver.Live, gp)
+		e.setBalance(mockserver.ModeLive, gp)
 		r := e.send(body)
 		assert.Empty(t, r.Header.Get("Idempotent-Replayed"))
-		assert.Equal(t, int64(0), e.balance(mockserver.Live))
+		assert.Equal(t, int64(0), e.balance(mockserver.ModeLive))
 		again := e.send(body)
 		assert.Equal(t, "true", again.Header.Get("Idempotent-Replayed"))
 		assert.Equal(t, r.str("campaign.id"), again.str("campaign.id"))
@@ -97,12 +97,12 @@ func TestIdempotency(t *testing.T) {
 		first := e.send(body)
 		e.srv.Advance(24*time.Hour - time.Second)
 		assert.Equal(t, "true", e.send(body).Header.Get("Idempotent-Replayed"))
-		assert.Equal(t, int64(mockserver.DefaultBalance-gp), e.balance(mockserver.Live))
+		assert.Equal(t, int64(mockserver.DefaultBalance-gp), e.balance(mockserver.ModeLive))
 		e.srv.Advance(time.Second)
 		later := e.send(body)
 		assert.Empty(t, later.Header.Get("Idempotent-Replayed"))
 		assert.NotEqual(t, first.str("campaign.id"), later.str("campaign.id"))
-		assert.Equal(t, int64(mockserver.DefaultBalance-2*gp), e.balance(mockserver.Live))
+		assert.Equal(t, int64(mockserver.DefaultBalance-2*gp), e.balance(mockserver.ModeLive))
 		assert.Equal(t, 2, e.campaignTotal())
 		// The new window starts with the new request.
 		e.srv.Advance(time.Hour)
@@ -120,8 +120,8 @@ func TestIdempotency(t *testing.T) {
 		other := e.newWorkspace()
 		theirs := e.send(body, withKey(other.LiveKey, other.LiveSecret))
 		assert.Empty(t, theirs.Header.Get("Idempotent-Replayed"))
-		assert.Equal(t, int64(mockserver.DefaultBalance-gp), e.balance(mockserver.Live))
-		assert.Equal(t, int64(mockserver.DefaultBalance-gp), e.balance(mockserver.Test))
+		assert.Equal(t, int64(mockserver.DefaultBalance-gp), e.balance(mockserver.ModeLive))
+		assert.Equal(t, int64(mockserver.DefaultBalance-gp), e.balance(mockserver.ModeTest))
 		// Still a conflict in its own scope.
 		e.do(http.MethodPost, "/v1/sms/send", with(body, "message", "x"), e.test()).wantError(409, "conflict")
 	})
@@ -133,7 +133,7 @@ func TestIdempotency(t *testing.T) {
 		b := e.send(sms(num(1)))
 		assert.NotEqual(t, a.str("campaign.id"), b.str("campaign.id"))
 		assert.Empty(t, b.Header.Get("Idempotent-Replayed"))
-		assert.Equal(t, int64(mockserver.DefaultBalance-2*gp), e.balance(mockserver.Live))
+		assert.Equal(t, int64(mockserver.DefaultBalance-2*gp), e.balance(mockserver.ModeLive))
 	})
 }
 
@@ -146,13 +146,13 @@ func TestIdempotencyLimitOverHTTP(t *testing.T) {
 	for _, ref := range []string{"r-1", "r-2", "r-3"} {
 		first[ref] = e.send(sms(num(1), "reference", ref)).str("campaign.id")
 	}
-	spent := int64(mockserver.DefaultBalance - e.balance(mockserver.Live))
+	spent := int64(mockserver.DefaultBalance - e.balance(mockserver.ModeLive))
 	for _, ref := range []string{"r-3", "r-2"} {
 		r := e.send(sms(num(1), "reference", ref))
 		assert.Equal(t, "true", r.Header.Get("Idempotent-Replayed"), ref)
 		assert.Equal(t, first[ref], r.str("campaign.id"), ref)
 	}
-	assert.Equal(t, spent, int64(mockserver.DefaultBalance-e.balance(mockserver.Live)), "replays are not charged")
+	assert.Equal(t, spent, int64(mockserver.DefaultBalance-e.balance(mockserver.ModeLive)), "replays are not charged")
 	again := e.send(sms(num(1), "reference", "r-1"))
 	assert.Empty(t, again.Header.Get("Idempotent-Replayed"), "r-1 was the oldest: forgotten")
 	assert.NotEqual(t, first["r-1"], again.str("campaign.id"))
@@ -217,7 +217,7 @@ func TestConcurrentSameReference(t *testing.T) {
 				}
 			}
 			assert.Equal(t, 31, replayed, "exactly one request ran")
-			assert.Equal(t, int64(mockserver.DefaultBalance-3*2*gp), e.balance(mockserver.Live), "one debit")
+			assert.Equal(t, int64(mockserver.DefaultBalance-3*2*gp), e.balance(mockserver.ModeLive), "one debit")
 			assert.Equal(t, 1, e.campaignTotal())
 		})
 	}
@@ -247,6 +247,6 @@ func TestConcurrentReferenceConflict(t *testing.T) {
 			assert.Equal(t, http.StatusAccepted, r.Status, "request %d of the winning body", i)
 		}
 	}
-	assert.Equal(t, int64(mockserver.DefaultBalance-gp), e.balance(mockserver.Live))
+	assert.Equal(t, int64(mockserver.DefaultBalance-gp), e.balance(mockserver.ModeLive))
 	assert.Equal(t, 1, e.campaignTotal())
 }

@@ -57,7 +57,7 @@ func TestKeyLifecycle(t *testing.T) {
 	assert.Equal(t, []string{"pk_test", "pk_live"}, ids(list, "data", "prefix")[2:])
 
 	// Using the key: its scopes, its mode's wallet, lastUsedAt.
-	e.setBalance(mockserver.Test, 4321)
+	e.setBalance(mockserver.ModeTest, 4321)
 	bal := e.do(http.MethodGet, "/v1/balance", nil, withKey(pub, sec)).wantStatus(http.StatusOK)
 	assert.Equal(t, int64(4321), bal.kobo("data.balance"), "a pk_test key reads the test wallet")
 	e.do(http.MethodPost, "/v1/otp/send", otpBody(num(1)), withKey(pub, sec)).wantError(403, "insufficient_scope")

@@ -51,9 +51,6 @@ func (m Message) String() string {
 		r.ID, r.Kind, r.To, r.From, r.Text, r.Status, r.Pin, r.Verified, r.Mode)
 }
 
-// GoString hides an OTP's pin from %#v as String does.
-func (m Message) GoString() string { return m.String() }
-
 // Format writes String for every verb, so that no verb (%d, %t, %x, ...) reaches the pin.
 func (m Message) Format(f fmt.State, verb rune) { reqlog.FormatRedacted(f, verb, m.String()) }
 
@@ -88,7 +85,7 @@ type Filter struct {
 	Contains    string    // text that Text contains, in any case
 	Since       time.Time // created at or after
 	WorkspaceID string    // the workspace
-	Mode        Mode      // Live or Test
+	Mode        Mode      // ModeLive or ModeTest
 }
 
 // storeFilter is f in the store's terms.

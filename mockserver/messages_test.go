@@ -86,7 +86,7 @@ func TestMessagesAreWhatThePhonesReceived(t *testing.T) {
 		assert.Equal(t, campaignID, m.CampaignID)
 		assert.Equal(t, "generic", m.Channel)
 		assert.Equal(t, e.ws.WorkspaceID, m.WorkspaceID)
-		assert.Equal(t, mockserver.Live, m.Mode)
+		assert.Equal(t, mockserver.ModeLive, m.Mode)
 		assert.Equal(t, 1, m.Parts)
 		assert.Equal(t, fixedNow, m.CreatedAt)
 	}
@@ -98,7 +98,7 @@ func TestMessagesAreWhatThePhonesReceived(t *testing.T) {
 
 	assert.Equal(t, "Literal {{name}} here", single.Text, "/v1/sms/send does not personalize")
 	assert.Equal(t, "dnd", single.Channel)
-	assert.Equal(t, mockserver.Test, single.Mode)
+	assert.Equal(t, mockserver.ModeTest, single.Mode)
 	assert.Equal(t, sendID, single.CampaignID)
 	assert.Equal(t, int64(dp), single.CostKobo)
 
@@ -165,7 +165,7 @@ func TestMessageFilters(t *testing.T) {
 		{"campaignId=" + campaignID, mockserver.Filter{CampaignID: campaignID}, []string{"x", "x"}},
 		{"kind=otp", mockserver.Filter{Kind: "otp"}, []string{"Your code is"}},
 		{"contains=CODE", mockserver.Filter{Contains: "CODE"}, []string{"Your code is", "Your code is 482913"}},
-		{"mode=test", mockserver.Filter{Mode: mockserver.Test}, []string{"Sale today", "Sale today"}},
+		{"mode=test", mockserver.Filter{Mode: mockserver.ModeTest}, []string{"Sale today", "Sale today"}},
 		{"since=" + later + "&workspaceId=" + e.ws.WorkspaceID, mockserver.Filter{Since: fixedNow.Add(time.Hour), WorkspaceID: e.ws.WorkspaceID}, []string{"Your code is", "x", "x"}},
 		{"from=NOSUCH", mockserver.Filter{From: "NOSUCH"}, []string{}},
 	}
@@ -254,13 +254,13 @@ func TestMessagesPagedNewestFirst(t *testing.T) {
 func TestRejectedOrReplayedSendsStoreNoMessage(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.setBalance(mockserver.Live, 100)
+	e.setBalance(mockserver.ModeLive, 100)
 	e.do(http.MethodPost, "/v1/sms/send", sms(num(1))).wantError(http.StatusPaymentRequired, "insufficient_balance")
 	e.do(http.MethodPost, "/v1/sms/send", sms(num(1), "from", "NOTMINE")).wantError(http.StatusBadRequest, "bad_request")
 	e.do(http.MethodPost, "/v1/otp/send", otpBody(num(1))).wantError(http.StatusPaymentRequired, "insufficient_balance")
 	assert.Empty(t, e.srv.Messages(mockserver.Filter{}))
 
-	e.setBalance(mockserver.Live, 100_000)
+	e.setBalance(mockserver.ModeLive, 100_000)
 	body := sms(num(1), "reference", "order-1")
 	e.send(body)
 	replay := e.send(body)
@@ -391,7 +391,7 @@ func TestInboxListings(t *testing.T) {
 	assert.Equal(t, e.ws.WorkspaceID, ws.str("data.0.workspaceId"))
 	assert.Equal(t, true, ws.get("data.0.default"))
 	assert.Equal(t, other.WorkspaceID, ws.str("data.1.workspaceId"))
-	assert.Equal(t, e.balance(mockserver.Live), ws.kobo("data.0.liveBalance"))
+	assert.Equal(t, e.balance(mockserver.ModeLive), ws.kobo("data.0.liveBalance"))
 	assert.NotContains(t, string(ws.Raw), e.ws.LiveKey, "no credentials")
 
 	require.NoError(t, e.srv.Deliver(id, &mockserver.DeliverCounts{Failed: 1}))

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/httpapi"
 	"github.com/seedsms/sms-go/mockserver/internal/reqlog"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
@@ -17,9 +16,9 @@ import (
 
 // Defaults of a new server.
 const (
-	DefaultGenericPrice = rules.DefaultGenericPrice // kobo per part on the generic channel (3.20 NGN)
-	DefaultDNDPrice     = rules.DefaultDNDPrice     // kobo per part on the dnd channel (4.50 NGN)
-	DefaultBalance      = 1_000_000                 // kobo in each wallet of a new workspace (10,000.00 NGN)
+	DefaultGenericPrice = 320       // kobo per part on the generic channel (3.20 NGN)
+	DefaultDNDPrice     = 450       // kobo per part on the dnd channel (4.50 NGN)
+	DefaultBalance      = 1_000_000 // kobo in each wallet of a new workspace (10,000.00 NGN)
 	DefaultSenderID     = "MOCKSMS"
 	DefaultCountry      = "Nigeria"
 	DefaultAddr         = "127.0.0.1:0"
@@ -43,7 +42,7 @@ const (
 	MaxDeliveryDelay = 3650 * 24 * time.Hour
 
 	// MaxPrice is the highest price of one SMS part, in kobo (10,000.00 NGN).
-	MaxPrice = rules.MaxPrice
+	MaxPrice = 1_000_000
 	// MaxBalance is the highest wallet balance, in kobo (40,000,000,000,000,000.00 NGN): far
 	// above any real wallet (tests use huge ones so as never to run dry), and with
 	// MaxPrice low enough that no balance plus a charge or refund can overflow int64.

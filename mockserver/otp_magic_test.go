@@ -46,11 +46,11 @@ func TestOTPMagicNumbers(t *testing.T) {
 			if tt.fault {
 				e.do(http.MethodPost, "/_mock/faults", M{"rules": []M{{"path": "/v1/otp/send", "providerFailure": true, "times": 1}}}).wantStatus(http.StatusOK)
 			}
-			before := e.balance(mockserver.Live)
+			before := e.balance(mockserver.ModeLive)
 			r := e.do(http.MethodPost, "/v1/otp/send", otpBody(tt.to, "pin_time_to_live", 60)).wantStatus(http.StatusOK)
 			assert.Equal(t, tt.smsStatus, r.str("data.smsStatus"))
 			assert.Equal(t, tt.cost, r.kobo("data.amount"))
-			assert.Equal(t, before-tt.cost, e.balance(mockserver.Live), "the wallet moves by the answer's amount")
+			assert.Equal(t, before-tt.cost, e.balance(mockserver.ModeLive), "the wallet moves by the answer's amount")
 			pinID := r.str("data.pinId")
 
 			message := func() *resp {
@@ -152,7 +152,7 @@ func TestOTPWalletConservedUnderFaults(t *testing.T) {
 	e := newEnv(t)
 	e.do(http.MethodPost, "/_mock/faults", M{"rules": []M{{"path": "/v1/otp/send", "providerFailure": true, "probability": 0.5}}}).wantStatus(http.StatusOK)
 	numbers := []string{mockserver.MagicFailed, mockserver.MagicPending, mockserver.MagicDND, mockserver.MagicRefused, mockserver.MagicSlow, "2348039990009"}
-	before := e.balance(mockserver.Live)
+	before := e.balance(mockserver.ModeLive)
 	var (
 		wg      sync.WaitGroup
 		charged atomic.Int64
@@ -174,7 +174,7 @@ func TestOTPWalletConservedUnderFaults(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	assert.Equal(t, before-charged.Load(), e.balance(mockserver.Live), "the wallet moved by what the answers said")
+	assert.Equal(t, before-charged.Load(), e.balance(mockserver.ModeLive), "the wallet moved by what the answers said")
 	assert.GreaterOrEqual(t, refused.Load(), int32(5), "MagicRefused is refused every time")
 	assert.Less(t, refused.Load(), int32(30), "not every OTP is refused")
 	assert.Len(t, e.srv.Messages(mockserver.Filter{Kind: mockserver.KindOTP}), 30)

@@ -23,8 +23,8 @@ func TestOTPSendAndVerify(t *testing.T) {
 	assert.Equal(t, "200", r.str("data.status"))
 	assert.Equal(t, int64(gp), r.kobo("data.amount"))
 	assert.Equal(t, "NGN", r.str("data.currency"))
-	assert.Equal(t, int64(mockserver.DefaultBalance-gp), e.balance(mockserver.Live))
-	assert.Equal(t, int64(mockserver.DefaultBalance), e.balance(mockserver.Test))
+	assert.Equal(t, int64(mockserver.DefaultBalance-gp), e.balance(mockserver.ModeLive))
+	assert.Equal(t, int64(mockserver.DefaultBalance), e.balance(mockserver.ModeTest))
 
 	latestID, pin, err := e.srv.LatestOTP("+2348025671695")
 	require.NoError(t, err)
@@ -39,7 +39,7 @@ func TestOTPSendAndVerify(t *testing.T) {
 
 	// Test mode: the test wallet, and pins that the live key cannot see.
 	tr := e.do(http.MethodPost, "/v1/otp/send", otpBody(num(5)), e.test()).wantStatus(http.StatusOK)
-	assert.Equal(t, int64(mockserver.DefaultBalance-gp), e.balance(mockserver.Test))
+	assert.Equal(t, int64(mockserver.DefaultBalance-gp), e.balance(mockserver.ModeTest))
 	_, tpin, err := e.srv.LatestOTP(num(5))
 	require.NoError(t, err)
 	e.verify(tr.str("data.pinId"), tpin).wantError(404, "not_found")
@@ -122,7 +122,7 @@ func TestOTPPerNumberLimit(t *testing.T) {
 	// 5 minutes after the first send, 5 in the window.
 	r := e.do(http.MethodPost, "/v1/otp/send", otpBody("2348025671695")).wantError(429, "rate_limited")
 	assert.Equal(t, "300", r.Header.Get("Retry-After"))
-	assert.Equal(t, int64(mockserver.DefaultBalance-5*gp), e.balance(mockserver.Live), "the 429 is not charged")
+	assert.Equal(t, int64(mockserver.DefaultBalance-5*gp), e.balance(mockserver.ModeLive), "the 429 is not charged")
 
 	e.otp(otpBody(num(2)))                  // another number
 	e.otp(otpBody("08025671695"), e.test()) // another mode
@@ -174,7 +174,7 @@ func TestOTPPins(t *testing.T) {
 			e := newEnv(t)
 			r := e.do(http.MethodPost, "/v1/otp/send", tc.body).wantStatus(http.StatusOK)
 			assert.Equal(t, int64(tc.parts*gp), r.kobo("data.amount"))
-			assert.Equal(t, int64(mockserver.DefaultBalance-tc.parts*gp), e.balance(mockserver.Live))
+			assert.Equal(t, int64(mockserver.DefaultBalance-tc.parts*gp), e.balance(mockserver.ModeLive))
 			id, pin, err := e.srv.LatestOTP(tc.body["to"].(string))
 			require.NoError(t, err)
 			assert.Equal(t, r.str("data.pinId"), id)
@@ -235,7 +235,7 @@ func TestConcurrentOTP(t *testing.T) {
 			count[r.Status]++
 		}
 		assert.Equal(t, map[int]int{200: 5, 429: 11}, count)
-		assert.Equal(t, int64(mockserver.DefaultBalance-5*gp), e.balance(mockserver.Live))
+		assert.Equal(t, int64(mockserver.DefaultBalance-5*gp), e.balance(mockserver.ModeLive))
 	})
 
 	t.Run("a pin verifies once", func(t *testing.T) {

@@ -49,18 +49,18 @@ func TestCheckOrder(t *testing.T) {
 			return post("/v1/sms/send", sms("not a number", "reference", "r-1"))
 		}, 409},
 		{"400 before 402", func(e *env) call {
-			e.setBalance(mockserver.Live, 0)
+			e.setBalance(mockserver.ModeLive, 0)
 			return post("/v1/sms/send", sms(num(1), "channel", "fast"))
 		}, 400},
 		{"inactive sender before 402", func(e *env) call {
-			e.setBalance(mockserver.Live, 0)
+			e.setBalance(mockserver.ModeLive, 0)
 			return post("/v1/sms/send", sms(num(1), "from", "NOSUCH"))
 		}, 400},
 		{"OTP per-number limit before 402", func(e *env) call {
 			for range 5 {
 				e.otp(otpBody(num(1)))
 			}
-			e.setBalance(mockserver.Live, 0)
+			e.setBalance(mockserver.ModeLive, 0)
 			return post("/v1/otp/send", otpBody(num(1)))
 		}, 429},
 	}

@@ -68,6 +68,27 @@ func TestWorkspaceAndMessageHideSecrets(t *testing.T) {
 	assert.Equal(t, m.Pin, listed.str("data.0.pin"))
 }
 
+// TestKeyHidesSecret: no fmt verb and no slog handler shows the secret of a Key made by NewKey.
+func TestKeyHidesSecret(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	k, err := e.srv.NewKey(e.ws.WorkspaceID, mockserver.KeyOptions{Mode: mockserver.ModeTest})
+	require.NoError(t, err)
+	require.NotEmpty(t, k.Secret)
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("x", "key", k)
+	slog.New(slog.NewTextHandler(&buf, nil)).Info("x", "key", k)
+	outs := []string{buf.String()}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%d", "%t", "%x", "%X", "%10.3s", "%e", "%c", "%U", "%b", "%o", "%g"} {
+		out := fmt.Sprintf(verb, k)
+		assert.NotContains(t, out, k.Secret, verb)
+		outs = append(outs, out)
+	}
+	assert.NotContains(t, buf.String(), k.Secret, "slog")
+	assert.Contains(t, outs[1], k.PublicKey, "%v still shows the public key")
+	assert.Contains(t, buf.String(), k.PublicKey, "slog still shows the public key")
+}
+
 // Workspace.Credentials is the one way to the secrets in JSON: its form has the members of
 // POST /_mock/workspaces's answer, with the real values.
 func TestWorkspaceCredentialsShowTheSecrets(t *testing.T) {

@@ -39,8 +39,8 @@ type Mode string
 
 // The two modes.
 const (
-	Live Mode = "live"
-	Test Mode = "test"
+	ModeLive Mode = "live"
+	ModeTest Mode = "test"
 )
 
 // modeOf is a store mode as a Mode.
@@ -74,9 +74,6 @@ func (w Workspace) Credentials() Credentials { return Credentials(w) }
 // String hides the secrets and the token.
 func (w Workspace) String() string { return httpapi.Workspace(w).String() }
 
-// GoString hides the secrets and the token from %#v.
-func (w Workspace) GoString() string { return w.String() }
-
 // Format writes String for every verb, so that no verb (%d, %t, %x, ...) reaches the secrets.
 func (w Workspace) Format(f fmt.State, verb rune) { httpapi.Workspace(w).Format(f, verb) }
 
@@ -86,19 +83,11 @@ func (w Workspace) LogValue() slog.Value { return httpapi.Workspace(w).LogValue(
 // MarshalJSON writes the workspace with the secrets and the token replaced by "[REDACTED]".
 func (w Workspace) MarshalJSON() ([]byte, error) { return httpapi.Workspace(w).MarshalJSON() }
 
-// Credentials is a Workspace whose printed and JSON forms show the secrets and the token, for
-// where they are meant to be read (Workspace.Credentials returns it): the JSON of POST
-// /_mock/workspaces, and the mock binary's startup line. Its fields are Workspace's.
-type Credentials struct {
-	URL            string `json:"url"`
-	WorkspaceID    string `json:"workspaceId"`
-	DashboardToken string `json:"dashboardToken"`
-	LiveKey        string `json:"liveKey"`
-	LiveSecret     string `json:"liveSecret"`
-	TestKey        string `json:"testKey"`
-	TestSecret     string `json:"testSecret"`
-	SenderID       string `json:"senderId"`
-}
+// Credentials is a Workspace, its fields and JSON members, without Workspace's methods: its
+// printed and JSON forms show the secrets and the token, for where they are meant to be read
+// (Workspace.Credentials returns it): the JSON of POST /_mock/workspaces, and the mock
+// binary's startup line.
+type Credentials Workspace
 
 // Server is the mock. Create it with New, then Start it, or serve Handler yourself. All its
 // methods are safe for concurrent use.

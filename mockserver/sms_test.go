@@ -28,7 +28,7 @@ func TestSendResponse(t *testing.T) {
 	assert.Equal(t, "6.40", r.str("campaign.amount"))
 	assert.Equal(t, "NGN", r.str("campaign.currency"))
 	assert.Equal(t, 1, r.int("campaign.sms_parts"))
-	assert.Equal(t, int64(mockserver.DefaultBalance-2*gp), e.balance(mockserver.Live))
+	assert.Equal(t, int64(mockserver.DefaultBalance-2*gp), e.balance(mockserver.ModeLive))
 	assert.Empty(t, r.Header.Get("Idempotent-Replayed"))
 
 	l := e.do(http.MethodGet, "/v1/sms/campaigns", nil).wantStatus(http.StatusOK)
@@ -99,7 +99,7 @@ func TestSMSParts(t *testing.T) {
 			assert.Equal(t, tc.parts, r.int("campaign.sms_parts"))
 			want := int64(tc.parts * 2 * generic)
 			assert.Equal(t, want, r.kobo("campaign.amount"))
-			assert.Equal(t, int64(mockserver.DefaultBalance)-want, e.balance(mockserver.Live))
+			assert.Equal(t, int64(mockserver.DefaultBalance)-want, e.balance(mockserver.ModeLive))
 
 			r = e.send(sms([]string{num(1), num(2), num(3)}, "message", tc.msg, "channel", "dnd"))
 			assert.Equal(t, int64(tc.parts*3*dnd), r.kobo("campaign.amount"), "dnd channel")
@@ -132,12 +132,12 @@ func TestEmptyMessageAfterFillingIsNotFree(t *testing.T) {
 	e := newEnv(t)
 	r := e.do(http.MethodPost, "/v1/sms/campaigns", sms([]any{num(1), M{"phone": num(2), "name": ""}}, "message", "{{name}}"))
 	if r.Status == http.StatusBadRequest { // rejecting it is fine too
-		assert.Equal(t, int64(mockserver.DefaultBalance), e.balance(mockserver.Live))
+		assert.Equal(t, int64(mockserver.DefaultBalance), e.balance(mockserver.ModeLive))
 		return
 	}
 	r.wantStatus(http.StatusAccepted)
 	assert.GreaterOrEqual(t, r.int("campaign.sms_parts"), 1)
-	assert.Equal(t, int64(mockserver.DefaultBalance)-r.kobo("campaign.amount"), e.balance(mockserver.Live))
+	assert.Equal(t, int64(mockserver.DefaultBalance)-r.kobo("campaign.amount"), e.balance(mockserver.ModeLive))
 	assert.GreaterOrEqual(t, r.kobo("campaign.amount"), int64(2*gp))
 }
 
@@ -175,7 +175,7 @@ func TestPersonalization(t *testing.T) {
 	assert.Equal(t, 7, r.int("campaign.recipients"))
 	assert.Equal(t, 3, r.int("campaign.sms_parts"), "the largest")
 	assert.Equal(t, int64((1+2+1+3+1+1+2)*price), r.kobo("campaign.amount"))
-	assert.Equal(t, int64(mockserver.DefaultBalance-(1+2+1+3+1+1+2)*price), e.balance(mockserver.Live))
+	assert.Equal(t, int64(mockserver.DefaultBalance-(1+2+1+3+1+1+2)*price), e.balance(mockserver.ModeLive))
 
 	// Every {{name}} is replaced.
 	r = e.campaign(sms([]any{M{"phone": num(1), "name": strings.Repeat("n", 80)}}, "message", "{{name}} {{name}}"))
@@ -236,7 +236,7 @@ func TestProviderFailureRefunds(t *testing.T) {
 			assertNull(t, r, "campaign.message_id")
 			assert.Equal(t, 2, r.int("campaign.recipients"))
 			assert.Equal(t, 2, r.int("campaign.sms_parts"))
-			assert.Equal(t, int64(mockserver.DefaultBalance), e.balance(mockserver.Live), "refunded")
+			assert.Equal(t, int64(mockserver.DefaultBalance), e.balance(mockserver.ModeLive), "refunded")
 
 			l := e.do(http.MethodGet, "/v1/sms/campaigns", nil).wantStatus(http.StatusOK)
 			assert.Equal(t, 1, l.int("pagination.total"))
@@ -257,7 +257,7 @@ func TestProviderFailureRefunds(t *testing.T) {
 			assert.Equal(t, r.get("campaign"), again.get("campaign"))
 			ok := e.do(http.MethodPost, path, with(body, "reference", "ref-ok")).wantStatus(http.StatusAccepted)
 			assert.Equal(t, "sent", ok.str("campaign.status"))
-			assert.Equal(t, int64(mockserver.DefaultBalance-4*gp), e.balance(mockserver.Live))
+			assert.Equal(t, int64(mockserver.DefaultBalance-4*gp), e.balance(mockserver.ModeLive))
 		})
 	}
 }
@@ -300,19 +300,19 @@ func TestConcurrentSendsKeepTheWalletExact(t *testing.T) {
 				if i%2 == 1 {
 					path = "/v1/sms/campaigns"
 				}
-				jobs[i] = job{mockserver.Live, int64(rcpt*parts) * price}
+				jobs[i] = job{mockserver.ModeLive, int64(rcpt*parts) * price}
 				opt := e.live()
 				if i%6 == 5 {
-					jobs[i].mode, opt = mockserver.Test, e.test()
+					jobs[i].mode, opt = mockserver.ModeTest, e.test()
 				}
 				return post(path, body, opt)
 			})
 
-			start := map[mockserver.Mode]int64{mockserver.Live: tc.live, mockserver.Test: tc.test}
+			start := map[mockserver.Mode]int64{mockserver.ModeLive: tc.live, mockserver.ModeTest: tc.test}
 			spent := map[mockserver.Mode]int64{}
 			accepted := map[mockserver.Mode][]string{}
 			rejected := map[mockserver.Mode]int{}
-			cheapestRejected := map[mockserver.Mode]int64{mockserver.Live: math.MaxInt64, mockserver.Test: math.MaxInt64}
+			cheapestRejected := map[mockserver.Mode]int64{mockserver.ModeLive: math.MaxInt64, mockserver.ModeTest: math.MaxInt64}
 			for i, r := range rs {
 				j := jobs[i]
 				switch r.Status {
@@ -329,9 +329,9 @@ func TestConcurrentSendsKeepTheWalletExact(t *testing.T) {
 				}
 			}
 
-			for _, mode := range []mockserver.Mode{mockserver.Live, mockserver.Test} {
+			for _, mode := range []mockserver.Mode{mockserver.ModeLive, mockserver.ModeTest} {
 				opt := e.live()
-				if mode == mockserver.Test {
+				if mode == mockserver.ModeTest {
 					opt = e.test()
 				}
 				final := e.balance(mode)

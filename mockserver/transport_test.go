@@ -26,7 +26,7 @@ func TestTransportServesInProcess(t *testing.T) {
 	// The dropped request was committed: the retry replays it.
 	r := e.send(body)
 	assert.Equal(t, "true", r.Header.Get("Idempotent-Replayed"))
-	assert.Equal(t, int64(mockserver.DefaultBalance-mockserver.DefaultGenericPrice), e.balance(mockserver.Live))
+	assert.Equal(t, int64(mockserver.DefaultBalance-mockserver.DefaultGenericPrice), e.balance(mockserver.ModeLive))
 }
 
 // TestTransportLatencyUsesVirtualTimeInSynctest: in a synctest bubble, a latency fault

@@ -55,17 +55,17 @@ func TestBalanceControl(t *testing.T) {
 	assert.Equal(t, "test", r.str("mode"))
 	assert.Equal(t, int64(1234), r.kobo("balance"))
 	assert.Equal(t, "NGN", r.str("currency"))
-	assert.Equal(t, int64(1234), e.balance(mockserver.Test))
-	assert.Equal(t, int64(mockserver.DefaultBalance), e.balance(mockserver.Live))
+	assert.Equal(t, int64(1234), e.balance(mockserver.ModeTest))
+	assert.Equal(t, int64(mockserver.DefaultBalance), e.balance(mockserver.ModeLive))
 	e.do(http.MethodPost, path, rawBody(`{"mode":"live","balance":0.07}`)).wantStatus(http.StatusOK)
-	assert.Equal(t, int64(7), e.balance(mockserver.Live))
+	assert.Equal(t, int64(7), e.balance(mockserver.ModeLive))
 
 	e.do(http.MethodPost, path, M{"mode": "prod", "balance": 1}).wantError(400, "bad_request")
 	e.do(http.MethodPost, path, M{"mode": "live", "balance": -1}).wantError(400, "bad_request")
 	e.do(http.MethodPost, path, M{"mode": "live"}).wantError(400, "bad_request")
 	e.do(http.MethodPost, path, rawBody(`{"mode":"live","balance":1.234}`)).wantError(400, "bad_request")
 	e.do(http.MethodPost, "/_mock/workspaces/0123456789abcdef01234567/balance", M{"mode": "live", "balance": 1}).wantError(404, "not_found")
-	assert.Equal(t, int64(7), e.balance(mockserver.Live))
+	assert.Equal(t, int64(7), e.balance(mockserver.ModeLive))
 }
 
 // TestWorkspaceLimit: past WithWorkspaceLimit (the default workspace included) a new workspace
@@ -83,7 +83,7 @@ func TestWorkspaceLimit(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "limit")
 	for _, id := range created {
-		_, err := e.srv.Balance(id, mockserver.Live)
+		_, err := e.srv.Balance(id, mockserver.ModeLive)
 		require.NoError(t, err, "the workspaces made before the limit stay")
 	}
 
@@ -112,7 +112,7 @@ func TestDeleteWorkspace(t *testing.T) {
 		mockserver.FaultRule{Path: "/v1/balance", WorkspaceID: a.WorkspaceID, Status: 503},
 		mockserver.FaultRule{Path: "/v1/balance", WorkspaceID: b.WorkspaceID, Status: 502, Times: 1},
 	))
-	bBalance, err := e.srv.Balance(b.WorkspaceID, mockserver.Live)
+	bBalance, err := e.srv.Balance(b.WorkspaceID, mockserver.ModeLive)
 	require.NoError(t, err)
 	before := len(e.srv.Messages(mockserver.Filter{}))
 
@@ -124,7 +124,7 @@ func TestDeleteWorkspace(t *testing.T) {
 	e.do(http.MethodGet, "/v1/balance", nil, ak).wantError(http.StatusUnauthorized, "unauthorized")
 	e.do(http.MethodGet, "/v1/balance", nil, withKey(made.str("data.publicKey"), made.str("data.secret"))).wantError(http.StatusUnauthorized, "unauthorized")
 	e.do(http.MethodGet, "/v1/keys", nil, withBearer(a.DashboardToken)).wantError(http.StatusUnauthorized, "unauthorized")
-	_, err = e.srv.Balance(a.WorkspaceID, mockserver.Live)
+	_, err = e.srv.Balance(a.WorkspaceID, mockserver.ModeLive)
 	require.Error(t, err)
 	assert.Empty(t, e.srv.Messages(mockserver.Filter{WorkspaceID: a.WorkspaceID}))
 	assert.Len(t, e.srv.Messages(mockserver.Filter{}), before-4)

@@ -39,7 +39,7 @@ func TestRunReferenceDedup(t *testing.T) {
 			require.NoError(t, err)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			before, err := client.Balance.Get(ctx)
+			before, err := client.Balance.Get(ctx, nil)
 			require.NoError(t, err)
 			p := &sms.SendParams{To: []string{"08025671695"}, From: ws.SenderID, Message: "Your order shipped", Reference: "order-9"}
 			first, err := client.SMS.Send(ctx, p)
@@ -47,7 +47,7 @@ func TestRunReferenceDedup(t *testing.T) {
 			second, err := client.SMS.Send(ctx, p)
 			require.NoError(t, err)
 			changed, changedErr := client.SMS.Send(ctx, &sms.SendParams{To: []string{"08025671696"}, From: ws.SenderID, Message: p.Message, Reference: p.Reference})
-			after, err := client.Balance.Get(ctx)
+			after, err := client.Balance.Get(ctx, nil)
 			require.NoError(t, err)
 			charged := before.Balance.Kobo() - after.Balance.Kobo()
 			if tt.dedup {

@@ -20,7 +20,7 @@ func (a *app) balanceCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			b, err := c.Balance.Get(ctx)
+			b, err := c.Balance.Get(ctx, nil)
 			if err != nil {
 				return apiErr(ctx, err)
 			}

@@ -385,7 +385,7 @@ func (a *app) priceDryRun(ctx context.Context, c *sms.Client, out *bulkJSON, pri
 	cost := sms.AmountFromKobo(price.Kobo() * int64(out.Parts))
 	out.Price, out.Cost = &price, &cost
 	a.note("cost: %s at %s NGN (--price) = %s NGN", plural(out.Parts, "SMS part", "SMS parts"), price, cost)
-	b, err := c.Balance.Get(ctx)
+	b, err := c.Balance.Get(ctx, nil)
 	switch {
 	case errors.Is(err, sms.ErrInsufficientScope):
 		a.note(`the balance cannot be read: the API key lacks the "balance" scope`)
@@ -415,7 +415,7 @@ type jobCost struct {
 // does: the job's cost at the price of a part, less what its batches done cost. It is ""
 // when the balance cannot be read.
 func (a *app) left(ctx context.Context, c *sms.Client, rep *sms.BulkReport, jc jobCost) string {
-	b, err := c.Balance.Get(ctx)
+	b, err := c.Balance.Get(ctx, nil)
 	if err != nil {
 		return ""
 	}

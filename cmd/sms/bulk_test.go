@@ -145,7 +145,7 @@ func TestBulk(t *testing.T) {
 		{
 			name: "an empty wallet stops the job; after a top-up the same command finishes it",
 			run: func(t *testing.T, f *fixture, _ string, distinct int, base []string) {
-				require.NoError(t, f.srv.SetBalance(f.ws.WorkspaceID, mockserver.Test, 100*price))
+				require.NoError(t, f.srv.SetBalance(f.ws.WorkspaceID, mockserver.ModeTest, 100*price))
 				args := append(base, "--skip-invalid", "--concurrency", "1")
 				r := runCLI(t, f.env, "", args...)
 				require.Equal(t, 1, r.code, r.stderr)
@@ -157,7 +157,7 @@ func TestBulk(t *testing.T) {
 				assert.Regexp(t, `(?m)^job-1\s+no\s+`, r.stdout)
 				spent := 100*price - int(f.balance(t))
 
-				require.NoError(t, f.srv.SetBalance(f.ws.WorkspaceID, mockserver.Test, mockserver.DefaultBalance))
+				require.NoError(t, f.srv.SetBalance(f.ws.WorkspaceID, mockserver.ModeTest, mockserver.DefaultBalance))
 				r = runCLI(t, f.env, "", args...)
 				require.Equal(t, 0, r.code, r.stderr)
 				assert.Equal(t, int64(mockserver.DefaultBalance-(distinct*price-spent)), f.balance(t))
@@ -454,7 +454,7 @@ func TestBulkDryRun(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			if tt.balance > 0 {
-				require.NoError(t, f.srv.SetBalance(f.ws.WorkspaceID, mockserver.Test, tt.balance))
+				require.NoError(t, f.srv.SetBalance(f.ws.WorkspaceID, mockserver.ModeTest, tt.balance))
 			}
 			env := f.env
 			if tt.key != nil {

@@ -85,7 +85,7 @@ did, 2 on a usage error.`,
 			if saveErr != nil {
 				return &failure{saveErr}
 			}
-			if n := r.Count(doctor.Fail); n > 0 {
+			if n := r.Count(doctor.LevelFail); n > 0 {
 				return &failure{fmt.Errorf("doctor: %d of %d checks failed", n, len(r.Checks))}
 			}
 			return nil
@@ -138,7 +138,7 @@ func printReport(w io.Writer, r *doctor.Report) error {
 		if c.Status != 0 {
 			status = itoa(c.Status)
 		}
-		if c.Status != 0 || c.Level != doctor.Skip {
+		if c.Status != 0 || c.Level != doctor.LevelSkip {
 			took = latency(c.Latency)
 		}
 		t.row(strings.ToUpper(string(c.Level)), c.Name, c.Endpoint, status, took, c.Detail)
@@ -147,7 +147,7 @@ func printReport(w io.Writer, r *doctor.Report) error {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\n%s, %s key, %d checks: %d ok, %d warn, %d fail, %d skip\n", r.BaseURL, r.Mode,
-		len(r.Checks), r.Count(doctor.OK), r.Count(doctor.Warn), r.Count(doctor.Fail), r.Count(doctor.Skip))
+		len(r.Checks), r.Count(doctor.LevelOK), r.Count(doctor.LevelWarn), r.Count(doctor.LevelFail), r.Count(doctor.LevelSkip))
 	return err
 }
 

@@ -119,7 +119,7 @@ func TestBinaryInterruptedAndResumed(t *testing.T) {
 
 func balanceOf(t *testing.T, srv *mockserver.Server, ws mockserver.Workspace) int64 {
 	t.Helper()
-	b, err := srv.Balance(ws.WorkspaceID, mockserver.Test)
+	b, err := srv.Balance(ws.WorkspaceID, mockserver.ModeTest)
 	require.NoError(t, err)
 	return b
 }

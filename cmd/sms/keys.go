@@ -150,7 +150,7 @@ func (a *app) keysListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			keys, err := d.Keys.List(ctx)
+			keys, err := d.Keys.List(ctx, nil)
 			if err != nil {
 				return apiErr(ctx, err)
 			}
@@ -172,7 +172,7 @@ func (a *app) keysRevokeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			k, err := d.Keys.Revoke(ctx, args[0])
+			k, err := d.Keys.Revoke(ctx, args[0], nil)
 			if err != nil {
 				return apiErr(ctx, err)
 			}

@@ -131,7 +131,7 @@ func TestBinaryKilledJournal(t *testing.T) {
 			for to, n := range got {
 				require.Equal(t, 1, n, "%s got the message %d times", to, n)
 			}
-			balance, err := srv.Balance(ws.WorkspaceID, mockserver.Test)
+			balance, err := srv.Balance(ws.WorkspaceID, mockserver.ModeTest)
 			require.NoError(t, err)
 			assert.Equal(t, int64(len(got)*price), wallet-balance, "the wallet moved once per number that got the message")
 			t.Logf("%d kills; final run: %d sent, %d from the journal, %d batches (%d recipients) in doubt",

@@ -82,7 +82,7 @@ func newFixture(t *testing.T, opts ...mockserver.Option) *fixture {
 // balance returns the test wallet in kobo.
 func (f *fixture) balance(t *testing.T) int64 {
 	t.Helper()
-	b, err := f.srv.Balance(f.ws.WorkspaceID, mockserver.Test)
+	b, err := f.srv.Balance(f.ws.WorkspaceID, mockserver.ModeTest)
 	require.NoError(t, err)
 	return b
 }
@@ -228,7 +228,7 @@ func TestCommands(t *testing.T) {
 		{
 			name: "insufficient balance is an API error with code and request ID",
 			setup: func(t *testing.T, f *fixture) []string {
-				require.NoError(t, f.srv.SetBalance(f.ws.WorkspaceID, mockserver.Test, 0))
+				require.NoError(t, f.srv.SetBalance(f.ws.WorkspaceID, mockserver.ModeTest, 0))
 				return []string{"send", "--to", "08025671695", "--from", f.ws.SenderID, "--message", "Hi"}
 			},
 			code: 1,

@@ -52,11 +52,11 @@ to verify with; the pin itself is never shown.`,
 			}
 			if a.jsonOut {
 				return writeJSON(a.stdout, struct {
-					PinID     string      `json:"pinId"`
-					To        string      `json:"to"`
-					SMSStatus string      `json:"smsStatus"`
-					Amount    *sms.Amount `json:"amount,omitempty"`
-					Currency  string      `json:"currency,omitempty"`
+					PinID     string        `json:"pinId"`
+					To        string        `json:"to"`
+					SMSStatus sms.SMSStatus `json:"smsStatus"`
+					Amount    *sms.Amount   `json:"amount,omitempty"`
+					Currency  string        `json:"currency,omitempty"`
 				}{otp.PinID, otp.To, otp.SMSStatus, otp.Amount, otp.Currency})
 			}
 			amount := "" // the server may not say what the SMS cost
@@ -64,17 +64,17 @@ to verify with; the pin itself is never shown.`,
 				amount = strings.TrimSpace(otp.Amount.String() + " " + otp.Currency)
 			}
 			t := newTable(a.stdout, "PIN ID", "TO", "STATUS", "AMOUNT")
-			t.row(otp.PinID, otp.To, otp.SMSStatus, amount)
+			t.row(otp.PinID, otp.To, string(otp.SMSStatus), amount)
 			return t.flush()
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&p.To, "to", "", "the phone number")
 	f.StringVar(&p.From, "from", "", "an active sender ID")
-	f.StringVar(&p.MessageText, "message", "", "the SMS text, containing the placeholder (default: the server's text)")
+	f.StringVar(&p.Message, "message", "", "the SMS text, containing the placeholder (default: the server's text)")
 	// --message-text is the earlier spelling, hidden. Cobra prints MarkDeprecated's notice
 	// to stdout, which scripts read, so the notice is the command's own, on stderr.
-	f.StringVar(&p.MessageText, "message-text", "", "the SMS text")
+	f.StringVar(&p.Message, "message-text", "", "the SMS text")
 	_ = f.MarkHidden("message-text")
 	f.StringVar(&pinType, "type", "", "numeric (default) or alphanumeric")
 	f.IntVar(&p.PinLength, "length", 0, "pin length, 4 to 8 (default 6)")
@@ -133,10 +133,10 @@ an API error.`,
 					Verified          bool   `json:"verified"`
 					MSISDN            string `json:"msisdn"`
 					AttemptsRemaining *int   `json:"attemptsRemaining,omitempty"`
-				}{v.PinID, v.Verified, v.MSISDN, v.AttemptsRemaining})
+				}{v.PinID, v.Verified, v.To, v.AttemptsRemaining})
 			} else {
 				t := newTable(a.stdout, "PIN ID", "VERIFIED", "NUMBER")
-				t.row(v.PinID, yesNo(v.Verified), v.MSISDN)
+				t.row(v.PinID, yesNo(v.Verified), v.To)
 				err = t.flush()
 			}
 			if err != nil {

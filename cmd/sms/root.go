@@ -338,7 +338,7 @@ func (a *app) options() ([]sms.Option, error) {
 		return nil, err
 	}
 	opts := []sms.Option{
-		sms.WithBaseURL(base), sms.WithMaxRetries(a.maxRetries), sms.WithUserAgent("sms-cli/" + sms.Version),
+		sms.WithBaseURL(base), sms.WithMaxRetries(a.maxRetries), sms.WithUserAgent("sms-cli/" + sms.Version()),
 		sms.WithLogger(slog.New(&retryLog{con: a.console(), max: a.maxRetries})),
 	}
 	if a.insecure {

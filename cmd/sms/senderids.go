@@ -31,7 +31,7 @@ type senderIDJSON struct {
 }
 
 func senderIDOut(s sms.SenderID) senderIDJSON {
-	return senderIDJSON{s.ID, s.Title, s.Status, s.Country, s.Usecase, s.Company, optTime(s.CreatedAt)}
+	return senderIDJSON{s.ID, s.Title, s.Status, s.Country, s.UseCase, s.Company, optTime(s.CreatedAt)}
 }
 
 func (a *app) senderIDsListCmd() *cobra.Command {
@@ -102,7 +102,7 @@ until it is approved; only active sender IDs can send.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&p.Usecase, "usecase", "", "what the sender ID will be used for (1 to 500 characters)")
+	f.StringVar(&p.UseCase, "usecase", "", "what the sender ID will be used for (1 to 500 characters)")
 	f.StringVar(&p.Company, "company", "", "the company behind it (1 to 100 characters)")
 	_ = cmd.MarkFlagRequired("usecase")
 	_ = cmd.MarkFlagRequired("company")

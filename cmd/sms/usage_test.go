@@ -62,7 +62,7 @@ func TestSameFlagForTheSameField(t *testing.T) {
 	}
 	otp := find(t, cmds, "sms otp send")
 	assert.Empty(t, otp.Flags().Lookup("message").Annotations[cobra.BashCompOneRequiredFlag],
-		"the OTP's text is optional, as the SDK's SendOTPParams.MessageText is")
+		"the OTP's text is optional, as the SDK's SendOTPParams.Message is")
 }
 
 // Usage lines spell out no flags, so the help marks the flags that must be given.

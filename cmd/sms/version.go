@@ -21,7 +21,7 @@ func versionOf(info *debug.BuildInfo, ok bool) string {
 	if ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
 		return info.Main.Version
 	}
-	v := "v" + sms.Version + "-devel"
+	v := "v" + sms.Version() + "-devel"
 	if !ok {
 		return v
 	}

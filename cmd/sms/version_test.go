@@ -12,7 +12,7 @@ import (
 
 func TestVersionOf(t *testing.T) {
 	t.Parallel()
-	devel := "v" + sms.Version + "-devel"
+	devel := "v" + sms.Version() + "-devel"
 	vcs := func(rev, modified string) []debug.BuildSetting {
 		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}
 	}

@@ -84,8 +84,8 @@ func TestShardsSendEveryRecipientOnce(t *testing.T) {
 }
 
 func testShards(t *testing.T, srv *mockserver.Server, dedup bool, dsn string) {
-	file := recipientsFile(t, 25_000)                                                          // three batches of 10,000 at most: shard 3 has none
-	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 20_000_000)) // room for a batch sent twice
+	file := recipientsFile(t, 25_000)                                                              // three batches of 10,000 at most: shard 3 has none
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.ModeTest, 20_000_000)) // room for a batch sent twice
 	var wg sync.WaitGroup
 	sums := make([]summary, 4)
 	for i := range 4 {
@@ -149,13 +149,13 @@ func TestExitCodes(t *testing.T) {
 	file := recipientsFile(t, 200)
 	dsn := postgresDSN(t)
 
-	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 0))
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.ModeTest, 0))
 	code, s := runShard(t, srv, dsn, file, 0, 1)
 	assert.Equal(t, exitFix, code, "an empty wallet is not retried")
 	assert.False(t, s.Complete)
 	assert.Contains(t, s.Error, "402 insufficient_balance")
 
-	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, mockserver.DefaultBalance))
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.ModeTest, mockserver.DefaultBalance))
 	code, s = runShard(t, srv, dsn, file, 0, 1)
 	assert.Equal(t, exitOK, code, "after a top-up the same job completes")
 	assert.Equal(t, 200, s.Sent)

@@ -78,7 +78,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 
 	step("2. Request a sender ID; the mock approves it")
 	sid, err := client.SenderIDs.Request(ctx, &sms.RequestSenderIDParams{
-		SenderID: "ACME", Usecase: "Order and delivery updates", Company: "Acme Stores Ltd",
+		SenderID: "ACME", UseCase: "Order and delivery updates", Company: "Acme Stores Ltd",
 	})
 	if err != nil {
 		return err
@@ -121,7 +121,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 
 	step("4. Send an OTP and verify it")
 	otp, err := client.OTP.Send(ctx, &sms.SendOTPParams{
-		To: "08025671695", From: "ACME", MessageText: "Your Acme code is < 1234 >. It expires in 10 minutes.",
+		To: "08025671695", From: "ACME", Message: "Your Acme code is < 1234 >. It expires in 10 minutes.",
 	})
 	if err != nil {
 		return err
@@ -180,7 +180,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 	}
 
 	step("8. Read the balance")
-	bal, err := client.Balance.Get(ctx)
+	bal, err := client.Balance.Get(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 	if err != nil {
 		return err
 	}
-	_, err = lc.Balance.Get(ctx)
+	_, err = lc.Balance.Get(ctx, nil)
 	var scopeErr *sms.ScopeError
 	if !errors.As(err, &scopeErr) {
 		return fmt.Errorf("want a *sms.ScopeError, got %v", err)

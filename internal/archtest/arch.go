@@ -16,7 +16,7 @@ var arrows = []arrow{
 	{from: "cmd/sms", to: []string{".", "doctor", "internal/rules"}},
 	{from: "cmd/sms-mockserver", to: []string{"internal/rules", "mockserver"}},
 	{from: "doctor", to: []string{".", "internal/safetext"}},
-	{from: "mockserver", to: []string{"internal/rules", "mockserver/internal/faults", "mockserver/internal/httpapi", "mockserver/internal/reqlog", "mockserver/internal/store"}},
+	{from: "mockserver", to: []string{"mockserver/internal/faults", "mockserver/internal/httpapi", "mockserver/internal/reqlog", "mockserver/internal/store"}},
 	{from: "mockserver/internal/httpapi", to: []string{"internal/rules", "mockserver/internal/clock", "mockserver/internal/events", "mockserver/internal/faults", "mockserver/internal/idem", "mockserver/internal/ids", "mockserver/internal/inbox", "mockserver/internal/reqlog", "mockserver/internal/store", "mockserver/internal/wire"}},
 	{from: "mockserver/internal/wire", to: []string{"internal/jsonenc", "internal/rules", "mockserver/internal/store"}},
 	{from: "mockserver/internal/store", to: []string{"internal/rules", "mockserver/internal/events", "mockserver/internal/fifo", "mockserver/internal/ids"}},

@@ -309,3 +309,103 @@ func TestArchitectureDocs(t *testing.T) {
 	deps := fenced(section(t, "ARCHITECTURE.md", "## What the SDK brings into your build"))
 	assert.Equal(t, sdkDeps, deps, "ARCHITECTURE.md's list of the SDK's dependencies: sdkDeps of internal/archtest/arch.go")
 }
+
+// CONTRIBUTING's list of what CI runs has one item per stage of .ci/run, in its order, each
+// naming its stage (the stage's name before a parenthesis or a variable).
+func TestContributingCIStages(t *testing.T) {
+	t.Parallel()
+	script, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	require.NoError(t, err)
+	var stages []string
+	for l := range strings.Lines(string(script)) {
+		name, ok := strings.CutPrefix(strings.TrimSpace(l), `stage "`)
+		if !ok {
+			continue
+		}
+		name, _, _ = strings.Cut(name, `"`)
+		name, _, _ = strings.Cut(name, " (")
+		name, _, _ = strings.Cut(name, " $")
+		if name != "ok" { // the run's last line, no step
+			stages = append(stages, name)
+		}
+	}
+	require.NotEmpty(t, stages, ".ci/run has no stage lines")
+
+	var items []string
+	for _, l := range section(t, "CONTRIBUTING.md", "## What CI runs") {
+		switch n := strings.IndexByte(l, '.'); {
+		case n > 0 && strings.Trim(l[:n], "0123456789") == "":
+			items = append(items, l[n+1:])
+		case len(items) > 0 && strings.HasPrefix(l, "   "):
+			items[len(items)-1] += " " + strings.TrimSpace(l)
+		}
+	}
+	require.Len(t, items, len(stages), "CONTRIBUTING's list of what CI runs: one item per stage of .ci/run %q", stages)
+	for i, s := range stages {
+		assert.Contains(t, strings.ToLower(items[i]), strings.ToLower(s), "CONTRIBUTING's item %d names the stage %q of .ci/run", i+1, s)
+	}
+}
+
+// A type with a Format method has no GoString: fmt calls Format for every verb, %#v too, so a
+// GoString would be one more method that no verb reaches (TestExportedAPI holds the listings
+// to the code).
+func TestNoGoStringBesideFormat(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join(root, "api", "go", "*.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		formats, goStrings := map[string]bool{}, map[string]bool{}
+		for l := range strings.Lines(string(b)) {
+			_, m, ok := strings.Cut(strings.TrimSpace(l), ", method (")
+			if !ok {
+				continue
+			}
+			recv, rest, _ := strings.Cut(m, ") ")
+			recv = strings.TrimPrefix(recv, "*")
+			switch {
+			case strings.HasPrefix(rest, "Format(fmt.State, rune)"):
+				formats[recv] = true
+			case strings.HasPrefix(rest, "GoString() string"):
+				goStrings[recv] = true
+			}
+		}
+		for typ := range goStrings {
+			assert.False(t, formats[typ], "%s: %s has Format, which covers %%#v: remove its GoString", filepath.Base(file), typ)
+		}
+	}
+}
+
+// A constant of a type its package declares is named after the type (CampaignStatusSent,
+// PinStateVerified, mockserver.ModeTest, doctor.LevelOK), so that go doc lists it under the
+// type and no two types' constants read alike.
+func TestConstantsNamedAfterTheirType(t *testing.T) {
+	t.Parallel()
+	// Not yet renamed: the journal's record kinds and states.
+	pending := map[string]bool{"JournalKind": true, "JournalState": true}
+	files, err := filepath.Glob(filepath.Join(root, "api", "go", "*.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	checked := 0
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		for l := range strings.Lines(string(b)) {
+			_, c, ok := strings.Cut(strings.TrimSpace(l), ", const ")
+			if !ok {
+				continue
+			}
+			f := strings.Fields(c) // name, type, "=", value
+			require.GreaterOrEqual(t, len(f), 2, l)
+			name, typ := f[0], f[1]
+			if typ == "untyped" || strings.Contains(typ, ".") || pending[typ] {
+				continue // an untyped constant, or one of another package's type (time.Duration)
+			}
+			checked++
+			assert.True(t, strings.HasPrefix(name, typ), "%s: the constant %s of type %s: its name should start with %s", filepath.Base(file), name, typ, typ)
+		}
+	}
+	assert.Greater(t, checked, 30, "the listings' constants were read")
+}

@@ -230,7 +230,7 @@ func TestEveryOperationDecodes(t *testing.T) {
 		}},
 		{"getBalance", func(t *testing.T) {
 			// A balance a 32-bit float cannot hold: the document's format: double keeps it.
-			require.NoError(t, srv.SetBalance(ws.WorkspaceID, mockserver.Live, 123_455_189))
+			require.NoError(t, srv.SetBalance(ws.WorkspaceID, mockserver.ModeLive, 123_455_189))
 			res, err := dev.GetBalanceWithResponse(ctx)
 			require.NoError(t, err)
 			require.Equal(t, http.StatusOK, res.StatusCode(), "%s", res.Body)
@@ -258,7 +258,7 @@ func TestErrorsDecode(t *testing.T) {
 	dev := newClient(t, srv, false, apiKey(ws.LiveKey, ws.LiveSecret))
 	wrong := newClient(t, srv, true, apiKey(ws.LiveKey, "sk_live_"+strings.Repeat("x", 40)))
 	dash := newClient(t, srv, true, bearer(ws.DashboardToken))
-	require.NoError(t, srv.SetBalance(ws.WorkspaceID, mockserver.Live, 0))
+	require.NoError(t, srv.SetBalance(ws.WorkspaceID, mockserver.ModeLive, 0))
 
 	type answer struct {
 		status int

@@ -251,7 +251,7 @@ func TestPageInBrowser(t *testing.T) {
 	}
 	otp := func(to string) *sms.OTP {
 		t.Helper()
-		o, err := client.OTP.Send(t.Context(), &sms.SendOTPParams{To: to, From: ws.SenderID, MessageText: "Your Acme code is < 1234 >. It expires in 10 minutes."})
+		o, err := client.OTP.Send(t.Context(), &sms.SendOTPParams{To: to, From: ws.SenderID, Message: "Your Acme code is < 1234 >. It expires in 10 minutes."})
 		require.NoError(t, err)
 		return o
 	}
@@ -463,7 +463,7 @@ func TestPageInBrowser(t *testing.T) {
 		require.NoError(t, chromedp.Run(ctx, click(`#tabs button[data-tab="wallets"]`), chromedp.WaitVisible(`#wallets`),
 			setValue(`#wallets [name=live]`, "12345678901234567.89"), click(`#wallets button[type=submit]`)))
 		require.NoError(t, within(ctx, 2*time.Second, textIs(`#live-balance`, "₦12,345,678,901,234,567.89")))
-		kobo, err := srv.Balance(ws.WorkspaceID, mockserver.Live)
+		kobo, err := srv.Balance(ws.WorkspaceID, mockserver.ModeLive)
 		require.NoError(t, err)
 		assert.Equal(t, int64(1234567890123456789), kobo)
 
@@ -659,7 +659,7 @@ func screenshot(t *testing.T, ctx context.Context, srv *mockserver.Server, clien
 		return res.Campaign.ID
 	}
 	otp := func() {
-		_, err := client.OTP.Send(t.Context(), &sms.SendOTPParams{To: "2348025671695", From: ws.SenderID, MessageText: "Your Acme code is < 1234 >. It expires in 10 minutes."})
+		_, err := client.OTP.Send(t.Context(), &sms.SendOTPParams{To: "2348025671695", From: ws.SenderID, Message: "Your Acme code is < 1234 >. It expires in 10 minutes."})
 		require.NoError(t, err)
 	}
 	order := send("Hi Ada, your Acme order #1042 has shipped and arrives tomorrow.", "", "2348025671695")
