@@ -220,7 +220,7 @@ func TestSIGTERMLeavesNothingInDoubt(t *testing.T) {
 	require.NoError(t, srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Latency: 300 * time.Millisecond}))
 	file := recipientsFile(t, 60_000) // six batches of 10,000
 	dsn := postgresDSN(t)
-	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.Test, 20_000_000))
+	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.ModeTest, 20_000_000))
 
 	stop := make(chan struct{})
 	var out, errs bytes.Buffer
