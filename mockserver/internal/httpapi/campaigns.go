@@ -26,7 +26,40 @@ func listCampaigns(_ *API, rq *request) (int, any, error) {
 		}
 		return http.StatusOK, bare{campaignPageDocumented{Data: out, Pagination: pagination}}, nil
 	}
-	return http.StatusOK, &wire.CampaignPage{Campaigns: cs, Pagination: pagination}, nil
+	out := make([]campaignJSON, len(cs))
+	for i := range cs {
+		out[i] = campaignOut(&cs[i])
+	}
+	return http.StatusOK, wire.Page{Data: out, Pagination: pagination}, nil
+}
+
+// campaignJSON is a campaign as GET /v1/sms/campaigns lists it.
+type campaignJSON struct {
+	ID             string     `json:"_id"`
+	SenderID       string     `json:"senderId"`
+	RecipientCount int        `json:"recipientCount"`
+	Amount         wire.Naira `json:"amount"`
+	Status         string     `json:"status"`
+	Currency       string     `json:"currency"`
+	Channel        string     `json:"channel"`
+	SMSParts       int        `json:"smsParts"`
+	MessageID      *string    `json:"messageId"`
+	Reference      *string    `json:"reference"`
+	CreatedAt      time.Time  `json:"createdAt"`
+}
+
+// campaignOut is c as the API lists it.
+func campaignOut(c *store.Campaign) campaignJSON {
+	out := campaignJSON{
+		ID: c.ID.String(), SenderID: c.SenderID, RecipientCount: c.Total(),
+		Amount: wire.Naira(c.Amount), Status: c.Status.String(), Currency: "NGN",
+		Channel: c.Channel.String(), SMSParts: int(c.Parts), Reference: wire.OptString(c.Reference),
+		CreatedAt: wire.Time(c.CreatedAt),
+	}
+	if c.HasMessageID() {
+		out.MessageID = wire.OptString(c.MessageID())
+	}
+	return out
 }
 
 // campaignPageDocumented is the campaign list as the public spec describes it: data and

@@ -17,7 +17,7 @@ func createCampaign(a *API, rq *request) (int, any, error) { return a.send(rq, t
 // send checks the shared members and hands the send to the store, which prices it, debits
 // the wallet and creates the campaign in one step.
 func (a *API) send(rq *request, campaign bool) (int, any, error) {
-	in, targets, err := wire.ReadSend(rq.send, rq.body, campaign)
+	in, targets, err := wire.ReadSend(rq.body, campaign)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -50,7 +50,31 @@ func (a *API) send(rq *request, campaign bool) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusAccepted, wire.SentAnswer{Campaign: &acc}, nil
+	out := sentJSON{Message: "SMS request accepted.", Campaign: sentCampaignJSON{
+		ID: acc.ID.String(), Status: acc.Status.String(), Recipients: acc.Recipients,
+		Amount: wire.Naira(acc.Amount), Currency: "NGN", SMSParts: int(acc.Parts),
+	}}
+	if acc.HasMessageID() {
+		out.Campaign.MessageID = wire.OptString(acc.MessageID())
+	}
+	return http.StatusAccepted, out, nil
+}
+
+// sentJSON is the answer of POST /v1/sms/send and /v1/sms/campaigns.
+type sentJSON struct {
+	Message  string           `json:"message"`
+	Campaign sentCampaignJSON `json:"campaign"`
+}
+
+// sentCampaignJSON is the campaign a send created.
+type sentCampaignJSON struct {
+	ID         string     `json:"id"`
+	Status     string     `json:"status"`
+	MessageID  *string    `json:"message_id"`
+	Recipients int        `json:"recipients"`
+	Amount     wire.Naira `json:"amount"`
+	Currency   string     `json:"currency"`
+	SMSParts   int        `json:"sms_parts"`
 }
 
 func checkSender(from *string) error {
