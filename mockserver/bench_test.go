@@ -139,7 +139,7 @@ func BenchmarkListCampaigns(b *testing.B) {
 				SMSParts       int         `json:"smsParts"`
 				MessageID      *string     `json:"messageId"`
 				Reference      *string     `json:"reference"`
-				CreatedAt      time.Time   `json:"createdAt"`
+				CreatedAt      string      `json:"createdAt"`
 			} `json:"data"`
 			Pagination wire.Pagination `json:"pagination"`
 			RequestID  string          `json:"requestId"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/idem"
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
 	"github.com/seedsms/sms-go/mockserver/internal/wire"
@@ -19,15 +20,25 @@ func (a *API) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) {
 		a.run(w, rq, rt)
 		return
 	}
-	ref, ok := wire.ReferenceOf(rq.body)
-	if !ok {
-		a.run(w, rq, rt)
-		return
-	}
-	fp, ok := wire.Fingerprint(rq.r.URL.Path, rq.body)
-	if !ok { // the handler says what is wrong with the body
-		a.run(w, rq, rt)
-		return
+	var ref string
+	var fp [32]byte
+	if f, e := wire.DecodeSend(rq.body); e == nil {
+		rq.send = f // decoded once, for the handler too
+		if f.Reference == nil || !rules.ValidReference(*f.Reference) {
+			a.run(w, rq, rt)
+			return
+		}
+		ref, fp = *f.Reference, f.Fingerprint(rq.r.URL.Path)
+	} else { // a body the handler refuses: it still conflicts with the reference's first use
+		var ok bool
+		if ref, ok = wire.ReferenceOf(rq.body); !ok {
+			a.run(w, rq, rt)
+			return
+		}
+		if fp, ok = wire.Fingerprint(rq.r.URL.Path, rq.body); !ok {
+			a.run(w, rq, rt)
+			return
+		}
 	}
 	k, ws := idem.NewKey(uint8(rq.caller.Mode), ref), rq.caller.Workspace
 	for {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/seedsms/sms-go/internal/rules"
@@ -17,7 +18,7 @@ func createCampaign(a *API, rq *request) (int, any, error) { return a.send(rq, t
 // send checks the shared members and hands the send to the store, which prices it, debits
 // the wallet and creates the campaign in one step.
 func (a *API) send(rq *request, campaign bool) (int, any, error) {
-	in, targets, err := wire.ReadSend(rq.body, campaign)
+	in, targets, err := wire.ReadSend(rq.send, rq.body, campaign)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -52,7 +53,7 @@ func (a *API) send(rq *request, campaign bool) (int, any, error) {
 	}
 	out := sentJSON{Message: "SMS request accepted.", Campaign: sentCampaignJSON{
 		ID: acc.ID.String(), Status: acc.Status.String(), Recipients: acc.Recipients,
-		Amount: wire.Naira(acc.Amount), Currency: "NGN", SMSParts: int(acc.Parts),
+		Amount: wire.NairaNumber(acc.Amount), Currency: "NGN", SMSParts: int(acc.Parts),
 	}}
 	if acc.HasMessageID() {
 		out.Campaign.MessageID = wire.OptString(acc.MessageID())
@@ -68,13 +69,13 @@ type sentJSON struct {
 
 // sentCampaignJSON is the campaign a send created.
 type sentCampaignJSON struct {
-	ID         string     `json:"id"`
-	Status     string     `json:"status"`
-	MessageID  *string    `json:"message_id"`
-	Recipients int        `json:"recipients"`
-	Amount     wire.Naira `json:"amount"`
-	Currency   string     `json:"currency"`
-	SMSParts   int        `json:"sms_parts"`
+	ID         string      `json:"id"`
+	Status     string      `json:"status"`
+	MessageID  *string     `json:"message_id"`
+	Recipients int         `json:"recipients"`
+	Amount     json.Number `json:"amount"` // wire.NairaNumber, as a campaign listed
+	Currency   string      `json:"currency"`
+	SMSParts   int         `json:"sms_parts"`
 }
 
 func checkSender(from *string) error {

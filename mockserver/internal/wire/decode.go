@@ -35,23 +35,13 @@ func (n *Naira) UnmarshalJSON(b []byte) error {
 
 var (
 	errAmount = errors.New("not an amount")
-	errNull   = errors.New("null member")
 )
 
-// decodeOptions are what makes Decode strict, on top of the library's defaults (members
-// matched by their exact name, a name given twice refused, invalid UTF-8 refused, values
-// nested at most 10,000 deep): a member the struct does not declare is refused, and so is a
-// null anywhere, since no member of the contract is nullable and null is not the same as
-// leaving a member out. The size of a body is bounded before it is read (rules.MaxBodyBytes).
-var decodeOptions = json.JoinOptions(
-	json.RejectUnknownMembers(true),
-	json.WithUnmarshalers(json.UnmarshalFromFunc(func(dec *jsontext.Decoder, _ any) error {
-		if dec.PeekKind() == 'n' {
-			return errNull
-		}
-		return json.SkipFunc // the value as its type reads it
-	})),
-)
+// strict is what makes Decode strict besides the library's defaults (members matched by their
+// exact name, a name given twice refused, invalid UTF-8 refused, values nested at most 10,000
+// deep): a member the struct does not declare is refused. The size of a body is bounded before
+// it is read (rules.MaxBodyBytes).
+var strict = json.RejectUnknownMembers(true)
 
 // CheckBody refuses what no body may hold before anything reads it: invalid UTF-8, naming
 // the member that holds it, and a null body.
@@ -133,18 +123,57 @@ func Decode(body []byte, v any) *Error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errorf("", "Request body is required.")
 	}
-	dec := jsontext.NewDecoder(bytes.NewReader(body), decodeOptions)
-	if err := json.UnmarshalDecode(dec, v, decodeOptions); err != nil {
-		return jsonError(err)
+	err := json.Unmarshal(body, v, strict)
+	// A null anywhere is refused: no member of the contract is nullable, and null is not the
+	// same as leaving a member out. The library reads one as the zero value, so it is looked
+	// for apart, in the bodies that spell it at all.
+	if bytes.Contains(body, []byte("null")) {
+		if at, field, ok := firstNull(body); ok && (err == nil || at < offsetOf(err)) {
+			return errorf(field, "%s cannot be null; leave it out instead.", field)
+		}
 	}
-	if _, err := dec.ReadToken(); err != io.EOF {
-		return errorf("", "Request body must hold one JSON object and nothing after it.")
+	if err != nil {
+		return jsonError(body, err)
 	}
 	return nil
 }
 
+// firstNull is the offset and the member of the first null in body, read up to its first
+// fault.
+func firstNull(body []byte) (int64, string, bool) {
+	dec := jsontext.NewDecoder(bytes.NewReader(body))
+	for {
+		if dec.PeekKind() == 'n' {
+			p := dec.StackPointer()
+			if kind, n := dec.StackIndex(dec.StackDepth()); kind == '[' {
+				if n > 0 { // p names the element read last
+					p = p.Parent()
+				}
+				p = p.AppendToken(strconv.FormatInt(n, 10)) // the element about to be read
+			}
+			return dec.InputOffset(), fieldOf(p), true
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return 0, "", false
+		}
+	}
+}
+
+// offsetOf is where the library found err.
+func offsetOf(err error) int64 {
+	var syn *jsontext.SyntacticError
+	var sem *json.SemanticError
+	switch {
+	case errors.As(err, &syn):
+		return syn.ByteOffset
+	case errors.As(err, &sem):
+		return sem.ByteOffset
+	}
+	return 0
+}
+
 // jsonError words an error of the library as the contract's 400.
-func jsonError(err error) *Error {
+func jsonError(body []byte, err error) *Error {
 	var syn *jsontext.SyntacticError
 	var sem *json.SemanticError
 	switch {
@@ -153,6 +182,8 @@ func jsonError(err error) *Error {
 	case errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName):
 		field := memberOf(syn.JSONPointer)
 		return errorf(field, "%s is given twice.", field)
+	case syn != nil && jsontext.Value(bytes.TrimSpace(body[:syn.ByteOffset])).IsValid():
+		return errorf("", "Request body must hold one JSON object and nothing after it.")
 	case syn != nil:
 		return errorf("", "Malformed JSON at byte %d.", syn.ByteOffset)
 	case !errors.As(err, &sem):
@@ -162,8 +193,6 @@ func jsonError(err error) *Error {
 	switch {
 	case errors.Is(sem.Err, json.ErrUnknownName):
 		return errorf(memberOf(sem.JSONPointer), "Unknown field %q.", sem.JSONPointer.LastToken())
-	case errors.Is(sem.Err, errNull):
-		return errorf(field, "%s cannot be null; leave it out instead.", field)
 	case errors.Is(sem.Err, errAmount):
 		return errorf(field, "%s must be an amount in naira, at least 0 and with at most 2 decimals.", field)
 	case field == "":

@@ -39,7 +39,8 @@ func TestDecodeJSONHoldsMembersToTheContract(t *testing.T) {
 		{"unknown member in an element", `{"to":"1","items":[{"phone":"1"},{"phone":"2","x":1}]}`, "items[1].x", `Unknown field "x".`},
 		{"the first fault in the body is told", `{"count":"x","cc":1}`, "count", "count must be an integer."},
 		{"null member", `{"to":null,"message":"m"}`, "to", "to cannot be null; leave it out instead."},
-		{"null in an element", `{"to":"1","items":[{"phone":null}]}`, "items[0].phone", "items[0].phone cannot be null; leave it out instead."},
+		{"null in an element", `{"to":"1","items":[{"phone":"1"},{"phone":null}]}`, "items[1].phone", "items[1].phone cannot be null; leave it out instead."},
+		{"null as an element", `{"to":"1","extra":[1,null]}`, "extra[1]", "extra[1] cannot be null; leave it out instead."},
 		{"null inside a string is fine", `{"to":"null","message":"m"}`, "", ""},
 		{"a name given twice", `{"to":"1","message":"m","to":"2"}`, "to", "to is given twice."},
 		{"wrong type", `{"to":5}`, "to", "to must be a string."},
@@ -97,4 +98,35 @@ func TestCheckBody(t *testing.T) {
 			assert.Equal(t, tt.message, e.Message, "%q", tt.body)
 		}
 	}
+}
+
+// TestSendFingerprint: two send bodies with the same members have the same fingerprint
+// whatever their layout (member order, white space, escapes, to's objects); any other
+// difference, or another path, changes it.
+func TestSendFingerprint(t *testing.T) {
+	t.Parallel()
+	const base = `{"to":[{"phone":"1","name":"A"},"2"],"from":"MOCKSMS","message":"Hi <b>","reference":"r-1"}`
+	fp := func(path, body string) [32]byte {
+		f, e := DecodeSend([]byte(body))
+		require.Nil(t, e, body)
+		return f.Fingerprint(path)
+	}
+	want := fp("/v1/sms/campaigns", base)
+	for _, same := range []string{
+		"{ \"reference\":\"r-1\",\n\t\"message\":\"Hi \\u003cb>\",\"from\":\"MOCKSMS\",\"to\":[ {\"name\":\"A\",\"phone\":\"1\"} , \"2\" ] }",
+		`{"to":[{"phone":"1","name":"\u0041"},"2"],"from":"MOCKSMS","message":"Hi <b>","reference":"r-1"}`,
+	} {
+		assert.Equal(t, want, fp("/v1/sms/campaigns", same), same)
+	}
+	for _, other := range []string{
+		`{"to":[{"phone":"1","name":"A"},"2"],"from":"MOCKSMS","message":"Hi <b> ","reference":"r-1"}`,
+		`{"to":["2",{"phone":"1","name":"A"}],"from":"MOCKSMS","message":"Hi <b>","reference":"r-1"}`,
+		`{"to":[{"phone":"1","name":"A"},"2"],"from":"MOCKSMS","message":"Hi <b>","reference":"r-1","channel":"generic"}`,
+		`{"to":[{"phone":"1"},"2"],"from":"MOCKSMS","message":"Hi <b>","reference":"r-1"}`,
+		`{"to":[{"phone":"1","name":"A"},"2"],"from":"MOCKSMS","message":"","reference":"r-1"}`,
+		`{"to":[{"phone":"1","name":"A"},"2"],"from":"MOCKSMS","reference":"r-1"}`,
+	} {
+		assert.NotEqual(t, want, fp("/v1/sms/campaigns", other), other)
+	}
+	assert.NotEqual(t, want, fp("/v1/sms/send", base), "another path")
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/seedsms/sms-go/internal/rules"
 )
 
 // bytesPool holds buffers for appending JSON to.
@@ -18,9 +20,18 @@ func Buffer() *[]byte { return bytesPool.Get().(*[]byte) }
 // Release gives back a buffer from Buffer; nothing may use it afterwards.
 func Release(b *[]byte) { bytesPool.Put(b) }
 
-// Append appends v's JSON, an object, to dst, as encoding/json writes it without escaping
-// HTML, and without a trailing newline.
+// Appender is an answer that writes its own JSON: the bytes encoding/json writes for its
+// shape, without reflection. One answer does (httpapi's campaign list).
+type Appender interface {
+	AppendJSON(dst []byte) []byte
+}
+
+// Append appends v's JSON to dst, as encoding/json writes it without escaping HTML, and
+// without a trailing newline; an Appender writes its own.
 func Append(dst []byte, v any) ([]byte, error) {
+	if a, ok := v.(Appender); ok {
+		return a.AppendJSON(dst), nil
+	}
 	buf := bytes.NewBuffer(dst)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
@@ -107,6 +118,11 @@ type Page struct {
 func NewPage(data any, page, limit, total int) Page {
 	return Page{Data: data, Pagination: Pagination{Page: page, Limit: limit, Total: total}}
 }
+
+// NairaNumber is kobo as a JSON number of naira, for the answers a client reads most (a
+// campaign listed, a send's answer): encoding/json writes a json.Number as it is, where it
+// calls Naira's MarshalJSON and then checks and compacts what it returns.
+func NairaNumber(kobo int64) json.Number { return json.Number(rules.FormatNaira(kobo)) }
 
 // Pagination says which page a Page is.
 type Pagination struct {

@@ -10,11 +10,13 @@ import (
 	"github.com/seedsms/sms-go/internal/rules"
 )
 
-// A request's fingerprint is the SHA-256 of its path, a zero byte, and the canonical form of
-// its body (RFC 8785, jsontext.Value.Canonicalize): members sorted by name, no white space,
-// strings and numbers in one spelling each. Member order and white space do not change it;
-// any other difference in a body the mock accepts (strings only) does. A body with no
-// canonical form (malformed, a name given twice) has no fingerprint: it is refused anyway.
+// A request's fingerprint tells whether a request that reuses a reference is the same request.
+// That of a send body that decodes is SendFields.Fingerprint; that of one that does not (it
+// is refused, but must still conflict with the reference's first use) is the SHA-256 of its
+// path, a zero byte and the canonical form of its body (RFC 8785,
+// jsontext.Value.Canonicalize): members sorted by name, no white space, strings and numbers
+// in one spelling each. Member order and white space change neither. A body with no
+// canonical form (malformed, a name given twice) has no fingerprint.
 
 // ReferenceOf returns the body's reference when it is a valid one: the string of the body's
 // member named reference.

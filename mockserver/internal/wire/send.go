@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"strconv"
 	"unicode/utf8"
 
@@ -20,12 +22,25 @@ type SendFields struct {
 	Reference *string        `json:"reference"`
 }
 
-// ReadSend decodes a send (campaign false) or campaign body strictly, and returns its members
-// and its recipients, or what is wrong with it in the contract's words.
-func ReadSend(body []byte, campaign bool) (SendFields, []store.Target, error) {
-	var f SendFields
-	if e := Decode(body, &f); e != nil {
-		return SendFields{}, nil, e
+// DecodeSend decodes a send or campaign body strictly (Decode), for the idempotency check,
+// which hands what it decoded on to the handler (ReadSend).
+func DecodeSend(body []byte) (*SendFields, *Error) {
+	f := new(SendFields)
+	if e := Decode(body, f); e != nil {
+		return nil, e
+	}
+	return f, nil
+}
+
+// ReadSend returns the members and recipients of a send (campaign false) or campaign body:
+// those of f, the body already decoded by DecodeSend, or when f is nil, of the body decoded
+// now; or what is wrong with it in the contract's words.
+func ReadSend(f *SendFields, body []byte, campaign bool) (SendFields, []store.Target, error) {
+	if f == nil {
+		var e *Error
+		if f, e = DecodeSend(body); e != nil {
+			return SendFields{}, nil, e
+		}
 	}
 	var targets []store.Target
 	var err error
@@ -34,7 +49,34 @@ func ReadSend(body []byte, campaign bool) (SendFields, []store.Target, error) {
 	} else {
 		targets, err = parseSendTo(f.To)
 	}
-	return f, targets, err
+	return *f, targets, err
+}
+
+// Fingerprint is the fingerprint of a send decoded by DecodeSend: the SHA-256 of path, a zero
+// byte and its members encoded in the order of their names, to in its canonical form. Two
+// bodies with the same members have the same one, whatever their layout; it is not the
+// Fingerprint of the body (a body that does not decode has no members to compare), and need
+// not be: a body that decodes is never the same request as one that does not.
+func (f *SendFields) Fingerprint(path string) [32]byte {
+	to := jsontext.Value(bytes.Clone(f.To))
+	_ = to.Canonicalize() // it decoded: it has a canonical form
+	b, err := json.Marshal(struct {
+		Channel   *string        `json:"channel,omitzero"`
+		From      *string        `json:"from,omitzero"`
+		Message   *string        `json:"message,omitzero"`
+		Reference *string        `json:"reference,omitzero"`
+		To        jsontext.Value `json:"to,omitzero"`
+	}{f.Channel, f.From, f.Message, f.Reference, to})
+	if err != nil { // strings and a valid value always encode
+		panic(err)
+	}
+	h := sha256.New()
+	h.Write([]byte(path))
+	h.Write([]byte{0})
+	h.Write(b)
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
 }
 
 // parseSendTo reads POST /v1/sms/send's to: a number or an array of 1 to 100 numbers.
