@@ -1,8 +1,8 @@
 package wire
 
 import (
-	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
 
@@ -52,31 +52,32 @@ func ReadSend(f *SendFields, body []byte, campaign bool) (SendFields, []store.Ta
 	return *f, targets, err
 }
 
-// Fingerprint is the fingerprint of a send decoded by DecodeSend: the SHA-256 of path, a zero
-// byte and its members encoded in the order of their names, to in its canonical form. Two
-// bodies with the same members have the same one, whatever their layout; it is not the
-// Fingerprint of the body (a body that does not decode has no members to compare), and need
-// not be: a body that decodes is never the same request as one that does not.
+// Fingerprint is the fingerprint of a send decoded by DecodeSend: the SHA-256 of path and
+// its members in the order of their names, each given or not and of a given length, to in
+// its canonical form (RFC 8785). Two bodies with the same members have the same one,
+// whatever their layout; it is not the Fingerprint of the body (a body that does not decode
+// has no members to compare), and need not be: a body that decodes is never the same
+// request as one that does not.
 func (f *SendFields) Fingerprint(path string) [32]byte {
-	to := jsontext.Value(bytes.Clone(f.To))
-	_ = to.Canonicalize() // it decoded: it has a canonical form
-	b, err := json.Marshal(struct {
-		Channel   *string        `json:"channel,omitzero"`
-		From      *string        `json:"from,omitzero"`
-		Message   *string        `json:"message,omitzero"`
-		Reference *string        `json:"reference,omitzero"`
-		To        jsontext.Value `json:"to,omitzero"`
-	}{f.Channel, f.From, f.Message, f.Reference, to})
-	if err != nil { // strings and a valid value always encode
-		panic(err)
+	p := Buffer()
+	defer Release(p)
+	b := append((*p)[:0], path...)
+	for _, v := range [...]*string{f.Channel, f.From, f.Message, f.Reference} {
+		if v == nil {
+			b = append(b, 0)
+			continue
+		}
+		b = append(b, 1)
+		b = binary.AppendUvarint(b, uint64(len(*v)))
+		b = append(b, *v...)
 	}
-	h := sha256.New()
-	h.Write([]byte(path))
-	h.Write([]byte{0})
-	h.Write(b)
-	var sum [32]byte
-	h.Sum(sum[:0])
-	return sum
+	start := len(b)
+	b = append(b, f.To...)
+	to := jsontext.Value(b[start:])
+	_ = to.Canonicalize() // it decoded: it has a canonical form
+	b = append(b[:start], to...)
+	*p = b
+	return sha256.Sum256(b)
 }
 
 // parseSendTo reads POST /v1/sms/send's to: a number or an array of 1 to 100 numbers.
