@@ -33,9 +33,7 @@ func (n *Naira) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-var (
-	errAmount = errors.New("not an amount")
-)
+var errAmount = errors.New("not an amount")
 
 // strict is what makes Decode strict besides the library's defaults (members matched by their
 // exact name, a name given twice refused, invalid UTF-8 refused, values nested at most 10,000
