@@ -122,6 +122,12 @@ func Decode(body []byte, v any) *Error {
 		return errorf("", "Request body is required.")
 	}
 	err := json.Unmarshal(body, v, strict)
+	if err != nil && !jsontext.Value(body).IsValid() {
+		// The library may stop at a member before the body turns out malformed: the body's
+		// syntax is told first.
+		var raw jsontext.Value
+		err = json.Unmarshal(body, &raw)
+	}
 	// A null anywhere is refused: no member of the contract is nullable, and null is not the
 	// same as leaving a member out. The library reads one as the zero value, so it is looked
 	// for apart, in the bodies that spell it at all.

@@ -49,6 +49,8 @@ func TestDecodeJSONHoldsMembersToTheContract(t *testing.T) {
 		{"trailing data", `{"to":"1"} {}`, "", "Request body must hold one JSON object and nothing after it."},
 		{"trailing garbage", `{"to":"1"}x`, "", "Request body must hold one JSON object and nothing after it."},
 		{"cut short", `{"to":`, "", "Malformed JSON: unexpected end of input."},
+		{"cut short after an unknown name", `{""`, "", "Malformed JSON: unexpected end of input."},
+		{"malformed after an unknown member", `{"cc":1,]`, "", "Malformed JSON at byte 8."},
 		{"malformed", `{"to" "1"}`, "", "Malformed JSON at byte 6."},
 		{"nested at the bound", `{"to":"1","extra":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `}`, "", ""},
 		{"nested past the bound", `{"to":"1","extra":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`, "", "Malformed JSON at byte 10017."},
