@@ -115,8 +115,8 @@ func nameAt(b []byte, i int) string {
 
 // Decode decodes body strictly into v: one JSON object, the contract's exact member names,
 // each once, no null, no unknown member at any depth, no trailing data, every member of the
-// right type. Its errors are the contract's 400s, naming the member at fault; of several
-// faults, the first in the body is told.
+// right type. Its errors are the contract's 400s, naming the member at fault; a malformed
+// body is told as malformed, and of several other faults the first in the body is told.
 func Decode(body []byte, v any) *Error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errorf("", "Request body is required.")
