@@ -11,7 +11,7 @@
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route list -rounds 5 -d 5s
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route send -rounds 5 -d 5s
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route rss -sends 100000
-//	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route list -mock-args '-gc-headroom-mb 0'
+//	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route list -mock-args '-profile documented'
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route list -also-args '-delivery-delay off'
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route send -also-mock /tmp/sms-mockserver-before
 //	go run ./benchmark/loadbench -mock /tmp/sms-mockserver -route balance -workspaces 10000 -rounds 5 -d 5s

@@ -29,7 +29,7 @@
 //
 //	sms-mockserver [-addr 127.0.0.1:4010] [-jwt-secret S] [-generic-price 3.20] [-dnd-price 4.50]
 //	               [-live-balance 10000.00] [-test-balance 10000.00] [-rate-limit N]
-//	               [-read-timeout 30s] [-allow-host name]... [-gc-headroom-mb 32]
+//	               [-read-timeout 30s] [-allow-host name]...
 //	               [-message-limit 1000000] [-workspace-limit 10000] [-dnd-limit 1000000]
 //	               [-delivery-delay 1s|off] [-profile full|documented] [-reference-dedup on|off]
 //	               [-env]
@@ -40,7 +40,8 @@
 // separated), for example the mock's name in a container network; others get 403. Every store
 // is bounded: -message-limit recipients of campaigns and OTP messages (the oldest campaigns are
 // then forgotten entirely), -workspace-limit workspaces and -dnd-limit numbers on the
-// Do-Not-Disturb register (one more is refused).
+// Do-Not-Disturb register (one more is refused). Its collector is Go's: GOGC and GOMEMLIMIT
+// set it as for any Go server.
 //
 // Campaigns finish by themselves: -delivery-delay (default 1s) after a send, its recipients
 // move from sent to delivered, or to failed or dnd by the rules of the magic test numbers
@@ -186,7 +187,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var hosts hostsFlag
 	fs.Var(&hosts, "allow-host", "a host name requests may use besides loopback ones (repeatable)")
 	verbose := fs.Bool("v", false, "log one line per request on stderr")
-	gcHeadroom := fs.Int("gc-headroom-mb", 32, "let the heap grow this many MB past the live heap between collections while the live heap is smaller (0: the Go default)")
 	messageLimit := fs.Int("message-limit", mockserver.DefaultMaxMessages, "recipients of campaigns and OTP messages kept; past it the oldest campaigns are forgotten")
 	workspaceLimit := fs.Int("workspace-limit", mockserver.DefaultMaxWorkspaces, "workspaces the mock holds at most, the default one included")
 	dndLimit := fs.Int("dnd-limit", mockserver.DefaultMaxDND, "numbers the Do-Not-Disturb register holds at most")
@@ -205,12 +205,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		printUsage(fs, stderr)
 		return err
-	}
-	if *gcHeadroom < 0 {
-		return errors.New("-gc-headroom-mb cannot be negative")
-	}
-	if *gcHeadroom > 0 {
-		tuneGC(uint64(*gcHeadroom) << 20)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())

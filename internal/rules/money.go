@@ -21,20 +21,18 @@ const (
 var ErrMoney = errors.New("amount must be a non-negative number of naira with at most 2 decimals")
 
 // FormatNaira writes kobo as naira with exactly two decimals: 320 is "3.20", -5 is "-0.05".
-func FormatNaira(kobo int64) string {
-	neg := kobo < 0
+func FormatNaira(kobo int64) string { return string(AppendNaira(make([]byte, 0, 24), kobo)) }
+
+// AppendNaira appends FormatNaira(kobo) to b.
+func AppendNaira(b []byte, kobo int64) []byte {
 	u := uint64(kobo)
-	if neg {
-		u = -u
-	}
-	b := make([]byte, 0, 24)
-	if neg {
+	if kobo < 0 {
 		b = append(b, '-')
+		u = -u
 	}
 	b = strconv.AppendUint(b, u/100, 10)
 	frac := u % 100
-	b = append(b, '.', byte('0'+frac/10), byte('0'+frac%10))
-	return string(b)
+	return append(b, '.', byte('0'+frac/10), byte('0'+frac%10))
 }
 
 // ParseNaira reads a JSON number of naira exactly into kobo, with no floating point on the way.

@@ -7,7 +7,6 @@ import (
 	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/idem"
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
-	"github.com/seedsms/sms-go/mockserver/internal/store"
 	"github.com/seedsms/sms-go/mockserver/internal/wire"
 )
 
@@ -17,24 +16,20 @@ import (
 // references are deduplicated: without Config.DeduplicateReferences every request runs, and
 // its reference is only stored with its campaign.
 func (a *API) serveIdempotent(w http.ResponseWriter, rq *request, rt *route) {
-	var ref string
-	var fp [32]byte
-	// Both idempotent routes send: POST /v1/sms/campaigns is the one that needs the campaigns scope.
-	in, fast := wire.DecodeSend(rq.r.URL.Path, rq.body, rt.scope == store.ScopeCampaigns)
-	if fast {
-		rq.send = in // decoded once, for the handler too
-	}
 	if !a.cfg.DeduplicateReferences {
 		a.run(w, rq, rt)
 		return
 	}
-	if fast {
-		if in.Reference == nil || !rules.ValidReference(*in.Reference) {
+	var ref string
+	var fp [32]byte
+	if f, e := wire.DecodeSend(rq.body); e == nil {
+		rq.send = f // decoded once, for the handler too
+		if f.Reference == nil || !rules.ValidReference(*f.Reference) {
 			a.run(w, rq, rt)
 			return
 		}
-		ref, fp = *in.Reference, in.Fingerprint
-	} else { // the general way, which also finds what is wrong with the body
+		ref, fp = *f.Reference, f.Fingerprint(rq.r.URL.Path)
+	} else { // a body the handler refuses: it still conflicts with the reference's first use
 		var ok bool
 		if ref, ok = wire.ReferenceOf(rq.body); !ok {
 			a.run(w, rq, rt)

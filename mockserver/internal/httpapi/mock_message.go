@@ -7,7 +7,6 @@ import (
 
 	"github.com/seedsms/sms-go/mockserver/internal/ids"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
-	"github.com/seedsms/sms-go/mockserver/internal/wire"
 )
 
 // messageDetailJSON is GET /_mock/messages/{id}'s data: the message, its campaign as
@@ -69,7 +68,7 @@ func ctlMessage(a *API, rq *request) (int, any, error) {
 
 // campaignItem is a campaign as GET /_mock/workspaces/{id}/campaigns lists it.
 type campaignItem struct {
-	wire.CampaignJSON
+	campaignJSON
 	Mode     string       `json:"mode"`
 	Delivery string       `json:"delivery"`
 	Counts   store.Counts `json:"counts"`
@@ -77,7 +76,7 @@ type campaignItem struct {
 }
 
 func campaignItemOf(c *store.Campaign, mode store.Mode) campaignItem {
-	return campaignItem{wire.CampaignOut(c), mode.String(), c.Rollup(), store.CountsOf(c), c.Text()}
+	return campaignItem{campaignOut(c), mode.String(), c.Rollup(), store.CountsOf(c), c.Text()}
 }
 
 // requestID is the id of a request ID ("req_" and an id), or the zero id.

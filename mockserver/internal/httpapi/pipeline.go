@@ -32,12 +32,12 @@ type request struct {
 	body            []byte
 	caller          store.Caller // who the request acts for, once authenticated
 	providerFailure bool
-	bodyRead        bool            // the body was read (or failed to be), under the read deadline
-	send            *wire.SendInput // a send or campaign body decoded in one pass, if it could be
-	documented      bool            // answer as the live docs show (the documented profile, /v1 only)
-	leads           bool            // the request leads a reference: its answer is kept for replays
-	idHeader        [1]string       // the X-Request-Id header's value
-	sw              statusWriter    // the response writer the pipeline hands on
+	bodyRead        bool             // the body was read (or failed to be), under the read deadline
+	send            *wire.SendFields // a send or campaign body, decoded by the idempotency check
+	documented      bool             // answer as the live docs show (the documented profile, /v1 only)
+	leads           bool             // the request leads a reference: its answer is kept for replays
+	idHeader        [1]string        // the X-Request-Id header's value
+	sw              statusWriter     // the response writer the pipeline hands on
 }
 
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {

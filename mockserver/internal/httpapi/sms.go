@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/seedsms/sms-go/internal/rules"
@@ -50,7 +51,31 @@ func (a *API) send(rq *request, campaign bool) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusAccepted, wire.SentAnswer{Campaign: &acc}, nil
+	out := sentJSON{Message: "SMS request accepted.", Campaign: sentCampaignJSON{
+		ID: acc.ID.String(), Status: acc.Status.String(), Recipients: acc.Recipients,
+		Amount: wire.NairaNumber(acc.Amount), Currency: "NGN", SMSParts: int(acc.Parts),
+	}}
+	if acc.HasMessageID() {
+		out.Campaign.MessageID = wire.OptString(acc.MessageID())
+	}
+	return http.StatusAccepted, out, nil
+}
+
+// sentJSON is the answer of POST /v1/sms/send and /v1/sms/campaigns.
+type sentJSON struct {
+	Message  string           `json:"message"`
+	Campaign sentCampaignJSON `json:"campaign"`
+}
+
+// sentCampaignJSON is the campaign a send created.
+type sentCampaignJSON struct {
+	ID         string      `json:"id"`
+	Status     string      `json:"status"`
+	MessageID  *string     `json:"message_id"`
+	Recipients int         `json:"recipients"`
+	Amount     json.Number `json:"amount"` // wire.NairaNumber, as a campaign listed
+	Currency   string      `json:"currency"`
+	SMSParts   int         `json:"sms_parts"`
 }
 
 func checkSender(from *string) error {

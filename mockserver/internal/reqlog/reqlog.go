@@ -20,6 +20,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/seedsms/sms-go/internal/safetext"
 )
 
@@ -285,24 +287,31 @@ func redactQuery(raw string, r *safetext.Redactor) string {
 
 // WriteJSON streams records from Snapshot as {"data": [...], "requestId"}: one item encoded at
 // a time, redacted as it goes, so that concurrent readers of a full log do not each build it
-// whole.
+// whole. The envelope is written token by token by jsontext, each record by encoding/json.
 func WriteJSON(w http.ResponseWriter, status int, requestID string, recs []Record) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	bw := bufio.NewWriterSize(w, 32<<10)
-	bw.WriteString(`{"data":[`)
-	enc := json.NewEncoder(bw)
+	out := jsontext.NewEncoder(bw, jsontext.PreserveRawStrings(true)) // the records as encoding/json escapes them
+	var item bytes.Buffer
+	enc := json.NewEncoder(&item)
 	enc.SetEscapeHTML(false)
+	// A write that fails (the client went away) fails every later one: what was sent stays.
+	_ = out.WriteToken(jsontext.BeginObject)
+	_ = out.WriteToken(jsontext.String("data"))
+	_ = out.WriteToken(jsontext.BeginArray)
 	for i := range recs {
-		if i > 0 {
-			bw.WriteByte(',')
-		}
+		item.Reset()
 		if err := enc.Encode(recs[i].Redacted()); err != nil {
 			panic(http.ErrAbortHandler) // cannot happen: every member encodes; never send half
 		}
+		_ = out.WriteValue(item.Bytes())
 		recs[i] = Record{} // let what was sent go
 	}
-	bw.WriteString(`],"requestId":"` + requestID + "\"}\n")
+	_ = out.WriteToken(jsontext.EndArray)
+	_ = out.WriteToken(jsontext.String("requestId"))
+	_ = out.WriteToken(jsontext.String(requestID))
+	_ = out.WriteToken(jsontext.EndObject)
 	_ = bw.Flush()
 }
 
@@ -311,7 +320,7 @@ func WriteJSON(w http.ResponseWriter, status int, requestID string, recs []Recor
 // or a note for one over maxRecordedBody.
 func keptBody(b []byte) json.RawMessage {
 	if len(b) > maxRecordedBody {
-		return json.RawMessage(`"[body of ` + strconv.Itoa(len(b)) + ` bytes not kept]"`)
+		return note("[body of " + strconv.Itoa(len(b)) + " bytes not kept]")
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil
@@ -329,19 +338,25 @@ func redactBody(b []byte, r *safetext.Redactor) json.RawMessage {
 		return nil
 	}
 	if len(b) > maxRecordedBody {
-		return json.RawMessage(`"[body of ` + strconv.Itoa(len(b)) + ` bytes not kept]"`)
+		return note("[body of " + strconv.Itoa(len(b)) + " bytes not kept]")
 	}
 	if !json.Valid(b) {
-		return json.RawMessage(`"[not JSON]"`)
+		return note("[not JSON]")
 	}
 	if mayHoldSecret(b) || isSecret(string(b), r) { // else the common case: the body as it came
 		b = r.JSON(b) // the walker keeps a valid body valid
 	}
 	out := bytes.NewBuffer(make([]byte, 0, len(b)))
 	if json.Compact(out, b) != nil {
-		return json.RawMessage(`"[not JSON]"`)
+		return note("[not JSON]")
 	}
 	return out.Bytes()
+}
+
+// note is what the log keeps in place of a body: a JSON string saying what it was.
+func note(s string) json.RawMessage {
+	b, _ := json.Marshal(s) // a string always encodes
+	return b
 }
 
 // mayHoldSecret reports whether r.JSON could change a valid JSON body in which r.Secrets finds

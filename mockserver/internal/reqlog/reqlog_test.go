@@ -339,3 +339,29 @@ func TestLogRedactsBodiesWhenRead(t *testing.T) {
 		assert.Equal(t, all[i].Body, all[i].Redacted().Body, "redacting twice changes nothing")
 	}
 }
+
+// TestWriteJSONIsTheLogAsOneObject: the streamed answer is, byte for byte, the redacted
+// records and the request ID encoded as one object by encoding/json, for an empty log too.
+func TestWriteJSONIsTheLogAsOneObject(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 1, 3} {
+		l := New(5)
+		for i := range n {
+			r := httptest.NewRequest(http.MethodPost, "/v1/sms/send?a=<b>&c=d", nil)
+			r.Header.Set("X-API-Secret", "sk_test_abcdefghijklmnop")
+			r.Header.Set("X-Note", "a & b \u2028")
+			l.Add(r, "req-"+strconv.Itoa(i), time.Unix(int64(i), 5).UTC(), []byte(`{"message":"<hi>","pin":"1234"}`), http.StatusAccepted)
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		require.NoError(t, enc.Encode(struct {
+			Data      []Record `json:"data"`
+			RequestID string   `json:"requestId"`
+		}{l.All(), "req-x"}))
+		rec := httptest.NewRecorder()
+		WriteJSON(rec, http.StatusOK, "req-x", l.Snapshot())
+		assert.Equal(t, want.String(), rec.Body.String(), "%d records", n)
+		assert.Equal(t, "application/json", rec.Header().Get("Content-Type"))
+	}
+}

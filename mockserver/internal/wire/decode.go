@@ -2,15 +2,15 @@ package wire
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
-	"maps"
 	"reflect"
-	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/seedsms/sms-go/internal/rules"
 )
@@ -23,27 +23,32 @@ type Naira int64
 func (n Naira) MarshalJSON() ([]byte, error) { return []byte(rules.FormatNaira(int64(n))), nil }
 
 // UnmarshalJSON reads the number exactly, with no float on the way. A value that is not an
-// amount is an *json.UnmarshalTypeError, so that the error names its member (see jsonError).
+// amount is errAmount, which Decode words for the member that holds it.
 func (n *Naira) UnmarshalJSON(b []byte) error {
 	k, err := rules.ParseNaira(string(b))
 	if err != nil {
-		return &json.UnmarshalTypeError{Value: "amount", Type: nairaType}
+		return errAmount
 	}
 	*n = Naira(k)
 	return nil
 }
 
-var nairaType = reflect.TypeFor[Naira]()
+var errAmount = errors.New("not an amount")
 
-// CheckBody refuses what the JSON decoder would let through: a null body (it would decode as
-// {}) and invalid UTF-8 (it would become U+FFFD), naming the member that holds it.
+// strict is what makes Decode strict besides the library's defaults (members matched by their
+// exact name, a name given twice refused, invalid UTF-8 refused, values nested at most 10,000
+// deep): a member the struct does not declare is refused. The size of a body is bounded before
+// it is read (rules.MaxBodyBytes).
+var strict = json.RejectUnknownMembers(true)
+
+// CheckBody refuses what no body may hold before anything reads it: invalid UTF-8, naming
+// the member that holds it, and a null body.
 func CheckBody(b []byte) *Error {
 	if !utf8.Valid(b) {
-		field := invalidUTF8Field(b)
-		if field == "" {
-			return errorf("", "Request body is not valid UTF-8.")
+		if field := invalidUTF8Field(b); field != "" {
+			return errorf(field, "%s is not valid UTF-8.", field)
 		}
-		return errorf(field, "%s is not valid UTF-8.", field)
+		return errorf("", "Request body is not valid UTF-8.")
 	}
 	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
 		return errorf("", "Request body must be a JSON object, not null.")
@@ -51,205 +56,199 @@ func CheckBody(b []byte) *Error {
 	return nil
 }
 
-// Decode decodes body strictly into v: one JSON object, the contract's exact member names
-// and no null member, no unknown member in nested objects either, no trailing data, every
-// member of the right type. Its errors are the contract's 400s, naming the field.
-//
-// The package's scanner reads the body first, for what encoding/json does not check: the
-// members' spelling (it matches names in any case), null members, unknown members with where
-// they stand; encoding/json then assigns the values, and says what is wrong with the syntax
-// or a member's type. Of an unknown member and a wrong type, the first in the body is told.
+// invalidUTF8Field is the member whose string holds the first invalid UTF-8 of b, or "" when
+// it is not in a member's string or the JSON is malformed before it.
+func invalidUTF8Field(b []byte) string {
+	bad := int64(-1) // the offset of the first invalid byte
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			bad = int64(i)
+			break
+		}
+		i += size
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(b))
+	for {
+		_, err := dec.ReadToken()
+		var syn *jsontext.SyntacticError
+		switch {
+		case errors.As(err, &syn) && syn.ByteOffset == bad && errors.Is(syn.Err, errInvalidUTF8):
+			if kind, n := dec.StackIndex(dec.StackDepth()); kind == '{' && n%2 == 0 {
+				// In a member's name: the member is the name, its invalid bytes as U+FFFD.
+				return memberOf(syn.JSONPointer.AppendToken(nameAt(b, int(bad))))
+			}
+			return fieldOf(syn.JSONPointer)
+		case err != nil:
+			return ""
+		}
+	}
+}
+
+// errInvalidUTF8 is the library's error for invalid UTF-8 in a string (it does not export it).
+var errInvalidUTF8 = func() error {
+	_, err := jsontext.NewDecoder(strings.NewReader("\"\xff\"")).ReadToken()
+	var syn *jsontext.SyntacticError
+	if !errors.As(err, &syn) {
+		panic("jsontext accepts invalid UTF-8")
+	}
+	return syn.Err
+}()
+
+// nameAt is the name of the string around offset i of b, its invalid UTF-8 as U+FFFD.
+func nameAt(b []byte, i int) string {
+	start := bytes.LastIndexByte(b[:i], '"') + 1
+	end := i
+	for end < len(b) && b[end] != '"' {
+		if b[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	raw := bytes.ToValidUTF8(b[start:min(end, len(b))], []byte("\uFFFD"))
+	var name string
+	if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &name) != nil {
+		return string(raw)
+	}
+	return name
+}
+
+// Decode decodes body strictly into v: one JSON object, the contract's exact member names,
+// each once, no null, no unknown member at any depth, no trailing data, every member of the
+// right type. Its errors are the contract's 400s, naming the member at fault; a malformed
+// body is told as malformed, and of several other faults the first in the body is told.
 func Decode(body []byte, v any) *Error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errorf("", "Request body is required.")
 	}
-	root, ok, whole := parseFirst(string(body))
-	if whole {
-		if e := checkMembers(&root, v); e != nil {
-			return e
+	err := json.Unmarshal(body, v, strict)
+	if err != nil && !jsontext.Value(body).IsValid() {
+		// The library may stop at a member before the body turns out malformed: the body's
+		// syntax is told first.
+		var raw jsontext.Value
+		err = json.Unmarshal(body, &raw)
+	}
+	// A null anywhere is refused: no member of the contract is nullable, and null is not the
+	// same as leaving a member out. The library reads one as the zero value, so it is looked
+	// for apart, in the bodies that spell it at all.
+	if bytes.Contains(body, []byte("null")) {
+		if at, field, ok := firstNull(body); ok && (err == nil || at < offsetOf(err)) {
+			return errorf(field, "%s cannot be null; leave it out instead.", field)
 		}
 	}
-	var unknown *member
-	if ok {
-		unknown = firstUnknown(&root, reflect.TypeOf(v))
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	err := dec.Decode(v)
-	var typ *json.UnmarshalTypeError
-	switch {
-	case err == nil && unknown != nil,
-		unknown != nil && errors.As(err, &typ) && int64(unknown.at) < typ.Offset:
-		return errorf(unknown.name, "Unknown field %q.", unknown.name)
-	case err != nil:
-		return jsonError(err)
-	}
-	if err := dec.Decode(&struct{}{}); err != io.EOF {
-		return errorf("", "Request body must hold one JSON object and nothing after it.")
+	if err != nil {
+		return jsonError(body, err)
 	}
 	return nil
 }
 
-// checkMembers holds a body's members to the contract's spelling, which encoding/json does
-// not: it matches names in any case. A member v does not declare (exactly) is unknown, and a
-// member whose value is null is refused too: no member of the contract is nullable, and null
-// is not the same as leaving a member out. Of a member given twice, the last counts, as
-// encoding/json assigns it; the members are checked in the order of their names. Bodies that
-// are not objects are left to encoding/json, which says what is wrong with them.
-func checkMembers(root *value, v any) *Error {
-	if root.kind != kObject || len(root.members) == 0 {
-		return nil
-	}
-	last := make(map[string]kind, len(root.members))
-	for _, m := range root.members {
-		last[m.name] = m.value.kind
-	}
-	known := memberNames(reflect.TypeOf(v))
-	for _, name := range slices.Sorted(maps.Keys(last)) {
-		switch {
-		case !known[name]:
-			return errorf(name, "Unknown field %q.", name)
-		case last[name] == kNull:
-			return errorf(name, "%s cannot be null; leave it out instead.", name)
-		}
-	}
-	return nil
-}
-
-// firstUnknown is the first member, in the body, that the struct it would be assigned to does
-// not declare in any case (the name encoding/json would match), or nil. It follows the body
-// only where it matches t: into objects of structs, elements of slices and arrays, pointers.
-func firstUnknown(v *value, t reflect.Type) *member {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if reflect.PointerTo(t).Implements(unmarshalerType) {
-		return nil
-	}
-	switch {
-	case t.Kind() == reflect.Struct && v.kind == kObject:
-		known := memberNames(t)
-		for i := range v.members {
-			m := &v.members[i]
-			ft, ok := memberType(t, known, m.name)
-			if !ok {
-				return m
-			}
-			if u := firstUnknown(&m.value, ft); u != nil {
-				return u
-			}
-		}
-	case (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && v.kind == kArray:
-		for i := range v.items {
-			if u := firstUnknown(&v.items[i], t.Elem()); u != nil {
-				return u
-			}
-		}
-	}
-	return nil
-}
-
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
-
-// memberType is the type of the member of struct t that name is assigned to, as encoding/json
-// finds it: by its exact name, or else in any case.
-func memberType(t reflect.Type, known map[string]bool, name string) (reflect.Type, bool) {
-	if !known[name] {
-		found := false
-		for k := range known {
-			if strings.EqualFold(k, name) {
-				name, found = k, true
-				break
-			}
-		}
-		if !found {
-			return nil, false
-		}
-	}
-	return fieldOf(t, name), true
-}
-
-// fieldOf is the type of the field of struct t whose JSON name is name, following embedded
-// structs; a field of no known type (it cannot be told) is an empty interface's.
-func fieldOf(t reflect.Type, name string) reflect.Type {
-	for f := range t.Fields() {
-		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		switch {
-		case tag == "-":
-		case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
-			if memberNames(f.Type)[name] {
-				return fieldOf(f.Type, name)
-			}
-		case !f.IsExported():
-		case tag == name, tag == "" && f.Name == name:
-			return f.Type
-		}
-	}
-	return reflect.TypeFor[any]()
-}
-
-var memberCache sync.Map // reflect.Type -> map[string]bool
-
-// memberNames returns the JSON member names of a struct type (or pointer to one), following
-// embedded structs as encoding/json does.
-func memberNames(t reflect.Type) map[string]bool {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if names, ok := memberCache.Load(t); ok {
-		return names.(map[string]bool)
-	}
-	names := map[string]bool{}
-	if t.Kind() == reflect.Struct {
-		for f := range t.Fields() {
-			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			switch {
-			case tag == "-":
-			case f.Anonymous && tag == "":
-				for name := range memberNames(f.Type) {
-					names[name] = true
+// firstNull is the offset and the member of the first null in body, read up to its first
+// fault.
+func firstNull(body []byte) (int64, string, bool) {
+	dec := jsontext.NewDecoder(bytes.NewReader(body))
+	for {
+		if dec.PeekKind() == 'n' {
+			p := dec.StackPointer()
+			if kind, n := dec.StackIndex(dec.StackDepth()); kind == '[' {
+				if n > 0 { // p names the element read last
+					p = p.Parent()
 				}
-			case !f.IsExported():
-			case tag != "":
-				names[tag] = true
-			default:
-				names[f.Name] = true
+				p = p.AppendToken(strconv.FormatInt(n, 10)) // the element about to be read
 			}
+			return dec.InputOffset(), fieldOf(p), true
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return 0, "", false
 		}
 	}
-	memberCache.Store(t, names)
-	return names
 }
 
-func jsonError(err error) *Error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
+// offsetOf is where the library found err.
+func offsetOf(err error) int64 {
+	var syn *jsontext.SyntacticError
+	var sem *json.SemanticError
 	switch {
 	case errors.As(err, &syn):
-		return errorf("", "Malformed JSON at byte %d.", syn.Offset)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return errorf("", "Malformed JSON: unexpected end of input.")
-	case errors.As(err, &typ) && typ.Type == nairaType:
-		return errorf(typ.Field, "%s must be an amount in naira, at least 0 and with at most 2 decimals.", typ.Field)
-	case errors.As(err, &typ):
-		if typ.Field == "" {
-			return errorf("", "Request body must be a JSON object.")
-		}
-		return errorf(typ.Field, "%s must be %s.", typ.Field, jsonKind(typ.Type.Kind().String()))
+		return syn.ByteOffset
+	case errors.As(err, &sem):
+		return sem.ByteOffset
 	}
-	return errorf("", "Invalid JSON body.")
+	return 0
 }
 
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
+// jsonError words an error of the library as the contract's 400.
+func jsonError(body []byte, err error) *Error {
+	var syn *jsontext.SyntacticError
+	var sem *json.SemanticError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errorf("", "Malformed JSON: unexpected end of input.")
+	case errors.As(err, &syn) && errors.Is(syn.Err, jsontext.ErrDuplicateName):
+		field := memberOf(syn.JSONPointer)
+		return errorf(field, "%s is given twice.", field)
+	case syn != nil && jsontext.Value(bytes.TrimSpace(body[:syn.ByteOffset])).IsValid():
+		return errorf("", "Request body must hold one JSON object and nothing after it.")
+	case syn != nil:
+		return errorf("", "Malformed JSON at byte %d.", syn.ByteOffset)
+	case !errors.As(err, &sem):
+		return errorf("", "Invalid JSON body.")
+	}
+	field := fieldOf(sem.JSONPointer)
+	switch {
+	case errors.Is(sem.Err, json.ErrUnknownName):
+		return errorf(memberOf(sem.JSONPointer), "Unknown field %q.", sem.JSONPointer.LastToken())
+	case errors.Is(sem.Err, errAmount):
+		return errorf(field, "%s must be an amount in naira, at least 0 and with at most 2 decimals.", field)
+	case field == "":
+		return errorf("", "Request body must be a JSON object.")
+	}
+	return errorf(field, "%s must be %s.", field, kindOf(sem.GoType))
+}
+
+// fieldOf is a JSON Pointer in the form the API's errors name a member: "/to/3/name" is
+// "to[3].name". A token of digits alone is an array's index.
+func fieldOf(p jsontext.Pointer) string {
+	var b strings.Builder
+	for tok := range p.Tokens() {
+		if _, err := strconv.ParseUint(tok, 10, 0); err == nil {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
+// memberOf is fieldOf of a pointer whose last token is a member's name, whatever it spells.
+func memberOf(p jsontext.Pointer) string {
+	parent, name := fieldOf(p.Parent()), p.LastToken()
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
+}
+
+// kindOf says which JSON value a Go type reads.
+func kindOf(t reflect.Type) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return "of another type"
+	}
+	switch t.Kind() {
+	case reflect.String:
 		return "a string"
-	case "int", "int64", "int32":
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
 		return "an integer"
-	case "bool":
+	case reflect.Bool:
 		return "a boolean"
-	case "slice":
+	case reflect.Slice, reflect.Array:
 		return "an array"
-	case "struct", "map":
+	case reflect.Struct, reflect.Map:
 		return "an object"
 	}
 	return "of another type"

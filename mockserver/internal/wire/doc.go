@@ -1,9 +1,10 @@
-// Package wire is the API's shared JSON: the decoding of request bodies (strict: the contract's
-// exact member names, no nulls, valid UTF-8, errors that name the member at fault), the
-// one-pass decoder of the send bodies, the fingerprint of a request for idempotency, and the
-// encoders of the hot answers, whose hand-written paths write exactly what encoding/json
-// writes. An answer written by one handler only keeps its shape beside that handler, in
-// httpapi (ARCHITECTURE.md, "Who owns which JSON").
+// Package wire is the API's shared JSON: the strict decoding of request bodies (the contract's
+// exact member names, each once, no unknown member, no null, valid UTF-8, errors that name the
+// member at fault), with github.com/go-json-experiment/json; the send bodies, decoded once,
+// their recipients and their fingerprint for idempotency; and the writing of answers, encoded
+// with encoding/json (or by an Appender, the campaign list), with the shapes every answer
+// shares. An answer's own shape is a struct beside the handler that writes it, in httpapi
+// (ARCHITECTURE.md, "How the mock reads and writes JSON").
 //
 // It imports the store for the values it reads into and writes out, and must not import the
 // HTTP layer (httpapi); its errors are *Error, which the HTTP layer turns into 400s.

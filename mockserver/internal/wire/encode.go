@@ -2,16 +2,13 @@ package wire
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
 
-	"github.com/seedsms/sms-go/internal/jsonenc"
 	"github.com/seedsms/sms-go/internal/rules"
-	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
 // bytesPool holds buffers for appending JSON to.
@@ -23,136 +20,26 @@ func Buffer() *[]byte { return bytesPool.Get().(*[]byte) }
 // Release gives back a buffer from Buffer; nothing may use it afterwards.
 func Release(b *[]byte) { bytesPool.Put(b) }
 
-// Hand-written JSON encoding for the hot paths. Each encoder writes exactly the bytes
-// encoding/json writes for the same wire struct (encode_test.go proves it on random values).
-
-// Appender is an answer that writes its own JSON, byte for byte what encoding/json writes
-// for its wire struct, without reflection.
+// Appender is an answer that writes its own JSON: the bytes encoding/json writes for its
+// shape, without reflection. One answer does (httpapi's campaign list).
 type Appender interface {
 	AppendJSON(dst []byte) []byte
 }
 
-// Append appends v's JSON, an object, to dst, without a trailing newline and without
-// escaping HTML: by hand for an Appender, with encoding/json otherwise.
+// Append appends v's JSON to dst, as encoding/json writes it without escaping HTML, and
+// without a trailing newline; an Appender writes its own.
 func Append(dst []byte, v any) ([]byte, error) {
 	if a, ok := v.(Appender); ok {
 		return a.AppendJSON(dst), nil
 	}
-	buf := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(buf)
-	buf.Reset()
+	buf := bytes.NewBuffer(dst)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return dst, err
 	}
-	return append(dst, bytes.TrimRight(buf.Bytes(), "\n")...), nil
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
-
-// CampaignPage is the answer of GET /v1/sms/campaigns: Page of CampaignJSON.
-type CampaignPage struct {
-	Campaigns  []store.Campaign
-	Pagination Pagination
-}
-
-// AppendJSON writes Page{CampaignOut of each campaign, p.Pagination}.
-func (p *CampaignPage) AppendJSON(b []byte) []byte {
-	b = append(b, `{"data":[`...)
-	for i := range p.Campaigns {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendCampaign(b, &p.Campaigns[i])
-	}
-	b = append(b, `],"pagination":`...)
-	return appendPagination(b, p.Pagination)
-}
-
-func appendPagination(b []byte, p Pagination) []byte {
-	b = append(b, `{"page":`...)
-	b = strconv.AppendInt(b, int64(p.Page), 10)
-	b = append(b, `,"limit":`...)
-	b = strconv.AppendInt(b, int64(p.Limit), 10)
-	b = append(b, `,"total":`...)
-	b = strconv.AppendInt(b, int64(p.Total), 10)
-	return append(b, "}}"...)
-}
-
-// appendCampaign writes CampaignOut(c).
-func appendCampaign(b []byte, c *store.Campaign) []byte {
-	b = append(b, `{"_id":"`...)
-	b = hex.AppendEncode(b, c.ID[:])
-	b = append(b, `","senderId":`...)
-	b = jsonenc.AppendString(b, c.SenderID, false)
-	b = append(b, `,"recipientCount":`...)
-	b = strconv.AppendInt(b, int64(c.Total()), 10)
-	b = append(b, `,"amount":`...)
-	b = appendNaira(b, c.Amount)
-	b = append(b, `,"status":"`...)
-	b = append(b, c.Status.String()...)
-	b = append(b, `","currency":"NGN","channel":"`...)
-	b = append(b, c.Channel.String()...)
-	b = append(b, `","smsParts":`...)
-	b = strconv.AppendInt(b, int64(c.Parts), 10)
-	b = append(b, `,"messageId":`...)
-	if c.HasMessageID() {
-		b = append(b, '"')
-		b = c.ID.AppendMessageID(b)
-		b = append(b, '"')
-	} else {
-		b = append(b, "null"...)
-	}
-	b = append(b, `,"reference":`...)
-	if c.Reference != "" {
-		b = jsonenc.AppendString(b, c.Reference, false)
-	} else {
-		b = append(b, "null"...)
-	}
-	b = append(b, `,"createdAt":"`...)
-	b = AppendTime(b, c.CreatedAt)
-	return append(b, `"}`...)
-}
-
-// appendNaira writes kobo as rules.FormatNaira does: naira with two decimals.
-func appendNaira(b []byte, kobo int64) []byte {
-	u := uint64(kobo)
-	if kobo < 0 {
-		b = append(b, '-')
-		u = -u
-	}
-	b = strconv.AppendUint(b, u/100, 10)
-	frac := u % 100
-	return append(b, '.', byte('0'+frac/10), byte('0'+frac%10))
-}
-
-// SentAnswer is the answer of POST /v1/sms/send and /v1/sms/campaigns.
-type SentAnswer struct{ Campaign *store.Accepted }
-
-// AppendJSON writes the answer.
-func (a SentAnswer) AppendJSON(b []byte) []byte {
-	c := a.Campaign
-	b = append(b, `{"message":"SMS request accepted.","campaign":{"id":"`...)
-	b = hex.AppendEncode(b, c.ID[:])
-	b = append(b, `","status":"`...)
-	b = append(b, c.Status.String()...)
-	b = append(b, `","message_id":`...)
-	if c.HasMessageID() {
-		b = append(b, '"')
-		b = c.ID.AppendMessageID(b)
-		b = append(b, '"')
-	} else {
-		b = append(b, "null"...)
-	}
-	b = append(b, `,"recipients":`...)
-	b = strconv.AppendInt(b, int64(c.Recipients), 10)
-	b = append(b, `,"amount":`...)
-	b = appendNaira(b, c.Amount)
-	b = append(b, `,"currency":"NGN","sms_parts":`...)
-	b = strconv.AppendInt(b, int64(c.Parts), 10)
-	return append(b, "}}"...)
-}
-
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // chunkingSize is how much of an answer whose length is not declared net/http buffers before
 // it sends it in chunks.
@@ -232,6 +119,11 @@ func NewPage(data any, page, limit, total int) Page {
 	return Page{Data: data, Pagination: Pagination{Page: page, Limit: limit, Total: total}}
 }
 
+// NairaNumber is kobo as a JSON number of naira, for the answers a client reads most (a
+// campaign listed, a send's answer): encoding/json writes a json.Number as it is, where it
+// calls Naira's MarshalJSON and then checks and compacts what it returns.
+func NairaNumber(kobo int64) json.Number { return json.Number(rules.FormatNaira(kobo)) }
+
 // Pagination says which page a Page is.
 type Pagination struct {
 	Page  int `json:"page"`
@@ -257,37 +149,4 @@ func OptString(s string) *string {
 		return nil
 	}
 	return &s
-}
-
-// CampaignJSON is a campaign as the API lists it.
-type CampaignJSON struct {
-	ID             string      `json:"_id"`
-	SenderID       string      `json:"senderId"`
-	RecipientCount int         `json:"recipientCount"`
-	Amount         json.Number `json:"amount"`
-	Status         string      `json:"status"`
-	Currency       string      `json:"currency"`
-	Channel        string      `json:"channel"`
-	SMSParts       int         `json:"smsParts"`
-	MessageID      *string     `json:"messageId"`
-	Reference      *string     `json:"reference"`
-	CreatedAt      string      `json:"createdAt"` // RFC 3339, formatted here: cheaper than time.Time's MarshalJSON
-}
-
-// NairaNumber is kobo as a JSON number of naira. On hot paths it is cheaper than Naira, whose
-// MarshalJSON output encoding/json checks and compacts again.
-func NairaNumber(kobo int64) json.Number { return json.Number(rules.FormatNaira(kobo)) }
-
-// CampaignOut is c as the API lists it.
-func CampaignOut(c *store.Campaign) CampaignJSON {
-	out := CampaignJSON{
-		ID: c.ID.String(), SenderID: c.SenderID, RecipientCount: c.Total(),
-		Amount: NairaNumber(c.Amount), Status: c.Status.String(), Currency: "NGN",
-		Channel: c.Channel.String(), SMSParts: int(c.Parts), Reference: OptString(c.Reference),
-		CreatedAt: Time(c.CreatedAt).Format(time.RFC3339Nano),
-	}
-	if c.HasMessageID() {
-		out.MessageID = OptString(c.MessageID())
-	}
-	return out
 }

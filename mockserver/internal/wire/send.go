@@ -1,9 +1,13 @@
 package wire
 
 import (
-	"encoding/json"
+	"crypto/sha256"
+	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/mockserver/internal/store"
@@ -11,24 +15,32 @@ import (
 
 // SendFields are the members POST /v1/sms/send and /v1/sms/campaigns share.
 type SendFields struct {
-	To        json.RawMessage `json:"to"`
-	From      *string         `json:"from"`
-	Message   *string         `json:"message"`
-	Channel   *string         `json:"channel"`
-	Reference *string         `json:"reference"`
+	To        jsontext.Value `json:"to"`
+	From      *string        `json:"from"`
+	Message   *string        `json:"message"`
+	Channel   *string        `json:"channel"`
+	Reference *string        `json:"reference"`
+}
+
+// DecodeSend decodes a send or campaign body strictly (Decode), for the idempotency check,
+// which hands what it decoded on to the handler (ReadSend).
+func DecodeSend(body []byte) (*SendFields, *Error) {
+	f := new(SendFields)
+	if e := Decode(body, f); e != nil {
+		return nil, e
+	}
+	return f, nil
 }
 
 // ReadSend returns the members and recipients of a send (campaign false) or campaign body:
-// those of in, the body decoded in one pass on the way in, or when there is none, the body
-// decoded strictly, which says what is wrong with it in the contract's words.
-func ReadSend(in *SendInput, body []byte, campaign bool) (SendFields, []store.Target, error) {
-	if in != nil {
-		targets, err := in.Targets()
-		return in.Fields(), targets, err
-	}
-	var f SendFields
-	if e := Decode(body, &f); e != nil {
-		return SendFields{}, nil, e
+// those of f, the body already decoded by DecodeSend, or when f is nil, of the body decoded
+// now; or what is wrong with it in the contract's words.
+func ReadSend(f *SendFields, body []byte, campaign bool) (SendFields, []store.Target, error) {
+	if f == nil {
+		var e *Error
+		if f, e = DecodeSend(body); e != nil {
+			return SendFields{}, nil, e
+		}
 	}
 	var targets []store.Target
 	var err error
@@ -37,24 +49,52 @@ func ReadSend(in *SendInput, body []byte, campaign bool) (SendFields, []store.Ta
 	} else {
 		targets, err = parseSendTo(f.To)
 	}
-	return f, targets, err
+	return *f, targets, err
+}
+
+// Fingerprint is the fingerprint of a send decoded by DecodeSend: the SHA-256 of path and
+// its members in the order of their names, each given or not and of a given length, to in
+// its canonical form (RFC 8785). Two bodies with the same members have the same one,
+// whatever their layout; it is not the Fingerprint of the body (a body that does not decode
+// has no members to compare), and need not be: a body that decodes is never the same
+// request as one that does not.
+func (f *SendFields) Fingerprint(path string) [32]byte {
+	p := Buffer()
+	defer Release(p)
+	b := append((*p)[:0], path...)
+	for _, v := range [...]*string{f.Channel, f.From, f.Message, f.Reference} {
+		if v == nil {
+			b = append(b, 0)
+			continue
+		}
+		b = append(b, 1)
+		b = binary.AppendUvarint(b, uint64(len(*v)))
+		b = append(b, *v...)
+	}
+	start := len(b)
+	b = append(b, f.To...)
+	to := jsontext.Value(b[start:])
+	_ = to.Canonicalize() // it decoded: it has a canonical form
+	b = append(b[:start], to...)
+	*p = b
+	return sha256.Sum256(b)
 }
 
 // parseSendTo reads POST /v1/sms/send's to: a number or an array of 1 to 100 numbers.
-func parseSendTo(raw json.RawMessage) ([]store.Target, error) {
-	if len(raw) == 0 || string(raw) == "null" {
+func parseSendTo(raw jsontext.Value) ([]store.Target, error) {
+	if len(raw) == 0 {
 		return nil, errorf("to", "to is required.")
 	}
 	var one string
-	if json.Unmarshal(raw, &one) == nil {
+	if raw.Kind() == '"' && json.Unmarshal(raw, &one) == nil {
 		p, err := store.ParsePhone("to", one)
 		if err != nil {
 			return nil, err
 		}
 		return []store.Target{{Phone: p}}, nil
 	}
-	var many []json.RawMessage
-	if json.Unmarshal(raw, &many) != nil {
+	var many []jsontext.Value
+	if raw.Kind() != '[' || json.Unmarshal(raw, &many) != nil {
 		return nil, errorf("to", "to must be a phone number or an array of phone numbers.")
 	}
 	if len(many) == 0 || len(many) > rules.MaxSendRecipients {
@@ -64,7 +104,7 @@ func parseSendTo(raw json.RawMessage) ([]store.Target, error) {
 	for i, item := range many {
 		field := "to[" + strconv.Itoa(i) + "]"
 		var n string
-		if json.Unmarshal(item, &n) != nil {
+		if item.Kind() != '"' || json.Unmarshal(item, &n) != nil {
 			return nil, errorf(field, "%s must be a phone number string.", field)
 		}
 		p, err := store.ParsePhone(field, n)
@@ -77,12 +117,12 @@ func parseSendTo(raw json.RawMessage) ([]store.Target, error) {
 }
 
 // parseCampaignTo reads POST /v1/sms/campaigns' to: 1 to 10,000 numbers or {phone, name}.
-func parseCampaignTo(raw json.RawMessage) ([]store.Target, error) {
-	if len(raw) == 0 || string(raw) == "null" {
+func parseCampaignTo(raw jsontext.Value) ([]store.Target, error) {
+	if len(raw) == 0 {
 		return nil, errorf("to", "to is required.")
 	}
-	var many []json.RawMessage
-	if json.Unmarshal(raw, &many) != nil {
+	var many []jsontext.Value
+	if raw.Kind() != '[' || json.Unmarshal(raw, &many) != nil {
 		return nil, errorf("to", "to must be an array of phone numbers or {phone, name} objects.")
 	}
 	if len(many) == 0 || len(many) > rules.MaxCampaignRecipients {
@@ -92,7 +132,7 @@ func parseCampaignTo(raw json.RawMessage) ([]store.Target, error) {
 	for i, item := range many {
 		field := "to[" + strconv.Itoa(i) + "]"
 		var n string
-		if json.Unmarshal(item, &n) == nil {
+		if item.Kind() == '"' && json.Unmarshal(item, &n) == nil {
 			p, err := store.ParsePhone(field, n)
 			if err != nil {
 				return nil, err
@@ -148,258 +188,4 @@ func (t *targets) add(p uint64, name string, index int) {
 	}
 	t.seen[p] = struct{}{}
 	t.list = append(t.list, store.Target{Phone: p, Name: name, Index: index})
-}
-
-// The one-pass decoder of POST /v1/sms/send and /v1/sms/campaigns bodies. It reads a body once
-// and gets everything the idempotency check and the handler need from that one pass: the
-// members, with the contract's exact spelling and no null, the recipients (plain numbers
-// without a json.Unmarshal each), and the fingerprint. It accepts only bodies it fully
-// understands: a JSON object of known members, each once, all strings of valid UTF-8, and
-// for to the forms the route takes. It declines anything else (malformed JSON, another
-// type, an unknown or repeated member, a null, invalid UTF-8, an empty or too long to),
-// and the request then goes the general way (Decode, ReferenceOf, Fingerprint), which
-// says what is wrong in the contract's words. So the fast path changes no answer: for a body
-// it accepts, the general way finds the same members and the same fingerprint
-// (decode_test.go checks this on random bodies, FuzzDecodeSend on arbitrary ones).
-
-// SendInput is a send or campaign body decoded in one pass.
-type SendInput struct {
-	From, Message, Channel, Reference *string
-	to                                []toItem
-	single                            bool // to was one string, not an array
-	Fingerprint                       [32]byte
-	vals                              [4]string       // what From, Message, Channel and Reference point to
-	oneTo                             [1]toItem       // to, when it is one number
-	oneTarget                         [1]store.Target // its target
-}
-
-// toItem is one element of to: a number, or a {phone, name} object.
-type toItem struct {
-	phone   string
-	name    string
-	object  bool
-	hasName bool
-}
-
-// DecodeSend decodes body with the fast path, or reports that it declines it. campaign says
-// which route: a campaign's to is an array of numbers or objects, a send's a number or an
-// array of numbers. path goes into the fingerprint.
-func DecodeSend(path string, body []byte, campaign bool) (*SendInput, bool) {
-	// One conversion of the whole body: every string decoded is a view into it, the phone
-	// numbers parsed into integers; the store copies the strings it keeps.
-	d := sendDecoder{scanner: scanner{s: string(body), strict: true}, campaign: campaign}
-	in, ok := d.object()
-	if !ok {
-		return nil, false
-	}
-	d.space()
-	if d.i != len(d.s) {
-		return nil, false
-	}
-	in.Fingerprint = in.hash(path)
-	return in, true
-}
-
-// sendDecoder reads a send body with the package's scanner, strictly: it declines what the
-// general way must say something about.
-type sendDecoder struct {
-	scanner
-	campaign bool
-}
-
-func (d *sendDecoder) object() (*SendInput, bool) {
-	if !d.next('{') {
-		return nil, false
-	}
-	in := &SendInput{}
-	seen := 0
-	for {
-		if !d.next('"') {
-			return nil, false
-		}
-		name, ok := d.str()
-		if !ok || !d.next(':') {
-			return nil, false
-		}
-		var bit, val int
-		var dst **string
-		switch name {
-		case "to":
-			bit = 1
-		case "from":
-			bit, dst, val = 2, &in.From, 0
-		case "message":
-			bit, dst, val = 4, &in.Message, 1
-		case "channel":
-			bit, dst, val = 8, &in.Channel, 2
-		case "reference":
-			bit, dst, val = 16, &in.Reference, 3
-		default:
-			return nil, false
-		}
-		if seen&bit != 0 {
-			return nil, false
-		}
-		seen |= bit
-		if dst != nil {
-			if !d.next('"') {
-				return nil, false
-			}
-			v, ok := d.str()
-			if !ok {
-				return nil, false
-			}
-			in.vals[val] = v
-			*dst = &in.vals[val] // in the input: no allocation of its own
-		} else if !d.to(in) {
-			return nil, false
-		}
-		if d.next('}') {
-			return in, seen&1 != 0 // no to: left to the general way, which says it is required
-		}
-		if !d.next(',') {
-			return nil, false
-		}
-	}
-}
-
-func (d *sendDecoder) to(in *SendInput) bool {
-	switch d.peek() {
-	case '"':
-		if d.campaign {
-			return false
-		}
-		d.i++
-		p, ok := d.str()
-		in.oneTo[0] = toItem{phone: p}
-		in.to, in.single = in.oneTo[:], true
-		return ok
-	case '[':
-		d.i++
-	default:
-		return false
-	}
-	limit := rules.MaxSendRecipients
-	if d.campaign {
-		limit = rules.MaxCampaignRecipients
-	}
-	// Most bodies are numbers of about 16 bytes each, separators included.
-	in.to = make([]toItem, 0, min(limit, (len(d.s)-d.i)/16+1))
-	for {
-		if len(in.to) == limit {
-			return false
-		}
-		switch d.peek() {
-		case '"':
-			d.i++
-			p, ok := d.str()
-			if !ok {
-				return false
-			}
-			in.to = append(in.to, toItem{phone: p})
-		case '{':
-			if !d.campaign {
-				return false
-			}
-			d.i++
-			it, ok := d.recipient()
-			if !ok {
-				return false
-			}
-			in.to = append(in.to, it)
-		default:
-			return false
-		}
-		if d.next(']') {
-			return true
-		}
-		if !d.next(',') {
-			return false
-		}
-	}
-}
-
-// recipient reads a {phone, name} object after its '{'.
-func (d *sendDecoder) recipient() (toItem, bool) {
-	it := toItem{object: true}
-	hasPhone := false
-	for {
-		if !d.next('"') {
-			return it, false
-		}
-		name, ok := d.str()
-		if !ok || !d.next(':') || !d.next('"') {
-			return it, false
-		}
-		v, ok := d.str()
-		if !ok {
-			return it, false
-		}
-		switch {
-		case name == "phone" && !hasPhone:
-			it.phone, hasPhone = v, true
-		case name == "name" && !it.hasName:
-			it.name, it.hasName = v, true
-		default:
-			return it, false
-		}
-		if d.next('}') {
-			return it, hasPhone
-		}
-		if !d.next(',') {
-			return it, false
-		}
-	}
-}
-
-// Fields returns the decoded members in the handlers' form.
-func (in *SendInput) Fields() SendFields {
-	return SendFields{From: in.From, Message: in.Message, Channel: in.Channel, Reference: in.Reference}
-}
-
-// Targets checks the decoded to as parseSendTo or parseCampaignTo check the raw one, with the
-// same errors; the decoder already holds its length to the route's limits.
-func (in *SendInput) Targets() ([]store.Target, error) {
-	if in.single {
-		p, err := store.ParsePhone("to", in.to[0].phone)
-		if err != nil {
-			return nil, err
-		}
-		in.oneTarget[0] = store.Target{Phone: p}
-		return in.oneTarget[:], nil
-	}
-	b := newTargets(len(in.to))
-	for i, it := range in.to {
-		if !it.object {
-			p, err := phoneNumber(it.phone)
-			if err != nil {
-				field := itemField(i)
-				return nil, errorf(field, "%s: %v.", field, err)
-			}
-			b.add(p, "", i)
-			continue
-		}
-		p, err := phoneNumber(it.phone)
-		if err != nil {
-			field := itemField(i) + ".phone"
-			return nil, errorf(field, "%s: %v.", field, err)
-		}
-		if it.hasName && utf8.RuneCountInString(it.name) > rules.MaxNameLen {
-			field := itemField(i)
-			return nil, errorf(field+".name", "%s.name must be at most %d characters.", field, rules.MaxNameLen)
-		}
-		b.add(p, it.name, i)
-	}
-	return b.list, nil
-}
-
-func itemField(i int) string { return "to[" + strconv.Itoa(i) + "]" }
-
-// phoneNumber is phone without the field: the number normalized, as an integer.
-func phoneNumber(s string) (uint64, error) {
-	n, err := rules.NormalizePhone(s)
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseUint(n, 10, 64)
 }
