@@ -864,3 +864,217 @@ func TestTotalContradictedByTheItems(t *testing.T) {
 	require.NoError(t, last)
 	assert.Equal(t, 250, n)
 }
+
+// serverPaged serves a list of n items at path, 25 a page whatever is asked (page by page,
+// or from the index a cursor or an after parameter names), each item written by item. paging
+// writes the page's paging, as headers and body members, for the page number, the index of
+// the next page's first item (-1 when none follows) and n. It counts the requests.
+func serverPaged(t *testing.T, path string, n int, item func(i int) string, paging func(base string, page, next, n int) (http.Header, string)) (*sms.Client, *sms.DashboardClient, *atomic.Int64) {
+	t.Helper()
+	const size = 25
+	var requests atomic.Int64
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		if r.URL.Path != path {
+			http.NotFound(w, r)
+			return
+		}
+		q := r.URL.Query()
+		page := max(1, atoiOr(q.Get("page"), 1))
+		from := (page - 1) * size
+		for _, name := range []string{"cursor", "after"} {
+			if c := q.Get(name); c != "" {
+				from = atoiOr(strings.TrimPrefix(c, "b64/"), 0)
+			}
+		}
+		var b strings.Builder
+		b.WriteString(`{"data":[`)
+		for i := from; i < min(from+size, n); i++ {
+			if i > from {
+				b.WriteByte(',')
+			}
+			b.WriteString(item(i))
+		}
+		next := from + size
+		if next >= n {
+			next = -1
+		}
+		h, members := paging(srv.URL, page, next, n)
+		b.WriteString("]")
+		if members != "" {
+			b.WriteString("," + members)
+		}
+		b.WriteString("}")
+		for k, v := range h {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(b.String()))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := sms.NewClient(fakeKey, fakeSecret, sms.WithBaseURL(srv.URL), sms.WithMaxRetries(0))
+	require.NoError(t, err)
+	d, err := sms.NewDashboardClient(fakeJWT, sms.WithBaseURL(srv.URL), sms.WithMaxRetries(0))
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	t.Cleanup(d.CloseIdleConnections)
+	return c, d, &requests
+}
+
+func atoiOr(s string, or int) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return or
+}
+
+// Every list's All reads every item whatever paging form a server uses, in the body or in the
+// headers; a list the API returns whole (keys, sender IDs) is walked when a server pages it.
+func TestAllReadsPagingInEveryForm(t *testing.T) {
+	t.Parallel()
+	const n = 60
+	none := http.Header(nil)
+	link := func(base string, next int) http.Header {
+		if next < 0 {
+			return http.Header{"Link": {fmt.Sprintf(`<%s/v1/sms/campaigns?page=1>; rel="first"`, base)}}
+		}
+		return http.Header{"Link": {fmt.Sprintf(`<%s/v1/sms/campaigns?page=1>; rel="first", <%s/v1/sms/campaigns?after=%d>; rel="next"`, base, base, next)}}
+	}
+	campaign := func(i int) string { return fmt.Sprintf(`{"_id":"c%d","status":"sent"}`, i) }
+	tests := []struct {
+		name   string
+		paging func(base string, page, next, n int) (http.Header, string)
+	}{
+		{"Laravel's paginator, its links an array", func(base string, p, next, n int) (http.Header, string) {
+			return none, fmt.Sprintf(`"current_page":%d,"per_page":25,"last_page":3,"total":%d,"links":[{"url":null,"label":"&laquo; Previous","active":false},{"url":"%s/v1/sms/campaigns?page=1","label":"1","active":true}],"next_page_url":"%s/v1/sms/campaigns?page=%d","path":"%s/v1/sms/campaigns"`, p, n, base, base, p+1, base)
+		}},
+		{"a Link header", func(base string, _, next, _ int) (http.Header, string) { return link(base, next), "" }},
+		{"X-Total-Count", func(_ string, _, _, n int) (http.Header, string) {
+			return http.Header{"X-Total-Count": {strconv.Itoa(n)}}, ""
+		}},
+		{"the next cursor in a header", func(_ string, _, next, _ int) (http.Header, string) {
+			if next < 0 {
+				return none, ""
+			}
+			return http.Header{"X-Next-Cursor": {strconv.Itoa(next)}}, ""
+		}},
+		{"JSON:API link objects", func(base string, _, next, _ int) (http.Header, string) {
+			if next < 0 {
+				return none, `"links":{"self":{"href":"x"},"next":null}`
+			}
+			return none, fmt.Sprintf(`"links":{"self":{"href":"x"},"next":{"href":"%s/v1/sms/campaigns?after=%d"}}`, base, next)
+		}},
+		{"Django REST's count and next", func(base string, _, next, n int) (http.Header, string) {
+			if next < 0 {
+				return none, fmt.Sprintf(`"count":%d,"next":null`, n)
+			}
+			return none, fmt.Sprintf(`"count":%d,"next":"%s/v1/sms/campaigns?after=%d"`, n, base, next)
+		}},
+		{"a base64 cursor holding a /", func(_ string, _, next, _ int) (http.Header, string) {
+			if next < 0 {
+				return none, `"next_cursor":null`
+			}
+			return none, fmt.Sprintf(`"next_cursor":"b64/%d"`, next)
+		}},
+		{"a relative ?cursor= link", func(_ string, _, next, _ int) (http.Header, string) {
+			if next < 0 {
+				return none, `"links":{"next":null}`
+			}
+			return none, fmt.Sprintf(`"links":{"next":"?cursor=%d"}`, next)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, _, _ := serverPaged(t, "/v1/sms/campaigns", n, campaign, tt.paging)
+			page, err := c.Campaigns.List(context.Background(), nil)
+			require.NoError(t, err, "a page is read whatever its paging form")
+			assert.Len(t, page.Items, 25)
+			seen := map[string]bool{}
+			for camp, err := range c.Campaigns.All(context.Background(), nil) {
+				require.NoError(t, err)
+				require.False(t, seen[camp.ID], "%s yielded twice", camp.ID)
+				seen[camp.ID] = true
+			}
+			assert.Len(t, seen, n, "every campaign, not the first page's 25")
+		})
+	}
+
+	t.Run("sender IDs paged by the server", func(t *testing.T) {
+		t.Parallel()
+		c, _, _ := serverPaged(t, "/v1/sender-ids", n, func(i int) string { return fmt.Sprintf(`{"title":"S%d","status":"active"}`, i) },
+			func(_ string, _, next, _ int) (http.Header, string) {
+				if next < 0 {
+					return none, `"has_more":false`
+				}
+				return none, fmt.Sprintf(`"next_cursor":"%d","has_more":true`, next)
+			})
+		got, last := drain(c.SenderIDs.All(context.Background(), nil))
+		require.NoError(t, last)
+		assert.Equal(t, n, got)
+	})
+	t.Run("keys paged by the server", func(t *testing.T) {
+		t.Parallel()
+		_, d, requests := serverPaged(t, "/v1/keys", n, func(i int) string { return fmt.Sprintf(`{"_id":"k%d","publicKey":"pk_test_%d"}`, i, i) },
+			func(_ string, p, _, n int) (http.Header, string) {
+				return none, fmt.Sprintf(`"count":%d,"page":%d`, n, p)
+			})
+		got, last := drain(d.Keys.All(context.Background()))
+		require.NoError(t, last)
+		assert.Equal(t, n, got)
+		assert.EqualValues(t, 3, requests.Load())
+	})
+}
+
+// A cursor walk that cannot end well ends with an error that says why: a cycle of cursors,
+// or a run of empty pages each with a new cursor, never duplicates without end nor 10,000
+// requests.
+func TestAllStopsOnCursorCyclesAndEmptyRuns(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		answer  func(cursor string) string
+		wantErr string
+		maxReqs int64
+	}{
+		{"c1 -> c2 -> c1", func(cursor string) string {
+			next := map[string]string{"": "c1", "c1": "c2", "c2": "c1"}[cursor]
+			return fmt.Sprintf(`{"data":[{"_id":"x%s","status":"sent"}],"next_cursor":"%s","has_more":true}`, cursor, next)
+		}, "cycle", 4},
+		{"empty pages with fresh cursors", func(cursor string) string {
+			return fmt.Sprintf(`{"data":[],"next_cursor":"%s-n","has_more":true}`, cursor)
+		}, "added no new item", 11},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var requests atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if requests.Add(1) > 100 {
+					w.WriteHeader(http.StatusServiceUnavailable)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(tt.answer(r.URL.Query().Get("cursor"))))
+			}))
+			t.Cleanup(srv.Close)
+			c, err := sms.NewClient(fakeKey, fakeSecret, sms.WithBaseURL(srv.URL), sms.WithMaxRetries(0))
+			require.NoError(t, err)
+			t.Cleanup(c.CloseIdleConnections)
+			seen := map[string]bool{}
+			var last error
+			for camp, err := range c.Campaigns.All(context.Background(), nil) {
+				if err != nil {
+					last = err
+					break
+				}
+				require.False(t, seen[camp.ID], "%s yielded twice", camp.ID)
+				seen[camp.ID] = true
+			}
+			require.Error(t, last)
+			assert.Contains(t, last.Error(), tt.wantErr)
+			assert.LessOrEqual(t, requests.Load(), tt.maxReqs)
+		})
+	}
+}

@@ -182,12 +182,12 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*P
 	if err := validatePage(p.Page, p.Limit); err != nil {
 		return nil, err
 	}
-	return s.list(ctx, p, "")
+	return s.list(ctx, p, nextRef{})
 }
 
 // list is List, fetching the page that next (a cursor or a URL, see Pagination.next) names
 // when it is not empty.
-func (s *CampaignsService) list(ctx context.Context, p *ListCampaignsParams, next string) (*Page[Campaign], error) {
+func (s *CampaignsService) list(ctx context.Context, p *ListCampaignsParams, next nextRef) (*Page[Campaign], error) {
 	var out struct {
 		envelope
 		wirePaging
@@ -211,7 +211,7 @@ func (s *CampaignsService) list(ctx context.Context, p *ListCampaignsParams, nex
 			return nil, err
 		}
 	}
-	pg, bad := out.pagination(nil)
+	pg, bad := out.pagination(cl.header, nil)
 	bad = pg.distrust(p.Page, offset(p.Page, p.Limit, pg, next), len(out.Data), bad)
 	page := &Page[Campaign]{Items: make([]Campaign, len(out.Data)), Pagination: pg}
 	slots := make([]campaignSlots, len(out.Data))
@@ -248,7 +248,7 @@ func (s *CampaignsService) All(ctx context.Context, p *ListCampaignsParams) iter
 		return fail[Campaign](err)
 	}
 	q.Page, q.Limit = max(q.Page, 1), cmp.Or(q.Limit, rules.MaxLimit)
-	fetch := func(ctx context.Context, page, limit int, next string) ([]Campaign, Pagination, error) {
+	fetch := func(ctx context.Context, page, limit int, next nextRef) ([]Campaign, Pagination, error) {
 		pg, err := s.list(ctx, &ListCampaignsParams{Page: page, Limit: limit}, next)
 		if err != nil {
 			return nil, Pagination{}, err
@@ -352,12 +352,12 @@ func (s *CampaignsService) Delivery(ctx context.Context, id string, p *DeliveryP
 	if err := validatePage(p.Page, p.Limit); err != nil {
 		return nil, err
 	}
-	return s.status(ctx, id, seg, p, "")
+	return s.status(ctx, id, seg, p, nextRef{})
 }
 
 // status is Delivery of campaign id (seg, escaped), fetching the page of recipients that next
 // (a cursor or a URL, see Pagination.next) names when it is not empty.
-func (s *CampaignsService) status(ctx context.Context, id, seg string, p *DeliveryParams, next string) (*Delivery, error) {
+func (s *CampaignsService) status(ctx context.Context, id, seg string, p *DeliveryParams, next nextRef) (*Delivery, error) {
 	var out struct {
 		envelope
 		wirePaging
@@ -399,7 +399,7 @@ func (s *CampaignsService) status(ctx context.Context, id, seg string, p *Delive
 		return nil, cl.unbuildable(fmt.Errorf("the %d answer is about campaign %s, not the campaign %s asked about",
 			cl.status, strconv.Quote(printable(d.CampaignID.s)), strconv.Quote(printable(id))))
 	}
-	pg, bad := out.pagination(nil)
+	pg, bad := out.pagination(cl.header, nil)
 	bad = pg.distrust(p.Page, offset(p.Page, p.Limit, pg, next), len(d.Recipients), bad)
 	bad = unreadable(bad, "data.", flaw{"campaignId", d.CampaignID.bad}, flaw{"messageId", d.MessageID.bad})
 	st := &Delivery{
@@ -429,8 +429,8 @@ func (s *CampaignsService) status(ctx context.Context, id, seg string, p *Delive
 
 // offset is the index in the list of the first item of the page asked for (page and limit
 // as asked, 0 for the defaults), answered with paging pg: 0 for a page fetched by cursor.
-func offset(page, limit int, pg Pagination, next string) int {
-	if next != "" {
+func offset(page, limit int, pg Pagination, next nextRef) int {
+	if !next.none() {
 		return 0
 	}
 	return (max(page, 1) - 1) * cmp.Or(pg.Limit, limit, rules.DefaultLimit)
@@ -469,7 +469,7 @@ func (s *CampaignsService) AllRecipients(ctx context.Context, id string, p *Deli
 		return fail[RecipientDelivery](err)
 	}
 	q.Page, q.Limit = max(q.Page, 1), cmp.Or(q.Limit, rules.MaxLimit)
-	fetch := func(ctx context.Context, page, limit int, next string) ([]RecipientDelivery, Pagination, error) {
+	fetch := func(ctx context.Context, page, limit int, next nextRef) ([]RecipientDelivery, Pagination, error) {
 		st, err := s.status(ctx, id, seg, &DeliveryParams{Page: page, Limit: limit}, next)
 		if err != nil {
 			return nil, Pagination{}, err

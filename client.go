@@ -528,25 +528,26 @@ type cursorQuery struct {
 	Limit  int    `url:"limit,omitempty"`
 }
 
-// page makes cl fetch the page next names, when not empty: a cursor, sent as the query
-// parameter cursor with the page size limit; or a URL (absolute, or relative to the base
-// URL's host), which must be the same endpoint under the base URL (never another host, which
-// would be sent the credentials).
-func (c *core) page(cl *call, next string, limit int) error {
-	if next == "" {
+// page makes cl fetch the page next names, when it names one: a cursor, sent as the query
+// parameter cursor with the page size limit (0: none), whatever characters it holds; or a URL
+// (absolute, or relative to the URL of the request it came from, such as "?cursor=abc" or
+// "/v1/sms/campaigns?page=2"), which must be the same endpoint under the base URL (never
+// another host, which would be sent the credentials).
+func (c *core) page(cl *call, next nextRef, limit int) error {
+	switch {
+	case next.none():
+		return nil
+	case next.cursor != "":
+		cl.query = cursorQuery{Cursor: next.cursor, Limit: limit}
 		return nil
 	}
-	if !strings.Contains(next, "/") && !strings.Contains(next, "?") {
-		cl.query = cursorQuery{Cursor: next, Limit: limit}
-		return nil
-	}
-	base, err := url.Parse(c.base)
+	self, err := url.Parse(c.base + cl.path)
 	if err != nil {
 		return fmt.Errorf("sms: %s: %w", cl.op(), err)
 	}
-	u, err := base.Parse(next)
-	if err != nil || u.Scheme != base.Scheme || u.Host != base.Host || u.EscapedPath() != base.EscapedPath()+cl.path {
-		return fmt.Errorf("sms: %s: the answer's next page %s is not this endpoint under the base URL: not followed", cl.op(), strconv.Quote(printable(next)))
+	u, err := self.Parse(next.url)
+	if err != nil || u.Scheme != self.Scheme || u.Host != self.Host || u.EscapedPath() != self.EscapedPath() {
+		return fmt.Errorf("sms: %s: the answer's next page %s is not this endpoint under the base URL: not followed", cl.op(), strconv.Quote(printable(next.url)))
 	}
 	cl.query, cl.raw = nil, u.RawQuery
 	return nil

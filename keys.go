@@ -138,24 +138,44 @@ func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, err
 }
 
 // List returns the workspace's keys, newest first, revoked ones included, without secrets:
-// the whole list, in one page.
+// the whole list, in one page (a server that pages it anyway answers its first page, and
+// Pagination says so; All walks every page).
 //
 // Endpoint: GET /v1/keys (no scope: a dashboard token), this project's contract
 // (docs/api.md): no live page shows it.
 func (s *KeysService) List(ctx context.Context) (*Page[Key], error) {
+	return s.list(ctx, 0, 0, nextRef{})
+}
+
+// wholeQuery is the query of a page of a list that the API returns whole (see walkWhole):
+// none for the first request.
+type wholeQuery struct {
+	Page  int `url:"page,omitempty"`
+	Limit int `url:"limit,omitempty"`
+}
+
+// list is List, fetching page (limit keys a page) when page is not 0, or the page that next
+// (a cursor or a URL, see Pagination.next) names.
+func (s *KeysService) list(ctx context.Context, page, limit int, next nextRef) (*Page[Key], error) {
 	var out struct {
 		envelope
 		wirePaging
 		Data []wireKey `json:"data"`
 	}
 	cl := &call{method: http.MethodGet, path: "/v1/keys", policy: retryIdempotent}
+	if page > 0 {
+		cl.query = wholeQuery{Page: page, Limit: limit}
+	}
+	if err := s.c.page(cl, next, limit); err != nil {
+		return nil, err
+	}
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
 	if err := cl.need(member{"data", out.Data != nil}); err != nil {
 		return nil, err
 	}
-	pg, bad := out.pagination(nil)
+	pg, bad := out.pagination(cl.header, nil)
 	for i := range out.Data {
 		d := &out.Data[i]
 		if err := cl.needIn("data", i, member{"_id", d.id() != ""}, member{"publicKey", d.PublicKey.s != ""}); err != nil {
@@ -163,22 +183,32 @@ func (s *KeysService) List(ctx context.Context) (*Page[Key], error) {
 		}
 		bad = unreadableIn(bad, "data", i, d.flaws()...)
 	}
-	page := &Page[Key]{Items: make([]Key, len(out.Data)), Pagination: pg}
+	bad = pg.distrust(page, offset(page, limit, pg, next), len(out.Data), bad)
+	result := &Page[Key]{Items: make([]Key, len(out.Data)), Pagination: pg}
 	for i := range out.Data {
-		page.Items[i] = *out.Data[i].key(nil)
+		result.Items[i] = *out.Data[i].key(nil)
 	}
-	page.Response = cl.responseOf(out.envelope, bad)
-	return page, nil
+	result.Response = cl.responseOf(out.envelope, bad)
+	return result, nil
 }
 
-// All returns an iterator over the workspace's keys, as List returns them: the list is not
-// paged, so it makes one request when the loop starts. An error is yielded once and ends the
-// loop.
+// All returns an iterator over the workspace's keys, as List returns them. The list is not
+// paged by the API, so it makes one request when the loop starts; when a server pages it all
+// the same (its answer states a cursor, a next URL, more pages or a total above its keys),
+// the loop follows every page as Campaigns.All does, yielding each key once. An error is
+// yielded once and ends the loop.
 //
-// Endpoints: GET /v1/keys (no scope: a dashboard token), once when the loop starts: see
-// List.
+// Endpoints: GET /v1/keys (no scope: a dashboard token), once when the loop starts and once
+// for each further page a server states: see List.
 func (s *KeysService) All(ctx context.Context) iter.Seq2[Key, error] {
-	return items(func() (*Page[Key], error) { return s.List(ctx) })
+	fetch := func(ctx context.Context, page, limit int, next nextRef) ([]Key, Pagination, error) {
+		pg, err := s.list(ctx, page, limit, next)
+		if err != nil {
+			return nil, Pagination{}, err
+		}
+		return pg.Items, pg.Pagination, nil
+	}
+	return walkWhole(ctx, fetch, func(k Key) string { return k.ID })
 }
 
 // Revoke revokes key id at once: requests with it are then 401. Revoking a revoked key

@@ -7,9 +7,10 @@ import "iter"
 // no Response of their own. Each list's All iterator walks every page of it.
 type Page[T any] struct {
 	Items []T
-	// Pagination is the paging the answer stated. The lists of keys and of sender IDs are
-	// not paged (the API returns them whole): their Page is 0 and Total -1 unless the server
-	// stated otherwise.
+	// Pagination is the paging the answer stated, in its body or its headers. The lists of
+	// keys and of sender IDs are not paged (the API returns them whole): their Page is 0 and
+	// their Total the count the answer states (the service's "count"), or -1 when it states
+	// none.
 	Pagination
 	// Response is the HTTP answer, with its request ID.
 	Response *Response

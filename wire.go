@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -382,8 +383,10 @@ func campaignTo(to []wireRecipient) []any {
 
 // pageMembers are the members that page a list, under the names such APIs use: the page
 // (page, current_page, currentPage), the page size (limit, perPage, per_page, pageSize,
-// page_size), the number of items (total, totalCount, total_count) and of pages (pages,
-// totalPages, total_pages, last_page, lastPage). encoding/json matches them ignoring case.
+// page_size), the number of items (total, totalCount, total_count, and count, read last: the
+// service's keys and sender IDs state it so, as Django REST's paginator does) and of pages
+// (pages, totalPages, total_pages, last_page, lastPage). encoding/json matches them ignoring
+// case.
 type pageMembers struct {
 	Page         optInt `json:"page"`
 	CurrentPage  optInt `json:"current_page"`
@@ -396,36 +399,104 @@ type pageMembers struct {
 	Total        optInt `json:"total"`
 	TotalCount   optInt `json:"totalCount"`
 	TotalCount2  optInt `json:"total_count"`
+	Count        optInt `json:"count"`
 	Pages        optInt `json:"pages"`
 	TotalPages   optInt `json:"totalPages"`
 	TotalPages2  optInt `json:"total_pages"`
 	LastPage     optInt `json:"last_page"`
 	LastPage2    optInt `json:"lastPage"`
 	// A cursor list's members: the cursor of the next page, whether more follow, and the URL
-	// of the next page (Laravel's next_page_url).
-	NextCursor   text `json:"next_cursor"`
-	NextCursor2  text `json:"nextCursor"`
-	HasMore      text `json:"has_more"`
-	HasMore2     text `json:"hasMore"`
-	NextPageURL  text `json:"next_page_url"`
-	NextPageURL2 text `json:"nextPageUrl"`
+	// of the next page (Laravel's next_page_url, Django REST's next).
+	NextCursor   text     `json:"next_cursor"`
+	NextCursor2  text     `json:"nextCursor"`
+	HasMore      text     `json:"has_more"`
+	HasMore2     text     `json:"hasMore"`
+	NextPageURL  text     `json:"next_page_url"`
+	NextPageURL2 text     `json:"nextPageUrl"`
+	Next         linkText `json:"next"`
+}
+
+// linkText is a link member: a URL as a JSON string, or JSON:API's link object {"href": URL}.
+// Any other value is no link.
+type linkText struct{ s string }
+
+// UnmarshalJSON reads the forms above; it never fails.
+func (l *linkText) UnmarshalJSON(b []byte) error {
+	*l = linkText{}
+	switch b[0] {
+	case '"':
+		l.s, _ = readText(b)
+	case '{':
+		var o struct {
+			Href text `json:"href"`
+		}
+		if json.Unmarshal(b, &o) == nil {
+			l.s = o.Href.s
+		}
+	}
+	return nil
+}
+
+// url returns the link when it is a URL (it holds a / or a ?), or "": a bare next member may
+// be a page number, which a page walk reads from the page members instead.
+func (l linkText) url() string {
+	if strings.ContainsAny(l.s, "/?") {
+		return l.s
+	}
+	return ""
+}
+
+// wireLinks is a links member: JSON:API's and Laravel resources' object, whose next is a URL
+// or a link object; Laravel's paginator writes an array of {url, label, active} instead,
+// which says no more than its next_page_url and is skipped. Any other value is no link.
+type wireLinks struct{ next string }
+
+// UnmarshalJSON reads the forms above; it never fails.
+func (l *wireLinks) UnmarshalJSON(b []byte) error {
+	*l = wireLinks{}
+	if b[0] != '{' {
+		return nil
+	}
+	var o struct {
+		Next linkText `json:"next"`
+	}
+	if json.Unmarshal(b, &o) == nil {
+		l.next = o.Next.s
+	}
+	return nil
 }
 
 // wirePaging is the paging of a list answer: its members under "pagination" (the service's),
 // under "meta", or at the top level of the answer (Laravel's paginator), read in that order
-// of preference, member by member. None at all is a list whose size is not known.
+// of preference, member by member, then the paging headers (see pagingHeaders). None at all
+// is a list whose size is not known.
 type wirePaging struct {
 	pageMembers
 	Pagination *pageMembers `json:"pagination"`
 	Meta       *pageMembers `json:"meta"`
-	Links      *struct {
-		Next text `json:"next"`
-	} `json:"links"` // JSON:API's and Laravel resources' links.next
+	Links      wireLinks    `json:"links"` // JSON:API's and Laravel resources' links.next
 }
 
-// pagination returns the list's Pagination (see Pagination for what is unknown), and appends
-// to bad the paging members that were present but unreadable.
-func (w *wirePaging) pagination(bad []string) (Pagination, []string) {
+// pagingHeaders are the headers that page a list, read when the body does not say the same:
+// the number of items (X-Total-Count, GitLab's X-Total, Yii's X-Pagination-Total-Count), of
+// pages (X-Total-Pages, X-Pagination-Page-Count), the page (X-Page, X-Pagination-Current-Page),
+// its size (X-Per-Page, X-Pagination-Per-Page) and the next page's cursor (X-Next-Cursor,
+// X-Pagination-Next-Cursor). The Link header's rel="next" (RFC 8288) is the next page's URL.
+// The keys are canonical, so that reading them allocates nothing.
+var pagingHeaders = [...]struct {
+	key  string
+	slot int8 // 0 total, 1 pages, 2 page, 3 limit
+}{
+	{"X-Total-Count", 0}, {"X-Total", 0}, {"X-Pagination-Total-Count", 0},
+	{"X-Total-Pages", 1}, {"X-Pagination-Page-Count", 1},
+	{"X-Page", 2}, {"X-Pagination-Current-Page", 2},
+	{"X-Per-Page", 3}, {"X-Pagination-Per-Page", 3},
+}
+
+// pagination returns the list's Pagination (see Pagination for what is unknown), read from
+// the body's members and then the answer's headers h, and appends to bad the paging members
+// that were present but unreadable.
+func (w *wirePaging) pagination(h http.Header, bad []string) (Pagination, []string) {
 	pg := Pagination{Total: -1}
 	for _, g := range [...]struct {
 		m      *pageMembers
@@ -447,7 +518,7 @@ func (w *wirePaging) pagination(bad []string) (Pagination, []string) {
 		pick(&pg.Total, -1, &m.Total, &m.TotalCount, &m.TotalCount2)
 		pick(&pg.Pages, 0, &m.Pages, &m.TotalPages, &m.TotalPages2, &m.LastPage, &m.LastPage2)
 		pg.cursor = cmp.Or(pg.cursor, m.NextCursor.s, m.NextCursor2.s)
-		pg.nextURL = cmp.Or(pg.nextURL, m.NextPageURL.s, m.NextPageURL2.s)
+		pg.nextURL = cmp.Or(pg.nextURL, m.NextPageURL.s, m.NextPageURL2.s, m.Next.url())
 		if pg.more == 0 {
 			pg.more = moreOf(cmp.Or(m.HasMore.s, m.HasMore2.s))
 		}
@@ -456,13 +527,90 @@ func (w *wirePaging) pagination(bad []string) (Pagination, []string) {
 			flaw{"limit", m.Limit.bad}, flaw{"perPage", m.PerPage.bad}, flaw{"per_page", m.PerPage2.bad},
 			flaw{"pageSize", m.PageSize.bad}, flaw{"page_size", m.PageSize2.bad},
 			flaw{"total", m.Total.bad}, flaw{"totalCount", m.TotalCount.bad}, flaw{"total_count", m.TotalCount2.bad},
+			flaw{"count", m.Count.bad},
 			flaw{"pages", m.Pages.bad}, flaw{"totalPages", m.TotalPages.bad}, flaw{"total_pages", m.TotalPages2.bad},
 			flaw{"last_page", m.LastPage.bad}, flaw{"lastPage", m.LastPage2.bad})
 	}
-	if w.Links != nil {
-		pg.nextURL = cmp.Or(pg.nextURL, w.Links.Next.s)
+	pg.nextURL = cmp.Or(pg.nextURL, w.Links.next)
+	if pg.Total < 0 { // count, the least specific name, last
+		for _, m := range [...]*pageMembers{w.Pagination, w.Meta, &w.pageMembers} {
+			if m != nil && m.Count.ok && m.Count.n >= 0 {
+				pg.Total = m.Count.n
+				break
+			}
+		}
+	}
+	if len(h) > 0 {
+		pg.fromHeaders(h)
 	}
 	return pg, bad
+}
+
+// fromHeaders fills in what the body left unsaid from the paging headers of h (see
+// pagingHeaders); a header that is not a whole number of 0 or more is not read.
+func (pg *Pagination) fromHeaders(h http.Header) {
+	for _, ph := range pagingHeaders {
+		v := header(h, ph.key)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			continue
+		}
+		switch {
+		case ph.slot == 0 && pg.Total < 0:
+			pg.Total = n
+		case ph.slot == 1 && pg.Pages == 0:
+			pg.Pages = n
+		case ph.slot == 2 && pg.Page == 0:
+			pg.Page = n
+		case ph.slot == 3 && pg.Limit == 0:
+			pg.Limit = n
+		}
+	}
+	if pg.cursor == "" {
+		pg.cursor = cmp.Or(header(h, "X-Next-Cursor"), header(h, "X-Pagination-Next-Cursor"))
+	}
+	if pg.nextURL == "" {
+		for _, v := range h["Link"] {
+			if u := linkNext(v); u != "" {
+				pg.nextURL = u
+				break
+			}
+		}
+	}
+}
+
+// linkNext returns the target of the link whose rel is next in v, a Link header's value
+// (RFC 8288: `<url>; rel="next", <url>; rel="prev"`), or "".
+func linkNext(v string) string {
+	for v != "" {
+		start := strings.IndexByte(v, '<')
+		end := strings.IndexByte(v, '>')
+		if start < 0 || end < start {
+			return ""
+		}
+		target := v[start+1 : end]
+		v = v[end+1:]
+		params := v
+		if i := strings.IndexByte(v, '<'); i >= 0 {
+			params = v[:i]
+		}
+		for _, p := range strings.Split(params, ";") {
+			name, value, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if !ok || !strings.EqualFold(strings.TrimSpace(name), "rel") {
+				continue
+			}
+			value = strings.Trim(strings.TrimSpace(strings.TrimRight(strings.TrimSpace(value), ",")), `"`)
+			for _, rel := range strings.Fields(value) {
+				if strings.EqualFold(rel, "next") {
+					return strings.TrimSpace(target)
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // moreOf reads a has_more member: 1 for true, -1 for false, 0 when absent or neither.
