@@ -245,6 +245,74 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				assert.Contains(t, err.Error(), "Down for maintenance", "the start of the body")
 				assert.NotContains(t, err.Error(), "\x1b", "escaped")
 			}},
+		// Round three: errors sent as 200 in the other conventions, one rule for reads, writes
+		// and sms doctor.
+		{"200 status false", []string{"Campaigns.List", "SenderIDs.List", "Keys.List", "Balance.Get", "Campaigns.Delivery"}, 200, nil,
+			`{"status":false,"message":"Invalid API key","data":[]}`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrUnauthorized, "never an empty list")
+				assert.Equal(t, "Invalid API key", apiError(t, err).Message)
+			}},
+		{"200 status false on a write", []string{"SMS.Send", "Campaigns.Create", "OTP.Send", "OTP.Verify", "SenderIDs.Request", "Keys.Create", "Keys.Revoke"}, 200, nil,
+			`{"status":false,"message":"Invalid API key","data":[]}`,
+			func(t *testing.T, v any, err error) {
+				var oe *sms.OutcomeError
+				require.ErrorAs(t, err, &oe, "the request may have taken effect")
+				assert.ErrorIs(t, err, sms.ErrUnauthorized)
+			}},
+		{"200 status 401", []string{"Campaigns.List", "SenderIDs.List", "Keys.List", "Balance.Get"}, 200, nil,
+			`{"status":"401","message":"Unauthenticated.","data":[]}`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrUnauthorized, "the status it names")
+				assert.Equal(t, "Unauthenticated.", apiError(t, err).Message)
+			}},
+		{"200 responseCode 99", []string{"Campaigns.List", "SenderIDs.List", "Keys.List", "Balance.Get"}, 200, nil,
+			`{"responseCode":"99","responseMessage":"System malfunction","data":[]}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, "System malfunction", apiError(t, err).Message)
+				assert.Contains(t, err.Error(), "System malfunction")
+			}},
+		{"200 code with msg", []string{"Campaigns.List", "SenderIDs.List", "Keys.List", "Balance.Get", "SMS.Send"}, 200, nil,
+			`{"code":1001,"msg":"Invalid API key"}`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrUnauthorized)
+				assert.Equal(t, "Invalid API key", apiError(t, err).Message)
+			}},
+		{"200 a word code with msg", []string{"Campaigns.List", "Balance.Get"}, 200, nil,
+			`{"code":"E_SENDER","msg":"Sender ID not approved"}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, "Sender ID not approved", apiError(t, err).Message)
+				assert.Equal(t, "E_SENDER", apiError(t, err).Code)
+			}},
+		{"success members that say success", []string{"Balance.Get"}, 200, nil,
+			`{"status":true,"responseCode":"00","code":0,"msg":"success","data":{"balance":1,"currency":"NGN"}}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.AmountFromKobo(100), v.(*sms.Balance).Balance)
+			}},
+		// The server's words, whatever members hold them.
+		{"Spring Boot's defaultMessage", []string{"SMS.Send", "Balance.Get"}, 400, nil,
+			`{"timestamp":"2026-11-29T10:00:00.000+00:00","status":400,"error":"Bad Request","errors":[{"defaultMessage":"must not be blank","field":"to","rejectedValue":""}],"path":"/v1/sms/send"}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, "must not be blank", apiError(t, err).Message)
+				assert.Equal(t, "to", apiError(t, err).Field)
+			}},
+		{"Django's field errors", []string{"SMS.Send", "Balance.Get"}, 400, nil, `{"to":["This field is required."],"from":["Not an approved sender ID."]}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, "Not an approved sender ID.; This field is required.", apiError(t, err).Message)
+				assert.Equal(t, "from", apiError(t, err).Field)
+			}},
+		{"msg", []string{"SMS.Send", "Balance.Get"}, 400, nil, `{"code":40001,"msg":"Message too long"}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, "Message too long", apiError(t, err).Message)
+			}},
+		{"a SOAP fault's string past the snippet", []string{"Balance.Get", "SMS.Send"}, 500, http.Header{"Content-Type": {"text/xml"}},
+			`<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soap:Body><soap:Fault><faultcode>soap:Server</faultcode><faultstring>Upstream SMSC bind failed</faultstring></soap:Fault></soap:Body></soap:Envelope>`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrServer)
+				assert.Equal(t, "Upstream SMSC bind failed", apiError(t, err).Message)
+				assert.Contains(t, err.Error(), "Upstream SMSC bind failed")
+			}},
 		// An answer must be about what was asked.
 		{"verify answer about another pin", []string{"OTP.Verify"}, 200, nil, `{"data":{"pinId":"p2","verified":true}}`,
 			func(t *testing.T, v any, err error) {

@@ -2,6 +2,7 @@ package sms
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -44,12 +45,18 @@ type RateLimit struct {
 // the answers embed it. Besides the request ID, it holds the members that say an answer is an
 // error whatever its status line (see failed), read in the same pass as the data.
 type envelope struct {
-	RequestID  text     `json:"requestId"`
-	Status     text     `json:"status"`
-	StatusCode text     `json:"statusCode"`
-	Success    text     `json:"success"`
-	Error      presence `json:"error"`
-	Errors     presence `json:"errors"`
+	RequestID     text     `json:"requestId"`
+	Status        text     `json:"status"`
+	StatusCode    text     `json:"statusCode"`
+	Success       text     `json:"success"`
+	Error         presence `json:"error"`
+	Errors        presence `json:"errors"`
+	Code          text     `json:"code"`
+	ResponseCode  text     `json:"responseCode"`
+	ResponseCode2 text     `json:"response_code"`
+	Msg           presence `json:"msg"`
+	Message       presence `json:"message"`
+	SMSStatus     presence `json:"smsStatus"`
 }
 
 // env returns the envelope, so that the one request path finds it in any wire struct that
@@ -57,12 +64,50 @@ type envelope struct {
 func (e *envelope) env() *envelope { return e }
 
 // failed is the one rule that tells an answer's body is an error, before its members are
-// read: a status member "error", "fail", "failed" or "failure" (JSend's and many PHP and Node
-// back ends'), success false, an error member that says something (not null, false, 0, "",
-// {} or []), an errors member that is not empty, or a statusCode of 400 to 599 (NestJS's).
+// read, whatever the call (a read, a write, sms doctor):
+//
+//   - a status member "error", "fail", "failed" or "failure" (JSend's and many PHP and Node
+//     back ends'), or false (the convention of Nigerian payment APIs: {"status": false,
+//     "message": ..., "data": []}), or a number of 400 to 599 ("401"), unless an smsStatus
+//     beside it makes it the provider's report of an OTP send, which OTP.Send reads;
+//   - success false;
+//   - an error member that says something (not null, false, 0, "", {} or []), an errors
+//     member that is not empty;
+//   - a statusCode of 400 to 599 (NestJS's);
+//   - a responseCode (response_code) that is a number other than 0 and 200 to 299 (NIBSS's
+//     "00" is success, "99" an error);
+//   - a code that is a number other than 0 and 200 to 299, or a word other than a word of
+//     success (ok, success, ...) when a msg or message comes with it ({"code": "E01",
+//     "msg": ...}).
 func (e *envelope) failed() bool {
-	return errorWord(e.Status.s) || strings.EqualFold(e.Success.s, "false") || e.Error.set || e.Errors.set ||
-		e.StatusCode.s != "" && errorStatus(e.StatusCode.s) != 0
+	status := e.Status.s
+	return errorWord(status) || strings.EqualFold(status, "false") ||
+		(!e.SMSStatus.set && errorStatus(status) != 0) ||
+		strings.EqualFold(e.Success.s, "false") || e.Error.set || e.Errors.set ||
+		e.StatusCode.s != "" && errorStatus(e.StatusCode.s) != 0 ||
+		failedCode(cmp.Or(e.ResponseCode.s, e.ResponseCode2.s), false) ||
+		failedCode(e.Code.s, e.Msg.set || e.Message.set)
+}
+
+// failedCode reports whether code, a code member of a whole answer, says it failed: a number
+// other than 0 and 200 to 299, or, when words says a message comes with it, a word other than
+// one of success.
+func failedCode(code string, words bool) bool {
+	code = strings.TrimSpace(code)
+	if code == "" {
+		return false
+	}
+	if n, err := strconv.Atoi(code); err == nil {
+		return n != 0 && (n < 200 || n > 299)
+	}
+	if !words || code == "true" || code == "false" {
+		return false
+	}
+	switch strings.ToLower(code) {
+	case "ok", "success", "successful", "succeeded", "done", "accepted", "sent":
+		return false
+	}
+	return true
 }
 
 // errorWord reports whether s is a status word of failure of a whole answer.
