@@ -327,6 +327,32 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				assert.Contains(t, err.Error(), `"c2"`)
 				assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "a read")
 			}},
+		{"verify answer about another pin, as pin_id", []string{"OTP.Verify"}, 200, nil, `{"data":{"pin_id":"p2","verified":true}}`,
+			func(t *testing.T, v any, err error) {
+				require.Error(t, err, "never a verified pin, whatever the member's name")
+				assert.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err))
+				assert.Contains(t, err.Error(), `"p2"`)
+			}},
+		{"status answer about another campaign, as campaign_id or id", []string{"Campaigns.Delivery", "Bulk.WaitCampaign"}, 200, nil, `{"data":{"campaign_id":"c2","id":"c2","status":"delivered"}}`,
+			func(t *testing.T, v any, err error) {
+				require.Error(t, err, "never a final wait")
+				assert.Contains(t, err.Error(), `"c2"`)
+			}},
+		{"send answer about another reference", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, fmt.Sprintf(sendBody, `"amount":3.2,"reference":"someone-else"`),
+			func(t *testing.T, v any, err error) {
+				require.ErrorIs(t, err, sms.ErrOutcomeUnknown, "the answer says nothing of this request")
+				assert.Contains(t, err.Error(), `"someone-else"`)
+			}},
+		{"send answer with its own reference", []string{"SMS.Send"}, 202, nil, fmt.Sprintf(sendBody, `"amount":3.2,"reference":"order-1"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+			}},
+		{"campaign id true", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, strings.Replace(fmt.Sprintf(sendBody, `"amount":3.2`), `"id":"667000000000000000000001"`, `"id":true`, 1),
+			func(t *testing.T, v any, err error) {
+				require.ErrorIs(t, err, sms.ErrOutcomeUnknown, "never the id \"true\"")
+				assert.Contains(t, err.Error(), "campaign.id")
+			}},
 		// Smaller kinds.
 		{"422 the pin has expired", []string{"OTP.Verify"}, 422, nil, `{"message":"The pin has expired."}`,
 			func(t *testing.T, v any, err error) {

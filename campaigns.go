@@ -362,10 +362,13 @@ func (s *CampaignsService) status(ctx context.Context, id, seg string, p *Delive
 		envelope
 		wirePaging
 		Data struct {
-			CampaignID text       `json:"campaignId"`
-			MessageID  text       `json:"messageId"`
-			Status     wireStatus `json:"status"`
-			Counts     *struct {
+			CampaignID  text       `json:"campaignId"`
+			CampaignID2 text       `json:"campaign_id"`
+			ID          text       `json:"id"`
+			ID2         text       `json:"_id"`
+			MessageID   text       `json:"messageId"`
+			Status      wireStatus `json:"status"`
+			Counts      *struct {
 				Sent      optInt `json:"sent"`
 				Delivered optInt `json:"delivered"`
 				Failed    optInt `json:"failed"`
@@ -394,16 +397,18 @@ func (s *CampaignsService) status(ctx context.Context, id, seg string, p *Delive
 			return nil, err
 		}
 	}
-	if d.CampaignID.s != "" && !strings.EqualFold(d.CampaignID.s, id) {
-		// An answer about another campaign says nothing of this one: never a final wait.
-		return nil, cl.unbuildable(fmt.Errorf("the %d answer is about campaign %s, not the campaign %s asked about",
-			cl.status, strconv.Quote(printable(d.CampaignID.s)), strconv.Quote(printable(id))))
+	for _, named := range [...]text{d.CampaignID, d.CampaignID2, d.ID, d.ID2} { // under any of its names
+		if named.s != "" && !strings.EqualFold(named.s, id) {
+			// An answer about another campaign says nothing of this one: never a final wait.
+			return nil, cl.unbuildable(fmt.Errorf("the %d answer is about campaign %s, not the campaign %s asked about",
+				cl.status, strconv.Quote(printable(named.s)), strconv.Quote(printable(id))))
+		}
 	}
 	pg, bad := out.pagination(cl.header, nil)
 	bad = pg.distrust(p.Page, offset(p.Page, p.Limit, pg, next), len(d.Recipients), bad)
 	bad = unreadable(bad, "data.", flaw{"campaignId", d.CampaignID.bad}, flaw{"messageId", d.MessageID.bad})
 	st := &Delivery{
-		CampaignID: cmp.Or(d.CampaignID.s, id), MessageID: d.MessageID.s, Status: DeliveryStatus(d.Status.s),
+		CampaignID: cmp.Or(d.CampaignID.s, d.CampaignID2.s, d.ID.s, d.ID2.s, id), MessageID: d.MessageID.s, Status: DeliveryStatus(d.Status.s),
 		Recipients: make([]RecipientDelivery, len(d.Recipients)),
 		Pagination: pg,
 	}

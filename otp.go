@@ -364,6 +364,7 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 		envelope
 		Data struct {
 			PinID             text     `json:"pinId"`
+			PinID2            text     `json:"pin_id"`
 			Verified          *verdict `json:"verified"`
 			MSISDN            text     `json:"msisdn"`
 			AttemptsRemaining optInt   `json:"attemptsRemaining"`
@@ -378,12 +379,14 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 	if err := cl.need(member{"data.verified", d.Verified != nil}); err != nil {
 		return nil, err
 	}
-	if d.PinID.s != "" && !strings.EqualFold(d.PinID.s, p.PinID) {
-		// An answer about another pin says nothing of this one: never a verified pin.
-		return nil, cl.unbuildable(fmt.Errorf("the %d answer is about pin %s, not the pin %s asked about",
-			cl.status, strconv.Quote(printable(d.PinID.s)), strconv.Quote(printable(p.PinID))))
+	for _, named := range [...]text{d.PinID, d.PinID2} { // under any of its names
+		if named.s != "" && !strings.EqualFold(named.s, p.PinID) {
+			// An answer about another pin says nothing of this one: never a verified pin.
+			return nil, cl.unbuildable(fmt.Errorf("the %d answer is about pin %s, not the pin %s asked about",
+				cl.status, strconv.Quote(printable(named.s)), strconv.Quote(printable(p.PinID))))
+		}
 	}
-	bad := unreadable(nil, "data.", flaw{"pinId", d.PinID.bad}, flaw{"msisdn", d.MSISDN.bad}, flaw{"attemptsRemaining", d.AttemptsRemaining.bad})
+	bad := unreadable(nil, "data.", flaw{"pinId", d.PinID.bad}, flaw{"pin_id", d.PinID2.bad}, flaw{"msisdn", d.MSISDN.bad}, flaw{"attemptsRemaining", d.AttemptsRemaining.bad})
 	return &Verification{
 		PinID: cmp.Or(d.PinID.s, p.PinID), Verified: d.Verified.verified, MSISDN: d.MSISDN.s,
 		AttemptsRemaining: d.AttemptsRemaining.ptr(), Response: cl.responseOf(out.envelope, bad), expired: d.Verified.expired,

@@ -24,14 +24,24 @@ import (
 // such as 3017600245086449408013699); or true or false, as the words. null is absent; an
 // object or an array is unreadable.
 type text struct {
-	s   string
-	bad bool
+	s    string
+	bad  bool
+	word bool // the value was JSON true or false: no id
 }
 
 // UnmarshalJSON reads the forms above; it never fails.
 func (t *text) UnmarshalJSON(b []byte) error {
 	t.s, t.bad = readText(b)
+	t.word = b[0] == 't' || b[0] == 'f'
 	return nil
+}
+
+// id returns the text when it can be an id: a string or a number, never true or false.
+func (t *text) id() string {
+	if t.word {
+		return ""
+	}
+	return t.s
 }
 
 // readText reads a JSON value as text (see text): its string, and whether it was unreadable.
@@ -332,6 +342,7 @@ type wireSent struct {
 		Amount     optAmount  `json:"amount"`
 		Currency   text       `json:"currency"`
 		SMSParts   optInt     `json:"sms_parts"`
+		Reference  text       `json:"reference"`
 	} `json:"campaign"`
 }
 
@@ -339,8 +350,13 @@ type wireSent struct {
 // status.
 func (w *wireSent) result(cl *call, from string, ch Channel, ref string) (*SendResult, error) {
 	wc := &w.Campaign
-	if err := cl.need(member{"campaign.id", wc.ID.s != ""}, member{"campaign.status", wc.Status.s != ""}); err != nil {
+	if err := cl.need(member{"campaign.id", wc.ID.id() != ""}, member{"campaign.status", wc.Status.s != ""}); err != nil {
 		return nil, err
+	}
+	if wc.Reference.s != "" && ref != "" && wc.Reference.s != ref {
+		// An answer about another request says nothing of this one.
+		return nil, fmt.Errorf("the %d answer is about the request with reference %s, not the reference %s sent",
+			cl.status, strconv.Quote(printable(wc.Reference.s)), strconv.Quote(printable(ref)))
 	}
 	if ch == "" {
 		ch = ChannelGeneric
