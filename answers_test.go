@@ -538,6 +538,48 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				assert.Nil(t, vf.AttemptsRemaining)
 				assert.Equal(t, []string{"data.attemptsRemaining"}, vf.Response.Unreadable)
 			}},
+		// Pin states from codes and statuses before words.
+		{"429 Django REST's throttle", []string{"OTP.Verify"}, 429, nil, `{"detail":"Request was throttled. Expected available in 59 seconds."}`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrRateLimited)
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err), "a throttle, not a locked pin: a new OTP would meet it too")
+			}},
+		{"429 Laravel's Too Many Attempts.", []string{"OTP.Verify"}, 429, nil, `{"message":"Too Many Attempts."}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err))
+			}},
+		{"429 Limit Exceeded", []string{"OTP.Verify"}, 429, nil, `{"message":"Limit Exceeded"}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err))
+			}},
+		{"429 with a code naming the pin", []string{"OTP.Verify"}, 429, nil, `{"error":{"code":"pin_locked","message":"Try later."}}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinLocked, sms.PinStateOf(nil, err))
+			}},
+		{"410 for an expired pin", []string{"OTP.Verify"}, 410, nil, `{"message":"Gone"}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinExpired, sms.PinStateOf(nil, err))
+			}},
+		{"409 for a pin already verified", []string{"OTP.Verify"}, 409, nil, `{"message":"Conflict"}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinAlreadyVerified, sms.PinStateOf(nil, err))
+			}},
+		{"attemptsRemaining 0", []string{"OTP.Verify"}, 200, nil, fmt.Sprintf(verifyBody, `"verified":false,"attemptsRemaining":0`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.PinLocked, sms.PinStateOf(v.(*sms.Verification), err), "no try left: not \"try again\"")
+			}},
+		{"200 status false Pin has expired", []string{"OTP.Verify"}, 200, nil, `{"status":false,"message":"Pin has expired","data":{"verified":false}}`,
+			func(t *testing.T, v any, err error) {
+				require.Error(t, err)
+				assert.Equal(t, sms.PinExpired, sms.PinStateOf(nil, err), "the words name its state")
+			}},
+		{"OTP smsStatus DND Active on Phone Number", []string{"OTP.Send"}, 200, nil, `{"data":{"smsStatus":"DND Active on Phone Number","pinId":"p1","status":"200"}}`,
+			func(t *testing.T, v any, err error) {
+				var sf *sms.SendFailedError
+				require.ErrorAs(t, err, &sf, "never a sent OTP")
+				assert.Contains(t, err.Error(), "DND Active on Phone Number")
+			}},
 		// Errors in any shape.
 		{`{"error":"..."}`, []string{"OTP.Verify"}, 400, nil, `{"error":"Pin has expired"}`,
 			func(t *testing.T, v any, err error) {

@@ -123,10 +123,11 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 }
 
 // failedSMSStatus reports whether s, the smsStatus of an OTP send, says the SMS was not sent:
-// a word of failure (see Status), or words of a refusal ("Insufficient Balance", "Invalid
+// a word of failure (see Status) or of a number on the Do-Not-Disturb register ("DND Active
+// on Phone Number": the OTP cannot reach it), or words of a refusal ("Insufficient Balance", "Invalid
 // sender", "Error: ...").
 func failedSMSStatus(s string) bool {
-	if statusOf(s) == "failed" || statusOfWords(s) != 0 {
+	if st := statusOf(s); st == "failed" || st == "dnd" || statusOfWords(s) != 0 { // DND: blocked, never delivered
 		return true
 	}
 	m := strings.ToLower(s)
@@ -358,7 +359,7 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 		return nil, err
 	}
 	if err := validatePin(p); err != nil {
-		return nil, classifyVerifyError(err, nil)
+		return nil, classifyVerifyError(err)
 	}
 	var out struct {
 		envelope
@@ -373,7 +374,7 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 	body := verifyBody{PinID: p.PinID, Pin: p.Pin}
 	cl := &call{method: http.MethodPost, path: "/v1/otp/verify", body: body, policy: retryUnsent}
 	if err := s.c.do(ctx, cl, &out); err != nil {
-		return nil, classifyVerifyError(err, cl.header)
+		return nil, classifyVerifyError(err)
 	}
 	d := &out.Data
 	if err := cl.need(member{"data.verified", d.Verified != nil}); err != nil {
