@@ -34,11 +34,16 @@ type Response struct {
 	Unreadable []string
 }
 
-// RateLimit is a request quota, as the X-RateLimit-* headers state it.
+// RateLimit is a request quota, as the X-RateLimit-* headers state it, or the IETF draft's
+// RateLimit-* (RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset), RateLimit
+// (limit=, remaining=, reset=; or r= and t=, the limit then in RateLimit-Policy's q=).
 type RateLimit struct {
-	Limit     int       // requests allowed in the window (X-RateLimit-Limit)
-	Remaining int       // requests left in the window (X-RateLimit-Remaining)
-	Reset     time.Time // when the window ends (X-RateLimit-Reset, Unix seconds); zero when not sent
+	Limit     int // requests allowed in the window (X-RateLimit-Limit)
+	Remaining int // requests left in the window (X-RateLimit-Remaining)
+	// Reset is when the window ends (X-RateLimit-Reset, RateLimit-Reset or the RateLimit
+	// field's reset), read as a Unix time in seconds or milliseconds or as a number of
+	// seconds from the answer, whichever the value is; zero when not sent.
+	Reset time.Time
 }
 
 // envelope holds the members every answer may carry besides its data; the wire structs of
@@ -176,22 +181,21 @@ func (cl *call) response(bodyID string) *Response {
 	return r
 }
 
-// rateLimitOf reads the X-RateLimit-* headers: nil unless the limit and the remaining count
-// are both non-negative integers.
+// rateLimitOf reads the rate-limit headers (X-RateLimit-*, or the IETF draft's RateLimit-*,
+// RateLimit and RateLimit-Policy; see rateLimitLimit, rateLimitRemaining, rateLimitReset): nil
+// unless the limit and the remaining count are both non-negative integers.
 func rateLimitOf(h http.Header) *RateLimit {
-	// The keys in canonical form, so that reading them allocates nothing.
-	limitText, leftText := header(h, "X-Ratelimit-Limit"), header(h, "X-Ratelimit-Remaining")
-	if limitText == "" || leftText == "" {
+	limit, ok1 := rateLimitLimit(h)
+	if !ok1 {
 		return nil
 	}
-	limit, err1 := strconv.Atoi(limitText)
-	left, err2 := strconv.Atoi(leftText)
-	if err1 != nil || err2 != nil || limit < 0 || left < 0 {
+	left, ok2 := rateLimitRemaining(h)
+	if !ok2 {
 		return nil
 	}
 	rl := &RateLimit{Limit: limit, Remaining: left}
-	if s, err := strconv.ParseInt(header(h, "X-Ratelimit-Reset"), 10, 64); err == nil && s > 0 {
-		rl.Reset = time.Unix(s, 0).UTC()
+	if at, ok := rateLimitReset(h, time.Now()); ok {
+		rl.Reset = at
 	}
 	return rl
 }
