@@ -415,7 +415,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 		{"createdAt DD/MM/YYYY HH:MM", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"29/03/2021 16:51"`, `"pagination":{"page":1,"limit":20,"total":1}`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, at(t, "2021-03-29T16:51:00Z"), *firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2021-03-29T16:51:00+01:00").UTC(), *firstCampaign(t, v).CreatedAt, "no zone: West Africa Time")
 			}},
 		{"createdAt with an offset without a colon", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"2021-03-29T17:51:00+0100"`, `"pagination":{"page":1,"limit":20,"total":1}`),
 			func(t *testing.T, v any, err error) {
@@ -429,6 +429,87 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				assert.Nil(t, c.CreatedAt)
 				assert.Equal(t, ptr(1), c.Parts)
 				assert.Equal(t, []string{"data[0].createdAt"}, v.(*sms.Page[sms.Campaign]).Response.Unreadable)
+			}},
+		// Dates: a time without a zone in the zone the answer states, else West Africa Time;
+		// epochs of any unit; SMPP times. Each is 2025-11-29 10:00 UTC.
+		{"createdAt without a zone, beside timezone Africa/Lagos", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"2025-11-29 11:00:00"`, `"timezone":"Africa/Lagos"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt without a zone, beside timezone UTC", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"2025-11-29 10:00:00"`, `"timezone":"UTC"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt without a zone, beside timezone +02:00", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"2025-11-29 12:00:00"`, `"timezone":"+02:00"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt without a zone and no timezone: West Africa Time", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"2025-11-29 11:00:00"`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt in epoch microseconds", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":1764410400000000`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt in epoch nanoseconds", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"1764410400000000000"`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt in fractional epoch seconds", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":1764410400.000`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt an SMPP absolute time", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"251129110000004+"`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt an SMPP receipt's YYMMDDhhmm", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"2511291100"`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt an SMPP receipt's YYMMDDhhmmss", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"251129110000"`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt YYYYMMDDhhmmss", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"20251129110000"`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"a timezone the SDK cannot read", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"2025-11-29 11:00:00","smsParts":1`, `"timezone":"Mars/Olympus_Mons"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Nil(t, firstCampaign(t, v).CreatedAt, "never guessed")
+				assert.Equal(t, []string{"timezone"}, v.(*sms.Page[sms.Campaign]).Response.Unreadable)
+			}},
+		{"a recipient's SMPP done date", []string{"Campaigns.Delivery"}, 200, nil, fmt.Sprintf(statusBody, `"status":"delivered","recipients":[{"to":"2348025671695","status":"DELIVRD","updatedAt":"2511291100"}]`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				st := v.(*sms.Delivery)
+				require.NotNil(t, st.Recipients[0].UpdatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *st.Recipients[0].UpdatedAt, "not 2049")
 			}},
 		{"paging under meta with perPage", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"smsParts":1`, `"meta":{"page":"1","perPage":20,"totalCount":"250"}`),
 			func(t *testing.T, v any, err error) {
@@ -474,7 +555,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				require.Len(t, st.Recipients, 2)
 				assert.Equal(t, "2348025671695", st.Recipients[0].To)
 				assert.Equal(t, sms.RecipientStatusDND, st.Recipients[0].Status)
-				assert.Equal(t, at(t, "2021-03-29T16:51:00Z"), *st.Recipients[0].UpdatedAt)
+				assert.Equal(t, at(t, "2021-03-29T16:51:00+01:00").UTC(), *st.Recipients[0].UpdatedAt, "no zone: West Africa Time")
 				assert.Equal(t, sms.RecipientStatusFailed, st.Recipients[1].Status)
 				assert.Equal(t, []string{"data.recipients[1].updatedAt"}, st.Response.Unreadable)
 			}},
@@ -659,6 +740,25 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 			}},
 		{"balance unreadable", []string{"Balance.Get"}, 200, nil, fmt.Sprintf(balanceBody, `"balance":"lots"`),
 			func(t *testing.T, v any, err error) { require.ErrorContains(t, err, "data.balance") }},
+		{"balance in kobo", []string{"Balance.Get"}, 200, nil, `{"data":{"balance":150000,"cashback":"2500","currency":"NGN","unit":"kobo"}}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.AmountFromKobo(150_000), v.(*sms.Balance).Balance, "1,500.00 naira, not 150,000.00")
+				assert.Equal(t, ptr(sms.AmountFromKobo(2500)), v.(*sms.Balance).Cashback)
+			}},
+		{"balance in naira, stated", []string{"Balance.Get"}, 200, nil, `{"data":{"balance":"1500.00","currency":"NGN","unit":"naira"}}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.AmountFromKobo(150_000), v.(*sms.Balance).Balance)
+			}},
+		{"balance in a unit the SDK does not know", []string{"Balance.Get"}, 200, nil, `{"data":{"balance":1500,"currency":"NGN","unit":"credits"}}`,
+			func(t *testing.T, v any, err error) {
+				require.ErrorContains(t, err, `"data.unit" is "credits"`, "never guessed")
+			}},
+		{"kobo with a fraction", []string{"Balance.Get"}, 200, nil, `{"data":{"balance":1500.5,"currency":"NGN","unit":"kobo"}}`,
+			func(t *testing.T, v any, err error) {
+				require.ErrorContains(t, err, `"data.balance" is present but unreadable`)
+			}},
 		// Sender IDs.
 		{"sender ID words", []string{"SenderIDs.List"}, 200, nil, `{"data":[{"title":"ACME","status":"Active"},{"title":"BETA","status":"Rejected"},{"title":"GAMMA","status":"PENDING","createdAt":"29/03/2021 16:51","_id":77}]}`,
 			func(t *testing.T, v any, err error) {
@@ -667,7 +767,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				require.Len(t, ids, 3)
 				assert.Equal(t, []sms.SenderIDStatus{sms.SenderIDStatusActive, sms.SenderIDStatusBlocked, sms.SenderIDStatusPending}, []sms.SenderIDStatus{ids[0].Status, ids[1].Status, ids[2].Status})
 				assert.Equal(t, "77", ids[2].ID)
-				assert.Equal(t, at(t, "2021-03-29T16:51:00Z"), *ids[2].CreatedAt)
+				assert.Equal(t, at(t, "2021-03-29T16:51:00+01:00").UTC(), *ids[2].CreatedAt, "no zone: West Africa Time")
 			}},
 		{"sender ID createdAt unreadable", []string{"SenderIDs.List"}, 200, nil, fmt.Sprintf(senderBody, `"status":"active","createdAt":true`),
 			func(t *testing.T, v any, err error) {
@@ -1213,4 +1313,34 @@ func TestAllStopsOnCursorCyclesAndEmptyRuns(t *testing.T) {
 			assert.LessOrEqual(t, requests.Load(), tt.maxReqs)
 		})
 	}
+}
+
+// WithTimeZone sets the zone of the times an answer writes without one and does not state a
+// zone for; an answer's timezone member still wins.
+func TestWithTimeZone(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, top string
+		want      string
+	}{
+		{"no timezone: the client's", `"requestId":"r"`, "2025-11-29T11:00:00Z"},
+		{"the answer's timezone", `"timezone":"Africa/Lagos"`, "2025-11-29T10:00:00Z"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = fmt.Fprintf(w, listBody, `"createdAt":"2025-11-29 11:00:00"`, tt.top)
+			}))
+			t.Cleanup(srv.Close)
+			c, err := sms.NewClient(fakeKey, fakeSecret, sms.WithBaseURL(srv.URL), sms.WithTimeZone(time.UTC))
+			require.NoError(t, err)
+			t.Cleanup(c.CloseIdleConnections)
+			page, err := c.Campaigns.List(context.Background(), nil)
+			require.NoError(t, err)
+			assert.Equal(t, at(t, tt.want), *page.Items[0].CreatedAt)
+		})
+	}
+	_, err := sms.NewClient(fakeKey, fakeSecret, sms.WithBaseURL("https://api.example.com"), sms.WithTimeZone(nil))
+	require.ErrorContains(t, err, "WithTimeZone")
 }

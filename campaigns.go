@@ -215,8 +215,9 @@ func (s *CampaignsService) list(ctx context.Context, p *ListCampaignsParams, nex
 	bad = pg.distrust(p.Page, offset(p.Page, p.Limit, pg, next), len(out.Data), bad)
 	page := &Page[Campaign]{Items: make([]Campaign, len(out.Data)), Pagination: pg}
 	slots := make([]campaignSlots, len(out.Data))
+	loc := cl.zoneOf(&out.envelope)
 	for i := range out.Data {
-		page.Items[i], bad = out.Data[i].campaign(&slots[i], i, bad)
+		page.Items[i], bad = out.Data[i].campaign(&slots[i], i, loc, bad)
 	}
 	page.Response = cl.responseOf(out.envelope, bad)
 	return page, nil
@@ -424,9 +425,10 @@ func (s *CampaignsService) status(ctx context.Context, id, seg string, p *Delive
 		}
 	}
 	times := make([]time.Time, len(d.Recipients))
+	loc := cl.zoneOf(&out.envelope)
 	for i, r := range d.Recipients {
 		bad = unreadableIn(bad, "data.recipients", i, flaw{"updatedAt", r.UpdatedAt.bad})
-		st.Recipients[i] = RecipientDelivery{To: r.To.s, Status: RecipientStatus(r.Status.s), UpdatedAt: r.UpdatedAt.into(&times[i])}
+		st.Recipients[i] = RecipientDelivery{To: r.To.s, Status: RecipientStatus(r.Status.s), UpdatedAt: r.UpdatedAt.into(&times[i], loc)}
 	}
 	st.Response = cl.responseOf(out.envelope, bad)
 	return st, nil

@@ -2,6 +2,7 @@ package sms
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -217,7 +218,8 @@ type core struct {
 	userAgent string
 	logger    *slog.Logger
 	auth      func(http.Header)
-	dedup     bool // the server deduplicates references: see WithReferenceDeduplication
+	dedup     bool           // the server deduplicates references: see WithReferenceDeduplication
+	zone      *time.Location // of the times an answer writes without a zone: see WithTimeZone
 }
 
 func newCore(opts []Option, mode string, auth func(http.Header)) (*core, error) {
@@ -233,7 +235,7 @@ func newCore(opts []Option, mode string, auth func(http.Header)) (*core, error) 
 	if err != nil {
 		return nil, err
 	}
-	c := &core{mode: mode, base: base, userAgent: cfg.userAgent, logger: cfg.logger, auth: auth, dedup: cfg.dedup}
+	c := &core{mode: mode, base: base, userAgent: cfg.userAgent, logger: cfg.logger, auth: auth, dedup: cfg.dedup, zone: cmp.Or(cfg.zone, DefaultTimeZone)}
 	if c.userAgent == "" {
 		c.userAgent = "sms-go/" + Version
 	}
@@ -297,9 +299,10 @@ type call struct {
 	raw    string // the query as written in a next page's URL (see core.page), used when query is nil
 	body   any    // marshalled to JSON once, or nil
 	policy retryPolicy
-	ref    string      // the reference a send carries, named in an ErrOutcomeUnknown error
-	dedup  bool        // the server deduplicates references: see WithReferenceDeduplication
-	attrs  []slog.Attr // extra debug-log attributes; never secrets, phone numbers masked
+	zone   *time.Location // of the times its answer writes without a zone (core.zone)
+	ref    string         // the reference a send carries, named in an ErrOutcomeUnknown error
+	dedup  bool           // the server deduplicates references: see WithReferenceDeduplication
+	attrs  []slog.Attr    // extra debug-log attributes; never secrets, phone numbers masked
 	// observe, when set, sees every attempt's outcome as soon as it is recorded (Bulk.Send
 	// pauses all its workers on a 429).
 	observe func(*call)
@@ -347,7 +350,7 @@ func (c *core) do(ctx context.Context, cl *call, out any) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sms: %s: %w", cl.op(), err)
 	}
-	cl.policy, cl.dedup = c.policy(cl.policy), c.dedup
+	cl.policy, cl.dedup, cl.zone = c.policy(cl.policy), c.dedup, c.zone
 	target := c.base + cl.path
 	if cl.query != nil {
 		v, err := query.Values(cl.query)

@@ -131,6 +131,7 @@ func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, err
 		return nil, err
 	}
 	d := &out.Data
+	d.place(cl.zoneOf(&out.envelope))
 	if err := cl.need(member{"data._id", d.id() != ""}, member{"data.publicKey", d.PublicKey.s != ""}, member{"data.secret", d.Secret.s != ""}); err != nil {
 		return nil, err
 	}
@@ -176,8 +177,10 @@ func (s *KeysService) list(ctx context.Context, page, limit int, next nextRef) (
 		return nil, err
 	}
 	pg, bad := out.pagination(cl.header, nil)
+	loc := cl.zoneOf(&out.envelope)
 	for i := range out.Data {
 		d := &out.Data[i]
+		d.place(loc)
 		if err := cl.needIn("data", i, member{"_id", d.id() != ""}, member{"publicKey", d.PublicKey.s != ""}); err != nil {
 			return nil, err
 		}
@@ -230,6 +233,7 @@ func (s *KeysService) Revoke(ctx context.Context, id string) (*Key, error) {
 		return nil, err
 	}
 	d := &out.Data
+	d.place(cl.zoneOf(&out.envelope))
 	if err := cl.need(member{"data._id", d.id() != ""}, member{"data.revokedAt", d.RevokedAt.time() != nil}); err != nil {
 		return nil, err
 	}
@@ -255,6 +259,13 @@ func (w *wireKey) key(resp *Response) *Key {
 		ID: w.id(), Name: w.Name.s, Prefix: KeyPrefix(w.Prefix.s), PublicKey: w.PublicKey.s, Scopes: w.Scopes.s,
 		CreatedAt: w.CreatedAt.time(), ExpiresAt: w.ExpiresAt.time(), RevokedAt: w.RevokedAt.time(),
 		LastUsedAt: w.LastUsedAt.time(), Secret: w.Secret.s, Response: resp,
+	}
+}
+
+// place places the key's times written without a zone in loc (see timestamp.place).
+func (w *wireKey) place(loc *time.Location) {
+	for _, ts := range [...]*timestamp{w.CreatedAt, w.ExpiresAt, w.RevokedAt, w.LastUsedAt} {
+		ts.place(loc)
 	}
 }
 

@@ -59,6 +59,7 @@ type envelope struct {
 	Code          text     `json:"code"`
 	ResponseCode  text     `json:"responseCode"`
 	ResponseCode2 text     `json:"response_code"`
+	Timezone      text     `json:"timezone"`
 	Msg           presence `json:"msg"`
 	Message       presence `json:"message"`
 	SMSStatus     presence `json:"smsStatus"`
@@ -164,11 +165,69 @@ func (p *presence) UnmarshalJSON(b []byte) error {
 }
 
 // responseOf returns the Response of the latest attempt, whose body's envelope was e and whose
-// unreadable members are bad (see Response.Unreadable).
+// unreadable members are bad (see Response.Unreadable): with its timezone when it names a
+// zone the SDK cannot read (see zoneOf).
 func (cl *call) responseOf(e envelope, bad []string) *Response {
 	r := cl.response(e.RequestID.s)
-	r.Unreadable = unreadable(bad, "", flaw{"requestId", e.RequestID.bad})
+	r.Unreadable = unreadable(bad, "", flaw{"requestId", e.RequestID.bad},
+		flaw{"timezone", e.Timezone.bad || e.Timezone.s != "" && cl.zoneOf(&e) == nil})
 	return r
+}
+
+// zoneOf returns the zone of the times the answer of envelope e writes without one: the zone
+// its timezone member names (see loadZone), else the client's (WithTimeZone); nil when the
+// member names a zone the SDK cannot read, whose zone-less times are then not read.
+func (cl *call) zoneOf(e *envelope) *time.Location {
+	if e.Timezone.s == "" {
+		return cmp.Or(cl.zone, DefaultTimeZone)
+	}
+	return loadZone(e.Timezone.s)
+}
+
+// loadZone reads a zone as an answer names it: UTC (GMT, Z), West Africa Time (WAT,
+// Africa/Lagos, read without the system's time zone database), an offset (+01:00, +0100,
+// UTC+1, GMT+01:00), or an IANA name that the system's database holds; nil otherwise.
+func loadZone(s string) *time.Location {
+	s = strings.TrimSpace(s)
+	switch strings.ToUpper(s) {
+	case "UTC", "GMT", "Z", "ETC/UTC", "ETC/GMT":
+		return time.UTC
+	case "WAT", "AFRICA/LAGOS":
+		return DefaultTimeZone
+	}
+	off := s
+	for _, p := range [...]string{"UTC", "GMT"} {
+		if len(off) > len(p) && strings.EqualFold(off[:len(p)], p) {
+			off = off[len(p):]
+		}
+	}
+	if len(off) > 1 && (off[0] == '+' || off[0] == '-') {
+		hm := strings.ReplaceAll(off[1:], ":", "")
+		if !digits(hm) || len(hm) == 3 || len(hm) > 4 {
+			return nil
+		}
+		hours, _ := strconv.Atoi(hm[:min(2, len(hm))])
+		mins := 0
+		if len(hm) == 4 {
+			mins, _ = strconv.Atoi(hm[2:])
+		}
+		if hours > 14 || mins >= 60 {
+			return nil
+		}
+		sec := hours*3600 + mins*60
+		if off[0] == '-' {
+			sec = -sec
+		}
+		return time.FixedZone(s, sec)
+	}
+	if !strings.Contains(s, "/") { // "Local", "", or an abbreviation other than WAT: not guessed
+		return nil
+	}
+	loc, err := time.LoadLocation(s)
+	if err != nil {
+		return nil
+	}
+	return loc
 }
 
 // response returns the Response of the latest attempt, whose body's requestId was bodyID.

@@ -80,6 +80,7 @@ func (s *SenderIDsService) Request(ctx context.Context, p *RequestSenderIDParams
 	if err := out.Data.check(cl); err != nil {
 		return nil, err
 	}
+	out.Data.CreatedAt.place(cl.zoneOf(&out.envelope))
 	resp := cl.responseOf(out.envelope, unreadable(nil, "data.", out.Data.flaws()...))
 	sid := out.Data.senderID(resp)
 	return &sid, nil
@@ -149,8 +150,10 @@ func (s *SenderIDsService) list(ctx context.Context, q *senderIDsQuery, next nex
 		return nil, err
 	}
 	pg, bad := out.pagination(cl.header, nil)
+	loc := cl.zoneOf(&out.envelope)
 	for i := range out.Data {
 		w := &out.Data[i]
+		w.CreatedAt.place(loc)
 		if err := cl.needIn("data", i, w.members()...); err != nil {
 			return nil, err
 		}

@@ -81,27 +81,42 @@ func plainString(b []byte) (string, bool) {
 //
 //   - RFC 3339 ("2026-05-12T10:20:27Z", with or without fractional seconds), or with an
 //     offset without a colon ("2026-05-12T11:20:27+0100");
-//   - "YYYY-MM-DD HH:MM:SS", as the provider writes it, and "YYYY-MM-DDTHH:MM:SS": no zone,
-//     read as UTC; fractional seconds may follow;
-//   - "DD/MM/YYYY HH:MM" (":SS" may follow), read as UTC, and "YYYY-MM-DD", midnight UTC;
-//   - Unix time as a JSON number or a string of digits: seconds, or milliseconds when it is
-//     10^11 or more (in seconds, a date past the year 5000).
+//   - "YYYY-MM-DD HH:MM:SS", as the provider writes it, and "YYYY-MM-DDTHH:MM:SS";
+//     fractional seconds may follow; "DD/MM/YYYY HH:MM" (":SS" may follow); "YYYY-MM-DD"
+//     (midnight); "YYYYMMDDHHMMSS": without a zone, read in the zone of the answer (see
+//     call.zoneOf: its timezone member, else WithTimeZone's, West Africa Time by default);
+//   - SMPP's absolute time "YYMMDDhhmmsstnnp" (tenths, then the offset in quarter hours and
+//     its sign), and its delivery receipts' "YYMMDDhhmm" and "YYMMDDhhmmss" (without a zone)
+//     when read as Unix time they would be more than a year ahead (see smppDate);
+//   - Unix time as a JSON number or a string of digits (a fraction of a second may follow):
+//     seconds; milliseconds from 10^11 (in seconds, past the year 5000); microseconds from
+//     10^14; nanoseconds from 10^17.
 //
 // JSON null and "" are a time the server did not give; anything else is unreadable.
 type timestamp struct {
-	t   time.Time
-	bad bool
+	t     time.Time
+	bad   bool
+	naive bool // written without a zone: t holds the wall clock, in UTC until placed
 }
 
-// Layouts of a timestamp, tried in order after RFC 3339; those without a zone are read as UTC.
+// Layouts of a timestamp, tried in order after RFC 3339: with a zone, then without
+// (timestampNaive on).
 var timestampLayouts = [...]string{
 	"2006-01-02T15:04:05Z0700", "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05Z0700",
 	"2006-01-02 15:04:05", "2006-01-02T15:04:05", "02/01/2006 15:04", "02/01/2006 15:04:05", "2006-01-02",
 }
 
-// epochMillis is the Unix time from which a number is read as milliseconds rather than
-// seconds: 10^11 seconds is in the year 5138, 10^11 milliseconds in 1973.
-const epochMillis = 1e11
+// timestampNaive is the index of the first layout without a zone.
+const timestampNaive = 3
+
+// Unix times from which a number is read in a smaller unit: 10^11 seconds is in the year
+// 5138, 10^11 milliseconds in 1973; the same holds of milliseconds and microseconds at 10^14,
+// and of microseconds and nanoseconds at 10^17.
+const (
+	epochMillis = 1e11
+	epochMicros = 1e14
+	epochNanos  = 1e17
+)
 
 // UnmarshalJSON reads the forms above; it never fails.
 func (ts *timestamp) UnmarshalJSON(b []byte) error {
@@ -114,37 +129,167 @@ func (ts *timestamp) UnmarshalJSON(b []byte) error {
 	}
 	s, bad := readText(b)
 	if !bad {
-		ts.t, bad = parseTimestamp(s)
+		ts.t, ts.naive, bad = parseTimestamp(s, time.Now())
 	}
 	ts.bad = bad
 	return nil
 }
 
-// parseTimestamp reads s in one of the forms of timestamp: the time, the zero time for "",
-// or whether it was unreadable.
-func parseTimestamp(s string) (time.Time, bool) {
+// parseTimestamp reads s in one of the forms of timestamp, at now: the time (the zero time
+// for ""), whether it was written without a zone (its wall clock then in UTC), or whether it
+// was unreadable.
+func parseTimestamp(s string, now time.Time) (t time.Time, naive, bad bool) {
 	if s == "" {
-		return time.Time{}, false
+		return time.Time{}, false, false
 	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n >= epochMillis || n <= -epochMillis {
-			return time.UnixMilli(n).UTC(), false
+	if len(s) == 14 && digits(s) { // YYYYMMDDHHMMSS: as Unix milliseconds, past the year 2286
+		if t, err := time.ParseInLocation("20060102150405", s, time.UTC); err == nil {
+			return t, true, false
 		}
-		return time.Unix(n, 0).UTC(), false
+	}
+	if t, naive, ok := smppDate(s, now); ok {
+		return t, naive, false
+	}
+	if t, ok := epoch(s); ok {
+		return t, false, false
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, false
+		return t, false, false
 	}
-	for _, layout := range timestampLayouts {
+	for i, layout := range timestampLayouts {
 		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
-			return t, false
+			return t, i >= timestampNaive, false
 		}
 	}
-	return time.Time{}, true
+	return time.Time{}, false, true
 }
 
-// time returns the time, or nil when the member was absent, null, empty or unreadable. It
-// points into ts, which the wire struct that held it no longer uses.
+// epoch reads s as a Unix time: digits, with a sign and a fraction of a second or not, in
+// the unit its size gives (see epochMillis); ok is false for anything else.
+func epoch(s string) (time.Time, bool) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		a := n
+		if a < 0 {
+			a = -a
+		}
+		switch {
+		case a >= epochNanos:
+			return time.Unix(0, n).UTC(), true
+		case a >= epochMicros:
+			return time.UnixMicro(n).UTC(), true
+		case a >= epochMillis:
+			return time.UnixMilli(n).UTC(), true
+		}
+		return time.Unix(n, 0).UTC(), true
+	}
+	whole, frac, ok := strings.Cut(s, ".")
+	if !ok || len(frac) == 0 || len(frac) > 9 || strings.Trim(frac, "0123456789") != "" {
+		return time.Time{}, false
+	}
+	n, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil || n >= epochMillis || n <= -epochMillis {
+		return time.Time{}, false // a fraction only of seconds
+	}
+	ns, _ := strconv.Atoi(frac + strings.Repeat("0", 9-len(frac)))
+	if strings.HasPrefix(whole, "-") {
+		ns = -ns
+	}
+	return time.Unix(n, int64(ns)).UTC(), true
+}
+
+// smppDate reads s as an SMPP time: the absolute "YYMMDDhhmmsstnnp" (p "+" or "-": nn
+// quarter hours ahead of or behind UTC), or a delivery receipt's "YYMMDDhhmm" or
+// "YYMMDDhhmmss" (zone-less: naive). The receipt's forms are digits that could be a Unix
+// time: they are read as SMPP dates only when that Unix time would be more than a year after
+// now (no answer states such a time of a message; "2611291000", 29 November 2026 at 10:00,
+// is in 2052 as seconds) and, for "YYMMDDhhmmss", when it would be in milliseconds before
+// 2001 (no SMS of this service is that old).
+func smppDate(s string, now time.Time) (t time.Time, naive, ok bool) {
+	switch len(s) {
+	case 16:
+		sign := s[15]
+		if sign != '+' && sign != '-' || !digits(s[:15]) {
+			return time.Time{}, false, false
+		}
+		t, err := time.ParseInLocation("060102150405", s[:12], time.UTC)
+		if err != nil {
+			return time.Time{}, false, false
+		}
+		quarters, _ := strconv.Atoi(s[13:15])
+		if quarters > 56 {
+			return time.Time{}, false, false
+		}
+		offset := time.Duration(quarters) * 15 * time.Minute
+		if sign == '-' {
+			offset = -offset
+		}
+		tenths, _ := strconv.Atoi(s[12:13])
+		return t.Add(time.Duration(tenths)*100*time.Millisecond - offset), false, true
+	case 10, 12:
+		if !digits(s) {
+			return time.Time{}, false, false
+		}
+		n, _ := strconv.ParseInt(s, 10, 64)
+		if len(s) == 10 && time.Unix(n, 0).Before(now.AddDate(1, 0, 0)) {
+			return time.Time{}, false, false // a Unix time in seconds that could be true
+		}
+		if len(s) == 12 && n >= 1e12 {
+			return time.Time{}, false, false
+		}
+		t, err := time.ParseInLocation("060102150405"[:len(s)], s, time.UTC)
+		if err != nil {
+			return time.Time{}, false, false
+		}
+		return t, true, true
+	}
+	return time.Time{}, false, false
+}
+
+// digits reports whether s is only ASCII digits.
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// in returns the time, placed in loc when it was written without a zone (and returned in
+// UTC), and whether there is one: none when the member was absent, null, empty or
+// unreadable, or written without a zone when loc is nil (the answer named a zone the SDK
+// cannot read: the time is not guessed).
+func (ts *timestamp) in(loc *time.Location) (time.Time, bool) {
+	if ts.t.IsZero() {
+		return time.Time{}, false
+	}
+	if !ts.naive {
+		return ts.t, true
+	}
+	if loc == nil {
+		return time.Time{}, false
+	}
+	if loc == time.UTC {
+		return ts.t, true
+	}
+	y, mo, d := ts.t.Date()
+	h, mi, sec := ts.t.Clock()
+	return time.Date(y, mo, d, h, mi, sec, ts.t.Nanosecond(), loc).UTC(), true
+}
+
+// place places a time written without a zone in loc (see in); a member that is absent or
+// read is left alone.
+func (ts *timestamp) place(loc *time.Location) {
+	if ts == nil || !ts.naive {
+		return
+	}
+	t, _ := ts.in(loc) // the zero time when it cannot be placed: no time
+	ts.t, ts.naive = t, false
+}
+
+// time returns the time, or nil when the member was absent, null, empty or unreadable; one
+// written without a zone must have been placed (see place). It points into ts, which the
+// wire struct that held it no longer uses.
 func (ts *timestamp) time() *time.Time {
 	if ts == nil || ts.t.IsZero() {
 		return nil
@@ -155,14 +300,14 @@ func (ts *timestamp) time() *time.Time {
 // unread reports whether the member was present but unreadable.
 func (ts *timestamp) unread() bool { return ts != nil && ts.bad }
 
-// into returns the time stored in *slot, or nil (leaving *slot alone) when the member was
-// absent, null, empty or unreadable: the items of a page point into one slice of times rather
-// than allocating one each.
-func (ts timestamp) into(slot *time.Time) *time.Time {
-	if ts.t.IsZero() {
+// into returns the time (see in) stored in *slot, or nil (leaving *slot alone): the items of
+// a page point into one slice of times rather than allocating one each.
+func (ts timestamp) into(slot *time.Time, loc *time.Location) *time.Time {
+	t, ok := ts.in(loc)
+	if !ok {
 		return nil
 	}
-	*slot = ts.t
+	*slot = t
 	return slot
 }
 
@@ -229,6 +374,18 @@ func (o *optAmount) UnmarshalJSON(b []byte) error {
 	o.bad = o.a.UnmarshalJSON(b) != nil
 	o.ok = !o.bad
 	return nil
+}
+
+// inMinor returns the amount read as a number of kobo rather than of naira: 150000 is 1,500.00
+// naira. A number of kobo with a fraction is unreadable.
+func (o optAmount) inMinor() optAmount {
+	if !o.ok {
+		return o
+	}
+	if o.a.kobo%100 != 0 {
+		return optAmount{bad: true}
+	}
+	return optAmount{a: Amount{kobo: o.a.kobo / 100}, ok: true}
 }
 
 // ptr returns the amount, or nil when the member was absent or unreadable.
@@ -667,7 +824,7 @@ type campaignSlots struct {
 
 // campaign returns the campaign, its optional members stored in slots when the server sent
 // them, and appends to bad the members of item i that were unreadable.
-func (w *wireCampaign) campaign(slots *campaignSlots, i int, bad []string) (Campaign, []string) {
+func (w *wireCampaign) campaign(slots *campaignSlots, i int, loc *time.Location, bad []string) (Campaign, []string) {
 	bad = unreadableIn(bad, "data", i, flaw{"senderId", w.SenderID.bad}, flaw{"recipientCount", w.RecipientCount.bad},
 		flaw{"amount", w.Amount.bad}, flaw{"currency", w.Currency.bad}, flaw{"channel", w.Channel.bad},
 		flaw{"smsParts", w.SMSParts.bad}, flaw{"messageId", w.MessageID.bad}, flaw{"reference", w.Reference.bad},
@@ -676,7 +833,7 @@ func (w *wireCampaign) campaign(slots *campaignSlots, i int, bad []string) (Camp
 		ID: w.id(), Status: CampaignStatus(w.Status.s), MessageID: w.MessageID.s, Recipients: w.RecipientCount.n,
 		Amount: w.Amount.into(&slots.amount), Currency: w.Currency.s, Parts: w.SMSParts.into(&slots.parts),
 		SenderID: w.SenderID.s, Channel: Channel(w.Channel.s), Reference: w.Reference.s,
-		CreatedAt: w.CreatedAt.into(&slots.created),
+		CreatedAt: w.CreatedAt.into(&slots.created, loc),
 	}, bad
 }
 

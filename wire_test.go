@@ -131,7 +131,7 @@ func TestLiveSamplesDecode(t *testing.T) {
 			},
 			want: []sms.SenderID{{
 				Title: "ACME", Status: sms.SenderIDStatusActive, Country: "Nigeria",
-				CreatedAt: ptr(time.Date(2025, 5, 12, 10, 20, 27, 0, time.UTC)), // no zone: read as UTC
+				CreatedAt: ptr(time.Date(2025, 5, 12, 9, 20, 27, 0, time.UTC)), // no zone: West Africa Time, UTC+1 (DefaultTimeZone)
 			}},
 		},
 		{
