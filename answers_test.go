@@ -508,8 +508,8 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
 				st := v.(*sms.Delivery)
-				require.NotNil(t, st.Recipients[0].UpdatedAt)
-				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *st.Recipients[0].UpdatedAt, "not 2049")
+				require.NotNil(t, st.Recipients.Items[0].UpdatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *st.Recipients.Items[0].UpdatedAt, "not 2049")
 			}},
 		{"paging under meta with perPage", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"smsParts":1`, `"meta":{"page":"1","perPage":20,"totalCount":"250"}`),
 			func(t *testing.T, v any, err error) {
@@ -552,11 +552,11 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				require.NoError(t, err)
 				st := v.(*sms.Delivery)
 				assert.Equal(t, sms.DeliveryStatusSent, st.Status)
-				require.Len(t, st.Recipients, 2)
-				assert.Equal(t, "2348025671695", st.Recipients[0].To)
-				assert.Equal(t, sms.RecipientStatusDND, st.Recipients[0].Status)
-				assert.Equal(t, at(t, "2021-03-29T16:51:00+01:00").UTC(), *st.Recipients[0].UpdatedAt, "no zone: West Africa Time")
-				assert.Equal(t, sms.RecipientStatusFailed, st.Recipients[1].Status)
+				require.Len(t, st.Recipients.Items, 2)
+				assert.Equal(t, "2348025671695", st.Recipients.Items[0].To)
+				assert.Equal(t, sms.RecipientStatusDND, st.Recipients.Items[0].Status)
+				assert.Equal(t, at(t, "2021-03-29T16:51:00+01:00").UTC(), *st.Recipients.Items[0].UpdatedAt, "no zone: West Africa Time")
+				assert.Equal(t, sms.RecipientStatusFailed, st.Recipients.Items[1].Status)
 				assert.Equal(t, []string{"data.recipients[1].updatedAt"}, st.Response.Unreadable)
 			}},
 		{"Wait ends on a word it does not know", []string{"Bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"completed"`),

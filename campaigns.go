@@ -287,11 +287,12 @@ type Delivery struct {
 	// Sent", ...): they are kept as they are.
 	Status DeliveryStatus
 	// Counts counts the recipients by status; nil when the server did not send counts.
-	Counts     *DeliveryCounts
-	Recipients []RecipientDelivery // in request order
-	// Pagination pages Recipients; Total is the number of recipients. Its Page is 0 (never
-	// a valid page) and its Total -1 when the server sent none.
-	Pagination
+	Counts *DeliveryCounts
+	// Recipients is the page of recipients asked for, in request order, as every list's
+	// page is: its Items, and its Pagination, whose Total is the number of recipients (its
+	// Page is 0, never a valid page, and its Total -1 when the server sent none). Its
+	// Response is the Delivery's.
+	Recipients Page[RecipientDelivery]
 	// Response is the HTTP answer, with its request ID.
 	Response *Response
 }
@@ -410,8 +411,7 @@ func (s *CampaignsService) status(ctx context.Context, id, seg string, p *Delive
 	bad = unreadable(bad, "data.", flaw{"campaignId", d.CampaignID.bad}, flaw{"messageId", d.MessageID.bad})
 	st := &Delivery{
 		CampaignID: cmp.Or(d.CampaignID.s, d.CampaignID2.s, d.ID.s, d.ID2.s, id), MessageID: d.MessageID.s, Status: DeliveryStatus(d.Status.s),
-		Recipients: make([]RecipientDelivery, len(d.Recipients)),
-		Pagination: pg,
+		Recipients: Page[RecipientDelivery]{Items: make([]RecipientDelivery, len(d.Recipients)), Pagination: pg},
 	}
 	if c := d.Counts; c != nil {
 		// Counts are read whole or not at all: a partial count would make Final lie.
@@ -428,9 +428,10 @@ func (s *CampaignsService) status(ctx context.Context, id, seg string, p *Delive
 	loc := cl.zoneOf(&out.envelope)
 	for i, r := range d.Recipients {
 		bad = unreadableIn(bad, "data.recipients", i, flaw{"updatedAt", r.UpdatedAt.bad})
-		st.Recipients[i] = RecipientDelivery{To: r.To.s, Status: RecipientStatus(r.Status.s), UpdatedAt: r.UpdatedAt.into(&times[i], loc)}
+		st.Recipients.Items[i] = RecipientDelivery{To: r.To.s, Status: RecipientStatus(r.Status.s), UpdatedAt: r.UpdatedAt.into(&times[i], loc)}
 	}
 	st.Response = cl.responseOf(out.envelope, bad)
+	st.Recipients.Response = st.Response
 	return st, nil
 }
 
@@ -481,7 +482,7 @@ func (s *CampaignsService) AllRecipients(ctx context.Context, id string, p *Deli
 		if err != nil {
 			return nil, Pagination{}, err
 		}
-		return st.Recipients, st.Pagination, nil
+		return st.Recipients.Items, st.Recipients.Pagination, nil
 	}
 	return walk(ctx, q.Page, q.Limit, fetch, func(r RecipientDelivery) string { return r.To })
 }

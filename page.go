@@ -2,8 +2,9 @@ package sms
 
 import "iter"
 
-// Page is one page of a list, as Campaigns.List, Keys.List and SenderIDs.List return it: its
-// items, the list's Pagination as the answer states it, and the HTTP answer. Its items carry
+// Page is one page of a list, as Campaigns.List, Keys.List and SenderIDs.List return it, and
+// as Campaigns.Delivery returns a campaign's recipients (Delivery.Recipients): its items, the
+// list's Pagination as the answer states it, and the HTTP answer. Its items carry
 // no Response of their own. Each list's All iterator walks every page of it.
 type Page[T any] struct {
 	Items []T

@@ -111,6 +111,7 @@ func TestLiveSamplesDecode(t *testing.T) {
 					return nil, nil, err
 				}
 				require.Len(t, ids.Items, 1)
+				assert.Equal(t, sms.Pagination{Total: 1}, ids.Pagination, "the sample's count is the total")
 				require.Nil(t, ids.Items[0].Response, "the page carries the Response")
 				return ids.Items, ids.Response, nil
 			},
