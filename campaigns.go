@@ -236,8 +236,10 @@ func (s *CampaignsService) list(ctx context.Context, p *ListCampaignsParams, nex
 // 3 pages in a row add no new campaign (or at once when the answer names another page), rather
 // than fetching forever. When the answers state no total (see Pagination), the loop goes on
 // until a page shorter than the page size, or the last page the answers state; without
-// either, it ends with an error after 10,000 pages rather than fetching forever. An error is
-// yielded once and ends the loop.
+// either, it ends with an error after 10,000 pages rather than fetching forever. Answers that
+// page by cursor or by next URL (docs/api.md lists the forms read, in the body or the
+// headers) are followed; a cycle of cursors, or 10 pages in a row that add no campaign, end
+// the loop with an error. An error is yielded once and ends the loop.
 //
 // Endpoints: GET /v1/sms/campaigns (scope campaigns), once per page: see List.
 func (s *CampaignsService) All(ctx context.Context, p *ListCampaignsParams) iter.Seq2[Campaign, error] {
