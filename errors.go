@@ -553,7 +553,11 @@ func isStatusText(s string) bool {
 // errorStatus returns the first of ss that is an HTTP error status, 400 to 599, or 0.
 func errorStatus(ss ...string) int {
 	for _, s := range ss {
-		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n >= 400 && n <= 599 {
+		s = strings.TrimSpace(s)
+		if len(s) != 3 || !digits(s) { // without strconv's error (an allocation) for "" or a word
+			continue
+		}
+		if n, err := strconv.Atoi(s); err == nil && n >= 400 && n <= 599 {
 			return n
 		}
 	}

@@ -343,6 +343,9 @@ func rateLimitRemaining(h http.Header) (int, bool) {
 	if v == "" {
 		v = rateLimitParam(header(h, "Ratelimit"), "remaining", "r")
 	}
+	if v == "" { // the common case, without strconv's error (an allocation)
+		return 0, false
+	}
 	n, err := strconv.Atoi(v)
 	return n, err == nil && n >= 0
 }
@@ -359,6 +362,9 @@ func rateLimitLimit(h http.Header) (int, bool) {
 	}
 	if i := strings.IndexAny(v, ",;"); i >= 0 { // RateLimit-Limit: 100, 100;w=60 (a policy after it)
 		v = strings.TrimSpace(v[:i])
+	}
+	if v == "" {
+		return 0, false
 	}
 	n, err := strconv.Atoi(v)
 	return n, err == nil && n >= 0
