@@ -1,7 +1,5 @@
 package sms
 
-import "iter"
-
 // Page is one page of a list, as Campaigns.List, Keys.List and SenderIDs.List return it, and
 // as Campaigns.Delivery returns a campaign's recipients (Delivery.Recipients): its items, the
 // list's Pagination as the answer states it, and the HTTP answer. Its items carry
@@ -15,22 +13,4 @@ type Page[T any] struct {
 	Pagination
 	// Response is the HTTP answer, with its request ID.
 	Response *Response
-}
-
-// items returns an iterator over the items of the one page list returns, fetched when the
-// loop starts. An error is yielded once, with the zero T, and ends the loop.
-func items[T any](list func() (*Page[T], error)) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		page, err := list()
-		if err != nil {
-			var zero T
-			yield(zero, err)
-			return
-		}
-		for _, it := range page.Items {
-			if !yield(it, nil) {
-				return
-			}
-		}
-	}
 }
