@@ -142,6 +142,22 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, ptr(sms.AmountFromKobo(320)), sendResult(t, v).Campaign.Amount)
 			}},
+		{"amount in kobo", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, fmt.Sprintf(sendBody, `"amount":320,"unit":"kobo"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, ptr(sms.AmountFromKobo(320)), sendResult(t, v).Campaign.Amount, "3.20 naira, not 320.00")
+			}},
+		{"amount in a unit the SDK does not know", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, fmt.Sprintf(sendBody, `"amount":1,"unit":"credits"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err, "an optional member never fails an accepted send")
+				assert.Nil(t, sendResult(t, v).Campaign.Amount, "never guessed")
+				assert.Equal(t, []string{"campaign.amount"}, sendResult(t, v).Response.Unreadable)
+			}},
+		{"OTP amount in kobo", []string{"OTP.Send"}, 200, nil, fmt.Sprintf(otpBody, `"amount":320,"unit":"kobo"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, ptr(sms.AmountFromKobo(320)), v.(*sms.OTP).Amount)
+			}},
 		{"no amount: nil, not 0.00", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, fmt.Sprintf(sendBody, `"sms_parts":1`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)

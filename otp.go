@@ -93,6 +93,7 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 			PinID       text      `json:"pinId"`
 			Amount      optAmount `json:"amount"`
 			Currency    text      `json:"currency"`
+			Unit        text      `json:"unit"` // of amount: see optAmount.inUnit
 			Status      text      `json:"status"`
 		} `json:"data"`
 	}
@@ -104,6 +105,7 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 		return nil, err
 	}
 	d := &out.Data
+	d.Amount = d.Amount.inUnit(d.Unit.s)
 	bad := unreadable(nil, "data.", flaw{"smsStatus", d.SMSStatus.bad}, flaw{"phone_number", d.PhoneNumber.bad},
 		flaw{"amount", d.Amount.bad}, flaw{"currency", d.Currency.bad}, flaw{"status", d.Status.bad})
 	otp := &OTP{

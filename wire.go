@@ -376,6 +376,20 @@ func (o *optAmount) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// inUnit returns the amount read in unit, the unit its answer states (see amountUnit): as it
+// is in naira or none, in kobo when minor; unreadable in a unit the SDK does not know, rather
+// than guessed.
+func (o optAmount) inUnit(unit string) optAmount {
+	minor, ok := amountUnit(unit)
+	switch {
+	case !ok && (o.ok || o.bad):
+		return optAmount{bad: true}
+	case minor:
+		return o.inMinor()
+	}
+	return o
+}
+
 // inMinor returns the amount read as a number of kobo rather than of naira: 150000 is 1,500.00
 // naira. A number of kobo with a fraction is unreadable.
 func (o optAmount) inMinor() optAmount {
@@ -498,6 +512,7 @@ type wireSent struct {
 		Recipients optInt     `json:"recipients"`
 		Amount     optAmount  `json:"amount"`
 		Currency   text       `json:"currency"`
+		Unit       text       `json:"unit"` // of amount: see inUnit
 		SMSParts   optInt     `json:"sms_parts"`
 		Reference  text       `json:"reference"`
 	} `json:"campaign"`
@@ -518,6 +533,7 @@ func (w *wireSent) result(cl *call, from string, ch Channel, ref string) (*SendR
 	if ch == "" {
 		ch = ChannelGeneric
 	}
+	wc.Amount = wc.Amount.inUnit(wc.Unit.s)
 	bad := unreadable(nil, "campaign.", flaw{"message_id", wc.MessageID.bad}, flaw{"recipients", wc.Recipients.bad},
 		flaw{"amount", wc.Amount.bad}, flaw{"currency", wc.Currency.bad}, flaw{"sms_parts", wc.SMSParts.bad})
 	return &SendResult{
