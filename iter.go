@@ -91,9 +91,9 @@ const maxBlindPages = 10000
 
 var errListUnbounded = fmt.Errorf("sms: %d full pages came without a total or a number of pages, and none was short: stopping; the server may be ignoring the page asked for", maxBlindPages)
 
-// fetchPage fetches one page of a list: its items and the list's pagination. next, when not
-// empty, is the cursor or the URL the previous answer gave for it (see Pagination.next),
-// which page then does not choose.
+// fetchPage fetches one page of a list: its items and the list's pagination. next, when it
+// names a page, is the cursor or the URL the previous answer gave for it (see
+// Pagination.next), which page then does not choose.
 type fetchPage[T any] func(ctx context.Context, page, limit int, next nextRef) ([]T, Pagination, error)
 
 var errCursorStuck = errors.New("sms: the answer gave the same cursor as the page before: the server may be ignoring it")
