@@ -142,6 +142,22 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, ptr(sms.AmountFromKobo(320)), sendResult(t, v).Campaign.Amount)
 			}},
+		{"amount in kobo", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, fmt.Sprintf(sendBody, `"amount":320,"unit":"kobo"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, ptr(sms.AmountFromKobo(320)), sendResult(t, v).Campaign.Amount, "3.20 naira, not 320.00")
+			}},
+		{"amount in a unit the SDK does not know", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, fmt.Sprintf(sendBody, `"amount":1,"unit":"credits"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err, "an optional member never fails an accepted send")
+				assert.Nil(t, sendResult(t, v).Campaign.Amount, "never guessed")
+				assert.Equal(t, []string{"campaign.amount"}, sendResult(t, v).Response.Unreadable)
+			}},
+		{"OTP amount in kobo", []string{"OTP.Send"}, 200, nil, fmt.Sprintf(otpBody, `"amount":320,"unit":"kobo"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, ptr(sms.AmountFromKobo(320)), v.(*sms.OTP).Amount)
+			}},
 		{"no amount: nil, not 0.00", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, fmt.Sprintf(sendBody, `"sms_parts":1`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
@@ -245,6 +261,74 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				assert.Contains(t, err.Error(), "Down for maintenance", "the start of the body")
 				assert.NotContains(t, err.Error(), "\x1b", "escaped")
 			}},
+		// Round three: errors sent as 200 in the other conventions, one rule for reads, writes
+		// and sms doctor.
+		{"200 status false", []string{"Campaigns.List", "SenderIDs.List", "Keys.List", "Balance.Get", "Campaigns.Delivery"}, 200, nil,
+			`{"status":false,"message":"Invalid API key","data":[]}`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrUnauthorized, "never an empty list")
+				assert.Equal(t, "Invalid API key", apiError(t, err).Message)
+			}},
+		{"200 status false on a write", []string{"SMS.Send", "Campaigns.Create", "OTP.Send", "OTP.Verify", "SenderIDs.Request", "Keys.Create", "Keys.Revoke"}, 200, nil,
+			`{"status":false,"message":"Invalid API key","data":[]}`,
+			func(t *testing.T, v any, err error) {
+				var oe *sms.OutcomeError
+				require.ErrorAs(t, err, &oe, "the request may have taken effect")
+				assert.ErrorIs(t, err, sms.ErrUnauthorized)
+			}},
+		{"200 status 401", []string{"Campaigns.List", "SenderIDs.List", "Keys.List", "Balance.Get"}, 200, nil,
+			`{"status":"401","message":"Unauthenticated.","data":[]}`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrUnauthorized, "the status it names")
+				assert.Equal(t, "Unauthenticated.", apiError(t, err).Message)
+			}},
+		{"200 responseCode 99", []string{"Campaigns.List", "SenderIDs.List", "Keys.List", "Balance.Get"}, 200, nil,
+			`{"responseCode":"99","responseMessage":"System malfunction","data":[]}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, "System malfunction", apiError(t, err).Message)
+				assert.Contains(t, err.Error(), "System malfunction")
+			}},
+		{"200 code with msg", []string{"Campaigns.List", "SenderIDs.List", "Keys.List", "Balance.Get", "SMS.Send"}, 200, nil,
+			`{"code":1001,"msg":"Invalid API key"}`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrUnauthorized)
+				assert.Equal(t, "Invalid API key", apiError(t, err).Message)
+			}},
+		{"200 a word code with msg", []string{"Campaigns.List", "Balance.Get"}, 200, nil,
+			`{"code":"E_SENDER","msg":"Sender ID not approved"}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, "Sender ID not approved", apiError(t, err).Message)
+				assert.Equal(t, "E_SENDER", apiError(t, err).Code)
+			}},
+		{"success members that say success", []string{"Balance.Get"}, 200, nil,
+			`{"status":true,"responseCode":"00","code":0,"msg":"success","data":{"balance":1,"currency":"NGN"}}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.AmountFromKobo(100), v.(*sms.Balance).Balance)
+			}},
+		// The server's words, whatever members hold them.
+		{"Spring Boot's defaultMessage", []string{"SMS.Send", "Balance.Get"}, 400, nil,
+			`{"timestamp":"2026-11-29T10:00:00.000+00:00","status":400,"error":"Bad Request","errors":[{"defaultMessage":"must not be blank","field":"to","rejectedValue":""}],"path":"/v1/sms/send"}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, "must not be blank", apiError(t, err).Message)
+				assert.Equal(t, "to", apiError(t, err).Field)
+			}},
+		{"Django's field errors", []string{"SMS.Send", "Balance.Get"}, 400, nil, `{"to":["This field is required."],"from":["Not an approved sender ID."]}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, "Not an approved sender ID.; This field is required.", apiError(t, err).Message)
+				assert.Equal(t, "from", apiError(t, err).Field)
+			}},
+		{"msg", []string{"SMS.Send", "Balance.Get"}, 400, nil, `{"code":40001,"msg":"Message too long"}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, "Message too long", apiError(t, err).Message)
+			}},
+		{"a SOAP fault's string past the snippet", []string{"Balance.Get", "SMS.Send"}, 500, http.Header{"Content-Type": {"text/xml"}},
+			`<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soap:Body><soap:Fault><faultcode>soap:Server</faultcode><faultstring>Upstream SMSC bind failed</faultstring></soap:Fault></soap:Body></soap:Envelope>`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrServer)
+				assert.Equal(t, "Upstream SMSC bind failed", apiError(t, err).Message)
+				assert.Contains(t, err.Error(), "Upstream SMSC bind failed")
+			}},
 		// An answer must be about what was asked.
 		{"verify answer about another pin", []string{"OTP.Verify"}, 200, nil, `{"data":{"pinId":"p2","verified":true}}`,
 			func(t *testing.T, v any, err error) {
@@ -258,6 +342,32 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				require.Error(t, err, "never a final wait")
 				assert.Contains(t, err.Error(), `"c2"`)
 				assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "a read")
+			}},
+		{"verify answer about another pin, as pin_id", []string{"OTP.Verify"}, 200, nil, `{"data":{"pin_id":"p2","verified":true}}`,
+			func(t *testing.T, v any, err error) {
+				require.Error(t, err, "never a verified pin, whatever the member's name")
+				assert.ErrorIs(t, err, sms.ErrOutcomeUnknown)
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err))
+				assert.Contains(t, err.Error(), `"p2"`)
+			}},
+		{"status answer about another campaign, as campaign_id or id", []string{"Campaigns.Delivery", "Bulk.WaitCampaign"}, 200, nil, `{"data":{"campaign_id":"c2","id":"c2","status":"delivered"}}`,
+			func(t *testing.T, v any, err error) {
+				require.Error(t, err, "never a final wait")
+				assert.Contains(t, err.Error(), `"c2"`)
+			}},
+		{"send answer about another reference", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, fmt.Sprintf(sendBody, `"amount":3.2,"reference":"someone-else"`),
+			func(t *testing.T, v any, err error) {
+				require.ErrorIs(t, err, sms.ErrOutcomeUnknown, "the answer says nothing of this request")
+				assert.Contains(t, err.Error(), `"someone-else"`)
+			}},
+		{"send answer with its own reference", []string{"SMS.Send"}, 202, nil, fmt.Sprintf(sendBody, `"amount":3.2,"reference":"order-1"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+			}},
+		{"campaign id true", []string{"SMS.Send", "Campaigns.Create"}, 202, nil, strings.Replace(fmt.Sprintf(sendBody, `"amount":3.2`), `"id":"667000000000000000000001"`, `"id":true`, 1),
+			func(t *testing.T, v any, err error) {
+				require.ErrorIs(t, err, sms.ErrOutcomeUnknown, "never the id \"true\"")
+				assert.Contains(t, err.Error(), "campaign.id")
 			}},
 		// Smaller kinds.
 		{"422 the pin has expired", []string{"OTP.Verify"}, 422, nil, `{"message":"The pin has expired."}`,
@@ -321,7 +431,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 		{"createdAt DD/MM/YYYY HH:MM", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"29/03/2021 16:51"`, `"pagination":{"page":1,"limit":20,"total":1}`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
-				assert.Equal(t, at(t, "2021-03-29T16:51:00Z"), *firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2021-03-29T16:51:00+01:00").UTC(), *firstCampaign(t, v).CreatedAt, "no zone: West Africa Time")
 			}},
 		{"createdAt with an offset without a colon", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"2021-03-29T17:51:00+0100"`, `"pagination":{"page":1,"limit":20,"total":1}`),
 			func(t *testing.T, v any, err error) {
@@ -335,6 +445,87 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				assert.Nil(t, c.CreatedAt)
 				assert.Equal(t, ptr(1), c.Parts)
 				assert.Equal(t, []string{"data[0].createdAt"}, v.(*sms.Page[sms.Campaign]).Response.Unreadable)
+			}},
+		// Dates: a time without a zone in the zone the answer states, else West Africa Time;
+		// epochs of any unit; SMPP times. Each is 2025-11-29 10:00 UTC.
+		{"createdAt without a zone, beside timezone Africa/Lagos", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"2025-11-29 11:00:00"`, `"timezone":"Africa/Lagos"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt without a zone, beside timezone UTC", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"2025-11-29 10:00:00"`, `"timezone":"UTC"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt without a zone, beside timezone +02:00", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"2025-11-29 12:00:00"`, `"timezone":"+02:00"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt without a zone and no timezone: West Africa Time", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"2025-11-29 11:00:00"`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt in epoch microseconds", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":1764410400000000`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt in epoch nanoseconds", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"1764410400000000000"`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt in fractional epoch seconds", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":1764410400.000`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt an SMPP absolute time", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"251129110000004+"`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt an SMPP receipt's YYMMDDhhmm", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"2511291100"`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt an SMPP receipt's YYMMDDhhmmss", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"251129110000"`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"createdAt YYYYMMDDhhmmss", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"20251129110000"`, `"requestId":"r"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				require.NotNil(t, firstCampaign(t, v).CreatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *firstCampaign(t, v).CreatedAt)
+			}},
+		{"a timezone the SDK cannot read", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"createdAt":"2025-11-29 11:00:00","smsParts":1`, `"timezone":"Mars/Olympus_Mons"`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Nil(t, firstCampaign(t, v).CreatedAt, "never guessed")
+				assert.Equal(t, []string{"timezone"}, v.(*sms.Page[sms.Campaign]).Response.Unreadable)
+			}},
+		{"a recipient's SMPP done date", []string{"Campaigns.Delivery"}, 200, nil, fmt.Sprintf(statusBody, `"status":"delivered","recipients":[{"to":"2348025671695","status":"DELIVRD","updatedAt":"2511291100"}]`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				st := v.(*sms.Delivery)
+				require.NotNil(t, st.Recipients.Items[0].UpdatedAt)
+				assert.Equal(t, at(t, "2025-11-29T10:00:00Z"), *st.Recipients.Items[0].UpdatedAt, "not 2049")
 			}},
 		{"paging under meta with perPage", []string{"Campaigns.List"}, 200, nil, fmt.Sprintf(listBody, `"smsParts":1`, `"meta":{"page":"1","perPage":20,"totalCount":"250"}`),
 			func(t *testing.T, v any, err error) {
@@ -377,11 +568,11 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				require.NoError(t, err)
 				st := v.(*sms.Delivery)
 				assert.Equal(t, sms.DeliveryStatusSent, st.Status)
-				require.Len(t, st.Recipients, 2)
-				assert.Equal(t, "2348025671695", st.Recipients[0].To)
-				assert.Equal(t, sms.RecipientStatusDND, st.Recipients[0].Status)
-				assert.Equal(t, at(t, "2021-03-29T16:51:00Z"), *st.Recipients[0].UpdatedAt)
-				assert.Equal(t, sms.RecipientStatusFailed, st.Recipients[1].Status)
+				require.Len(t, st.Recipients.Items, 2)
+				assert.Equal(t, "2348025671695", st.Recipients.Items[0].To)
+				assert.Equal(t, sms.RecipientStatusDND, st.Recipients.Items[0].Status)
+				assert.Equal(t, at(t, "2021-03-29T16:51:00+01:00").UTC(), *st.Recipients.Items[0].UpdatedAt, "no zone: West Africa Time")
+				assert.Equal(t, sms.RecipientStatusFailed, st.Recipients.Items[1].Status)
 				assert.Equal(t, []string{"data.recipients[1].updatedAt"}, st.Response.Unreadable)
 			}},
 		{"Wait ends on a word it does not know", []string{"Bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"completed"`),
@@ -449,6 +640,48 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				assert.Equal(t, sms.PinStateWrong, sms.PinStateOf(vf, err))
 				assert.Nil(t, vf.AttemptsRemaining)
 				assert.Equal(t, []string{"data.attemptsRemaining"}, vf.Response.Unreadable)
+			}},
+		// Pin states from codes and statuses before words.
+		{"429 Django REST's throttle", []string{"OTP.Verify"}, 429, nil, `{"detail":"Request was throttled. Expected available in 59 seconds."}`,
+			func(t *testing.T, v any, err error) {
+				assert.ErrorIs(t, err, sms.ErrRateLimited)
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err), "a throttle, not a locked pin: a new OTP would meet it too")
+			}},
+		{"429 Laravel's Too Many Attempts.", []string{"OTP.Verify"}, 429, nil, `{"message":"Too Many Attempts."}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err))
+			}},
+		{"429 Limit Exceeded", []string{"OTP.Verify"}, 429, nil, `{"message":"Limit Exceeded"}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err))
+			}},
+		{"429 with a code naming the pin", []string{"OTP.Verify"}, 429, nil, `{"error":{"code":"pin_locked","message":"Try later."}}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinStateLocked, sms.PinStateOf(nil, err))
+			}},
+		{"410 for an expired pin", []string{"OTP.Verify"}, 410, nil, `{"message":"Gone"}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinStateExpired, sms.PinStateOf(nil, err))
+			}},
+		{"409 for a pin already verified", []string{"OTP.Verify"}, 409, nil, `{"message":"Conflict"}`,
+			func(t *testing.T, v any, err error) {
+				assert.Equal(t, sms.PinStateAlreadyVerified, sms.PinStateOf(nil, err))
+			}},
+		{"attemptsRemaining 0", []string{"OTP.Verify"}, 200, nil, fmt.Sprintf(verifyBody, `"verified":false,"attemptsRemaining":0`),
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.PinStateLocked, sms.PinStateOf(v.(*sms.Verification), err), "no try left: not \"try again\"")
+			}},
+		{"200 status false Pin has expired", []string{"OTP.Verify"}, 200, nil, `{"status":false,"message":"Pin has expired","data":{"verified":false}}`,
+			func(t *testing.T, v any, err error) {
+				require.Error(t, err)
+				assert.Equal(t, sms.PinStateExpired, sms.PinStateOf(nil, err), "the words name its state")
+			}},
+		{"OTP smsStatus DND Active on Phone Number", []string{"OTP.Send"}, 200, nil, `{"data":{"smsStatus":"DND Active on Phone Number","pinId":"p1","status":"200"}}`,
+			func(t *testing.T, v any, err error) {
+				var sf *sms.SendFailedError
+				require.ErrorAs(t, err, &sf, "never a sent OTP")
+				assert.Contains(t, err.Error(), "DND Active on Phone Number")
 			}},
 		// Errors in any shape.
 		{`{"error":"..."}`, []string{"OTP.Verify"}, 400, nil, `{"error":"Pin has expired"}`,
@@ -529,6 +762,25 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 			}},
 		{"balance unreadable", []string{"Balance.Get"}, 200, nil, fmt.Sprintf(balanceBody, `"balance":"lots"`),
 			func(t *testing.T, v any, err error) { require.ErrorContains(t, err, "data.balance") }},
+		{"balance in kobo", []string{"Balance.Get"}, 200, nil, `{"data":{"balance":150000,"cashback":"2500","currency":"NGN","unit":"kobo"}}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.AmountFromKobo(150_000), v.(*sms.Balance).Balance, "1,500.00 naira, not 150,000.00")
+				assert.Equal(t, ptr(sms.AmountFromKobo(2500)), v.(*sms.Balance).Cashback)
+			}},
+		{"balance in naira, stated", []string{"Balance.Get"}, 200, nil, `{"data":{"balance":"1500.00","currency":"NGN","unit":"naira"}}`,
+			func(t *testing.T, v any, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, sms.AmountFromKobo(150_000), v.(*sms.Balance).Balance)
+			}},
+		{"balance in a unit the SDK does not know", []string{"Balance.Get"}, 200, nil, `{"data":{"balance":1500,"currency":"NGN","unit":"credits"}}`,
+			func(t *testing.T, v any, err error) {
+				require.ErrorContains(t, err, `"data.unit" is "credits"`, "never guessed")
+			}},
+		{"kobo with a fraction", []string{"Balance.Get"}, 200, nil, `{"data":{"balance":1500.5,"currency":"NGN","unit":"kobo"}}`,
+			func(t *testing.T, v any, err error) {
+				require.ErrorContains(t, err, `"data.balance" is present but unreadable`)
+			}},
 		// Sender IDs.
 		{"sender ID words", []string{"SenderIDs.List"}, 200, nil, `{"data":[{"title":"ACME","status":"Active"},{"title":"BETA","status":"Rejected"},{"title":"GAMMA","status":"PENDING","createdAt":"29/03/2021 16:51","_id":77}]}`,
 			func(t *testing.T, v any, err error) {
@@ -537,7 +789,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				require.Len(t, ids, 3)
 				assert.Equal(t, []sms.SenderIDStatus{sms.SenderIDStatusActive, sms.SenderIDStatusBlocked, sms.SenderIDStatusPending}, []sms.SenderIDStatus{ids[0].Status, ids[1].Status, ids[2].Status})
 				assert.Equal(t, "77", ids[2].ID)
-				assert.Equal(t, at(t, "2021-03-29T16:51:00Z"), *ids[2].CreatedAt)
+				assert.Equal(t, at(t, "2021-03-29T16:51:00+01:00").UTC(), *ids[2].CreatedAt, "no zone: West Africa Time")
 			}},
 		{"sender ID createdAt unreadable", []string{"SenderIDs.List"}, 200, nil, fmt.Sprintf(senderBody, `"status":"active","createdAt":true`),
 			func(t *testing.T, v any, err error) {
@@ -869,4 +1121,248 @@ func TestTotalContradictedByTheItems(t *testing.T) {
 	n, last := drain(c.Campaigns.All(context.Background(), nil))
 	require.NoError(t, last)
 	assert.Equal(t, 250, n)
+}
+
+// serverPaged serves a list of n items at path, 25 a page whatever is asked (page by page,
+// or from the index a cursor or an after parameter names), each item written by item. paging
+// writes the page's paging, as headers and body members, for the page number, the index of
+// the next page's first item (-1 when none follows) and n. It counts the requests.
+func serverPaged(t *testing.T, path string, n int, item func(i int) string, paging func(base string, page, next, n int) (http.Header, string)) (*sms.Client, *sms.DashboardClient, *atomic.Int64) {
+	t.Helper()
+	const size = 25
+	var requests atomic.Int64
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		if r.URL.Path != path {
+			http.NotFound(w, r)
+			return
+		}
+		q := r.URL.Query()
+		page := max(1, atoiOr(q.Get("page"), 1))
+		from := (page - 1) * size
+		for _, name := range []string{"cursor", "after"} {
+			if c := q.Get(name); c != "" {
+				from = atoiOr(strings.TrimPrefix(c, "b64/"), 0)
+			}
+		}
+		var b strings.Builder
+		b.WriteString(`{"data":[`)
+		for i := from; i < min(from+size, n); i++ {
+			if i > from {
+				b.WriteByte(',')
+			}
+			b.WriteString(item(i))
+		}
+		next := from + size
+		if next >= n {
+			next = -1
+		}
+		h, members := paging(srv.URL, page, next, n)
+		b.WriteString("]")
+		if members != "" {
+			b.WriteString("," + members)
+		}
+		b.WriteString("}")
+		for k, v := range h {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(b.String()))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := sms.NewClient(fakeKey, fakeSecret, sms.WithBaseURL(srv.URL), sms.WithMaxRetries(0))
+	require.NoError(t, err)
+	d, err := sms.NewDashboardClient(fakeJWT, sms.WithBaseURL(srv.URL), sms.WithMaxRetries(0))
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	t.Cleanup(d.CloseIdleConnections)
+	return c, d, &requests
+}
+
+func atoiOr(s string, or int) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return or
+}
+
+// Every list's All reads every item whatever paging form a server uses, in the body or in the
+// headers; a list the API returns whole (keys, sender IDs) is walked when a server pages it.
+func TestAllReadsPagingInEveryForm(t *testing.T) {
+	t.Parallel()
+	const n = 60
+	none := http.Header(nil)
+	link := func(base string, next int) http.Header {
+		if next < 0 {
+			return http.Header{"Link": {fmt.Sprintf(`<%s/v1/sms/campaigns?page=1>; rel="first"`, base)}}
+		}
+		return http.Header{"Link": {fmt.Sprintf(`<%s/v1/sms/campaigns?page=1>; rel="first", <%s/v1/sms/campaigns?after=%d>; rel="next"`, base, base, next)}}
+	}
+	campaign := func(i int) string { return fmt.Sprintf(`{"_id":"c%d","status":"sent"}`, i) }
+	tests := []struct {
+		name   string
+		paging func(base string, page, next, n int) (http.Header, string)
+	}{
+		{"Laravel's paginator, its links an array", func(base string, p, next, n int) (http.Header, string) {
+			return none, fmt.Sprintf(`"current_page":%d,"per_page":25,"last_page":3,"total":%d,"links":[{"url":null,"label":"&laquo; Previous","active":false},{"url":"%s/v1/sms/campaigns?page=1","label":"1","active":true}],"next_page_url":"%s/v1/sms/campaigns?page=%d","path":"%s/v1/sms/campaigns"`, p, n, base, base, p+1, base)
+		}},
+		{"a Link header", func(base string, _, next, _ int) (http.Header, string) { return link(base, next), "" }},
+		{"X-Total-Count", func(_ string, _, _, n int) (http.Header, string) {
+			return http.Header{"X-Total-Count": {strconv.Itoa(n)}}, ""
+		}},
+		{"the next cursor in a header", func(_ string, _, next, _ int) (http.Header, string) {
+			if next < 0 {
+				return none, ""
+			}
+			return http.Header{"X-Next-Cursor": {strconv.Itoa(next)}}, ""
+		}},
+		{"JSON:API link objects", func(base string, _, next, _ int) (http.Header, string) {
+			if next < 0 {
+				return none, `"links":{"self":{"href":"x"},"next":null}`
+			}
+			return none, fmt.Sprintf(`"links":{"self":{"href":"x"},"next":{"href":"%s/v1/sms/campaigns?after=%d"}}`, base, next)
+		}},
+		{"Django REST's count and next", func(base string, _, next, n int) (http.Header, string) {
+			if next < 0 {
+				return none, fmt.Sprintf(`"count":%d,"next":null`, n)
+			}
+			return none, fmt.Sprintf(`"count":%d,"next":"%s/v1/sms/campaigns?after=%d"`, n, base, next)
+		}},
+		{"a base64 cursor holding a /", func(_ string, _, next, _ int) (http.Header, string) {
+			if next < 0 {
+				return none, `"next_cursor":null`
+			}
+			return none, fmt.Sprintf(`"next_cursor":"b64/%d"`, next)
+		}},
+		{"a relative ?cursor= link", func(_ string, _, next, _ int) (http.Header, string) {
+			if next < 0 {
+				return none, `"links":{"next":null}`
+			}
+			return none, fmt.Sprintf(`"links":{"next":"?cursor=%d"}`, next)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, _, _ := serverPaged(t, "/v1/sms/campaigns", n, campaign, tt.paging)
+			page, err := c.Campaigns.List(context.Background(), nil)
+			require.NoError(t, err, "a page is read whatever its paging form")
+			assert.Len(t, page.Items, 25)
+			seen := map[string]bool{}
+			for camp, err := range c.Campaigns.All(context.Background(), nil) {
+				require.NoError(t, err)
+				require.False(t, seen[camp.ID], "%s yielded twice", camp.ID)
+				seen[camp.ID] = true
+			}
+			assert.Len(t, seen, n, "every campaign, not the first page's 25")
+		})
+	}
+
+	t.Run("sender IDs paged by the server", func(t *testing.T) {
+		t.Parallel()
+		c, _, _ := serverPaged(t, "/v1/sender-ids", n, func(i int) string { return fmt.Sprintf(`{"title":"S%d","status":"active"}`, i) },
+			func(_ string, _, next, _ int) (http.Header, string) {
+				if next < 0 {
+					return none, `"has_more":false`
+				}
+				return none, fmt.Sprintf(`"next_cursor":"%d","has_more":true`, next)
+			})
+		got, last := drain(c.SenderIDs.All(context.Background(), nil))
+		require.NoError(t, last)
+		assert.Equal(t, n, got)
+	})
+	t.Run("keys paged by the server", func(t *testing.T) {
+		t.Parallel()
+		_, d, requests := serverPaged(t, "/v1/keys", n, func(i int) string { return fmt.Sprintf(`{"_id":"k%d","publicKey":"pk_test_%d"}`, i, i) },
+			func(_ string, p, _, n int) (http.Header, string) {
+				return none, fmt.Sprintf(`"count":%d,"page":%d`, n, p)
+			})
+		got, last := drain(d.Keys.All(context.Background(), nil))
+		require.NoError(t, last)
+		assert.Equal(t, n, got)
+		assert.EqualValues(t, 3, requests.Load())
+	})
+}
+
+// A cursor walk that cannot end well ends with an error that says why: a cycle of cursors,
+// or a run of empty pages each with a new cursor, never duplicates without end nor 10,000
+// requests.
+func TestAllStopsOnCursorCyclesAndEmptyRuns(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		answer  func(cursor string) string
+		wantErr string
+		maxReqs int64
+	}{
+		{"c1 -> c2 -> c1", func(cursor string) string {
+			next := map[string]string{"": "c1", "c1": "c2", "c2": "c1"}[cursor]
+			return fmt.Sprintf(`{"data":[{"_id":"x%s","status":"sent"}],"next_cursor":"%s","has_more":true}`, cursor, next)
+		}, "cycle", 4},
+		{"empty pages with fresh cursors", func(cursor string) string {
+			return fmt.Sprintf(`{"data":[],"next_cursor":"%s-n","has_more":true}`, cursor)
+		}, "added no new item", 11},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var requests atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if requests.Add(1) > 100 {
+					w.WriteHeader(http.StatusServiceUnavailable)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(tt.answer(r.URL.Query().Get("cursor"))))
+			}))
+			t.Cleanup(srv.Close)
+			c, err := sms.NewClient(fakeKey, fakeSecret, sms.WithBaseURL(srv.URL), sms.WithMaxRetries(0))
+			require.NoError(t, err)
+			t.Cleanup(c.CloseIdleConnections)
+			seen := map[string]bool{}
+			var last error
+			for camp, err := range c.Campaigns.All(context.Background(), nil) {
+				if err != nil {
+					last = err
+					break
+				}
+				require.False(t, seen[camp.ID], "%s yielded twice", camp.ID)
+				seen[camp.ID] = true
+			}
+			require.Error(t, last)
+			assert.Contains(t, last.Error(), tt.wantErr)
+			assert.LessOrEqual(t, requests.Load(), tt.maxReqs)
+		})
+	}
+}
+
+// WithTimeZone sets the zone of the times an answer writes without one and does not state a
+// zone for; an answer's timezone member still wins.
+func TestWithTimeZone(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, top string
+		want      string
+	}{
+		{"no timezone: the client's", `"requestId":"r"`, "2025-11-29T11:00:00Z"},
+		{"the answer's timezone", `"timezone":"Africa/Lagos"`, "2025-11-29T10:00:00Z"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = fmt.Fprintf(w, listBody, `"createdAt":"2025-11-29 11:00:00"`, tt.top)
+			}))
+			t.Cleanup(srv.Close)
+			c, err := sms.NewClient(fakeKey, fakeSecret, sms.WithBaseURL(srv.URL), sms.WithTimeZone(time.UTC))
+			require.NoError(t, err)
+			t.Cleanup(c.CloseIdleConnections)
+			page, err := c.Campaigns.List(context.Background(), nil)
+			require.NoError(t, err)
+			assert.Equal(t, at(t, tt.want), *page.Items[0].CreatedAt)
+		})
+	}
+	_, err := sms.NewClient(fakeKey, fakeSecret, sms.WithBaseURL("https://api.example.com"), sms.WithTimeZone(nil))
+	require.ErrorContains(t, err, "WithTimeZone")
 }

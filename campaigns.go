@@ -182,12 +182,12 @@ func (s *CampaignsService) List(ctx context.Context, p *ListCampaignsParams) (*P
 	if err := validatePage(p.Page, p.Limit); err != nil {
 		return nil, err
 	}
-	return s.list(ctx, p, "")
+	return s.list(ctx, p, nextRef{})
 }
 
 // list is List, fetching the page that next (a cursor or a URL, see Pagination.next) names
 // when it is not empty.
-func (s *CampaignsService) list(ctx context.Context, p *ListCampaignsParams, next string) (*Page[Campaign], error) {
+func (s *CampaignsService) list(ctx context.Context, p *ListCampaignsParams, next nextRef) (*Page[Campaign], error) {
 	var out struct {
 		envelope
 		wirePaging
@@ -211,12 +211,13 @@ func (s *CampaignsService) list(ctx context.Context, p *ListCampaignsParams, nex
 			return nil, err
 		}
 	}
-	pg, bad := out.pagination(nil)
+	pg, bad := out.pagination(cl.header, nil)
 	bad = pg.distrust(p.Page, offset(p.Page, p.Limit, pg, next), len(out.Data), bad)
 	page := &Page[Campaign]{Items: make([]Campaign, len(out.Data)), Pagination: pg}
 	slots := make([]campaignSlots, len(out.Data))
+	loc := cl.zoneOf(&out.envelope)
 	for i := range out.Data {
-		page.Items[i], bad = out.Data[i].campaign(&slots[i], i, bad)
+		page.Items[i], bad = out.Data[i].campaign(&slots[i], i, loc, bad)
 	}
 	page.Response = cl.responseOf(out.envelope, bad)
 	return page, nil
@@ -235,8 +236,10 @@ func (s *CampaignsService) list(ctx context.Context, p *ListCampaignsParams, nex
 // 3 pages in a row add no new campaign (or at once when the answer names another page), rather
 // than fetching forever. When the answers state no total (see Pagination), the loop goes on
 // until a page shorter than the page size, or the last page the answers state; without
-// either, it ends with an error after 10,000 pages rather than fetching forever. An error is
-// yielded once and ends the loop.
+// either, it ends with an error after 10,000 pages rather than fetching forever. Answers that
+// page by cursor or by next URL (docs/api.md lists the forms read, in the body or the
+// headers) are followed; a cycle of cursors, or 10 pages in a row that add no campaign, end
+// the loop with an error. An error is yielded once and ends the loop.
 //
 // Endpoints: GET /v1/sms/campaigns (scope campaigns), once per page: see List.
 func (s *CampaignsService) All(ctx context.Context, p *ListCampaignsParams) iter.Seq2[Campaign, error] {
@@ -248,7 +251,7 @@ func (s *CampaignsService) All(ctx context.Context, p *ListCampaignsParams) iter
 		return fail[Campaign](err)
 	}
 	q.Page, q.Limit = max(q.Page, 1), cmp.Or(q.Limit, rules.MaxLimit)
-	fetch := func(ctx context.Context, page, limit int, next string) ([]Campaign, Pagination, error) {
+	fetch := func(ctx context.Context, page, limit int, next nextRef) ([]Campaign, Pagination, error) {
 		pg, err := s.list(ctx, &ListCampaignsParams{Page: page, Limit: limit}, next)
 		if err != nil {
 			return nil, Pagination{}, err
@@ -286,11 +289,12 @@ type Delivery struct {
 	// Sent", ...): they are kept as they are.
 	Status DeliveryStatus
 	// Counts counts the recipients by status; nil when the server did not send counts.
-	Counts     *DeliveryCounts
-	Recipients []RecipientDelivery // in request order
-	// Pagination pages Recipients; Total is the number of recipients. Its Page is 0 (never
-	// a valid page) and its Total -1 when the server sent none.
-	Pagination
+	Counts *DeliveryCounts
+	// Recipients is the page of recipients asked for, in request order, as every list's
+	// page is: its Items, and its Pagination, whose Total is the number of recipients (its
+	// Page is 0, never a valid page, and its Total -1 when the server sent none). Its
+	// Response is the Delivery's.
+	Recipients Page[RecipientDelivery]
 	// Response is the HTTP answer, with its request ID.
 	Response *Response
 }
@@ -352,20 +356,23 @@ func (s *CampaignsService) Delivery(ctx context.Context, id string, p *DeliveryP
 	if err := validatePage(p.Page, p.Limit); err != nil {
 		return nil, err
 	}
-	return s.status(ctx, id, seg, p, "")
+	return s.status(ctx, id, seg, p, nextRef{})
 }
 
 // status is Delivery of campaign id (seg, escaped), fetching the page of recipients that next
 // (a cursor or a URL, see Pagination.next) names when it is not empty.
-func (s *CampaignsService) status(ctx context.Context, id, seg string, p *DeliveryParams, next string) (*Delivery, error) {
+func (s *CampaignsService) status(ctx context.Context, id, seg string, p *DeliveryParams, next nextRef) (*Delivery, error) {
 	var out struct {
 		envelope
 		wirePaging
 		Data struct {
-			CampaignID text       `json:"campaignId"`
-			MessageID  text       `json:"messageId"`
-			Status     wireStatus `json:"status"`
-			Counts     *struct {
+			CampaignID  text       `json:"campaignId"`
+			CampaignID2 text       `json:"campaign_id"`
+			ID          text       `json:"id"`
+			ID2         text       `json:"_id"`
+			MessageID   text       `json:"messageId"`
+			Status      wireStatus `json:"status"`
+			Counts      *struct {
 				Sent      optInt `json:"sent"`
 				Delivered optInt `json:"delivered"`
 				Failed    optInt `json:"failed"`
@@ -394,18 +401,19 @@ func (s *CampaignsService) status(ctx context.Context, id, seg string, p *Delive
 			return nil, err
 		}
 	}
-	if d.CampaignID.s != "" && !strings.EqualFold(d.CampaignID.s, id) {
-		// An answer about another campaign says nothing of this one: never a final wait.
-		return nil, cl.unbuildable(fmt.Errorf("the %d answer is about campaign %s, not the campaign %s asked about",
-			cl.status, strconv.Quote(printable(d.CampaignID.s)), strconv.Quote(printable(id))))
+	for _, named := range [...]text{d.CampaignID, d.CampaignID2, d.ID, d.ID2} { // under any of its names
+		if named.s != "" && !strings.EqualFold(named.s, id) {
+			// An answer about another campaign says nothing of this one: never a final wait.
+			return nil, cl.unbuildable(fmt.Errorf("the %d answer is about campaign %s, not the campaign %s asked about",
+				cl.status, strconv.Quote(printable(named.s)), strconv.Quote(printable(id))))
+		}
 	}
-	pg, bad := out.pagination(nil)
+	pg, bad := out.pagination(cl.header, nil)
 	bad = pg.distrust(p.Page, offset(p.Page, p.Limit, pg, next), len(d.Recipients), bad)
 	bad = unreadable(bad, "data.", flaw{"campaignId", d.CampaignID.bad}, flaw{"messageId", d.MessageID.bad})
 	st := &Delivery{
-		CampaignID: cmp.Or(d.CampaignID.s, id), MessageID: d.MessageID.s, Status: DeliveryStatus(d.Status.s),
-		Recipients: make([]RecipientDelivery, len(d.Recipients)),
-		Pagination: pg,
+		CampaignID: cmp.Or(d.CampaignID.s, d.CampaignID2.s, d.ID.s, d.ID2.s, id), MessageID: d.MessageID.s, Status: DeliveryStatus(d.Status.s),
+		Recipients: Page[RecipientDelivery]{Items: make([]RecipientDelivery, len(d.Recipients)), Pagination: pg},
 	}
 	if c := d.Counts; c != nil {
 		// Counts are read whole or not at all: a partial count would make Final lie.
@@ -419,18 +427,20 @@ func (s *CampaignsService) status(ctx context.Context, id, seg string, p *Delive
 		}
 	}
 	times := make([]time.Time, len(d.Recipients))
+	loc := cl.zoneOf(&out.envelope)
 	for i, r := range d.Recipients {
 		bad = unreadableIn(bad, "data.recipients", i, flaw{"updatedAt", r.UpdatedAt.bad})
-		st.Recipients[i] = RecipientDelivery{To: r.To.s, Status: RecipientStatus(r.Status.s), UpdatedAt: r.UpdatedAt.into(&times[i])}
+		st.Recipients.Items[i] = RecipientDelivery{To: r.To.s, Status: RecipientStatus(r.Status.s), UpdatedAt: r.UpdatedAt.into(&times[i], loc)}
 	}
 	st.Response = cl.responseOf(out.envelope, bad)
+	st.Recipients.Response = st.Response
 	return st, nil
 }
 
 // offset is the index in the list of the first item of the page asked for (page and limit
 // as asked, 0 for the defaults), answered with paging pg: 0 for a page fetched by cursor.
-func offset(page, limit int, pg Pagination, next string) int {
-	if next != "" {
+func offset(page, limit int, pg Pagination, next nextRef) int {
+	if !next.none() {
 		return 0
 	}
 	return (max(page, 1) - 1) * cmp.Or(pg.Limit, limit, rules.DefaultLimit)
@@ -469,12 +479,12 @@ func (s *CampaignsService) AllRecipients(ctx context.Context, id string, p *Deli
 		return fail[RecipientDelivery](err)
 	}
 	q.Page, q.Limit = max(q.Page, 1), cmp.Or(q.Limit, rules.MaxLimit)
-	fetch := func(ctx context.Context, page, limit int, next string) ([]RecipientDelivery, Pagination, error) {
+	fetch := func(ctx context.Context, page, limit int, next nextRef) ([]RecipientDelivery, Pagination, error) {
 		st, err := s.status(ctx, id, seg, &DeliveryParams{Page: page, Limit: limit}, next)
 		if err != nil {
 			return nil, Pagination{}, err
 		}
-		return st.Recipients, st.Pagination, nil
+		return st.Recipients.Items, st.Recipients.Pagination, nil
 	}
 	return walk(ctx, q.Page, q.Limit, fetch, func(r RecipientDelivery) string { return r.To })
 }

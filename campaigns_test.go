@@ -85,9 +85,9 @@ func TestCampaignsCreateLargeIsProcessing(t *testing.T) {
 	st, err := client.Campaigns.Delivery(ctx, res.Campaign.ID, nil)
 	require.NoError(t, err, "a processing campaign has a status too")
 	require.NotNil(t, st.Response)
-	st.Response = nil
+	st.Response, st.Recipients.Response = nil, nil
 	assert.Equal(t, sms.Delivery{CampaignID: res.Campaign.ID, Status: sms.DeliveryStatusProcessing, Counts: &sms.DeliveryCounts{},
-		Recipients: []sms.RecipientDelivery{}, Pagination: sms.Pagination{Page: 1, Limit: 20}}, *st, "no message ID, nothing counted, no recipients yet")
+		Recipients: sms.Page[sms.RecipientDelivery]{Items: []sms.RecipientDelivery{}, Pagination: sms.Pagination{Page: 1, Limit: 20}}}, *st, "no message ID, nothing counted, no recipients yet")
 	assert.False(t, st.Final())
 
 	srv.Advance(time.Second)
@@ -352,11 +352,12 @@ func TestCampaignsStatusAndRecipients(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, sms.DeliveryStatusSent, st.Status, "one recipient has no report yet")
 	assert.Equal(t, &sms.DeliveryCounts{Sent: 1, Delivered: 2, Failed: 1, DND: 1}, st.Counts)
-	assert.Equal(t, sms.Pagination{Page: 1, Limit: 2, Total: 5}, st.Pagination)
-	require.Len(t, st.Recipients, 2)
-	assert.Equal(t, "2348030000000", st.Recipients[0].To)
-	assert.Equal(t, sms.RecipientStatusDelivered, st.Recipients[0].Status)
-	assert.NotNil(t, st.Recipients[0].UpdatedAt)
+	assert.Equal(t, sms.Pagination{Page: 1, Limit: 2, Total: 5}, st.Recipients.Pagination)
+	assert.Same(t, st.Response, st.Recipients.Response, "one answer")
+	require.Len(t, st.Recipients.Items, 2)
+	assert.Equal(t, "2348030000000", st.Recipients.Items[0].To)
+	assert.Equal(t, sms.RecipientStatusDelivered, st.Recipients.Items[0].Status)
+	assert.NotNil(t, st.Recipients.Items[0].UpdatedAt)
 
 	require.NoError(t, srv.Deliver(id, nil))
 	st, err = client.Campaigns.Delivery(ctx, id, nil)
@@ -398,8 +399,8 @@ func TestDeliveryStatusMinimal(t *testing.T) {
 		require.NoError(t, err, tt.body)
 		assert.Equal(t, "c1", st.CampaignID, "the id asked for, when the answer does not repeat it")
 		assert.Nil(t, st.Counts, tt.body)
-		assert.Empty(t, st.Recipients)
-		assert.Equal(t, sms.Pagination{Total: -1}, st.Pagination, "no pagination sent: the total is unknown")
+		assert.Empty(t, st.Recipients.Items)
+		assert.Equal(t, sms.Pagination{Total: -1}, st.Recipients.Pagination, "no pagination sent: the total is unknown")
 		assert.Equal(t, tt.final, st.Final(), tt.body)
 	}
 	// With counts, they decide, as before.

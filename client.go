@@ -2,6 +2,7 @@ package sms
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -216,8 +217,9 @@ type core struct {
 	userAgent string
 	logger    *slog.Logger
 	auth      func(http.Header)
-	dedup     bool   // the server deduplicates references: see WithReferenceDeduplication
-	key       string // the API key's fingerprint (keyFingerprint); "" for a dashboard client
+	dedup     bool           // the server deduplicates references: see WithReferenceDeduplication
+	zone      *time.Location // of the times an answer writes without a zone: see WithTimeZone
+	key       string         // the API key's fingerprint (keyFingerprint); "" for a dashboard client
 }
 
 func newCore(opts []Option, mode string, auth func(http.Header)) (*core, error) {
@@ -233,7 +235,7 @@ func newCore(opts []Option, mode string, auth func(http.Header)) (*core, error) 
 	if err != nil {
 		return nil, err
 	}
-	c := &core{mode: mode, base: base, userAgent: cfg.userAgent, logger: cfg.logger, auth: auth, dedup: cfg.dedup}
+	c := &core{mode: mode, base: base, userAgent: cfg.userAgent, logger: cfg.logger, auth: auth, dedup: cfg.dedup, zone: cmp.Or(cfg.zone, DefaultTimeZone)}
 	if c.userAgent == "" {
 		c.userAgent = "sms-go/" + version
 	}
@@ -297,9 +299,10 @@ type call struct {
 	raw    string // the query as written in a next page's URL (see core.page), used when query is nil
 	body   any    // marshalled to JSON once, or nil
 	policy retryPolicy
-	ref    string      // the reference a send carries, named in an ErrOutcomeUnknown error
-	dedup  bool        // the server deduplicates references: see WithReferenceDeduplication
-	attrs  []slog.Attr // extra debug-log attributes; never secrets, phone numbers masked
+	zone   *time.Location // of the times its answer writes without a zone (core.zone)
+	ref    string         // the reference a send carries, named in an ErrOutcomeUnknown error
+	dedup  bool           // the server deduplicates references: see WithReferenceDeduplication
+	attrs  []slog.Attr    // extra debug-log attributes; never secrets, phone numbers masked
 	// observe, when set, sees every attempt's outcome as soon as it is recorded (Bulk.Send
 	// pauses all its workers on a 429).
 	observe func(*call)
@@ -347,7 +350,7 @@ func (c *core) do(ctx context.Context, cl *call, out any) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sms: %s: %w", cl.op(), err)
 	}
-	cl.policy, cl.dedup = c.policy(cl.policy), c.dedup
+	cl.policy, cl.dedup, cl.zone = c.policy(cl.policy), c.dedup, c.zone
 	target := c.base + cl.path
 	if cl.query != nil {
 		v, err := query.Values(cl.query)
@@ -528,25 +531,26 @@ type cursorQuery struct {
 	Limit  int    `url:"limit,omitempty"`
 }
 
-// page makes cl fetch the page next names, when not empty: a cursor, sent as the query
-// parameter cursor with the page size limit; or a URL (absolute, or relative to the base
-// URL's host), which must be the same endpoint under the base URL (never another host, which
-// would be sent the credentials).
-func (c *core) page(cl *call, next string, limit int) error {
-	if next == "" {
+// page makes cl fetch the page next names, when it names one: a cursor, sent as the query
+// parameter cursor with the page size limit (0: none), whatever characters it holds; or a URL
+// (absolute, or relative to the URL of the request it came from, such as "?cursor=abc" or
+// "/v1/sms/campaigns?page=2"), which must be the same endpoint under the base URL (never
+// another host, which would be sent the credentials).
+func (c *core) page(cl *call, next nextRef, limit int) error {
+	switch {
+	case next.none():
+		return nil
+	case next.cursor != "":
+		cl.query = cursorQuery{Cursor: next.cursor, Limit: limit}
 		return nil
 	}
-	if !strings.Contains(next, "/") && !strings.Contains(next, "?") {
-		cl.query = cursorQuery{Cursor: next, Limit: limit}
-		return nil
-	}
-	base, err := url.Parse(c.base)
+	self, err := url.Parse(c.base + cl.path)
 	if err != nil {
 		return fmt.Errorf("sms: %s: %w", cl.op(), err)
 	}
-	u, err := base.Parse(next)
-	if err != nil || u.Scheme != base.Scheme || u.Host != base.Host || u.EscapedPath() != base.EscapedPath()+cl.path {
-		return fmt.Errorf("sms: %s: the answer's next page %s is not this endpoint under the base URL: not followed", cl.op(), strconv.Quote(printable(next)))
+	u, err := self.Parse(next.url)
+	if err != nil || u.Scheme != self.Scheme || u.Host != self.Host || u.EscapedPath() != self.EscapedPath() {
+		return fmt.Errorf("sms: %s: the answer's next page %s is not this endpoint under the base URL: not followed", cl.op(), strconv.Quote(printable(next.url)))
 	}
 	cl.query, cl.raw = nil, u.RawQuery
 	return nil

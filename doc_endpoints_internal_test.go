@@ -404,6 +404,8 @@ func readmeTable(methods []serviceMethod) string {
 		col := strings.Join(eps, ", ")
 		switch {
 		case m.direct:
+		case slices.ContainsFunc(m.doc, func(p string) bool { return strings.Contains(p, "once for each further page a server states") }):
+			col += " (one request when the loop starts; one a page more when a server pages the list)"
 		case slices.ContainsFunc(m.doc, func(p string) bool { return strings.Contains(p, "once when the loop starts") }):
 			col += " (one request, when the loop starts)"
 		default:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"maps"
 	"net/http"
@@ -297,31 +298,38 @@ const maxErrorBody = 1 << 20
 // service's error or JSON:API's {"status", "title", "detail"} (or Laravel's object of fields,
 // each an array of messages).
 type wireError struct {
-	Error       json.RawMessage `json:"error"`
-	Errors      json.RawMessage `json:"errors"`
-	Message     json.RawMessage `json:"message"`
-	Title       text            `json:"title"`
-	Detail      text            `json:"detail"`
-	Description text            `json:"error_description"`
-	Code        text            `json:"code"`
-	Field       text            `json:"field"`
-	RequestID   text            `json:"requestId"`
-	Status      text            `json:"status"`
-	StatusCode  text            `json:"statusCode"`
-	StatusCode2 text            `json:"status_code"`
+	Error        json.RawMessage `json:"error"`
+	Errors       json.RawMessage `json:"errors"`
+	Message      json.RawMessage `json:"message"`
+	Msg          json.RawMessage `json:"msg"`
+	Title        text            `json:"title"`
+	Detail       text            `json:"detail"`
+	Description  text            `json:"error_description"`
+	RespMessage  text            `json:"responseMessage"`
+	RespMessage2 text            `json:"response_message"`
+	RespDesc     text            `json:"responseDescription"`
+	Code         text            `json:"code"`
+	Field        text            `json:"field"`
+	RequestID    text            `json:"requestId"`
+	Status       text            `json:"status"`
+	StatusCode   text            `json:"statusCode"`
+	StatusCode2  text            `json:"status_code"`
 }
 
-// errorItem is one error as an object: the service's, or a member of "errors".
+// errorItem is one error as an object: the service's, or a member of "errors" (Spring Boot's
+// validation errors write their words as defaultMessage).
 type errorItem struct {
-	Code    text            `json:"code"`
-	Message json.RawMessage `json:"message"`
-	Title   text            `json:"title"`
-	Detail  text            `json:"detail"`
-	Field   text            `json:"field"`
-	Scope   text            `json:"scope"`
-	Status  text            `json:"status"`
+	Code           text            `json:"code"`
+	Message        json.RawMessage `json:"message"`
+	Msg            json.RawMessage `json:"msg"`
+	DefaultMessage text            `json:"defaultMessage"`
+	Title          text            `json:"title"`
+	Detail         text            `json:"detail"`
+	Field          text            `json:"field"`
+	Scope          text            `json:"scope"`
+	Status         text            `json:"status"`
 
-	texts []string // the words of Message, Title and Detail, in that order
+	texts []string // the words of Message, Msg, DefaultMessage, Title and Detail, in that order
 }
 
 // read reads raw, a string or an errorItem object, into it; it reports whether raw was one.
@@ -337,7 +345,8 @@ func (it *errorItem) read(raw json.RawMessage) bool {
 		if json.Unmarshal(raw, it) != nil {
 			return false
 		}
-		it.texts = append(append(messages(it.Message), nonEmpty(it.Title.s)...), nonEmpty(it.Detail.s)...)
+		it.texts = append(append(append(append(messages(it.Message), messages(it.Msg)...), nonEmpty(it.DefaultMessage.s)...),
+			nonEmpty(it.Title.s)...), nonEmpty(it.Detail.s)...)
 		return true
 	}
 	return false
@@ -380,6 +389,9 @@ func messages(raw json.RawMessage) []string {
 // whether the body was an error the API wrote in one of wireError's shapes at all.
 func apiErrorOf(body []byte) (e Error, scope string, named int, ok bool) {
 	var w wireError
+	if fault := soapFault(body); fault != "" {
+		return Error{Message: fault}, "", 0, true
+	}
 	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &w) != nil {
 		return Error{}, "", 0, false
 	}
@@ -396,7 +408,8 @@ func apiErrorOf(body []byte) (e Error, scope string, named int, ok bool) {
 		add(first.texts...)
 	}
 	add(messages(w.Message)...)
-	add(w.Title.s, w.Detail.s, w.Description.s)
+	add(messages(w.Msg)...)
+	add(w.Title.s, w.Detail.s, w.Description.s, w.RespMessage.s, w.RespMessage2.s, w.RespDesc.s)
 	if len(w.Errors) > 0 {
 		var items []json.RawMessage
 		var fields map[string]json.RawMessage
@@ -406,8 +419,11 @@ func apiErrorOf(body []byte) (e Error, scope string, named int, ok bool) {
 				var it errorItem
 				if it.read(raw) {
 					add(it.texts...)
-					if first.empty() {
+					switch {
+					case first.empty():
 						first = it
+					case first.Field.s == "": // beside Spring Boot's "error": "Bad Request"
+						first.Field = it.Field
 					}
 				}
 			}
@@ -422,6 +438,15 @@ func apiErrorOf(body []byte) (e Error, scope string, named int, ok bool) {
 					first.Field.s = name
 				}
 			}
+		}
+	}
+	if len(texts) == 0 && len(w.Errors) == 0 {
+		// Django REST's field errors: {"to": ["This field is required."]}, and its
+		// non_field_errors.
+		field, words := fieldErrors(body)
+		add(words...)
+		if first.Field.s == "" && field != "non_field_errors" {
+			first.Field.s = field
 		}
 	}
 	if len(texts) > 1 { // NestJS's and RFC 7807's status text says less than the rest
@@ -441,6 +466,79 @@ func apiErrorOf(body []byte) (e Error, scope string, named int, ok bool) {
 	return e, first.Scope.s, named, e.Code != "" || e.Message != "" || named != 0
 }
 
+// fieldErrors reads an error body whose members are the fields in error, each an array of
+// messages (Django REST's validation errors): it returns the first field, in the order of
+// their names, and every message. Members of other forms are skipped.
+func fieldErrors(body []byte) (string, []string) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
+		return "", nil
+	}
+	var first string
+	var words []string
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		raw := fields[name]
+		if strings.EqualFold(name, "data") || len(raw) == 0 || raw[0] != '[' { // data is the answer's, not a field
+			continue
+		}
+		var items []string // strings only: an array of numbers or objects is no message
+		if json.Unmarshal(raw, &items) != nil {
+			continue
+		}
+		for _, it := range items {
+			if strings.TrimSpace(it) != "" {
+				words = append(words, it)
+				if first == "" {
+					first = name
+				}
+			}
+		}
+	}
+	return first, words
+}
+
+// maxFault bounds, in bytes, the XML body searched for a SOAP fault's words.
+const maxFault = 64 << 10
+
+// soapFault returns the words of a SOAP fault (SOAP 1.1's faultstring, SOAP 1.2's Reason's
+// Text) in body, an XML document, whitespace collapsed and entities decoded; or "". A
+// gateway's fault says more than the start of its envelope, which Error.Snippet keeps.
+func soapFault(body []byte) string {
+	body = bytes.TrimSpace(bytes.TrimPrefix(body, utf8BOM))
+	if len(body) == 0 || body[0] != '<' || !bytes.Contains(body[:min(len(body), maxFault)], []byte("Fault")) {
+		return ""
+	}
+	d := xml.NewDecoder(bytes.NewReader(body[:min(len(body), maxFault)]))
+	d.Strict = false
+	var in string // the element whose text is the words: faultstring, or Text inside Reason
+	reason := false
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return ""
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch {
+			case t.Name.Local == "faultstring", reason && t.Name.Local == "Text":
+				in = t.Name.Local
+			case t.Name.Local == "Reason":
+				reason = true
+			}
+		case xml.CharData:
+			if in != "" {
+				if s := strings.Join(strings.Fields(string(t)), " "); s != "" {
+					return s
+				}
+			}
+		case xml.EndElement:
+			if t.Name.Local == in {
+				in = ""
+			}
+		}
+	}
+}
+
 // isStatusText reports whether s is only the text of an HTTP error status, such as
 // "Bad Request".
 func isStatusText(s string) bool {
@@ -455,7 +553,11 @@ func isStatusText(s string) bool {
 // errorStatus returns the first of ss that is an HTTP error status, 400 to 599, or 0.
 func errorStatus(ss ...string) int {
 	for _, s := range ss {
-		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n >= 400 && n <= 599 {
+		s = strings.TrimSpace(s)
+		if len(s) != 3 || !digits(s) { // without strconv's error (an allocation) for "" or a word
+			continue
+		}
+		if n, err := strconv.Atoi(s); err == nil && n >= 400 && n <= 599 {
 			return n
 		}
 	}

@@ -1,6 +1,7 @@
 package sms
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,8 @@ import (
 
 // Pagination describes one page of a list, as the answer states it: under "pagination" (the
 // service's), "meta", or at the top level (Laravel's current_page, per_page, last_page), with
-// the names such APIs use (page, limit, perPage, per_page, total, totalCount, pages, ...).
+// the names such APIs use (page, limit, perPage, per_page, total, totalCount, count, pages,
+// ...), or in headers (X-Total-Count, Link); docs/api.md lists every form read.
 type Pagination struct {
 	Page  int // 1-based page number; 0 when the answer did not say
 	Limit int // page size; 0 when the answer did not say
@@ -25,17 +27,33 @@ type Pagination struct {
 	more    int8   // has_more: 1 true, -1 false, 0 not stated
 }
 
+// nextRef is what the following page of a list is fetched by: the cursor an answer gave,
+// sent as the query parameter cursor whatever characters it holds (a base64 cursor may hold
+// a /), or the URL it gave, followed only when it is this endpoint under the base URL (see
+// core.page). The zero nextRef is none: a page fetched by its number.
+type nextRef struct{ cursor, url string }
+
+// none reports whether n names no page.
+func (n nextRef) none() bool { return n == nextRef{} }
+
 // next is what the following page is fetched with when the answer says so: its cursor, else
 // its URL when the answer states no page number (an answer with page numbers is walked by
-// them, as Laravel's, whose next_page_url says the same). "" for a page-numbered list.
-func (pg *Pagination) next() string {
+// them, as Laravel's, whose next_page_url says the same). None for a page-numbered list.
+func (pg *Pagination) next() nextRef {
 	if pg.cursor != "" {
-		return pg.cursor
+		return nextRef{cursor: pg.cursor}
 	}
-	if pg.Page == 0 {
-		return pg.nextURL
+	if pg.Page == 0 && pg.nextURL != "" {
+		return nextRef{url: pg.nextURL}
 	}
-	return ""
+	return nextRef{}
+}
+
+// paged reports whether the answer of a list that the API returns whole (keys, sender IDs)
+// says that more items follow on other pages: a cursor or a URL, has_more true, more pages
+// than the one answered, or a total above the n items it holds.
+func (pg *Pagination) paged(n int) bool {
+	return !pg.next().none() || pg.nextURL != "" || pg.more > 0 || pg.Pages > max(pg.Page, 1) || pg.Total > n
 }
 
 // distrust drops the total and the number of pages when the items contradict them: a page
@@ -73,12 +91,21 @@ const maxBlindPages = 10000
 
 var errListUnbounded = fmt.Errorf("sms: %d full pages came without a total or a number of pages, and none was short: stopping; the server may be ignoring the page asked for", maxBlindPages)
 
-// fetchPage fetches one page of a list: its items and the list's pagination. next, when not
-// empty, is the cursor or the URL the previous answer gave for it (see Pagination.next),
-// which page then does not choose.
-type fetchPage[T any] func(ctx context.Context, page, limit int, next string) ([]T, Pagination, error)
+// fetchPage fetches one page of a list: its items and the list's pagination. next, when it
+// names a page, is the cursor or the URL the previous answer gave for it (see
+// Pagination.next), which page then does not choose.
+type fetchPage[T any] func(ctx context.Context, page, limit int, next nextRef) ([]T, Pagination, error)
 
 var errCursorStuck = errors.New("sms: the answer gave the same cursor as the page before: the server may be ignoring it")
+
+var errCursorCycle = errors.New("sms: the answer gave a cursor or a next page already followed in this walk: the cursors go round in a cycle; stopping")
+
+// maxEmptyCursorPages bounds the pages in a row, fetched by cursor, that add no new item: a
+// server that answers empty pages with ever new cursors would otherwise be fetched 10,000
+// times.
+const maxEmptyCursorPages = 10
+
+var errCursorEmpty = fmt.Errorf("sms: %d pages in a row, each with a new cursor, added no new item: stopping; the server may be paging nothing", maxEmptyCursorPages)
 
 var errNoCursor = errors.New("sms: the answer says more items follow (has_more) but gives no cursor or URL to fetch them by")
 
@@ -117,8 +144,8 @@ func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key 
 		asked := limit // every request asks for it; limit becomes the server's page size
 		for {
 			page := next/limit + 1
-			items, pg, err := fetch(ctx, page, asked, "")
-			if err == nil && pg.next() != "" {
+			items, pg, err := fetch(ctx, page, asked, nextRef{})
+			if err == nil && !pg.next().none() {
 				// A cursor list: follow its cursors, without page arithmetic.
 				walkCursor(ctx, asked, fetch, key, items, pg, prev, yield)
 				return
@@ -216,35 +243,53 @@ func walk[T any](ctx context.Context, first, limit int, fetch fetchPage[T], key 
 // page's cursor or URL: it yields the items (but those whose key was on the page before,
 // prev), then fetches the page the answer points to, limit items a request, until an answer
 // points to none or says has_more false. An answer that says has_more true but points to no
-// page, or points to the page just fetched, ends the walk with an error, as do maxBlindPages
-// pages; so does an error of a fetch. Its arguments are walk's.
+// page, points to the page just fetched or to any page already followed (a cycle), ends the
+// walk with an error, as do maxEmptyCursorPages pages in a row that add no new item and
+// maxBlindPages pages; so does an error of a fetch. Its arguments are walk's.
 func walkCursor[T any](ctx context.Context, limit int, fetch fetchPage[T], key func(T) string, items []T, pg Pagination, prev map[string]struct{}, yield func(T, error) bool) {
 	var zero T
+	followed := make(map[nextRef]struct{})
+	idle := 0
 	for fetched := 1; ; fetched++ {
 		seen := make(map[string]struct{}, len(items))
+		added := 0
 		for _, it := range items {
 			k := key(it)
 			seen[k] = struct{}{}
 			if _, dup := prev[k]; dup {
 				continue
 			}
+			added++
 			if !yield(it, nil) {
 				return
 			}
 		}
 		from := pg.next()
+		if added > 0 {
+			idle = 0
+		} else {
+			idle++
+		}
 		switch {
 		case pg.more < 0:
 			return
-		case from == "" && pg.more > 0:
+		case from.none() && pg.more > 0:
 			yield(zero, errNoCursor)
 			return
-		case from == "":
+		case from.none():
 			return
 		case fetched >= maxBlindPages:
 			yield(zero, errListUnbounded)
 			return
+		case idle >= maxEmptyCursorPages:
+			yield(zero, errCursorEmpty)
+			return
 		}
+		if _, again := followed[from]; again {
+			yield(zero, errCursorCycle)
+			return
+		}
+		followed[from] = struct{}{}
 		var err error
 		prev = seen
 		items, pg, err = fetch(ctx, 0, limit, from)
@@ -254,6 +299,48 @@ func walkCursor[T any](ctx context.Context, limit int, fetch fetchPage[T], key f
 		if err != nil {
 			yield(zero, err)
 			return
+		}
+	}
+}
+
+// walkWhole returns an iterator over a list that the API returns whole, in one answer (keys,
+// sender IDs), and that a server may page all the same. The first request asks for no page;
+// when its answer says more items follow (see Pagination.paged), the walk follows its cursor
+// or URL as walkCursor does, or else goes on by page number from page 2, as walk does, with
+// the page size the answer states or the size of the first page. It is lazy and yields each
+// item once; an error is yielded once and ends it. fetch is called with page 0 for the
+// first request.
+func walkWhole[T any](ctx context.Context, fetch fetchPage[T], key func(T) string) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		items, pg, err := fetch(ctx, 0, 0, nextRef{})
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		if !pg.next().none() {
+			walkCursor(ctx, 0, fetch, key, items, pg, nil, yield)
+			return
+		}
+		for _, it := range items {
+			if !yield(it, nil) {
+				return
+			}
+		}
+		if !pg.paged(len(items)) {
+			return
+		}
+		size := cmp.Or(pg.Limit, len(items))
+		if size == 0 {
+			if pg.more > 0 {
+				yield(zero, errNoCursor)
+			}
+			return
+		}
+		for it, err := range walk(ctx, 2, size, fetch, key) {
+			if !yield(it, err) {
+				return
+			}
 		}
 	}
 }

@@ -36,7 +36,7 @@ func (l *fakeList) prepend(n int) {
 	}
 }
 
-func (l *fakeList) fetch(_ context.Context, page, limit int, _ string) ([]string, Pagination, error) {
+func (l *fakeList) fetch(_ context.Context, page, limit int, _ nextRef) ([]string, Pagination, error) {
 	l.fetches++
 	if l.fetches == l.failAt {
 		return nil, Pagination{}, errors.New("boom")
@@ -216,7 +216,7 @@ func TestWalkStopsWhenServerIgnoresPage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			fetches := 0
-			fetch := func(_ context.Context, page, limit int, _ string) ([]string, Pagination, error) {
+			fetch := func(_ context.Context, page, limit int, _ nextRef) ([]string, Pagination, error) {
 				if fetches++; fetches > 50 {
 					return nil, Pagination{}, errors.New("fetched forever")
 				}
@@ -254,7 +254,7 @@ func TestWalkStopsWhenServerIgnoresPage(t *testing.T) {
 func TestWalkWithoutTotal(t *testing.T) {
 	t.Parallel()
 	fetches := 0
-	endless := func(_ context.Context, page, limit int, _ string) ([]string, Pagination, error) {
+	endless := func(_ context.Context, page, limit int, _ nextRef) ([]string, Pagination, error) {
 		fetches++
 		out := make([]string, limit)
 		for i := range out {
@@ -276,8 +276,8 @@ func TestWalkWithoutTotal(t *testing.T) {
 	assert.Equal(t, 2*maxBlindPages, n, "every item of the pages read, once")
 
 	fetches = 0
-	lastPage := func(ctx context.Context, page, limit int, _ string) ([]string, Pagination, error) {
-		items, pg, err := endless(ctx, page, limit, "")
+	lastPage := func(ctx context.Context, page, limit int, _ nextRef) ([]string, Pagination, error) {
+		items, pg, err := endless(ctx, page, limit, nextRef{})
 		pg.Pages = 7
 		return items, pg, err
 	}

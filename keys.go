@@ -129,6 +129,7 @@ func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, err
 		return nil, err
 	}
 	d := &out.Data
+	d.place(cl.zoneOf(&out.envelope))
 	if err := cl.need(member{"data._id", d.id() != ""}, member{"data.publicKey", d.PublicKey.s != ""}, member{"data.secret", d.Secret.s != ""}); err != nil {
 		return nil, err
 	}
@@ -141,47 +142,79 @@ func (s *KeysService) Create(ctx context.Context, p *CreateKeyParams) (*Key, err
 type ListKeysParams struct{}
 
 // List returns the workspace's keys, newest first, revoked ones included, without secrets:
-// the whole list, in one page. p may be nil.
+// the whole list, in one page (a server that pages it anyway answers its first page, and
+// Pagination says so; All walks every page). p may be nil.
 //
 // Endpoint: GET /v1/keys (no scope: a dashboard token), this project's contract
 // (docs/api.md): no live page shows it.
 func (s *KeysService) List(ctx context.Context, p *ListKeysParams) (*Page[Key], error) {
+	return s.list(ctx, 0, 0, nextRef{})
+}
+
+// wholeQuery is the query of a page of a list that the API returns whole (see walkWhole):
+// none for the first request.
+type wholeQuery struct {
+	Page  int `url:"page,omitempty"`
+	Limit int `url:"limit,omitempty"`
+}
+
+// list is List, fetching page (limit keys a page) when page is not 0, or the page that next
+// (a cursor or a URL, see Pagination.next) names.
+func (s *KeysService) list(ctx context.Context, page, limit int, next nextRef) (*Page[Key], error) {
 	var out struct {
 		envelope
 		wirePaging
 		Data []wireKey `json:"data"`
 	}
 	cl := &call{method: http.MethodGet, path: "/v1/keys", policy: retryIdempotent}
+	if page > 0 {
+		cl.query = wholeQuery{Page: page, Limit: limit}
+	}
+	if err := s.c.page(cl, next, limit); err != nil {
+		return nil, err
+	}
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
 	if err := cl.need(member{"data", out.Data != nil}); err != nil {
 		return nil, err
 	}
-	pg, bad := out.pagination(nil)
+	pg, bad := out.pagination(cl.header, nil)
+	loc := cl.zoneOf(&out.envelope)
 	for i := range out.Data {
 		d := &out.Data[i]
+		d.place(loc)
 		if err := cl.needIn("data", i, member{"_id", d.id() != ""}, member{"publicKey", d.PublicKey.s != ""}); err != nil {
 			return nil, err
 		}
 		bad = unreadableIn(bad, "data", i, d.flaws()...)
 	}
-	page := &Page[Key]{Items: make([]Key, len(out.Data)), Pagination: pg}
+	bad = pg.distrust(page, offset(page, limit, pg, next), len(out.Data), bad)
+	result := &Page[Key]{Items: make([]Key, len(out.Data)), Pagination: pg}
 	for i := range out.Data {
-		page.Items[i] = *out.Data[i].key(nil)
+		result.Items[i] = *out.Data[i].key(nil)
 	}
-	page.Response = cl.responseOf(out.envelope, bad)
-	return page, nil
+	result.Response = cl.responseOf(out.envelope, bad)
+	return result, nil
 }
 
-// All returns an iterator over the workspace's keys, as List returns them: the list is not
-// paged, so it makes one request when the loop starts. p may be nil. An error is yielded once and ends the
-// loop.
+// All returns an iterator over the workspace's keys, as List returns them. The list is not
+// paged by the API, so it makes one request when the loop starts; when a server pages it all
+// the same (its answer states a cursor, a next URL, more pages or a total above its keys),
+// the loop follows every page as Campaigns.All does, yielding each key once. An error is
+// yielded once and ends the loop. p may be nil.
 //
-// Endpoints: GET /v1/keys (no scope: a dashboard token), once when the loop starts: see
-// List.
+// Endpoints: GET /v1/keys (no scope: a dashboard token), once when the loop starts and once
+// for each further page a server states: see List.
 func (s *KeysService) All(ctx context.Context, p *ListKeysParams) iter.Seq2[Key, error] {
-	return items(func() (*Page[Key], error) { return s.List(ctx, p) })
+	fetch := func(ctx context.Context, page, limit int, next nextRef) ([]Key, Pagination, error) {
+		pg, err := s.list(ctx, page, limit, next)
+		if err != nil {
+			return nil, Pagination{}, err
+		}
+		return pg.Items, pg.Pagination, nil
+	}
+	return walkWhole(ctx, fetch, func(k Key) string { return k.ID })
 }
 
 // RevokeKeyParams is the input of KeysService.Revoke beside the key's ID. It has no fields: the
@@ -208,6 +241,7 @@ func (s *KeysService) Revoke(ctx context.Context, id string, p *RevokeKeyParams)
 		return nil, err
 	}
 	d := &out.Data
+	d.place(cl.zoneOf(&out.envelope))
 	if err := cl.need(member{"data._id", d.id() != ""}, member{"data.revokedAt", d.RevokedAt.time() != nil}); err != nil {
 		return nil, err
 	}
@@ -233,6 +267,13 @@ func (w *wireKey) key(resp *Response) *Key {
 		ID: w.id(), Name: w.Name.s, Prefix: KeyPrefix(w.Prefix.s), PublicKey: w.PublicKey.s, Scopes: w.Scopes.s,
 		CreatedAt: w.CreatedAt.time(), ExpiresAt: w.ExpiresAt.time(), RevokedAt: w.RevokedAt.time(),
 		LastUsedAt: w.LastUsedAt.time(), Secret: w.Secret.s, Response: resp,
+	}
+}
+
+// place places the key's times written without a zone in loc (see timestamp.place).
+func (w *wireKey) place(loc *time.Location) {
+	for _, ts := range [...]*timestamp{w.CreatedAt, w.ExpiresAt, w.RevokedAt, w.LastUsedAt} {
+		ts.place(loc)
 	}
 }
 

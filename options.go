@@ -32,6 +32,7 @@ type config struct {
 	userAgent  string
 	insecure   bool
 	dedup      bool
+	zone       *time.Location
 	errs       []error
 }
 
@@ -90,6 +91,25 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 
 // WithUserAgent sets the User-Agent header (default "sms-go/" + Version()).
 func WithUserAgent(ua string) Option { return func(c *config) { c.userAgent = ua } }
+
+// DefaultTimeZone is the zone of a time an answer writes without one ("2025-05-12 10:20:27")
+// when the answer states no "timezone": West Africa Time, UTC+1 all year, Lagos's. The
+// service is in Lagos and its provider's pages show such times, zone-less, from a Lagos
+// company; neither says which zone they are in. WithTimeZone changes it.
+var DefaultTimeZone = time.FixedZone("WAT", 60*60)
+
+// WithTimeZone sets the zone of the times an answer writes without a zone when the answer
+// does not state one in a "timezone" member (default DefaultTimeZone, UTC+1): time.UTC for a
+// server that writes UTC. A nil loc is an error.
+func WithTimeZone(loc *time.Location) Option {
+	return func(c *config) {
+		if loc == nil {
+			c.errs = append(c.errs, errors.New("sms: WithTimeZone: the location is nil"))
+			return
+		}
+		c.zone = loc
+	}
+}
 
 // WithInsecureHTTP allows a plain http:// base URL to a host that is not loopback. Credentials
 // then cross the network in clear text: use it only on networks you control.

@@ -93,6 +93,7 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 			PinID       text      `json:"pinId"`
 			Amount      optAmount `json:"amount"`
 			Currency    text      `json:"currency"`
+			Unit        text      `json:"unit"` // of amount: see optAmount.inUnit
 			Status      text      `json:"status"`
 		} `json:"data"`
 	}
@@ -104,6 +105,7 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 		return nil, err
 	}
 	d := &out.Data
+	d.Amount = d.Amount.inUnit(d.Unit.s)
 	bad := unreadable(nil, "data.", flaw{"smsStatus", d.SMSStatus.bad}, flaw{"phone_number", d.PhoneNumber.bad},
 		flaw{"amount", d.Amount.bad}, flaw{"currency", d.Currency.bad}, flaw{"status", d.Status.bad})
 	otp := &OTP{
@@ -123,10 +125,11 @@ func (s *OTPService) Send(ctx context.Context, p *SendOTPParams) (*OTP, error) {
 }
 
 // failedSMSStatus reports whether s, the smsStatus of an OTP send, says the SMS was not sent:
-// a word of failure (see Status), or words of a refusal ("Insufficient Balance", "Invalid
+// a word of failure (see Status) or of a number on the Do-Not-Disturb register ("DND Active
+// on Phone Number": the OTP cannot reach it), or words of a refusal ("Insufficient Balance", "Invalid
 // sender", "Error: ...").
 func failedSMSStatus(s string) bool {
-	if statusOf(s) == "failed" || statusOfWords(s) != 0 {
+	if st := statusOf(s); st == "failed" || st == "dnd" || statusOfWords(s) != 0 { // DND: blocked, never delivered
 		return true
 	}
 	m := strings.ToLower(s)
@@ -355,12 +358,13 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 		return nil, err
 	}
 	if err := validatePin(p); err != nil {
-		return nil, classifyVerifyError(err, nil)
+		return nil, classifyVerifyError(err)
 	}
 	var out struct {
 		envelope
 		Data struct {
 			PinID             text     `json:"pinId"`
+			PinID2            text     `json:"pin_id"`
 			Verified          *verdict `json:"verified"`
 			MSISDN            text     `json:"msisdn"`
 			AttemptsRemaining optInt   `json:"attemptsRemaining"`
@@ -369,18 +373,20 @@ func (s *OTPService) Verify(ctx context.Context, p *VerifyOTPParams) (*Verificat
 	body := verifyBody{PinID: p.PinID, Pin: p.Pin}
 	cl := &call{method: http.MethodPost, path: "/v1/otp/verify", body: body, policy: retryUnsent}
 	if err := s.c.do(ctx, cl, &out); err != nil {
-		return nil, classifyVerifyError(err, cl.header)
+		return nil, classifyVerifyError(err)
 	}
 	d := &out.Data
 	if err := cl.need(member{"data.verified", d.Verified != nil}); err != nil {
 		return nil, err
 	}
-	if d.PinID.s != "" && !strings.EqualFold(d.PinID.s, p.PinID) {
-		// An answer about another pin says nothing of this one: never a verified pin.
-		return nil, cl.unbuildable(fmt.Errorf("the %d answer is about pin %s, not the pin %s asked about",
-			cl.status, strconv.Quote(printable(d.PinID.s)), strconv.Quote(printable(p.PinID))))
+	for _, named := range [...]text{d.PinID, d.PinID2} { // under any of its names
+		if named.s != "" && !strings.EqualFold(named.s, p.PinID) {
+			// An answer about another pin says nothing of this one: never a verified pin.
+			return nil, cl.unbuildable(fmt.Errorf("the %d answer is about pin %s, not the pin %s asked about",
+				cl.status, strconv.Quote(printable(named.s)), strconv.Quote(printable(p.PinID))))
+		}
 	}
-	bad := unreadable(nil, "data.", flaw{"pinId", d.PinID.bad}, flaw{"msisdn", d.MSISDN.bad}, flaw{"attemptsRemaining", d.AttemptsRemaining.bad})
+	bad := unreadable(nil, "data.", flaw{"pinId", d.PinID.bad}, flaw{"pin_id", d.PinID2.bad}, flaw{"msisdn", d.MSISDN.bad}, flaw{"attemptsRemaining", d.AttemptsRemaining.bad})
 	return &Verification{
 		PinID: cmp.Or(d.PinID.s, p.PinID), Verified: d.Verified.verified, To: d.MSISDN.s,
 		AttemptsRemaining: d.AttemptsRemaining.ptr(), Response: cl.responseOf(out.envelope, bad), expired: d.Verified.expired,

@@ -1,6 +1,7 @@
 package sms
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"strings"
@@ -10,14 +11,17 @@ import (
 // handler to branch on without reading the server's English. PinStateOf gives it.
 //
 // The service documents no error codes for pins: only bad_request (400), not_found (404) and
-// rate_limited (429, "too many requests or OTP attempts"). The SDK classifies from the status,
-// and for a 400 from the code and the message, read from any of the error shapes Error
-// reads ({"error": {...}}, {"error": "..."}, {"message": "..."}, {"errors": [...]}), relying
-// on these answers (the mock server's, which follow this project's contract):
+// rate_limited (429, "too many requests or OTP attempts"). The SDK classifies from the status
+// and the code first, then from the message, read from any of the error shapes Error reads
+// ({"error": {...}}, {"error": "..."}, {"message": "..."}, {"errors": [...]}), relying on
+// these answers (the mock server's, which follow this project's contract):
 //
 //	200 {"verified": true}                              PinStateVerified ("True" too)
 //	200 {"verified": false}                             PinStateWrong    ("False" too)
+//	200 {"verified": false, "attemptsRemaining": 0}     PinStateLocked   (no try left)
 //	200 {"verified": "Expired"}                         PinStateExpired  (the provider's answer)
+//	2xx whose body says it failed                       by its words: expired, replaced or already
+//	                                                    verified as below; else PinStateUnknown
 //	400 "This pin has expired."                         PinStateExpired   (any message containing "expired")
 //	400 "This pin was replaced by a newer one."         PinStateReplaced  ("replaced", "voided" or "newer")
 //	400 "This pin was already verified."                PinStateAlreadyVerified ("already verified", "already used")
@@ -26,13 +30,19 @@ import (
 //	422                                                 as a 400 (Laravel's and NestJS's refusals)
 //	404 "Pin not found."                                PinStateNotFound  (any 404 whose body is an API error
 //	                                                    not speaking of a route, a path, an endpoint or a URL)
-//	429 "Too many wrong attempts; this pin is locked."  PinStateLocked    (any 429 but the key's request limit)
+//	409                                                 PinStateAlreadyVerified, unless the words say
+//	                                                    expired or replaced
+//	410                                                 PinStateExpired (the pin is gone), unless the words say
+//	                                                    replaced or already verified
+//	429 "Too many wrong attempts; this pin is locked."  PinStateLocked: a code naming the pin, an OTP, a lock
+//	                                                    or attempts, or words naming the pin, an OTP, a
+//	                                                    lock, a wrong or incorrect pin
 //
-// A 429 whose message does not speak of attempts, a lock or a pin, and either says "rate
-// limit" or "too many requests" or comes with X-RateLimit-Remaining: 0, is the key's request
-// limit (the mock's "Rate limit exceeded; try again later."), not the pin's: PinStateUnknown;
-// so is a 429 without an error body, whose message is then the status text, "Too Many
-// Requests".
+// Any other 429 is a request throttle, whatever its headers: the key's request limit (the
+// mock's "Rate limit exceeded; try again later."), Django REST's "Request was throttled.",
+// Laravel's "Too Many Attempts.", "Limit Exceeded", or no words at all. It is
+// PinStateUnknown: the answer does not say the pin is locked, and a new pin sent now would
+// meet the same throttle.
 // A pin the SDK refused before any request (a *ValidationError of Pin) is PinStateMalformed.
 type PinState string
 
@@ -85,6 +95,8 @@ func PinStateOf(v *Verification, err error) PinState {
 			return PinStateVerified
 		case v.expired:
 			return PinStateExpired
+		case v.AttemptsRemaining != nil && *v.AttemptsRemaining <= 0:
+			return PinStateLocked // wrong, and no try left: the next is refused
 		}
 		return PinStateWrong
 	}
@@ -106,17 +118,17 @@ func (e *pinError) Error() string { return e.err.Error() }
 
 func (e *pinError) Unwrap() error { return e.err }
 
-// classifyVerifyError wraps the error of a Verify request, whose last answer had header h, in
+// classifyVerifyError wraps the error of a Verify request in
 // a *pinError when it says what state the pin is in (see PinState), and returns it as it is
 // otherwise.
-func classifyVerifyError(err error, h http.Header) error {
-	if state := verifyErrorState(err, h); state != PinStateUnknown {
+func classifyVerifyError(err error) error {
+	if state := verifyErrorState(err); state != PinStateUnknown {
 		return &pinError{state: state, err: err}
 	}
 	return err
 }
 
-func verifyErrorState(err error, h http.Header) PinState {
+func verifyErrorState(err error) PinState {
 	var ve *ValidationError
 	if errors.As(err, &ve) {
 		if ve.Field == "Pin" {
@@ -125,36 +137,81 @@ func verifyErrorState(err error, h http.Header) PinState {
 		return PinStateUnknown
 	}
 	var e *Error
-	if !errors.As(err, &e) || errors.Is(err, ErrOutcomeUnknown) {
+	if !errors.As(err, &e) {
 		return PinStateUnknown
 	}
 	msg := strings.ToLower(e.Code + " " + e.Message)
+	if e.inBody {
+		// A 2xx whose body says it failed ({"status": false, "message": "Pin has expired"}):
+		// the request's outcome is unknown, but words that name a state of the pin say it.
+		if state := pinWords(msg); state != PinStateUnknown {
+			return state
+		}
+		return PinStateUnknown
+	}
+	if errors.Is(err, ErrOutcomeUnknown) {
+		return PinStateUnknown
+	}
 	switch e.StatusCode {
 	case http.StatusNotFound:
 		if e.notAPI || routeWords(msg) {
 			return PinStateUnknown // a proxy's or a router's 404, not the service's word on the pin
 		}
 		return PinStateNotFound
-	case http.StatusTooManyRequests:
-		aboutPin := strings.Contains(msg, "attempt") || strings.Contains(msg, "lock") || strings.Contains(msg, "pin")
-		quota := strings.Contains(msg, "rate limit") || strings.Contains(msg, "too many requests") ||
-			header(h, "X-Ratelimit-Remaining") == "0"
-		if quota && !aboutPin {
-			return PinStateUnknown // the key's request limit
+	case http.StatusGone: // the pin is gone: expired, unless the words say how else
+		if e.notAPI || routeWords(msg) {
+			return PinStateUnknown
 		}
-		return PinStateLocked
+		return cmp.Or(pinWords(msg), PinStateExpired)
+	case http.StatusConflict: // the pin's state forbids it: used, unless the words say how else
+		return cmp.Or(pinWords(msg), PinStateAlreadyVerified)
+	case http.StatusTooManyRequests:
+		return lockedOrThrottled(strings.ToLower(e.Code), strings.ToLower(e.Message))
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:
-		switch {
-		case strings.Contains(msg, "expired"):
-			return PinStateExpired
-		case strings.Contains(msg, "replaced"), strings.Contains(msg, "voided"), strings.Contains(msg, "newer"):
-			return PinStateReplaced
-		case strings.Contains(msg, "already verified"), strings.Contains(msg, "already been verified"), strings.Contains(msg, "already used"):
-			return PinStateAlreadyVerified
-		case e.Field == "pin":
+		if state := pinWords(msg); state != PinStateUnknown {
+			return state
+		}
+		if e.Field == "pin" {
 			return PinStateMalformed
 		}
 		return PinStateUnusable
+	}
+	return PinStateUnknown
+}
+
+// pinWords returns the state of the pin that words (lower case) name: expired, replaced or
+// already verified; else PinStateUnknown.
+func pinWords(msg string) PinState {
+	switch {
+	case strings.Contains(msg, "expired"):
+		return PinStateExpired
+	case strings.Contains(msg, "replaced"), strings.Contains(msg, "voided"), strings.Contains(msg, "newer"):
+		return PinStateReplaced
+	case strings.Contains(msg, "already verified"), strings.Contains(msg, "already been verified"), strings.Contains(msg, "already used"):
+		return PinStateAlreadyVerified
+	}
+	return PinStateUnknown
+}
+
+// lockedOrThrottled tells a 429 about the pin (too many wrong pins: PinStateLocked) from a
+// request throttle (the key's quota, Django REST's "Request was throttled", Laravel's "Too
+// Many Attempts.", "Limit Exceeded": PinStateUnknown, as a new pin would be sent into the same
+// throttle). The code decides first: one that names the pin, an OTP, a lock or attempts is
+// the pin's. Then the words: only words that name the pin (pin, OTP, lock, wrong, incorrect)
+// make it the pin's, whatever the headers say of the key's quota. Anything else, a 429
+// without words included, is a throttle: the answer does not say that the pin is locked.
+func lockedOrThrottled(code, msg string) PinState {
+	if code != "" && code != "rate_limited" {
+		for _, w := range [...]string{"pin", "otp", "lock", "attempt"} {
+			if strings.Contains(code, w) {
+				return PinStateLocked
+			}
+		}
+	}
+	for _, w := range [...]string{"pin", "otp", "lock", "wrong", "incorrect"} {
+		if strings.Contains(msg, w) {
+			return PinStateLocked
+		}
 	}
 	return PinStateUnknown
 }

@@ -134,9 +134,10 @@ func TestPinStatesAgainstTheMock(t *testing.T) {
 	if pin == wrong {
 		wrong = "111111"
 	}
-	for range 5 {
+	for range 4 {
 		assert.Equal(t, sms.PinStateWrong, verify(id, wrong))
 	}
+	assert.Equal(t, sms.PinStateLocked, verify(id, wrong), "the fifth: wrong, with no attempt remaining")
 	assert.Equal(t, sms.PinStateLocked, verify(id, pin))
 
 	// Unknown.

@@ -117,6 +117,11 @@ func TestResponseHeaders(t *testing.T) {
 		{"not numbers", http.Header{"X-Ratelimit-Limit": {"many"}, "X-Ratelimit-Remaining": {"0"}}, "req-body", nil},
 		{"half a quota", http.Header{"X-Ratelimit-Limit": {"60"}}, "req-body", nil},
 		{"a negative count", http.Header{"X-Ratelimit-Limit": {"60"}, "X-Ratelimit-Remaining": {"-1"}}, "req-body", nil},
+		{"a reset in Unix milliseconds", http.Header{"X-Ratelimit-Limit": {"60"}, "X-Ratelimit-Remaining": {"1"}, "X-Ratelimit-Reset": {"1767225600000"}}, "req-body",
+			&sms.RateLimit{Limit: 60, Remaining: 1, Reset: time.Unix(1767225600, 0).UTC()}},
+		{"the IETF RateLimit field and its policy", http.Header{"Ratelimit": {`"default";r=50;t=1767225600`}, "Ratelimit-Policy": {`"default";q=100;w=60`}}, "req-body",
+			&sms.RateLimit{Limit: 100, Remaining: 50, Reset: time.Unix(1767225600, 0).UTC()}},
+		{"the IETF RateLimit-* fields", http.Header{"Ratelimit-Limit": {"100"}, "Ratelimit-Remaining": {"50"}}, "req-body", &sms.RateLimit{Limit: 100, Remaining: 50}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,4 +133,20 @@ func TestResponseHeaders(t *testing.T) {
 			assert.Equal(t, tt.limit, b.Response.RateLimit)
 		})
 	}
+}
+
+// A reset stated as a number of seconds is read from the answer's time, never as 1970; one in
+// milliseconds never as a year past 50,000.
+func TestRateLimitResetInSeconds(t *testing.T) {
+	t.Parallel()
+	const balanceBody = `{"data":{"balance":1,"cashback":0,"currency":"NGN"}}`
+	h := http.Header{"X-Ratelimit-Limit": {"60"}, "X-Ratelimit-Remaining": {"59"}, "X-Ratelimit-Reset": {"30"}}
+	c := newClientFor(t, &answer{status: 200, header: h, body: []byte(balanceBody)})
+	before := time.Now()
+	b, err := c.Balance.Get(context.Background(), nil)
+	require.NoError(t, err)
+	require.NotNil(t, b.Response.RateLimit)
+	reset := b.Response.RateLimit.Reset
+	assert.False(t, reset.Before(before.Add(30*time.Second)), "30 s from the answer, not 1970: %v", reset)
+	assert.True(t, reset.Before(time.Now().Add(31*time.Second)), "%v", reset)
 }

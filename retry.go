@@ -2,6 +2,7 @@ package sms
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -267,10 +269,20 @@ func clamp(d, lo, hi time.Duration) time.Duration { return max(lo, min(d, hi)) }
 // maxRetryAfter bounds a Retry-After in seconds before it becomes a Duration.
 const maxRetryAfter = 1 << 31
 
-// retryAfter reads a Retry-After header: a number of seconds or an HTTP date.
+// retryAfter reads the wait an answer asks for: its Retry-After header, a number of seconds
+// or an HTTP date; else, when the answer states no remaining quota or a remaining quota of 0,
+// the end of its rate-limit window (see rateLimitReset): X-RateLimit-Reset, RateLimit-Reset,
+// or the IETF RateLimit field's reset (t or reset). A server that says only when its window
+// ends says when a retry can succeed: never a wait of 0.
 func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	v := strings.TrimSpace(h.Get("Retry-After"))
+	v := header(h, "Retry-After")
 	if v == "" {
+		if left, ok := rateLimitRemaining(h); ok && left > 0 {
+			return 0, false // the quota is not spent: its window says nothing of this answer
+		}
+		if at, ok := rateLimitReset(h, now); ok {
+			return min(max(at.Sub(now), 0), maxRetryAfter*time.Second), true
+		}
 		return 0, false
 	}
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
@@ -283,6 +295,98 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return max(t.Sub(now), 0), true
 	}
 	return 0, false
+}
+
+// Unix times from which a reset is read as a time rather than a number of seconds from now,
+// and in milliseconds rather than seconds: 10^8 seconds is more than 3 years (no window is
+// that long) and 1973 as a time; 10^11 seconds is past the year 5000, and 1973 in
+// milliseconds (as epochMillis reads a timestamp).
+const (
+	resetEpoch       = 1e8
+	resetEpochMillis = epochMillis
+)
+
+// rateLimitReset returns when the rate-limit window of an answer ends, read from its
+// headers: X-RateLimit-Reset (GitHub's and the mock's), RateLimit-Reset (the IETF draft's
+// separate fields), or the reset of the IETF RateLimit field (reset=, or t= of the later
+// drafts). The value is a number of seconds from now, or a Unix time in seconds or
+// milliseconds (see resetEpoch): whichever it is, never read as 1970 nor as a year past 50,000.
+// ok is false when no header states it as a number of 0 or more.
+func rateLimitReset(h http.Header, now time.Time) (time.Time, bool) {
+	v := cmp.Or(header(h, "X-Ratelimit-Reset"), header(h, "Ratelimit-Reset"))
+	if v == "" {
+		v = rateLimitParam(header(h, "Ratelimit"), "reset", "t")
+	}
+	if v == "" {
+		return time.Time{}, false
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		return time.Time{}, false
+	}
+	switch {
+	case f >= resetEpochMillis:
+		if f > 1e14 { // past the year 5000 even in milliseconds: no time
+			return time.Time{}, false
+		}
+		return time.UnixMilli(int64(f)).UTC(), true
+	case f >= resetEpoch:
+		return time.Unix(int64(f), 0).UTC(), true
+	}
+	return now.Add(time.Duration(f * float64(time.Second))).UTC(), true
+}
+
+// rateLimitRemaining returns the requests left in the window, as X-RateLimit-Remaining,
+// RateLimit-Remaining or the IETF RateLimit field (remaining=, or r=) states it.
+func rateLimitRemaining(h http.Header) (int, bool) {
+	v := cmp.Or(header(h, "X-Ratelimit-Remaining"), header(h, "Ratelimit-Remaining"))
+	if v == "" {
+		v = rateLimitParam(header(h, "Ratelimit"), "remaining", "r")
+	}
+	if v == "" { // the common case, without strconv's error (an allocation)
+		return 0, false
+	}
+	n, err := strconv.Atoi(v)
+	return n, err == nil && n >= 0
+}
+
+// rateLimitLimit returns the requests allowed in the window, as X-RateLimit-Limit,
+// RateLimit-Limit, the IETF RateLimit field (limit=) or RateLimit-Policy (q=) states it.
+func rateLimitLimit(h http.Header) (int, bool) {
+	v := cmp.Or(header(h, "X-Ratelimit-Limit"), header(h, "Ratelimit-Limit"))
+	if v == "" {
+		v = rateLimitParam(header(h, "Ratelimit"), "limit", "")
+	}
+	if v == "" {
+		v = rateLimitParam(header(h, "Ratelimit-Policy"), "q", "")
+	}
+	if i := strings.IndexAny(v, ",;"); i >= 0 { // RateLimit-Limit: 100, 100;w=60 (a policy after it)
+		v = strings.TrimSpace(v[:i])
+	}
+	if v == "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v)
+	return n, err == nil && n >= 0
+}
+
+// rateLimitParam returns the value of the parameter named name (or alt, when not empty) in
+// an IETF RateLimit field: `limit=100, remaining=0, reset=30` (the early drafts) or
+// `"default";r=0;t=30` (the later ones); "" when absent.
+func rateLimitParam(field, name, alt string) string {
+	for field != "" {
+		var p string
+		if i := strings.IndexAny(field, ",;"); i >= 0 {
+			p, field = field[:i], field[i+1:]
+		} else {
+			p, field = field, ""
+		}
+		k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+		if ok && (strings.EqualFold(k, name) || alt != "" && strings.EqualFold(k, alt)) {
+			return strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return ""
 }
 
 // logAttempt writes one debug line about an attempt. It never logs headers or bodies.

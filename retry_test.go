@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -136,6 +137,28 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 		{"date in the past", func() http.Header { return retryAfter("Sat, 01 Jan 1994 00:00:00 GMT") }, 429, 0},
 		{"equal to the maximum wait", func() http.Header { return retryAfter("10") }, 429, 10 * time.Second},
 		{"invalid header: backoff", func() http.Header { return retryAfter("soon") }, 503, time.Second},
+		// Without Retry-After, the end of the rate-limit window: never a wait of 0.
+		{"429 X-RateLimit-Reset in seconds", func() http.Header { return http.Header{"X-Ratelimit-Reset": {"2"}} }, 429, 2 * time.Second},
+		{"429 X-RateLimit-Reset a Unix time", func() http.Header {
+			h := quota(60, 0)
+			h.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(3*time.Second).Unix(), 10))
+			return h
+		}, 429, 3 * time.Second},
+		{"429 X-RateLimit-Reset in Unix milliseconds", func() http.Header {
+			return http.Header{"X-Ratelimit-Reset": {strconv.FormatInt(time.Now().Add(5*time.Second).UnixMilli(), 10)}}
+		}, 429, 5 * time.Second},
+		{"429 RateLimit-Reset", func() http.Header {
+			return http.Header{"Ratelimit-Limit": {"10"}, "Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {"4"}}
+		}, 429, 4 * time.Second},
+		{"429 IETF RateLimit r and t", func() http.Header {
+			return http.Header{"Ratelimit": {`"default";r=0;t=6`}, "Ratelimit-Policy": {`"default";q=10;w=60`}}
+		}, 429, 6 * time.Second},
+		{"429 IETF RateLimit reset", func() http.Header { return http.Header{"Ratelimit": {"limit=10, remaining=0, reset=7"}} }, 429, 7 * time.Second},
+		{"503 with quota left: its window is no wait", func() http.Header {
+			h := quota(60, 5)
+			h.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(9*time.Second).Unix(), 10))
+			return h
+		}, 503, time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -80,6 +80,7 @@ func (s *SenderIDsService) Request(ctx context.Context, p *RequestSenderIDParams
 	if err := out.Data.check(cl); err != nil {
 		return nil, err
 	}
+	out.Data.CreatedAt.place(cl.zoneOf(&out.envelope))
 	resp := cl.responseOf(out.envelope, unreadable(nil, "data.", out.Data.flaws()...))
 	sid := out.Data.senderID(resp)
 	return &sid, nil
@@ -93,14 +94,24 @@ type ListSenderIDsParams struct {
 }
 
 // List returns the workspace's sender IDs, newest first (p may be nil): the whole list, in one
-// page.
+// page (a server that pages it anyway answers its first page, and Pagination says so; All
+// walks every page).
 //
 // Endpoint: GET /v1/sender-ids (scope sender_ids), documented by the live page
 // https://developers.nairasms.com.ng/sender-ids.
 func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) (*Page[SenderID], error) {
-	q := ListSenderIDsParams{}
+	q, err := senderIDQuery(p)
+	if err != nil {
+		return nil, err
+	}
+	return s.list(ctx, q, nextRef{})
+}
+
+// senderIDQuery checks p (which may be nil) and returns the query it makes.
+func senderIDQuery(p *ListSenderIDsParams) (*senderIDsQuery, error) {
+	q := senderIDsQuery{}
 	if p != nil {
-		q = *p
+		q.Status = p.Status
 	}
 	// Compared as status words are when read ("Active" is active), sent as the pages show.
 	q.Status = SenderIDStatus(strings.ToLower(strings.TrimSpace(string(q.Status))))
@@ -109,27 +120,46 @@ func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) (*P
 	default:
 		return nil, invalid("Status", "the status filter is pending, active or blocked")
 	}
-	p = &q
+	return &q, nil
+}
+
+// senderIDsQuery is the query of GET /v1/sender-ids: the filter, and the page a server that
+// pages the list is asked for (none for the first request, see walkWhole).
+type senderIDsQuery struct {
+	Status SenderIDStatus `url:"status,omitempty"`
+	Page   int            `url:"page,omitempty"`
+	Limit  int            `url:"limit,omitempty"`
+}
+
+// list is List with the query q, fetching the page that next (a cursor or a URL, see
+// Pagination.next) names when it names one.
+func (s *SenderIDsService) list(ctx context.Context, q *senderIDsQuery, next nextRef) (*Page[SenderID], error) {
 	var out struct {
 		envelope
 		wirePaging
 		Data []wireSenderID `json:"data"`
 	}
-	cl := &call{method: http.MethodGet, path: "/v1/sender-ids", query: p, policy: retryIdempotent}
+	cl := &call{method: http.MethodGet, path: "/v1/sender-ids", query: q, policy: retryIdempotent}
+	if err := s.c.page(cl, next, q.Limit); err != nil {
+		return nil, err
+	}
 	if err := s.c.do(ctx, cl, &out); err != nil {
 		return nil, err
 	}
 	if err := cl.need(member{"data", out.Data != nil}); err != nil {
 		return nil, err
 	}
-	pg, bad := out.pagination(nil)
+	pg, bad := out.pagination(cl.header, nil)
+	loc := cl.zoneOf(&out.envelope)
 	for i := range out.Data {
 		w := &out.Data[i]
+		w.CreatedAt.place(loc)
 		if err := cl.needIn("data", i, w.members()...); err != nil {
 			return nil, err
 		}
 		bad = unreadableIn(bad, "data", i, w.flaws()...)
 	}
+	bad = pg.distrust(q.Page, offset(q.Page, q.Limit, pg, next), len(out.Data), bad)
 	page := &Page[SenderID]{Items: make([]SenderID, len(out.Data)), Pagination: pg}
 	for i := range out.Data {
 		page.Items[i] = out.Data[i].senderID(nil)
@@ -139,12 +169,31 @@ func (s *SenderIDsService) List(ctx context.Context, p *ListSenderIDsParams) (*P
 }
 
 // All returns an iterator over the workspace's sender IDs, as List returns them (p may be
-// nil): the list is not paged, so it makes one request when the loop starts. An error is
-// yielded once and ends the loop.
+// nil). The list is not paged by the API, so it makes one request when the loop starts; when
+// a server pages it all the same (its answer states a cursor, a next URL, more pages or a
+// total above its items), the loop follows every page as Campaigns.All does, yielding each
+// sender ID once. An error is yielded once and ends the loop.
 //
-// Endpoints: GET /v1/sender-ids (scope sender_ids), once when the loop starts: see List.
+// Endpoints: GET /v1/sender-ids (scope sender_ids), once when the loop starts and once for
+// each further page a server states: see List.
 func (s *SenderIDsService) All(ctx context.Context, p *ListSenderIDsParams) iter.Seq2[SenderID, error] {
-	return items(func() (*Page[SenderID], error) { return s.List(ctx, p) })
+	q, err := senderIDQuery(p)
+	if err != nil {
+		return fail[SenderID](err)
+	}
+	fetch := func(ctx context.Context, page, limit int, next nextRef) ([]SenderID, Pagination, error) {
+		pq := *q
+		pq.Page, pq.Limit = page, limit
+		if page == 0 {
+			pq.Limit = 0
+		}
+		pg, err := s.list(ctx, &pq, next)
+		if err != nil {
+			return nil, Pagination{}, err
+		}
+		return pg.Items, pg.Pagination, nil
+	}
+	return walkWhole(ctx, fetch, func(s SenderID) string { return s.ID + "\x00" + s.Title })
 }
 
 // wireSenderID is a sender ID on the wire: the service's title, or sender_id or senderId

@@ -121,14 +121,14 @@ func TestListIterators(t *testing.T) {
 	keys, err := dash.Keys.List(ctx, nil)
 	require.NoError(t, err)
 	require.Len(t, keys.Items, 3)
-	assert.Equal(t, sms.Pagination{Total: -1}, keys.Pagination, "the key list is not paged")
+	assert.Equal(t, sms.Pagination{Total: 3}, keys.Pagination, "the key list is not paged: its stated count is the total")
 	assert.Equal(t, keys.Items, collect(t, dash.Keys.All(ctx, nil)))
 
 	p := &sms.ListSenderIDsParams{Status: sms.SenderIDStatusPending}
 	pending, err := client.SenderIDs.List(ctx, p)
 	require.NoError(t, err)
 	require.Len(t, pending.Items, 1)
-	assert.Equal(t, sms.Pagination{Total: -1}, pending.Pagination, "the sender ID list is not paged")
+	assert.Equal(t, sms.Pagination{Total: 1}, pending.Pagination, "the sender ID list is not paged: its stated count is the total")
 	assert.Equal(t, pending.Items, collect(t, client.SenderIDs.All(ctx, p)))
 
 	n := 0

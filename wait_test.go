@@ -80,8 +80,8 @@ func TestWaitFailedCampaignReturnsAtOnce(t *testing.T) {
 		assert.Equal(t, sms.DeliveryStatusFailed, st.Status)
 		assert.Empty(t, st.MessageID)
 		assert.Equal(t, &sms.DeliveryCounts{Failed: 3}, st.Counts)
-		require.Len(t, st.Recipients, 3)
-		assert.Equal(t, sms.RecipientStatusFailed, st.Recipients[0].Status)
+		require.Len(t, st.Recipients.Items, 3)
+		assert.Equal(t, sms.RecipientStatusFailed, st.Recipients.Items[0].Status)
 	})
 }
 

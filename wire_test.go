@@ -111,6 +111,7 @@ func TestLiveSamplesDecode(t *testing.T) {
 					return nil, nil, err
 				}
 				require.Len(t, ids.Items, 1)
+				assert.Equal(t, sms.Pagination{Total: 1}, ids.Pagination, "the sample's count is the total")
 				require.Nil(t, ids.Items[0].Response, "the page carries the Response")
 				return ids.Items, ids.Response, nil
 			},
@@ -131,7 +132,7 @@ func TestLiveSamplesDecode(t *testing.T) {
 			},
 			want: []sms.SenderID{{
 				Title: "ACME", Status: sms.SenderIDStatusActive, Country: "Nigeria",
-				CreatedAt: ptr(time.Date(2025, 5, 12, 10, 20, 27, 0, time.UTC)), // no zone: read as UTC
+				CreatedAt: ptr(time.Date(2025, 5, 12, 9, 20, 27, 0, time.UTC)), // no zone: West Africa Time, UTC+1 (DefaultTimeZone)
 			}},
 		},
 		{

@@ -507,6 +507,66 @@ func TestRunAgainstOddServers(t *testing.T) {
 			},
 		},
 		{
+			name: "every GET answers 200 with an error body: status false, the convention of Nigerian payment APIs",
+			routes: routes(map[string]http.HandlerFunc{
+				"GET /v1/balance":       answer(200, `{"status":false,"message":"Invalid API key","data":[]}`),
+				"GET /v1/sender-ids":    answer(200, `{"status":false,"message":"Invalid API key","data":[]}`),
+				"GET /v1/sms/campaigns": answer(200, `{"status":false,"message":"Invalid API key","data":[]}`),
+			}),
+			want: all(doctor.LevelSkip, map[string]doctor.Level{
+				doctor.CheckCredentials: doctor.LevelFail, doctor.CheckBalance: doctor.LevelFail, doctor.CheckKeys: doctor.LevelWarn,
+			}),
+			check: func(t *testing.T, r *doctor.Report) {
+				assert.Contains(t, find(t, r, doctor.CheckCredentials).Detail, "Invalid API key", "never credentials OK")
+				assert.Contains(t, find(t, r, doctor.CheckBalance).Detail, "Invalid API key")
+			},
+		},
+		{
+			name: "every GET answers 200 with an error body: a status of 401",
+			routes: routes(map[string]http.HandlerFunc{
+				"GET /v1/balance":       answer(200, `{"status":"401","message":"Invalid API key"}`),
+				"GET /v1/sender-ids":    answer(200, `{"status":"401","message":"Invalid API key"}`),
+				"GET /v1/sms/campaigns": answer(200, `{"status":"401","message":"Invalid API key"}`),
+			}),
+			want: all(doctor.LevelSkip, map[string]doctor.Level{
+				doctor.CheckCredentials: doctor.LevelFail, doctor.CheckBalance: doctor.LevelFail, doctor.CheckKeys: doctor.LevelWarn,
+			}),
+			check: func(t *testing.T, r *doctor.Report) {
+				assert.Contains(t, find(t, r, doctor.CheckCredentials).Detail, "Invalid API key", "never credentials OK")
+				assert.Contains(t, find(t, r, doctor.CheckBalance).Detail, "Invalid API key")
+			},
+		},
+		{
+			name: "every GET answers 200 with an error body: a responseCode other than 00",
+			routes: routes(map[string]http.HandlerFunc{
+				"GET /v1/balance":       answer(200, `{"responseCode":"99","responseMessage":"Invalid API key","data":[]}`),
+				"GET /v1/sender-ids":    answer(200, `{"responseCode":"99","responseMessage":"Invalid API key","data":[]}`),
+				"GET /v1/sms/campaigns": answer(200, `{"responseCode":"99","responseMessage":"Invalid API key","data":[]}`),
+			}),
+			want: all(doctor.LevelSkip, map[string]doctor.Level{
+				doctor.CheckCredentials: doctor.LevelFail, doctor.CheckBalance: doctor.LevelFail, doctor.CheckKeys: doctor.LevelWarn,
+			}),
+			check: func(t *testing.T, r *doctor.Report) {
+				assert.Contains(t, find(t, r, doctor.CheckCredentials).Detail, "Invalid API key", "never credentials OK")
+				assert.Contains(t, find(t, r, doctor.CheckBalance).Detail, "Invalid API key")
+			},
+		},
+		{
+			name: "every GET answers 200 with an error body: a code with msg",
+			routes: routes(map[string]http.HandlerFunc{
+				"GET /v1/balance":       answer(200, `{"code":1001,"msg":"Invalid API key"}`),
+				"GET /v1/sender-ids":    answer(200, `{"code":1001,"msg":"Invalid API key"}`),
+				"GET /v1/sms/campaigns": answer(200, `{"code":1001,"msg":"Invalid API key"}`),
+			}),
+			want: all(doctor.LevelSkip, map[string]doctor.Level{
+				doctor.CheckCredentials: doctor.LevelFail, doctor.CheckBalance: doctor.LevelFail, doctor.CheckKeys: doctor.LevelWarn,
+			}),
+			check: func(t *testing.T, r *doctor.Report) {
+				assert.Contains(t, find(t, r, doctor.CheckCredentials).Detail, "Invalid API key", "never credentials OK")
+				assert.Contains(t, find(t, r, doctor.CheckBalance).Detail, "Invalid API key")
+			},
+		},
+		{
 			name: "every GET answers 200 with a maintenance page",
 			routes: routes(map[string]http.HandlerFunc{
 				"GET /v1/balance":       answer(200, `<html>Back soon</html>`),

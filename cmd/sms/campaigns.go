@@ -125,14 +125,15 @@ whether the campaign was handed to the provider (SENT TO PROVIDER).`,
 				return apiErr(ctx, err)
 			}
 			if all {
-				st.Recipients = st.Recipients[:0]
+				rs := &st.Recipients
+				rs.Items = rs.Items[:0]
 				for r, err := range c.Campaigns.AllRecipients(ctx, args[0], &sms.DeliveryParams{Limit: p.Limit}) {
 					if err != nil {
 						return apiErr(ctx, err)
 					}
-					st.Recipients = append(st.Recipients, r)
+					rs.Items = append(rs.Items, r)
 				}
-				st.Page, st.Limit, st.Total = 1, len(st.Recipients), len(st.Recipients)
+				rs.Page, rs.Limit, rs.Total = 1, len(rs.Items), len(rs.Items)
 			}
 			if a.jsonOut {
 				return writeJSON(a.stdout, deliveryOut(st, !all))

@@ -150,11 +150,15 @@ func (a *app) keysListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			keys, err := d.Keys.List(ctx, nil)
-			if err != nil {
-				return apiErr(ctx, err)
+			// Every page: a server may page the list the API returns whole.
+			var keys []sms.Key
+			for k, err := range d.Keys.All(ctx, nil) {
+				if err != nil {
+					return apiErr(ctx, err)
+				}
+				keys = append(keys, k)
 			}
-			return a.printKeys(keys.Items)
+			return a.printKeys(keys)
 		},
 	}
 }

@@ -155,19 +155,20 @@ type deliveryJSON struct {
 func deliveryOut(st *sms.Delivery, withPage bool) deliveryJSON {
 	out := deliveryJSON{
 		CampaignID: st.CampaignID, MessageID: st.MessageID, Status: st.Status,
-		Recipients: make([]recipientJSON, len(st.Recipients)),
+		Recipients: make([]recipientJSON, len(st.Recipients.Items)),
 	}
 	if st.Counts != nil {
 		c := countsOut(*st.Counts)
 		out.Counts = &c
 	}
-	for i, r := range st.Recipients {
+	for i, r := range st.Recipients.Items {
 		out.Recipients[i] = recipientJSON{To: r.To, Status: r.Status, UpdatedAt: optTime(r.UpdatedAt)}
 	}
 	if withPage {
-		out.Pagination = &paginationJSON{Page: st.Page, Limit: st.Limit}
-		if st.Total >= 0 {
-			out.Pagination.Total = &st.Total
+		pg := st.Recipients.Pagination
+		out.Pagination = &paginationJSON{Page: pg.Page, Limit: pg.Limit}
+		if pg.Total >= 0 {
+			out.Pagination.Total = &pg.Total
 		}
 	}
 	return out
@@ -185,20 +186,21 @@ func printDelivery(w, hint io.Writer, st *sms.Delivery) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
-	if len(st.Recipients) == 0 {
+	rs := &st.Recipients
+	if len(rs.Items) == 0 {
 		return nil
 	}
 	fmt.Fprintln(w)
 	t = newTable(w, "TO", "DELIVERY", "UPDATED")
-	for _, r := range st.Recipients {
+	for _, r := range rs.Items {
 		t.row(r.To, string(r.Status), when(r.UpdatedAt))
 	}
 	if err := t.flush(); err != nil {
 		return err
 	}
-	if st.Total > len(st.Recipients) && st.Limit > 0 {
+	if rs.Total > len(rs.Items) && rs.Limit > 0 {
 		fmt.Fprintf(hint, "page %d of %d (%d recipients); --page N for more, --all for every one\n",
-			st.Page, (st.Total+st.Limit-1)/st.Limit, st.Total)
+			rs.Page, (rs.Total+rs.Limit-1)/rs.Limit, rs.Total)
 	}
 	return nil
 }

@@ -49,12 +49,16 @@ func (a *app) senderIDsListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			list, err := c.SenderIDs.List(ctx, &sms.ListSenderIDsParams{Status: sms.SenderIDStatus(status)})
-			if err != nil {
-				return apiErr(ctx, err)
+			// Every page: a server may page the list the API returns whole.
+			var list []sms.SenderID
+			for s, err := range c.SenderIDs.All(ctx, &sms.ListSenderIDsParams{Status: sms.SenderIDStatus(status)}) {
+				if err != nil {
+					return apiErr(ctx, err)
+				}
+				list = append(list, s)
 			}
 			if a.jsonOut {
-				for _, s := range list.Items {
+				for _, s := range list {
 					if err := writeJSONLine(a.stdout, senderIDOut(s)); err != nil {
 						return err
 					}
@@ -62,7 +66,7 @@ func (a *app) senderIDsListCmd() *cobra.Command {
 				return nil
 			}
 			t := newTable(a.stdout, "SENDER ID", "STATUS", "COUNTRY", "COMPANY", "CREATED")
-			for _, s := range list.Items {
+			for _, s := range list {
 				t.row(s.Title, string(s.Status), s.Country, s.Company, when(s.CreatedAt))
 			}
 			return t.flush()
