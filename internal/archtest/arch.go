@@ -12,7 +12,7 @@ type arrow struct {
 // arrows are the allowed imports between the module's packages: every package of the module
 // has an entry, and an import that no entry allows fails TestArchitectureImports.
 var arrows = []arrow{
-	{from: ".", to: []string{"internal/rules", "internal/safetext"}},
+	{from: ".", to: []string{"internal/rules", "internal/safefile", "internal/safetext"}},
 	{from: "cmd/sms", to: []string{".", "doctor", "internal/rules"}},
 	{from: "cmd/sms-mockserver", to: []string{"internal/rules", "mockserver"}},
 	{from: "doctor", to: []string{".", "internal/safefile", "internal/safetext"}},
@@ -70,6 +70,7 @@ var sdkDeps = []string{
 	"github.com/hashicorp/go-retryablehttp",
 	"github.com/seedsms/sms-go",
 	"github.com/seedsms/sms-go/internal/rules",
+	"github.com/seedsms/sms-go/internal/safefile",
 	"github.com/seedsms/sms-go/internal/safetext",
 	"golang.org/x/time/rate",
 }

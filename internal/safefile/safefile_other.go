@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
 
 package safefile
 
@@ -17,5 +17,5 @@ func openNoFollow(path string, flag int) (*os.File, error) {
 	return os.OpenFile(path, flag, 0o600)
 }
 
-// ownedByMe: this system's files have no unix owner to compare.
+// ownedByMe: files are not compared to the user on this system.
 func ownedByMe(fs.FileInfo) bool { return true }

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
 package safefile
 
@@ -6,14 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // openNoFollow opens path without following a symbolic link in its last component, and
 // without blocking on a pipe (check refuses it then).
 func openNoFollow(path string, flag int) (*os.File, error) {
-	return os.OpenFile(path, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o600)
+	return os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o600)
 }
 
 // ownedByMe reports whether the file belongs to the process's effective user.
