@@ -70,7 +70,7 @@ func TestSendBulkSQLJournalCrash(t *testing.T) {
 	_, err = s.client(t, c).Bulk.Send(ctx, journalJob("job", rs, crashJournal{jr, c}))
 	require.ErrorIs(t, err, errCrashed)
 
-	require.NoError(t, jr.Close()) // the dead pod's lease has expired, or it was released
+	require.NoError(t, jr.Close())                                // the dead pod's lease has expired, or it was released
 	jr2, err := sms.NewSQLJournal(ctx, db, "public.bulk_journal") // another pod
 	require.NoError(t, err)
 	defer jr2.Close()
