@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 )
@@ -436,6 +437,11 @@ func (j *SQLJournal) commitTx(ctx context.Context, group []*sqlPending) (err err
 		}
 	}()
 	held := map[string]error{} // by job: nil when the journal holds its lease
+	var (
+		values   []string
+		args     []any
+		recorded []*sqlPending
+	)
 	for _, q := range group {
 		job := q.rec.JobID
 		if _, ok := held[job]; !ok {
@@ -465,10 +471,20 @@ func (j *SQLJournal) commitTx(ctx context.Context, group []*sqlPending) (err err
 		l.next++
 		j.mu.Unlock()
 		r := q.rec
-		if _, err := tx.ExecContext(ctx, `INSERT INTO `+j.table+` (job_id, batch, attempt, kind, state, seq, record) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			r.JobID, r.Index, r.Attempt, string(r.Kind), string(r.State), seq, q.body); err != nil {
+		values = append(values, fmt.Sprintf("($%d, $%d, $%d, $%d, $%d, $%d, $%d)", len(args)+1, len(args)+2, len(args)+3, len(args)+4, len(args)+5, len(args)+6, len(args)+7))
+		args = append(args, r.JobID, r.Index, r.Attempt, string(r.Kind), string(r.State), seq, q.body)
+		recorded = append(recorded, q)
+	}
+	if len(recorded) == 0 {
+		return nil
+	}
+	// One statement of every record: one round trip to the database.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO `+j.table+` (job_id, batch, attempt, kind, state, seq, record) VALUES `+strings.Join(values, ", "), args...); err != nil {
+		if len(recorded) == 1 {
+			r := recorded[0].rec
 			return fmt.Errorf("sms: journal table %s: recording %s of batch %d (attempt %d): %w", j.table, r.Kind, r.Index, r.Attempt, err)
 		}
+		return fmt.Errorf("sms: journal table %s: recording %d records: %w", j.table, len(recorded), err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sms: journal table %s: committing: %w", j.table, err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"sync"
 	"testing"
 	"time"
 
@@ -239,4 +240,28 @@ func TestSQLJournalFencing(t *testing.T) {
 	defer third.Close()
 	_, err = third.Load(ctx, "job")
 	require.ErrorIs(t, err, sms.ErrJournalLocked, "the other still holds it")
+}
+
+// Appends committed together: one refused (a second intent of an attempt) fails alone.
+func TestSQLJournalGroupWithARefusedRecord(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	jr, err := sms.NewSQLJournal(ctx, postgresDB(t), "j")
+	require.NoError(t, err)
+	defer jr.Close()
+	require.NoError(t, jr.Append(ctx, journalIntent("job", 0, 1)))
+	const n = 16
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = jr.Append(ctx, journalIntent("job", i, 1)) }) // batch 0 again
+	}
+	wg.Wait()
+	require.Error(t, errs[0])
+	for i := 1; i < n; i++ {
+		require.NoError(t, errs[i], "batch %d", i)
+	}
+	got, err := jr.Load(ctx, "job")
+	require.NoError(t, err)
+	assert.Len(t, got, n)
 }
