@@ -149,7 +149,7 @@ func NewSQLJournal(ctx context.Context, db *sql.DB, table string, opts ...SQLJou
 			o(j)
 		}
 	}
-	if j.leaseKey[0] < -j.leaseKey[1] {
+	if j.leaseKey[0] >= 0 || j.leaseKey[0] < -j.leaseKey[1] {
 		return nil, invalid("Shard", "the shard index is 0 to Count-1")
 	}
 	j.idle.L = &j.mu

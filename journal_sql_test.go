@@ -53,6 +53,10 @@ func TestSQLJournalPostgres(t *testing.T) {
 
 	_, err = sms.NewSQLJournal(ctx, db, "x; DROP TABLE sms_journal")
 	assert.ErrorIs(t, err, sms.ErrInvalidParams)
+	for _, s := range []sms.Shard{{Index: 2, Count: 2}, {Index: -1, Count: 2}} {
+		_, err = sms.NewSQLJournal(ctx, db, "sms_journal", sms.WithSQLJournalShard(s))
+		assert.ErrorIs(t, err, sms.ErrInvalidParams, "shard %+v", s)
+	}
 }
 
 // A job journaled in PostgreSQL survives the death of its process like one journaled in a
