@@ -507,10 +507,10 @@ func (j *SQLJournal) Close() error {
 	}
 	j.mu.Unlock()
 	j.acquire.Lock() // a lease being taken is in j.leases, or given back, once this is free
-	j.acquire.Unlock()
 	j.mu.Lock()
 	renewing := len(j.leases) > 0
 	j.mu.Unlock()
+	j.acquire.Unlock()
 	if !renewing {
 		return nil
 	}
