@@ -27,19 +27,21 @@ import (
 //
 // A crash may leave the last line torn: a line without its line feed at the end of the file.
 // OpenFileJournal cuts it off (it was never acknowledged) and the next Append writes where it
-// began. Any other line that cannot be read, the last one included when it ends with its line
+// began; as the file's only line, it must look like the start of a record (hex digits, a
+// space, JSON) or be zeros, or the file is not taken for a journal. Any other line that cannot be read, the last one included when it ends with its line
 // feed (a checksum that does not match, a record that makes no sense), is a hand edit or a
 // corruption: an error matching ErrJournalCorrupt, at OpenFileJournal and at Load; nothing in
 // the file is then trusted or changed, and the job does not run.
 //
-// The file holds one job's owner at a time: OpenFileJournal takes an exclusive lock on it
-// (flock, on Linux, macOS and the BSDs) that another OpenFileJournal, of this process or
-// another one, is refused with ErrJournalLocked, until Close or the end of the process.
+// One FileJournal holds the file, and so every job in it, at a time: OpenFileJournal takes an
+// exclusive lock on it (flock, on Linux, macOS and the BSDs), and another OpenFileJournal (or
+// OpenFileJournalReadOnly), of this process or another one, is refused with ErrJournalLocked
+// until Close or the end of the process.
 //
 // The file holds the normalized numbers of each batch (for SkipSentBy), no names, no message
 // text and no credentials. It is opened without following a symbolic link, only when it is a
-// regular file of the process's user (on unix); it is created readable by its owner only, and
-// an existing file readable by others is made so.
+// regular file of the process's user (on Linux, macOS and the BSDs); it is created readable by
+// its owner only, and an existing file readable by others is made so when opened for appending.
 type FileJournal struct {
 	f        *os.File
 	w        journalWriter // f, but for tests
@@ -77,7 +79,8 @@ type journalPending struct {
 //   - a record that cannot be read (ErrJournalCorrupt);
 //   - a file that is not empty and whose first line is not a journal record (an error
 //     matching ErrJournalCorrupt that says so): it is left as it was;
-//   - a symbolic link, anything but a regular file, and (on unix) a file of another user.
+//   - a symbolic link, anything but a regular file, and (on Linux, macOS and the BSDs) a file
+//     of another user.
 //
 // A torn last record is cut off.
 func OpenFileJournal(path string) (*FileJournal, error) {
