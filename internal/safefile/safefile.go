@@ -1,9 +1,11 @@
 // Package safefile opens the files the SDK and the sms command keep for a user (bulk job
 // journals, sms doctor's saved answers) so that a path planted by someone else cannot turn a
 // write into damage elsewhere: the last component of the path is never followed when it is a
-// symbolic link, anything but a regular file is refused, and so is, on unix, a file owned by
-// another user. A file it creates is readable and writable by its owner only (0600), and an
-// existing file it opens for writing is tightened to 0600 when its permissions are looser.
+// symbolic link, anything but a regular file is refused, and so is (on Linux, macOS and the
+// BSDs) a file owned by another user. A file it creates is readable and writable by its owner
+// only (0600), and an existing file it opens for writing is tightened to 0600 when its
+// permissions are looser. Elsewhere a link is looked for before the file is opened, which a
+// link put in its place between the two escapes.
 package safefile
 
 import (
