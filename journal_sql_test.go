@@ -120,7 +120,9 @@ func TestSQLJournalOneProcessPerJob(t *testing.T) {
 	var second *sms.BulkReport
 	hook := hookJournal{Journal: first, reference: "job:0", after: func() {
 		jr, err := sms.NewSQLJournal(ctx, db, "bulk_journal")
-		require.NoError(t, err)
+		if !assert.NoError(t, err) { // on a worker's goroutine: no FailNow
+			return
+		}
 		defer jr.Close()
 		second, secondErr = s.client(t, nil).Bulk.Send(ctx, journalJob("job", rs, jr))
 	}}
