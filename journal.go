@@ -22,17 +22,33 @@ import (
 // may hold several jobs: records are kept and loaded by JobID, which also lets SkipSentBy
 // read an earlier job's batches from it.
 //
-// A Journal is used by the goroutines of one Bulk.Send call at a time, and its methods may be
-// called concurrently.
+// An implementation guarantees:
+//
+//   - Durability: when Append returns nil, the record survives a crash of the process and of
+//     the machine. When it returns an error the record may or may not be kept, and Bulk.Send
+//     stops: for an intent, the batch is not sent.
+//   - Order: Load returns the job's records, those of each batch in the order they were
+//     appended (records of different batches may come in any order between them), each as
+//     it was appended, whatever its kind.
+//   - One owner per job: while a Journal value holds a job (from its first Load or Append of
+//     it until Close, or the end of its process), any other value, of another process or of
+//     the same one, is refused on Load and Append of that job with an error matching
+//     ErrJournalLocked. It may take the job over once the first is closed or its process has
+//     died. An Append of a job whose ownership was lost (taken over after the owner stalled)
+//     fails, so the batch is not sent. OpenFileJournal holds the whole file; NewSQLJournal
+//     holds each job by a lease (see SQLJournal).
+//   - Validation: a record that makes no sense is refused by Append and never written.
+//   - Concurrency: Load and Append may be called from many goroutines at once (a job's
+//     workers append at once); Load and Append after Close return an error.
 type Journal interface {
 	// Load returns the records of the job jobID, in the order they were appended (for each
 	// batch, the order of its records is what matters), or none when the journal has no
-	// record of the job.
+	// record of the job. It takes the job's ownership when the journal does not hold it.
 	Load(ctx context.Context, jobID string) ([]JournalRecord, error)
 	// Append adds rec durably: when it returns nil, rec survives a crash of the process and
 	// of the machine. An error stops the job; for an intent, the batch is not sent.
 	Append(ctx context.Context, rec JournalRecord) error
-	// Close releases the journal. Bulk.Send never calls it.
+	// Close releases the journal and the jobs it holds. Bulk.Send never calls it.
 	Close() error
 }
 
@@ -136,8 +152,8 @@ var ErrJournalMismatch = errors.New("sms: bulk job differs from its journal")
 // ErrJournalCorrupt matches a *JournalCorruptError.
 var ErrJournalCorrupt = errors.New("sms: journal corrupt")
 
-// ErrJournalLocked matches the error of opening a journal file that another journal (of this
-// process or another one) holds open.
+// ErrJournalLocked matches the error of opening a journal file, or of loading or appending a
+// job of a SQLJournal, that another journal (of this process or another one) holds.
 var ErrJournalLocked = errors.New("sms: journal in use")
 
 // JournalCorruptError reports a journal record that cannot be read: a checksum that does not

@@ -15,66 +15,135 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/seedsms/sms-go/internal/safefile"
 )
 
 // FileJournal is a Journal kept in one append-only file, one record per line: the
-// CRC-32C of the record, in 8 hex digits, a space, the record in JSON, a line feed. Each
-// Append writes its line and syncs the file (fsync) before it returns.
+// CRC-32C of the record, in 8 hex digits, a space, the record in JSON, a line feed. Append
+// returns once its line is written and the file synced (fsync); the Appends of concurrent
+// goroutines share one write and one sync (group commit), so that a job's workers wait for
+// the disk together rather than in turn.
 //
-// A crash may leave the last line torn: it is ignored, and the next Append writes over it.
-// A line that cannot be read anywhere else (a checksum that does not match, a record that
-// makes no sense) is an error matching ErrJournalCorrupt, at OpenFileJournal and at Load:
-// nothing in the file is then trusted, and the job does not run.
+// A crash may leave the last line torn: a line without its line feed at the end of the file.
+// OpenFileJournal cuts it off (it was never acknowledged) and the next Append writes where it
+// began; as the file's only line, it must look like the start of a record (hex digits, a
+// space, JSON) or be zeros, or the file is not taken for a journal. Any other line that cannot be read, the last one included when it ends with its line
+// feed (a checksum that does not match, a record that makes no sense), is a hand edit or a
+// corruption: an error matching ErrJournalCorrupt, at OpenFileJournal and at Load; nothing in
+// the file is then trusted or changed, and the job does not run.
 //
-// The file holds the normalized numbers of each batch (for SkipSentBy), no names, no
-// message text and no credentials; it is created readable by its owner only.
+// One FileJournal holds the file, and so every job in it, at a time: OpenFileJournal takes an
+// exclusive lock on it (flock, on Linux, macOS and the BSDs), and another OpenFileJournal (or
+// OpenFileJournalReadOnly), of this process or another one, is refused with ErrJournalLocked
+// until Close or the end of the process.
+//
+// The file holds the normalized numbers of each batch (for SkipSentBy), no names, no message
+// text and no credentials. It is opened without following a symbolic link, only when it is a
+// regular file of the process's user (on Linux, macOS and the BSDs); it is created readable by
+// its owner only, and an existing file readable by others is made so when opened for appending.
 type FileJournal struct {
-	mu     sync.Mutex
-	f      *os.File
-	path   string
-	size   int64 // of the whole records: where the next one is written
-	closed bool
+	f        *os.File
+	w        journalWriter // f, but for tests
+	path     string
+	readOnly bool
+
+	mu      sync.Mutex
+	size    int64 // of the whole records: where the next group is written
+	closed  bool
+	broken  error             // a failed sync or a write that could not be undone: every later Append fails
+	queue   []*journalPending // lines waiting for the next group
+	writing bool              // a goroutine is writing a group
+	idle    sync.Cond         // signalled when writing ends, for Close
 }
 
-// OpenFileJournal opens the journal file at path, creating it (and not its directory) when
-// missing. It refuses a file that another FileJournal, of this process or another one,
-// holds open (ErrJournalLocked; on Linux, macOS and the BSDs, through flock), and one with a
-// corrupt record (ErrJournalCorrupt). A torn last record is cut off.
+// journalWriter is what a FileJournal's group commit does to its file.
+type journalWriter interface {
+	WriteAt(b []byte, off int64) (int, error)
+	Sync() error
+	Truncate(size int64) error
+}
+
+// journalPending is one Append waiting for its group.
+type journalPending struct {
+	line []byte
+	done chan struct{} // closed when its group is written, or when it is to write the next one
+	lead bool          // it is to write the next group
+	err  error
+}
+
+// OpenFileJournal opens the journal file at path for appending, creating it (and not its
+// directory) when missing. It refuses:
+//   - a file that another FileJournal, of this process or another one, holds open
+//     (ErrJournalLocked; on Linux, macOS and the BSDs, through flock);
+//   - a record that cannot be read (ErrJournalCorrupt);
+//   - a file that is not empty and whose first line is not a journal record (an error
+//     matching ErrJournalCorrupt that says so): it is left as it was;
+//   - a symbolic link, anything but a regular file, and (on Linux, macOS and the BSDs) a file
+//     of another user.
+//
+// A torn last record is cut off.
 func OpenFileJournal(path string) (*FileJournal, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, created, err := safefile.OpenWrite(path)
 	if err != nil {
 		return nil, fmt.Errorf("sms: opening the journal: %w", err)
 	}
-	if err := lockFile(f); err != nil {
-		f.Close()
+	j, err := openedJournal(f, path, false)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		syncDir(filepath.Dir(path)) // the new file's name survives a crash too
+	}
+	return j, nil
+}
+
+// OpenFileJournalReadOnly opens the existing journal file at path to read its jobs (such as
+// an earlier job's, for SkipSentBy) without writing to it: Append returns an error. It takes
+// a shared lock, so that it is refused with ErrJournalLocked while a FileJournal holds the
+// file for appending (and such a FileJournal is refused while it is open). A missing file is
+// an error matching fs.ErrNotExist; a torn last record is ignored and left in the file; it
+// refuses what OpenFileJournal refuses.
+func OpenFileJournalReadOnly(path string) (*FileJournal, error) {
+	f, err := safefile.OpenRead(path)
+	if err != nil {
+		return nil, fmt.Errorf("sms: opening the journal: %w", err)
+	}
+	return openedJournal(f, path, true)
+}
+
+// openedJournal locks f and reads it whole; a torn last record of a journal opened for
+// appending is cut off. f is closed on error.
+func openedJournal(f *os.File, path string, readOnly bool) (j *FileJournal, err error) {
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	if err := lockFile(f, readOnly); err != nil {
 		if errors.Is(err, ErrJournalLocked) {
 			return nil, fmt.Errorf("sms: journal %s: %w: another process (or another journal of this one) has it open", path, err)
 		}
 		return nil, fmt.Errorf("sms: locking the journal %s: %w", path, err)
 	}
-	j := &FileJournal{f: f, path: path}
 	size, err := scanJournal(f, path, "", nil)
 	if err != nil {
-		f.Close()
 		return nil, err
 	}
-	if st, err := f.Stat(); err != nil {
-		f.Close()
+	st, err := f.Stat()
+	if err != nil {
 		return nil, fmt.Errorf("sms: journal %s: %w", path, err)
-	} else if st.Size() != size { // a torn last record: cut it off, durably
+	}
+	if st.Size() != size && !readOnly { // a torn last record: cut it off, durably
 		if err := f.Truncate(size); err != nil {
-			f.Close()
 			return nil, fmt.Errorf("sms: journal %s: cutting off a torn last record: %w", path, err)
 		}
 		if err := f.Sync(); err != nil {
-			f.Close()
 			return nil, fmt.Errorf("sms: journal %s: %w", path, err)
 		}
 	}
-	if size == 0 {
-		syncDir(filepath.Dir(path)) // the new file's name survives a crash too
-	}
-	j.size = size
+	j = &FileJournal{f: f, w: f, path: path, readOnly: readOnly, size: size}
+	j.idle.L = &j.mu
 	return j, nil
 }
 
@@ -90,18 +159,20 @@ func syncDir(dir string) {
 // Path returns the journal's file.
 func (j *FileJournal) Path() string { return j.path }
 
-// Load returns the records of the job jobID.
+// Load returns the records of the job jobID, in the order they were appended.
 func (j *FileJournal) Load(ctx context.Context, jobID string) ([]JournalRecord, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.closed {
+	closed, size := j.closed, j.size
+	j.mu.Unlock()
+	if closed {
 		return nil, errJournalClosed
 	}
+	// The first size bytes are whole records that no later Append changes.
 	var out []JournalRecord
-	_, err := scanJournal(io.NewSectionReader(j.f, 0, j.size), j.path, jobID, func(r JournalRecord) { out = append(out, r) })
+	_, err := scanJournal(io.NewSectionReader(j.f, 0, size), j.path, jobID, func(r JournalRecord) { out = append(out, r) })
 	if err != nil {
 		return nil, err
 	}
@@ -110,10 +181,14 @@ func (j *FileJournal) Load(ctx context.Context, jobID string) ([]JournalRecord, 
 
 var errJournalClosed = errors.New("sms: journal closed")
 
-// Append writes rec as one line and syncs the file.
+// Append writes rec as one line and syncs the file, with the records of the Appends running
+// at the same time: when it returns nil, rec is durable.
 func (j *FileJournal) Append(ctx context.Context, rec JournalRecord) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if j.readOnly {
+		return fmt.Errorf("sms: journal %s: opened read-only", j.path)
 	}
 	if err := checkRecord(&rec); err != nil {
 		return fmt.Errorf("sms: journal %s: refusing a record: %w", j.path, err)
@@ -122,22 +197,101 @@ func (j *FileJournal) Append(ctx context.Context, rec JournalRecord) error {
 	if err != nil {
 		return err
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.closed {
-		return errJournalClosed
-	}
-	if _, err := j.f.WriteAt(line, j.size); err != nil {
-		return fmt.Errorf("sms: journal %s: writing: %w", j.path, err)
-	}
-	if err := j.f.Sync(); err != nil {
-		return fmt.Errorf("sms: journal %s: syncing: %w", j.path, err)
-	}
-	j.size += int64(len(line))
-	return nil
+	return j.commit(&journalPending{line: line, done: make(chan struct{})})
 }
 
-// Close releases the file and its lock.
+// commit queues p for the next group and waits for it to be written. The goroutine that
+// finds no group being written writes one: every line queued by then, in one WriteAt and one
+// Sync; the others wait, and the first of those queued meanwhile writes the next group.
+func (j *FileJournal) commit(p *journalPending) error {
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		return errJournalClosed
+	}
+	j.queue = append(j.queue, p)
+	if j.writing {
+		j.mu.Unlock()
+		<-p.done
+		if !p.lead {
+			return p.err
+		}
+		j.mu.Lock()
+	}
+	j.writing = true
+	group := j.queue
+	j.queue = nil
+	err := j.writeGroup(group) // releases j.mu while it writes
+	for _, q := range group {
+		q.err = err
+		if q != p {
+			close(q.done)
+		}
+	}
+	if len(j.queue) > 0 { // queued while this group was written: the first writes the next
+		next := j.queue[0]
+		next.lead = true
+		close(next.done)
+	} else {
+		j.writing = false
+		j.idle.Broadcast()
+	}
+	j.mu.Unlock()
+	return err
+}
+
+// writeGroup writes the lines of group at the end of the whole records and syncs the file.
+// It is called with j.mu held, releases it while it writes, and holds it again on return. On
+// error nothing of the group is kept: the file is cut back to the whole records, or, when it
+// cannot be (or when a sync failed, after which what the file holds is not known), the
+// journal refuses every later Append.
+func (j *FileJournal) writeGroup(group []*journalPending) error {
+	switch {
+	case j.closed:
+		return errJournalClosed
+	case j.broken != nil:
+		return fmt.Errorf("sms: journal %s: an earlier write failed: %w", j.path, j.broken)
+	}
+	off := j.size
+	var buf []byte
+	if len(group) == 1 {
+		buf = group[0].line
+	} else {
+		n := 0
+		for _, q := range group {
+			n += len(q.line)
+		}
+		buf = make([]byte, 0, n)
+		for _, q := range group {
+			buf = append(buf, q.line...)
+		}
+	}
+	j.mu.Unlock()
+	_, err := j.w.WriteAt(buf, off)
+	if err != nil {
+		err = fmt.Errorf("sms: journal %s: writing: %w", j.path, err)
+		if terr := j.w.Truncate(off); terr != nil {
+			err = errors.Join(err, fmt.Errorf("cutting off the part written: %w", terr))
+			j.mu.Lock()
+			j.broken = err
+			return err
+		}
+	} else if serr := j.w.Sync(); serr != nil {
+		err = fmt.Errorf("sms: journal %s: syncing: %w", j.path, serr)
+		_ = j.w.Truncate(off)
+		j.mu.Lock()
+		j.broken = err
+		return err
+	}
+	j.mu.Lock()
+	if err == nil {
+		j.size = off + int64(len(buf))
+	}
+	return err
+}
+
+// Close waits for the group being written, if any, and releases the file and its lock.
+// Appends after it return an error.
 func (j *FileJournal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -145,6 +299,9 @@ func (j *FileJournal) Close() error {
 		return nil
 	}
 	j.closed = true
+	for j.writing {
+		j.idle.Wait()
+	}
 	return j.f.Close() // closing the file releases its lock
 }
 
@@ -255,9 +412,9 @@ const maxJournalLine = 1 << 20
 
 // scanJournal reads the records of a journal file from r, calling fn with those of the job
 // jobID (every job's when jobID is empty; fn may be nil). It returns the size of the whole
-// records: a last line that is torn (no line feed, or a line feed after a record that cannot
-// be read) ends them and is left out; a bad line followed by another is a
-// *JournalCorruptError.
+// records: a last line without its line feed is torn (by a crash mid-write), ends them and is
+// left out. Any other line that cannot be read is a *JournalCorruptError, and so is input
+// whose first line is not a record, unless it is a torn one.
 func scanJournal(r io.Reader, path, jobID string, fn func(JournalRecord)) (int64, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var off int64
@@ -270,13 +427,16 @@ func scanJournal(r io.Reader, path, jobID string, fn func(JournalRecord)) (int64
 			return 0, fmt.Errorf("sms: reading the journal %s: %w", path, err)
 		}
 		complete := len(b) > 0 && b[len(b)-1] == '\n'
+		if err == nil && !complete && (line > 1 || mayBeTornRecord(b)) {
+			return off, nil // the last line, torn by a crash
+		}
 		var rec JournalRecord
 		if err == nil && complete {
 			rec, err = decodeJournalLine(b[:len(b)-1])
 		}
 		if err != nil || !complete {
-			if last, _ := atEOF(br); last && (err == nil || !errors.Is(err, errLineTooLong)) {
-				return off, nil // the last line, torn by a crash
+			if line == 1 {
+				return 0, &JournalCorruptError{Path: path, Line: 1, Reason: "the file holds no journal record: its first line is not one (is it a journal?); it is left as it is"}
 			}
 			reason := "a line without a line feed"
 			if err != nil {
@@ -289,6 +449,25 @@ func scanJournal(r io.Reader, path, jobID string, fn func(JournalRecord)) (int64
 		}
 		off += int64(len(b))
 	}
+}
+
+// mayBeTornRecord reports whether b, the only line of a file and without its line feed, may
+// be the beginning of a record torn by a crash: zeros (a block allocated but not written), or
+// the start of a checksum, a space and JSON.
+func mayBeTornRecord(b []byte) bool {
+	if len(bytes.Trim(b, "\x00")) == 0 {
+		return true
+	}
+	for i, c := range b[:min(len(b), 10)] {
+		switch {
+		case i < 8 && ('0' <= c && c <= '9' || 'a' <= c && c <= 'f'):
+		case i == 8 && c == ' ':
+		case i == 9 && c == '{':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 var errLineTooLong = errors.New("a line longer than 1 MiB")
@@ -317,13 +496,4 @@ func readJournalLine(br *bufio.Reader) ([]byte, error) {
 			return nil, err
 		}
 	}
-}
-
-// atEOF reports whether br has nothing more to read.
-func atEOF(br *bufio.Reader) (bool, error) {
-	_, err := br.Peek(1)
-	if err == io.EOF {
-		return true, nil
-	}
-	return false, err
 }

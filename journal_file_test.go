@@ -77,8 +77,10 @@ func TestFileJournalRoundTrip(t *testing.T) {
 	assert.Empty(t, got)
 }
 
-// A crash may tear the last record: it is ignored and written over; a record that cannot be
-// read anywhere else is an error, and the file is left as it was.
+// A crash may tear the last record (no line feed at the end of the file): it is ignored and
+// written over. A record that cannot be read anywhere else, the last one included when its
+// line is whole, is an error, and so is a file whose first line is no record (an ssh key, a
+// configuration file): the file is left as it was.
 func TestFileJournalTornAndCorrupt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -97,7 +99,15 @@ func TestFileJournalTornAndCorrupt(t *testing.T) {
 		{"whole", whole, 2, 0},
 		{"last line cut short", whole[:len(whole)-7], 1, 0},
 		{"last line without its line feed", whole[:len(whole)-1], 1, 0},
-		{"last line garbled", append(append([]byte{}, whole[:len(whole)-3]...), 'x', '}', '\n'), 1, 0},
+		{"last line garbled, with its line feed", append(append([]byte{}, whole[:len(whole)-3]...), 'x', '}', '\n'), 0, 2},
+		{"last line garbled, torn", append(append([]byte{}, whole[:len(whole)-3]...), 'x', '}'), 1, 0},
+		{"first record torn", whole[:30], 0, 0},
+		{"first record torn after its checksum", whole[:9], 0, 0},
+		{"only zeros", make([]byte, 4096), 0, 0},
+		{"an ssh key", []byte("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKq user@host\n"), 0, 1},
+		{"an ssh key without its line feed", []byte("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKq user@host"), 0, 1},
+		{"a configuration, then records", append([]byte("[core]\n"), whole...), 0, 1},
+		{"JSON without a checksum", []byte(`{"kind":"intent"}`), 0, 1},
 		{"zeros after the last line", append(append([]byte{}, whole...), make([]byte, 100)...), 2, 0},
 		{"first line garbled", append(append([]byte{}, whole[:5]...), append([]byte{'x'}, whole[6:]...)...), 0, 1},
 		{"a blank line between", append(append(append([]byte{}, whole[:first]...), '\n'), whole[first:]...), 0, 2},

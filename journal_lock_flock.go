@@ -8,14 +8,19 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive flock on f without waiting: ErrJournalLocked when another open
-// file holds it. Closing f releases it, as does the end of the process.
 // journalLocks says that OpenFileJournal refuses a file another journal holds.
 const journalLocks = true
 
-func lockFile(f *os.File) error {
+// lockFile takes a flock on f without waiting, exclusive or shared: ErrJournalLocked when
+// another open file holds one that excludes it. Closing f releases it, as does the end of
+// the process.
+func lockFile(f *os.File, shared bool) error {
+	how := syscall.LOCK_EX
+	if shared {
+		how = syscall.LOCK_SH
+	}
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 		switch {
 		case err == nil:
 			return nil

@@ -16,6 +16,7 @@ import (
 
 	sms "github.com/seedsms/sms-go"
 	"github.com/seedsms/sms-go/doctor"
+	"github.com/seedsms/sms-go/internal/safefile"
 )
 
 // keyList answers GET /v1/keys with the key publicKey holding scopes.
@@ -260,4 +261,26 @@ func compact(t *testing.T, raw json.RawMessage) string {
 	require.NoError(t, err)
 	b.Write(out)
 	return b.String()
+}
+
+// A file of SaveDir that is a link (planted by someone sharing the directory) is not written
+// through: its target is left as it was, the other answers are saved, and Run says so.
+func TestSaveNeverFollowsALink(t *testing.T) {
+	t.Parallel()
+	f, srv := newFakeAPI(t, nil)
+	dir := filepath.Join(t.TempDir(), "answers")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	target := filepath.Join(t.TempDir(), "authorized_keys")
+	require.NoError(t, os.WriteFile(target, []byte("ssh-ed25519 AAAA\n"), 0o600))
+	require.NoError(t, os.Symlink(target, filepath.Join(dir, "01-get-v1-balance.json")))
+	cfg := f.config(srv.URL)
+	cfg.SaveDir = dir
+	r, err := doctor.Run(context.Background(), cfg)
+	require.NotNil(t, r, "the report stands")
+	require.ErrorIs(t, err, safefile.ErrSymlink)
+	b, rerr := os.ReadFile(target)
+	require.NoError(t, rerr)
+	assert.Equal(t, "ssh-ed25519 AAAA\n", string(b))
+	_, err = os.Stat(filepath.Join(dir, "02-get-v1-sender-ids.json"))
+	assert.NoError(t, err, "the other answers are saved")
 }

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/seedsms/sms-go/internal/safefile"
 	"github.com/seedsms/sms-go/internal/safetext"
 )
 
@@ -47,7 +47,9 @@ func (d *doctor) save(dir string) error {
 			continue
 		}
 		name := fmt.Sprintf("%02d-%s.json", i+1, slug(a.endpoint))
-		errs = append(errs, os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o600))
+		// Never through a link or into another user's file: a directory shared with others
+		// must not turn the save into a write elsewhere.
+		errs = append(errs, safefile.WriteFile(filepath.Join(dir, name), append(b, '\n')))
 	}
 	return errors.Join(errs...)
 }

@@ -31,7 +31,7 @@
 //
 // It prints the shard's report as one JSON line on stdout and exits with 0 when its shard is
 // complete, 1 when running it again may finish it (batches failed, the connection or the
-// database did, the pod was stopped), 2 when it cannot before someone acts (the wallet is
+// database did, the pod was stopped, another pod of the shard still holds its lease), 2 when it cannot before someone acts (the wallet is
 // empty: top up, then retry the index; the key is refused; the recipient file changed since
 // an earlier run of the job, which the journal refuses; the journal is of another account or
 // shard layout; the configuration is wrong), and 3, as sms bulk does, when batches are in
@@ -142,7 +142,9 @@ func run(ctx context.Context, stop <-chan struct{}, getenv func(string) string, 
 	if table == "" {
 		table = defaultJournalTable
 	}
-	journal, err := sms.NewSQLJournal(ctx, db, table)
+	// The journal's lease is this shard's: the other shards run at the same time, and a
+	// second pod of this shard is refused (ErrJournalLocked) until this one ends.
+	journal, err := sms.NewSQLJournal(ctx, db, table, sms.WithSQLJournalShard(sms.Shard{Index: index, Count: shards}))
 	var ve *sms.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -150,6 +152,7 @@ func run(ctx context.Context, stop <-chan struct{}, getenv func(string) string, 
 	case err != nil: // the database is not reachable yet: try again
 		return fail(exitRetry, err)
 	}
+	defer journal.Close() // releases the lease, so that a retried pod need not wait for it
 	f, err := os.Open(getenv("BULK_RECIPIENTS"))
 	if err != nil {
 		return fail(exitFix, err)
@@ -200,7 +203,7 @@ func run(ctx context.Context, stop <-chan struct{}, getenv func(string) string, 
 		// wrong one, or the job needs a new ID.
 		return fail(exitFix, err)
 	case errors.Is(err, sms.ErrBulkIncomplete), errors.Is(err, sms.ErrOutcomeUnknown), errors.Is(err, sms.ErrServer),
-		errors.Is(err, sms.ErrBulkStopped), errors.Is(err, context.Canceled), errors.Is(err, errRead):
+		errors.Is(err, sms.ErrBulkStopped), errors.Is(err, context.Canceled), errors.Is(err, errRead), errors.Is(err, sms.ErrJournalLocked):
 		return fail(exitRetry, err)
 	default: // 402, 401/403, 409 (input changed), invalid parameters
 		return fail(exitFix, err)

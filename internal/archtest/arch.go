@@ -12,10 +12,10 @@ type arrow struct {
 // arrows are the allowed imports between the module's packages: every package of the module
 // has an entry, and an import that no entry allows fails TestArchitectureImports.
 var arrows = []arrow{
-	{from: ".", to: []string{"internal/rules", "internal/safetext"}},
+	{from: ".", to: []string{"internal/rules", "internal/safefile", "internal/safetext"}},
 	{from: "cmd/sms", to: []string{".", "doctor", "internal/rules"}},
 	{from: "cmd/sms-mockserver", to: []string{"internal/rules", "mockserver"}},
-	{from: "doctor", to: []string{".", "internal/safetext"}},
+	{from: "doctor", to: []string{".", "internal/safefile", "internal/safetext"}},
 	{from: "mockserver", to: []string{"mockserver/internal/faults", "mockserver/internal/httpapi", "mockserver/internal/reqlog", "mockserver/internal/store"}},
 	{from: "mockserver/internal/httpapi", to: []string{"internal/rules", "mockserver/internal/clock", "mockserver/internal/events", "mockserver/internal/faults", "mockserver/internal/idem", "mockserver/internal/ids", "mockserver/internal/inbox", "mockserver/internal/reqlog", "mockserver/internal/store", "mockserver/internal/wire"}},
 	{from: "mockserver/internal/wire", to: []string{"internal/rules", "mockserver/internal/store"}},
@@ -30,6 +30,7 @@ var arrows = []arrow{
 	{from: "mockserver/internal/reqlog", to: []string{"internal/safetext"}, leaf: true},
 	{from: "internal/rules", leaf: true},
 	{from: "internal/safetext", leaf: true},
+	{from: "internal/safefile", leaf: true},
 	{from: "internal/oapiclient", leaf: true},
 	{from: "internal/apitest", leaf: true},
 	{from: "internal/pgtest", leaf: true},
@@ -68,6 +69,7 @@ var sdkDeps = []string{
 	"github.com/hashicorp/go-retryablehttp",
 	"github.com/seedsms/sms-go",
 	"github.com/seedsms/sms-go/internal/rules",
+	"github.com/seedsms/sms-go/internal/safefile",
 	"github.com/seedsms/sms-go/internal/safetext",
 	"golang.org/x/time/rate",
 }

@@ -21,6 +21,11 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx"
 )
 
+// envFsync, set to any value, makes the server sync its commits to disk as a production
+// server does (fsync on), for benchmarks of what a commit costs; without it the server does
+// not sync, which spares the tests' time.
+const envFsync = "SMS_PGTEST_FSYNC"
+
 // Server is one PostgreSQL server shared by the tests of a package, started by the first
 // test that asks for a database. The zero Server is ready to use; TestMain calls Stop.
 type Server struct {
@@ -118,8 +123,11 @@ func (s *Server) start() {
 		s.why = fmt.Sprintf("initdb: %v: %s", err, out)
 		return
 	}
-	start := run(filepath.Join(bin, "pg_ctl"), "-D", data, "-l", filepath.Join(dir, "log"), "-w", "-t", "120",
-		"-o", "-k "+dir+" -c listen_addresses= -F", "start")
+	opts := "-k " + dir + " -c listen_addresses="
+	if os.Getenv(envFsync) == "" {
+		opts += " -F" // no fsync: the tests' data need not survive a crash
+	}
+	start := run(filepath.Join(bin, "pg_ctl"), "-D", data, "-l", filepath.Join(dir, "log"), "-w", "-t", "120", "-o", opts, "start")
 	if out, err := start.CombinedOutput(); err != nil {
 		log, _ := os.ReadFile(filepath.Join(dir, "log"))
 		s.why = fmt.Sprintf("pg_ctl start: %v: %s %s", err, out, log)
