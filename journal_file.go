@@ -92,6 +92,10 @@ func OpenFileJournal(path string) (*FileJournal, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := safefile.MakePrivate(f, path); err != nil { // a journal: its numbers are the owner's only
+		j.Close()
+		return nil, fmt.Errorf("sms: opening the journal: %w", err)
+	}
 	if created {
 		syncDir(filepath.Dir(path)) // the new file's name survives a crash too
 	}

@@ -186,9 +186,11 @@ func (j *jobJournal) Load(ctx context.Context, jobID string) ([]sms.JournalRecor
 	return recs, nil
 }
 
-// openReadOnly opens a journal file to read it.
+// openReadOnly opens a journal file to read it: it writes nothing, not even a torn last
+// line's cut, and shares the file with other readers (a writer holding it is waited for by
+// no one: ErrJournalLocked).
 func openReadOnly(path string) (*sms.FileJournal, error) {
-	return sms.OpenFileJournal(path)
+	return sms.OpenFileJournalReadOnly(path)
 }
 
 // noJournal is the journal of a dry run of a job that has no file of its own yet: it holds

@@ -201,3 +201,34 @@ func TestBulkSkipSentByReadsTheJournal(t *testing.T) {
 	}
 	assert.Equal(t, map[string]int{"2348030000001": 1, "2348030000002": 1, "2348030000003": 1, "2348030000004": 1}, got)
 }
+
+// --journal naming a file that holds no journal (an ssh key), or a link to one, is refused and
+// left as it was, by a dry run and by a run alike: the command writes no file it did not make.
+func TestBulkJournalNeverWritesAForeignFile(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	csv := peopleCSV(t, 5, 0, 0)
+	dir := t.TempDir()
+	key := filepath.Join(dir, "authorized_keys")
+	const content = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIO9 someone@example\n"
+	require.NoError(t, os.WriteFile(key, []byte(content), 0o644))
+	link := filepath.Join(dir, "job.journal")
+	require.NoError(t, os.Symlink(key, link))
+	for _, path := range []string{key, link} {
+		for _, dry := range []bool{true, false} {
+			args := []string{"bulk", "--csv", csv, "--from", f.ws.SenderID, "--message", "Hi", "--job-id", "promo", "--journal", path}
+			if dry {
+				args = append(args, "--dry-run")
+			}
+			r := runCLI(t, f.env, "", args...)
+			assert.NotEqual(t, 0, r.code, "%s dry %v: %s", path, dry, r.stderr)
+			got, err := os.ReadFile(key)
+			require.NoError(t, err)
+			assert.Equal(t, content, string(got), "%s dry %v", path, dry)
+			fi, err := os.Stat(key)
+			require.NoError(t, err)
+			assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
+		}
+	}
+	assert.Zero(t, f.requests("/v1/sms/campaigns"), "nothing sent")
+}

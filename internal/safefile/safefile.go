@@ -3,8 +3,8 @@
 // write into damage elsewhere: the last component of the path is never followed when it is a
 // symbolic link, anything but a regular file is refused, and so is (on Linux, macOS and the
 // BSDs) a file owned by another user. A file it creates is readable and writable by its owner
-// only (0600), and an existing file it opens for writing is tightened to 0600 when its
-// permissions are looser. Elsewhere a link is looked for before the file is opened, which a
+// only (0600), and MakePrivate tightens an existing one to 0600, once the caller has checked
+// that the file holds what it should (OpenWrite changes nothing). Elsewhere a link is looked for before the file is opened, which a
 // link put in its place between the two escapes.
 package safefile
 
@@ -41,7 +41,7 @@ func OpenWrite(path string) (f *os.File, created bool, err error) {
 	if err != nil {
 		return nil, false, refused(path, err)
 	}
-	if err := check(f, path, true); err != nil {
+	if err := check(f, path); err != nil {
 		f.Close()
 		return nil, false, err
 	}
@@ -55,21 +55,40 @@ func OpenRead(path string) (*os.File, error) {
 	if err != nil {
 		return nil, refused(path, err)
 	}
-	if err := check(f, path, false); err != nil {
+	if err := check(f, path); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
 }
 
-// WriteFile writes data to path as OpenWrite opens it, replacing what the file held, and
-// syncs it.
+// MakePrivate tightens the permissions of f, opened by OpenWrite, to its owner's (0600 at
+// most). It is called once the caller has checked that the file is its own kind of file:
+// OpenWrite changes nothing, so that a file refused for what it holds is left as it was.
+func MakePrivate(f *os.File, path string) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := f.Chmod(fi.Mode().Perm() & 0o600); err != nil {
+			return &fs.PathError{Op: "chmod", Path: path, Err: errors.Join(ErrPermissions, err)}
+		}
+	}
+	return nil
+}
+
+// WriteFile writes data to path as OpenWrite opens it, replacing what the file held, made
+// private (see MakePrivate), and syncs it.
 func WriteFile(path string, data []byte) error {
 	f, _, err := OpenWrite(path)
 	if err != nil {
 		return err
 	}
-	err = f.Truncate(0)
+	err = MakePrivate(f, path)
+	if err == nil {
+		err = f.Truncate(0)
+	}
 	if err == nil {
 		_, err = f.WriteAt(data, 0)
 	}
@@ -94,8 +113,8 @@ func refused(path string, err error) error {
 	return err
 }
 
-// check refuses what f, just opened, must not be, and tightens a file opened for writing.
-func check(f *os.File, path string, write bool) error {
+// check refuses what f, just opened, must not be.
+func check(f *os.File, path string) error {
 	fi, err := f.Stat()
 	if err != nil {
 		return err
@@ -105,11 +124,6 @@ func check(f *os.File, path string, write bool) error {
 	}
 	if !ownedByMe(fi) {
 		return &fs.PathError{Op: "open", Path: path, Err: ErrOtherOwner}
-	}
-	if write && fi.Mode().Perm()&0o077 != 0 {
-		if err := f.Chmod(fi.Mode().Perm() & 0o600); err != nil {
-			return &fs.PathError{Op: "open", Path: path, Err: errors.Join(ErrPermissions, err)}
-		}
 	}
 	return nil
 }

@@ -64,6 +64,7 @@ func TestOpenWrite(t *testing.T) {
 			require.NoError(t, err)
 			defer f.Close()
 			assert.Equal(t, tt.created, created)
+			require.NoError(t, safefile.MakePrivate(f, p))
 			fi, err := os.Stat(p)
 			require.NoError(t, err)
 			assert.Equal(t, tt.perm, fi.Mode().Perm())
