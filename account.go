@@ -7,7 +7,7 @@ import (
 )
 
 // Account names what a Client sends to, without a secret: the server, the key's mode and the
-// key itself. A bulk job's journal records it (see JournalJob), so that a job journaled
+// key itself. A bulk job's journal records it (see JournalKindJob), so that a job journaled
 // against one account is never taken as sent by a run against another: the sandbox and the
 // live service, a test key and a live key, two workspaces.
 type Account struct {

@@ -36,7 +36,7 @@ type journaled struct {
 
 // inDoubt reports whether the batch may or may not have been sent.
 func (b *journaled) inDoubt() bool {
-	return b.accepted == nil && (b.state == "" || b.state == JournalUnknown)
+	return b.accepted == nil && (b.state == "" || b.state == JournalStateUnknown)
 }
 
 // journalCorrupt is the error of records that make no sense together, whatever Journal
@@ -47,7 +47,7 @@ func journalCorrupt(job string, format string, a ...any) error {
 
 // kindRank orders the records of one attempt of a batch: its intent before its outcomes.
 func kindRank(k JournalKind) int {
-	if k == JournalIntent {
+	if k == JournalKindIntent {
 		return 0
 	}
 	return 1
@@ -58,7 +58,7 @@ func kindRank(k JournalKind) int {
 type journalState struct {
 	batches map[int]*journaled
 	numbers map[int][]string
-	jobs    []JournalRecord // the JournalJob records, one per shard and layout
+	jobs    []JournalRecord // the JournalKindJob records, one per shard and layout
 }
 
 // loadJournal reads the records of job from jr and returns its batches, those of shard
@@ -80,7 +80,7 @@ func loadJournal(ctx context.Context, jr Journal, job string, keep func(int) boo
 		if r.JobID != job {
 			return nil, journalCorrupt(job, "record %d is of job %q", i+1, r.JobID)
 		}
-		if r.Kind == JournalJob {
+		if r.Kind == JournalKindJob {
 			st.jobs = append(st.jobs, *r)
 			continue
 		}
@@ -94,7 +94,7 @@ func loadJournal(ctx context.Context, jr Journal, job string, keep func(int) boo
 	for _, r := range order {
 		b := st.batches[r.Index]
 		switch r.Kind {
-		case JournalIntent:
+		case JournalKindIntent:
 			if b == nil {
 				b = &journaled{digest: r.Digest, recipients: r.Recipients}
 				st.batches[r.Index] = b
@@ -105,9 +105,9 @@ func loadJournal(ctx context.Context, jr Journal, job string, keep func(int) boo
 				b.attempts, b.state, b.reason, b.intent = r.Attempt, "", "", r.Time
 			}
 			st.numbers[r.Index] = r.Numbers
-		case JournalOutcome:
+		case JournalKindOutcome:
 			if b == nil || r.Attempt > b.attempts {
-				if r.State == JournalRefused {
+				if r.State == JournalStateRefused {
 					continue // an intent that could not be recorded: its request was never written
 				}
 				return nil, journalCorrupt(job, "an outcome of batch %d (attempt %d) without its intent", r.Index, r.Attempt)
@@ -115,7 +115,7 @@ func loadJournal(ctx context.Context, jr Journal, job string, keep func(int) boo
 			if r.Recipients != b.recipients {
 				return nil, journalCorrupt(job, "an outcome of batch %d of %d recipients, its intent %d", r.Index, r.Recipients, b.recipients)
 			}
-			if r.State == JournalAccepted && b.accepted == nil {
+			if r.State == JournalStateAccepted && b.accepted == nil {
 				b.accepted = r // accepted once, never sent again
 			}
 			if r.Attempt == b.attempts {
@@ -197,7 +197,7 @@ func (j *bulkJob) openJournal(ctx context.Context) error {
 	}
 	if !slices.ContainsFunc(st.jobs, func(r JournalRecord) bool { return r.Shards == count && r.Index == p.Shard.Index }) {
 		acct := j.s.c.account()
-		rec := JournalRecord{Kind: JournalJob, JobID: p.JobID, Index: p.Shard.Index, Shards: count,
+		rec := JournalRecord{Kind: JournalKindJob, JobID: p.JobID, Index: p.Shard.Index, Shards: count,
 			Server: acct.Server, Mode: acct.Mode, Key: acct.Key, Time: time.Now()}
 		if err := p.Journal.Append(ctx, rec); err != nil {
 			return fmt.Errorf("sms: bulk job %q: recording the job in the journal: %w", p.JobID, err)
@@ -287,14 +287,14 @@ func (j *bulkJob) resolveInDoubt(ctx context.Context) error {
 				j.p.JobID, c.ID, k, c.Reference, c.Recipients, b.recipients)
 		}
 		rec := JournalRecord{
-			Kind: JournalOutcome, JobID: j.p.JobID, Index: k, Reference: c.Reference, Attempt: b.attempts, Recipients: b.recipients,
-			State: JournalAccepted, CampaignID: c.ID, Status: c.Status, Amount: val(c.Amount), AmountUnknown: c.Amount == nil,
+			Kind: JournalKindOutcome, JobID: j.p.JobID, Index: k, Reference: c.Reference, Attempt: b.attempts, Recipients: b.recipients,
+			State: JournalStateAccepted, CampaignID: c.ID, Status: c.Status, Amount: val(c.Amount), AmountUnknown: c.Amount == nil,
 			Resolved: "campaign list", Time: time.Now(),
 		}
 		if err := j.jr.j.Append(ctx, rec); err != nil {
 			return fmt.Errorf("sms: bulk job %q: recording batch %d, found in the campaign list: %w", j.p.JobID, k, err)
 		}
-		b.accepted, b.state = &rec, JournalAccepted
+		b.accepted, b.state = &rec, JournalStateAccepted
 	}
 	return nil
 }
@@ -416,7 +416,7 @@ func (j *bulkJob) journalIntent(ctx context.Context, b *bulkBatch, ref string) e
 		nums[i] = b.to[i].Phone
 	}
 	return j.jr.j.Append(ctx, JournalRecord{
-		Kind: JournalIntent, JobID: j.p.JobID, Index: b.index, Reference: ref, Attempt: b.attempt, Digest: b.digest,
+		Kind: JournalKindIntent, JobID: j.p.JobID, Index: b.index, Reference: ref, Attempt: b.attempt, Digest: b.digest,
 		Recipients: len(b.to), Numbers: nums, Time: time.Now(),
 	})
 }
@@ -424,17 +424,17 @@ func (j *bulkJob) journalIntent(ctx context.Context, b *bulkBatch, ref string) e
 // journalOutcome records the outcome of batch b's request: res as the report holds it.
 // It is written even when ctx has ended: what the answer said is known.
 func (j *bulkJob) journalOutcome(ctx context.Context, b *bulkBatch, res *BulkBatch) error {
-	rec := JournalRecord{Kind: JournalOutcome, JobID: j.p.JobID, Index: b.index, Reference: res.Reference, Attempt: b.attempt,
+	rec := JournalRecord{Kind: JournalKindOutcome, JobID: j.p.JobID, Index: b.index, Reference: res.Reference, Attempt: b.attempt,
 		Recipients: len(b.to), Time: time.Now()}
 	switch {
 	case res.Err == nil:
-		rec.State, rec.CampaignID, rec.Status, rec.Amount, rec.AmountUnknown = JournalAccepted, res.CampaignID, res.Status, res.Amount, res.AmountUnknown
+		rec.State, rec.CampaignID, rec.Status, rec.Amount, rec.AmountUnknown = JournalStateAccepted, res.CampaignID, res.Status, res.Amount, res.AmountUnknown
 	case res.Unconfirmed: // the server took it: sent, at a cost unknown
-		rec.State, rec.CampaignID, rec.Status, rec.AmountUnknown, rec.Reason = JournalAccepted, res.CampaignID, res.Status, true, journalReason(res.Err)
+		rec.State, rec.CampaignID, rec.Status, rec.AmountUnknown, rec.Reason = JournalStateAccepted, res.CampaignID, res.Status, true, journalReason(res.Err)
 	case errors.Is(res.Err, ErrOutcomeUnknown):
-		rec.State, rec.Reason = JournalUnknown, journalReason(res.Err)
+		rec.State, rec.Reason = JournalStateUnknown, journalReason(res.Err)
 	default:
-		rec.State, rec.Reason = JournalRefused, journalReason(res.Err)
+		rec.State, rec.Reason = JournalStateRefused, journalReason(res.Err)
 	}
 	return j.jr.j.Append(context.WithoutCancel(ctx), rec)
 }
@@ -446,8 +446,8 @@ func (j *bulkJob) journalOutcome(ctx context.Context, b *bulkBatch, res *BulkBat
 func (j *bulkJob) journalNotSent(ctx context.Context, b *bulkBatch, ref string, cause error) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), notSentTimeout)
 	defer cancel()
-	_ = j.jr.j.Append(wctx, JournalRecord{Kind: JournalOutcome, JobID: j.p.JobID, Index: b.index, Reference: ref, Attempt: b.attempt,
-		Recipients: len(b.to), State: JournalRefused, Time: time.Now(),
+	_ = j.jr.j.Append(wctx, JournalRecord{Kind: JournalKindOutcome, JobID: j.p.JobID, Index: b.index, Reference: ref, Attempt: b.attempt,
+		Recipients: len(b.to), State: JournalStateRefused, Time: time.Now(),
 		Reason: "its intent could not be recorded, and its request was not written: " + journalReason(cause)})
 }
 

@@ -119,7 +119,7 @@ func (j *commitThenFail) Append(ctx context.Context, r sms.JournalRecord) error 
 		return err
 	}
 	failed := false
-	if r.Kind == sms.JournalIntent {
+	if r.Kind == sms.JournalKindIntent {
 		j.once.Do(func() { failed = true })
 	}
 	if failed {
@@ -211,7 +211,7 @@ func TestBulkSettle(t *testing.T) {
 	_, err := s.client(t, c).Bulk.Send(ctx, journalJob("job", rs, crashJournal{jr, c}))
 	require.ErrorIs(t, err, errCrashed)
 	batch2 := rs[6:9]
-	require.NoError(t, jr.Append(ctx, sms.JournalRecord{Kind: sms.JournalIntent, JobID: "job", Index: 2, Reference: "job:2", Attempt: 1,
+	require.NoError(t, jr.Append(ctx, sms.JournalRecord{Kind: sms.JournalKindIntent, JobID: "job", Index: 2, Reference: "job:2", Attempt: 1,
 		Digest: sms.BatchDigest("MOCKSMS", "", "Hi {{name}}", batch2), Recipients: 3,
 		Numbers: []string{batch2[0].Phone, batch2[1].Phone, batch2[2].Phone}, Time: time.Now()}))
 

@@ -51,7 +51,7 @@ func (j crashJournal) Append(ctx context.Context, rec sms.JournalRecord) error {
 	if err := j.Journal.Append(ctx, rec); err != nil {
 		return err
 	}
-	if rec.Kind == sms.JournalIntent && rec.Reference == j.c.afterIntent {
+	if rec.Kind == sms.JournalKindIntent && rec.Reference == j.c.afterIntent {
 		j.c.dead.Store(true)
 	}
 	return nil
@@ -512,12 +512,12 @@ func TestSendBulkJournalRecords(t *testing.T) {
 	require.Len(t, rec.recs, 5)
 	job := rec.recs[0]
 	acct := s.client(t, nil).Account()
-	assert.Equal(t, sms.JournalRecord{Kind: sms.JournalJob, JobID: "job", Index: 0, Shards: 1, Server: acct.Server, Mode: "test", Key: acct.Key, Time: job.Time}, job)
+	assert.Equal(t, sms.JournalRecord{Kind: sms.JournalKindJob, JobID: "job", Index: 0, Shards: 1, Server: acct.Server, Mode: "test", Key: acct.Key, Time: job.Time}, job)
 	assert.Contains(t, job.Key, "pk_test_...")
 	for i, want := range []struct {
 		kind  sms.JournalKind
 		index int
-	}{{sms.JournalIntent, 0}, {sms.JournalOutcome, 0}, {sms.JournalIntent, 1}, {sms.JournalOutcome, 1}} {
+	}{{sms.JournalKindIntent, 0}, {sms.JournalKindOutcome, 0}, {sms.JournalKindIntent, 1}, {sms.JournalKindOutcome, 1}} {
 		got := rec.recs[i+1]
 		assert.Equal(t, want.kind, got.Kind)
 		assert.Equal(t, want.index, got.Index)
@@ -525,7 +525,7 @@ func TestSendBulkJournalRecords(t *testing.T) {
 	}
 	assert.Equal(t, []string{bulkPhone(1), bulkPhone(2), bulkPhone(3)}, rec.recs[1].Numbers)
 	assert.Equal(t, sms.BatchDigest("MOCKSMS", "", "Hi {{name}}", customersOf([]int{1, 2, 3})), rec.recs[1].Digest)
-	assert.Equal(t, sms.JournalAccepted, rec.recs[2].State)
+	assert.Equal(t, sms.JournalStateAccepted, rec.recs[2].State)
 	assert.Equal(t, r.Batches[0].CampaignID, rec.recs[2].CampaignID)
 	assert.Equal(t, int64(3*onePart), rec.recs[2].Amount.Kobo())
 
@@ -579,7 +579,7 @@ func TestSendBulkJournalHoldsBatchesUntilChecked(t *testing.T) {
 	for _, k := range []int{0, 2} { // batches 1 and 3 never started (another worker's, when the process died)
 		batch := rs[3*k : 3*k+3]
 		nums := []string{batch[0].Phone, batch[1].Phone, batch[2].Phone}
-		in := sms.JournalRecord{Kind: sms.JournalIntent, JobID: "job", Index: k, Reference: "job:" + strconv.Itoa(k), Attempt: 1,
+		in := sms.JournalRecord{Kind: sms.JournalKindIntent, JobID: "job", Index: k, Reference: "job:" + strconv.Itoa(k), Attempt: 1,
 			Digest: sms.BatchDigest("MOCKSMS", "", "Hi {{name}}", batch), Recipients: 3, Numbers: nums, Time: time.Now()}
 		require.NoError(t, jr.Append(ctx, in))
 		require.NoError(t, jr.Append(ctx, journalAccepted(in, 3*onePart)))

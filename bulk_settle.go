@@ -101,13 +101,13 @@ func (b *BulkService) Settle(ctx context.Context, p *SettleParams) (*JournalReco
 			camp = &c
 		}
 	}
-	rec := JournalRecord{Kind: JournalOutcome, JobID: p.JobID, Index: p.Index, Reference: ref, Attempt: jb.attempts,
+	rec := JournalRecord{Kind: JournalKindOutcome, JobID: p.JobID, Index: p.Index, Reference: ref, Attempt: jb.attempts,
 		Recipients: jb.recipients, Time: time.Now()}
 	switch {
 	case p.NotSent:
-		rec.State, rec.Resolved, rec.Reason = JournalRefused, "settled: not sent", "settled by hand: no campaign of it exists"
+		rec.State, rec.Resolved, rec.Reason = JournalStateRefused, "settled: not sent", "settled by hand: no campaign of it exists"
 	case camp == nil:
-		rec.State, rec.CampaignID, rec.AmountUnknown, rec.Resolved = JournalAccepted, p.CampaignID, true, "settled: sent"
+		rec.State, rec.CampaignID, rec.AmountUnknown, rec.Resolved = JournalStateAccepted, p.CampaignID, true, "settled: sent"
 	default:
 		if camp.Reference != "" && camp.Reference != ref {
 			return nil, fail("campaign %s has the reference %q: it is not this batch's", camp.ID, camp.Reference)
@@ -115,7 +115,7 @@ func (b *BulkService) Settle(ctx context.Context, p *SettleParams) (*JournalReco
 		if camp.Recipients != 0 && camp.Recipients != jb.recipients {
 			return nil, fail("campaign %s counts %d recipients, but the batch has %d", camp.ID, camp.Recipients, jb.recipients)
 		}
-		rec.State, rec.CampaignID, rec.Status, rec.Resolved = JournalAccepted, camp.ID, camp.Status, "settled: sent"
+		rec.State, rec.CampaignID, rec.Status, rec.Resolved = JournalStateAccepted, camp.ID, camp.Status, "settled: sent"
 		rec.Amount, rec.AmountUnknown = val(camp.Amount), camp.Amount == nil
 	}
 	if err := p.Journal.Append(ctx, rec); err != nil {

@@ -58,9 +58,9 @@ func TestSendBulkStop(t *testing.T) {
 	intents, outcomes := 0, 0
 	for _, rec := range recs {
 		switch rec.Kind {
-		case sms.JournalIntent:
+		case sms.JournalKindIntent:
 			intents++
-		case sms.JournalOutcome:
+		case sms.JournalKindOutcome:
 			outcomes++
 		}
 	}

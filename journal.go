@@ -57,16 +57,16 @@ type JournalKind string
 
 // The kinds of journal records.
 const (
-	// JournalIntent is written before a batch's request is sent: from then on the batch is
+	// JournalKindIntent is written before a batch's request is sent: from then on the batch is
 	// in doubt until an outcome says otherwise.
-	JournalIntent JournalKind = "intent"
-	// JournalOutcome is written once the batch's answer is known, or known to be unknown.
-	JournalOutcome JournalKind = "outcome"
-	// JournalJob is written once per shard of a job, before its first intent: the account
+	JournalKindIntent JournalKind = "intent"
+	// JournalKindOutcome is written once the batch's answer is known, or known to be unknown.
+	JournalKindOutcome JournalKind = "outcome"
+	// JournalKindJob is written once per shard of a job, before its first intent: the account
 	// the job sends to (Server, Mode and Key) and the shard layout (Index of Shards). A run
 	// against another account, or under another layout whose other shards' records the
 	// journal does not hold, is refused before anything is sent.
-	JournalJob JournalKind = "job"
+	JournalKindJob JournalKind = "job"
 )
 
 // JournalState is what an outcome record says of its batch.
@@ -74,24 +74,24 @@ type JournalState string
 
 // The states of an outcome record.
 const (
-	// JournalAccepted: the server took the batch's campaign. It was sent and charged, or,
+	// JournalStateAccepted: the server took the batch's campaign. It was sent and charged, or,
 	// when Status is StatusFailed, refused by the provider and refunded; either way it is
 	// never sent again under its JobID.
-	JournalAccepted JournalState = "accepted"
-	// JournalRefused: the server refused the request (a 4xx, a 5xx known not to have been
+	JournalStateAccepted JournalState = "accepted"
+	// JournalStateRefused: the server refused the request (a 4xx, a 5xx known not to have been
 	// processed, a request never written): nothing was sent, and a later run sends it.
-	JournalRefused JournalState = "refused"
-	// JournalUnknown: the request may have been processed (a dropped connection, a timeout,
+	JournalStateRefused JournalState = "refused"
+	// JournalStateUnknown: the request may have been processed (a dropped connection, a timeout,
 	// a 5xx): the batch is in doubt.
-	JournalUnknown JournalState = "unknown"
+	JournalStateUnknown JournalState = "unknown"
 )
 
 // JournalRecord is one record of a Journal: a batch's intent or its outcome, or the job's
-// header (JournalJob).
+// header (JournalKindJob).
 type JournalRecord struct {
-	// Kind is JournalIntent, JournalOutcome or JournalJob.
+	// Kind is JournalKindIntent, JournalKindOutcome or JournalKindJob.
 	Kind JournalKind
-	// JobID, Index and Reference (JobID + ":" + Index) name the batch. In a JournalJob
+	// JobID, Index and Reference (JobID + ":" + Index) name the batch. In a JournalKindJob
 	// record, Index is the shard's index and Reference is empty.
 	JobID     string
 	Index     int
@@ -126,11 +126,11 @@ type JournalRecord struct {
 	// Time is when the record was made.
 	Time time.Time
 
-	// Shards is the number of shards the job was run in (JournalJob only): Index of Shards.
+	// Shards is the number of shards the job was run in (JournalKindJob only): Index of Shards.
 	Shards int
 	// Server is the base URL the job sends to, Mode the key's mode ("live" or "test"), and
 	// Key the API key's fingerprint (see Client.Account): what names the account without
-	// keeping a secret (JournalJob only).
+	// keeping a secret (JournalKindJob only).
 	Server string
 	Mode   string
 	Key    string
@@ -203,7 +203,7 @@ func checkRecord(r *JournalRecord) error {
 		return errors.New("the job ID is not one")
 	case r.Index < 0:
 		return errors.New("a negative batch index")
-	case r.Kind == JournalJob:
+	case r.Kind == JournalKindJob:
 		return checkJobRecord(r)
 	case r.Reference != r.JobID+":"+strconv.Itoa(r.Index):
 		return fmt.Errorf("the reference %q is not the job's batch %d", r.Reference, r.Index)
@@ -215,7 +215,7 @@ func checkRecord(r *JournalRecord) error {
 		return errors.New("a number of recipients out of range")
 	}
 	switch r.Kind {
-	case JournalIntent:
+	case JournalKindIntent:
 		if len(r.Digest) != sha256.Size*2 {
 			return errors.New("an intent without a digest")
 		}
@@ -233,16 +233,16 @@ func checkRecord(r *JournalRecord) error {
 		if r.State != "" {
 			return errors.New("an intent with a state")
 		}
-	case JournalOutcome:
+	case JournalKindOutcome:
 		switch r.State {
-		case JournalAccepted, JournalRefused, JournalUnknown:
+		case JournalStateAccepted, JournalStateRefused, JournalStateUnknown:
 		default:
 			return fmt.Errorf("an outcome of unknown state %q", r.State)
 		}
 		if r.Amount.Kobo() < 0 {
 			return errors.New("a negative amount")
 		}
-		if r.State != JournalAccepted && (r.CampaignID != "" || r.Amount.Kobo() != 0) {
+		if r.State != JournalStateAccepted && (r.CampaignID != "" || r.Amount.Kobo() != 0) {
 			return errors.New("a campaign or an amount on a batch not accepted")
 		}
 	default:
@@ -254,7 +254,7 @@ func checkRecord(r *JournalRecord) error {
 // maxJobServer bounds a job record's Server.
 const maxJobServer = 2048
 
-// checkJobRecord refuses a JournalJob record that makes no sense.
+// checkJobRecord refuses a JournalKindJob record that makes no sense.
 func checkJobRecord(r *JournalRecord) error {
 	switch {
 	case r.Shards < 1 || r.Index >= r.Shards:

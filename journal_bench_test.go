@@ -37,13 +37,13 @@ func BenchmarkJournal(b *testing.B) {
 			b.ResetTimer()
 			for k := 0; b.Loop(); k++ {
 				ref := "bench:" + strconv.Itoa(k)
-				in := sms.JournalRecord{Kind: sms.JournalIntent, JobID: "bench", Index: k, Reference: ref, Attempt: 1,
+				in := sms.JournalRecord{Kind: sms.JournalKindIntent, JobID: "bench", Index: k, Reference: ref, Attempt: 1,
 					Digest: sms.BatchDigest("MOCKSMS", "", "Hi {{name}}, 20% off today only.", to), Recipients: size, Numbers: nums, Time: time.Now()}
 				if err := j.Append(ctx, in); err != nil {
 					b.Fatal(err)
 				}
-				out := sms.JournalRecord{Kind: sms.JournalOutcome, JobID: "bench", Index: k, Reference: ref, Attempt: 1, Recipients: size,
-					State: sms.JournalAccepted, CampaignID: "cmp_0123456789abcdef", Status: sms.CampaignStatusSent, Amount: sms.AmountFromKobo(int64(320 * size)), Time: time.Now()}
+				out := sms.JournalRecord{Kind: sms.JournalKindOutcome, JobID: "bench", Index: k, Reference: ref, Attempt: 1, Recipients: size,
+					State: sms.JournalStateAccepted, CampaignID: "cmp_0123456789abcdef", Status: sms.CampaignStatusSent, Amount: sms.AmountFromKobo(int64(320 * size)), Time: time.Now()}
 				if err := j.Append(ctx, out); err != nil {
 					b.Fatal(err)
 				}
@@ -121,14 +121,14 @@ func BenchmarkJournalJob(b *testing.B) {
 										return
 									}
 									ref := job + ":" + strconv.Itoa(k)
-									in := sms.JournalRecord{Kind: sms.JournalIntent, JobID: job, Index: k, Reference: ref, Attempt: 1,
+									in := sms.JournalRecord{Kind: sms.JournalKindIntent, JobID: job, Index: k, Reference: ref, Attempt: 1,
 										Digest: digest, Recipients: size, Numbers: nums, Time: time.Now()}
 									if err := j.Append(ctx, in); err != nil {
 										b.Error(err)
 										return
 									}
-									out := sms.JournalRecord{Kind: sms.JournalOutcome, JobID: job, Index: k, Reference: ref, Attempt: 1, Recipients: size,
-										State: sms.JournalAccepted, CampaignID: "cmp_0123456789abcdef", Status: sms.CampaignStatusSent,
+									out := sms.JournalRecord{Kind: sms.JournalKindOutcome, JobID: job, Index: k, Reference: ref, Attempt: 1, Recipients: size,
+										State: sms.JournalStateAccepted, CampaignID: "cmp_0123456789abcdef", Status: sms.CampaignStatusSent,
 										Amount: sms.AmountFromKobo(int64(320 * size)), Time: time.Now()}
 									if err := j.Append(ctx, out); err != nil {
 										b.Error(err)

@@ -38,7 +38,7 @@ func testJournalContract(t *testing.T, storage func(t *testing.T) journalOpener)
 	}
 	unknownOf := func(in sms.JournalRecord) sms.JournalRecord {
 		u := journalAccepted(in, 0)
-		u.State, u.CampaignID, u.Status, u.Amount, u.Reason = sms.JournalUnknown, "", "", sms.Amount{}, "connection dropped"
+		u.State, u.CampaignID, u.Status, u.Amount, u.Reason = sms.JournalStateUnknown, "", "", sms.Amount{}, "connection dropped"
 		return u
 	}
 	retry := func(in sms.JournalRecord) sms.JournalRecord {

@@ -342,7 +342,7 @@ func lineOf(rec *JournalRecord) journalLine {
 		CampaignID: rec.CampaignID, Status: rec.Status, Resolved: rec.Resolved, Reason: rec.Reason, Time: rec.Time.UTC(),
 		Shards: rec.Shards, Server: rec.Server, Mode: rec.Mode, Key: rec.Key,
 	}
-	if rec.State == JournalAccepted && !rec.AmountUnknown {
+	if rec.State == JournalStateAccepted && !rec.AmountUnknown {
 		k := rec.Amount.Kobo()
 		l.Kobo = &k
 	}
@@ -397,11 +397,11 @@ func decodeJournalRecord(body []byte) (JournalRecord, error) {
 		Shards: l.Shards, Server: l.Server, Mode: l.Mode, Key: l.Key,
 	}
 	switch {
-	case l.Kobo != nil && r.State != JournalAccepted:
+	case l.Kobo != nil && r.State != JournalStateAccepted:
 		return JournalRecord{}, errors.New("an amount on a batch not accepted")
 	case l.Kobo != nil:
 		r.Amount = AmountFromKobo(*l.Kobo)
-	case r.State == JournalAccepted:
+	case r.State == JournalStateAccepted:
 		r.AmountUnknown = true
 	}
 	if err := checkRecord(&r); err != nil {

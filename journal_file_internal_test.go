@@ -48,7 +48,7 @@ func (f *failingFile) Sync() error {
 }
 
 func testIntent(index int) JournalRecord {
-	return JournalRecord{Kind: JournalIntent, JobID: "job", Index: index, Reference: "job:" + strconv.Itoa(index), Attempt: 1,
+	return JournalRecord{Kind: JournalKindIntent, JobID: "job", Index: index, Reference: "job:" + strconv.Itoa(index), Attempt: 1,
 		Digest: BatchDigest("MOCKSMS", "", "Hi", nil), Time: time.Date(2026, 11, 28, 1, 0, 0, 0, time.UTC)}
 }
 

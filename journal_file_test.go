@@ -25,7 +25,7 @@ func journalIntent(job string, index, n int) sms.JournalRecord {
 		to[i] = sms.Recipient{Phone: nums[i]}
 	}
 	return sms.JournalRecord{
-		Kind: sms.JournalIntent, JobID: job, Index: index, Reference: job + ":" + strconv.Itoa(index), Attempt: 1,
+		Kind: sms.JournalKindIntent, JobID: job, Index: index, Reference: job + ":" + strconv.Itoa(index), Attempt: 1,
 		Digest: sms.BatchDigest("MOCKSMS", "", "Hi", to), Recipients: n, Numbers: nums,
 		Time: time.Date(2026, 11, 28, 1, 0, 0, 0, time.UTC),
 	}
@@ -34,8 +34,8 @@ func journalIntent(job string, index, n int) sms.JournalRecord {
 // journalAccepted returns the outcome record of an intent: accepted at kobo.
 func journalAccepted(in sms.JournalRecord, kobo int64) sms.JournalRecord {
 	return sms.JournalRecord{
-		Kind: sms.JournalOutcome, JobID: in.JobID, Index: in.Index, Reference: in.Reference, Attempt: in.Attempt,
-		Recipients: in.Recipients, State: sms.JournalAccepted, CampaignID: "cmp_" + strconv.Itoa(in.Index),
+		Kind: sms.JournalKindOutcome, JobID: in.JobID, Index: in.Index, Reference: in.Reference, Attempt: in.Attempt,
+		Recipients: in.Recipients, State: sms.JournalStateAccepted, CampaignID: "cmp_" + strconv.Itoa(in.Index),
 		Status: sms.CampaignStatusSent, Amount: sms.AmountFromKobo(kobo), Time: in.Time,
 	}
 }
@@ -58,7 +58,7 @@ func TestFileJournalRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	a, b := journalIntent("job-a", 0, 3), journalIntent("job-b", 0, 2)
 	unknown := journalAccepted(b, 0)
-	unknown.State, unknown.CampaignID, unknown.Status, unknown.Amount, unknown.Reason = sms.JournalUnknown, "", "", sms.Amount{}, "connection dropped"
+	unknown.State, unknown.CampaignID, unknown.Status, unknown.Amount, unknown.Reason = sms.JournalStateUnknown, "", "", sms.Amount{}, "connection dropped"
 	noAmount := journalAccepted(a, 0)
 	noAmount.AmountUnknown = true
 	path := writeJournal(t, a, b, journalAccepted(a, 960), unknown, noAmount)
@@ -181,7 +181,7 @@ func TestFileJournalRefusesBadRecords(t *testing.T) {
 		{"a number not normalized", func(r *sms.JournalRecord) { r.Numbers[0] = "+234" }},
 		{"attempt 0", func(r *sms.JournalRecord) { r.Attempt = 0 }},
 		{"unknown kind", func(r *sms.JournalRecord) { r.Kind = "other" }},
-		{"an outcome without a state", func(r *sms.JournalRecord) { r.Kind, r.Digest, r.Numbers = sms.JournalOutcome, "", nil }},
+		{"an outcome without a state", func(r *sms.JournalRecord) { r.Kind, r.Digest, r.Numbers = sms.JournalKindOutcome, "", nil }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 func FuzzJournalRead(f *testing.F) {
 	in0, in1, in2 := journalIntent("job", 0, 2), journalIntent("job", 1, 2), journalIntent("job", 2, 1)
 	unknown := journalAccepted(in1, 0)
-	unknown.State, unknown.CampaignID, unknown.Status, unknown.Amount, unknown.Reason = sms.JournalUnknown, "", "", sms.Amount{}, "dropped"
+	unknown.State, unknown.CampaignID, unknown.Status, unknown.Amount, unknown.Reason = sms.JournalStateUnknown, "", "", sms.Amount{}, "dropped"
 	base := []sms.JournalRecord{in0, journalAccepted(in0, 640), in1, unknown, in2}
 	var file []byte
 	var ends []int // where each line ends, after its line feed
@@ -59,7 +59,7 @@ func FuzzJournalRead(f *testing.F) {
 			t.Fatalf("the whole records end at %d of %d bytes", whole, len(data))
 		}
 		for _, r := range recs {
-			if r.Kind != sms.JournalOutcome || r.State != sms.JournalAccepted {
+			if r.Kind != sms.JournalKindOutcome || r.State != sms.JournalStateAccepted {
 				continue
 			}
 			if r.Index == accepted.Index && r.Attempt == accepted.Attempt && r.Amount == accepted.Amount && r.CampaignID == accepted.CampaignID {

@@ -37,7 +37,9 @@ import (
 // must agree to well within the TTL.
 //
 // The shards of a job (BulkParams.Shard) run in several processes at once: give each its
-// shard with WithSQLJournalShard, and the lease is the shard's, not the job's.
+// shard with WithSQLJournalShard, and the lease is the shard's, not the job's. A run of the
+// job under another shard count (the whole job included) is refused while any of them holds
+// its lease, and the reverse: they would send the same batches.
 type SQLJournal struct {
 	db       *sql.DB
 	table    string
@@ -204,9 +206,37 @@ func (j *SQLJournal) lease(ctx context.Context, job string) (*sqlLease, error) {
 	return l, nil
 }
 
-// take takes the lease of job: renews it when this journal holds it, takes it over when it
-// has expired, and creates it when there is none.
+// take takes the lease of job (see takeRow), and gives it back when a journal holds a live
+// lease of the job under another shard count: a run of the whole job and a run of one of its
+// shards, or runs of two shard counts, would send the same batches. Each run checks after
+// writing its own lease, so of two that start at once, at least one sees the other.
 func (j *SQLJournal) take(ctx context.Context, job string) error {
+	if err := j.takeRow(ctx, job); err != nil {
+		return err
+	}
+	var shards int
+	var until int64
+	err := j.db.QueryRowContext(ctx, `SELECT attempt, seq FROM `+j.table+` WHERE job_id = $1 AND kind = $2 AND state = '' AND attempt <> $3 AND seq > $4`,
+		job, sqlLeaseKind, j.leaseKey[1], time.Now().UnixNano()).Scan(&shards, &until)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		_ = j.release(ctx, job)
+		return fmt.Errorf("sms: journal table %s: taking the lease of job %q: %w", j.table, job, err)
+	}
+	_ = j.release(ctx, job)
+	in := "as a whole"
+	if shards > 1 {
+		in = fmt.Sprintf("in %d shards", shards)
+	}
+	return fmt.Errorf("sms: journal table %s: job %q%s: %w: a run of the job %s holds it until %s, unless it is released",
+		j.table, job, j.shardName(), ErrJournalLocked, in, time.Unix(0, until).UTC().Format(time.RFC3339))
+}
+
+// takeRow takes the lease row of job: renews it when this journal holds it, takes it over
+// when it has expired, and creates it when there is none.
+func (j *SQLJournal) takeRow(ctx context.Context, job string) error {
 	now := time.Now()
 	res, err := j.db.ExecContext(ctx, `UPDATE `+j.table+` SET seq = $1, record = $2 WHERE job_id = $3 AND batch = $4 AND attempt = $5 AND kind = $6 AND state = '' AND (record = $2 OR seq < $7)`,
 		now.Add(j.ttl).UnixNano(), j.owner, job, j.leaseKey[0], j.leaseKey[1], sqlLeaseKind, now.UnixNano())

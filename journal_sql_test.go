@@ -37,7 +37,7 @@ func TestSQLJournalPostgres(t *testing.T) {
 
 	a, b := journalIntent("job-a", 0, 3), journalIntent("job-b", 0, 2)
 	unknown := journalAccepted(b, 0)
-	unknown.State, unknown.CampaignID, unknown.Status, unknown.Amount, unknown.Reason = sms.JournalUnknown, "", "", sms.Amount{}, "connection dropped"
+	unknown.State, unknown.CampaignID, unknown.Status, unknown.Amount, unknown.Reason = sms.JournalStateUnknown, "", "", sms.Amount{}, "connection dropped"
 	for _, r := range []sms.JournalRecord{a, b, journalAccepted(a, 960), unknown} {
 		require.NoError(t, jr.Append(ctx, r))
 	}
@@ -98,7 +98,7 @@ func (j hookJournal) Append(ctx context.Context, rec sms.JournalRecord) error {
 	if err := j.Journal.Append(ctx, rec); err != nil {
 		return err
 	}
-	if rec.Kind == sms.JournalIntent && rec.Reference == j.reference {
+	if rec.Kind == sms.JournalKindIntent && rec.Reference == j.reference {
 		j.after()
 	}
 	return nil
@@ -169,6 +169,31 @@ func TestSQLJournalLeaseTakeover(t *testing.T) {
 	defer again.Close()
 	_, err = again.Load(ctx, "sharded")
 	require.ErrorIs(t, err, sms.ErrJournalLocked, "a second process of one shard")
+
+	// A run of the whole job, or of another shard count, while shards run would send their
+	// batches too: refused, whichever starts first.
+	for _, layout := range []sms.Shard{{}, {Index: 0, Count: 3}} {
+		other, err := sms.NewSQLJournal(ctx, db, "j", sms.WithSQLJournalShard(layout))
+		require.NoError(t, err)
+		defer other.Close()
+		_, err = other.Load(ctx, "sharded")
+		require.ErrorIs(t, err, sms.ErrJournalLocked, "%+v while 2 shards run", layout)
+		assert.ErrorContains(t, err, "in 2 shards")
+	}
+	whole, err := sms.NewSQLJournal(ctx, db, "j")
+	require.NoError(t, err)
+	defer whole.Close()
+	_, err = whole.Load(ctx, "whole")
+	require.NoError(t, err)
+	shard, err := sms.NewSQLJournal(ctx, db, "j", sms.WithSQLJournalShard(sms.Shard{Index: 1, Count: 2}))
+	require.NoError(t, err)
+	defer shard.Close()
+	_, err = shard.Load(ctx, "whole")
+	require.ErrorIs(t, err, sms.ErrJournalLocked, "a shard while the whole job runs")
+	assert.ErrorContains(t, err, "as a whole")
+	require.NoError(t, whole.Close())
+	_, err = shard.Load(ctx, "whole")
+	require.NoError(t, err, "once the whole job's run is done")
 }
 
 // A process that dies holding a job's lease (no Close) leaves the job to another one once

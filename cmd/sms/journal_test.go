@@ -80,7 +80,7 @@ func TestJobJournalLoadsOtherJobs(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	rec := func(job string, index int) sms.JournalRecord {
-		return sms.JournalRecord{Kind: sms.JournalIntent, JobID: job, Index: index, Reference: job + ":" + itoa(index), Attempt: 1,
+		return sms.JournalRecord{Kind: sms.JournalKindIntent, JobID: job, Index: index, Reference: job + ":" + itoa(index), Attempt: 1,
 			Digest: strings.Repeat("ab", 32), Recipients: 1, Numbers: []string{"2348025671695"}, Time: time.Unix(0, 0).UTC()}
 	}
 	write := func(name string, recs ...sms.JournalRecord) {

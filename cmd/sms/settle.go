@@ -116,7 +116,7 @@ func (a *app) runSettle(ctx context.Context, o *settleOptions, jobID, batch stri
 			return a.journalErr(jobID, &failure{err})
 		}
 		for _, r := range recs {
-			if r.Kind == sms.JournalIntent && r.Index == index && r.Attempt > best {
+			if r.Kind == sms.JournalKindIntent && r.Index == index && r.Attempt > best {
 				primary, best = i, r.Attempt
 			}
 		}
@@ -142,7 +142,7 @@ func (a *app) runSettle(ctx context.Context, o *settleOptions, jobID, batch stri
 	if err != nil {
 		return a.journalErr(jobID, apiErr(ctx, err))
 	}
-	out := settleJSON{JobID: jobID, Batch: index, Reference: rec.Reference, Sent: rec.State == sms.JournalAccepted,
+	out := settleJSON{JobID: jobID, Batch: index, Reference: rec.Reference, Sent: rec.State == sms.JournalStateAccepted,
 		CampaignID: rec.CampaignID, Journal: journals[primary].Path()}
 	if out.Sent && !rec.AmountUnknown {
 		out.Amount = &rec.Amount
