@@ -29,6 +29,10 @@
 // recorded, so that nothing is left in doubt; a second SIGTERM cuts the requests in flight.
 // job.yaml gives a pod enough time for that (terminationGracePeriodSeconds).
 //
+// "bulk-k8s settle BATCH --sent CAMPAIGN_ID" (or --not-sent), with the same environment,
+// records what a person found of a batch in doubt (Bulk.Settle), so that the retry of the
+// index sends it or not.
+//
 // It prints the shard's report as one JSON line on stdout and exits with 0 when its shard is
 // complete, 1 when running it again may finish it (batches failed, the connection or the
 // database did, the pod was stopped, another pod of the shard still holds its lease), 2 when it cannot before someone acts (the wallet is
@@ -39,11 +43,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"iter"
@@ -80,6 +86,9 @@ func main() {
 		<-sigs
 		cancel() // cut the requests in flight: they may be left in doubt
 	}()
+	if len(os.Args) > 1 && os.Args[1] == "settle" {
+		os.Exit(settle(ctx, os.Args[2:], os.Getenv, os.Stdout, os.Stderr))
+	}
 	os.Exit(run(ctx, stop, os.Getenv, os.Stdout, os.Stderr))
 }
 
@@ -126,22 +135,11 @@ func run(ctx context.Context, stop <-chan struct{}, getenv func(string) string, 
 			return fail(exitFix, errors.New("BULK_RATE must be a number of requests per second"))
 		}
 	}
-	client, err := sms.NewClient(getenv("SMS_API_KEY"), getenv("SMS_API_SECRET"), sms.WithBaseURL(getenv("SMS_BASE_URL")))
+	client, db, table, err := connect(getenv)
 	if err != nil {
 		return fail(exitFix, err)
 	}
-	if getenv("BULK_JOURNAL_DSN") == "" {
-		return fail(exitFix, errors.New("BULK_JOURNAL_DSN must name the PostgreSQL database of the job's journal"))
-	}
-	db, err := sql.Open("pgx", getenv("BULK_JOURNAL_DSN"))
-	if err != nil {
-		return fail(exitFix, fmt.Errorf("BULK_JOURNAL_DSN: %w", err))
-	}
 	defer db.Close()
-	table := getenv("BULK_JOURNAL_TABLE")
-	if table == "" {
-		table = defaultJournalTable
-	}
 	// The journal's lease is this shard's: the other shards run at the same time, and a
 	// second pod of this shard is refused (ErrJournalLocked) until this one ends.
 	journal, err := sms.NewSQLJournal(ctx, db, table, sms.WithSQLJournalShard(sms.Shard{Index: index, Count: shards}))
@@ -208,6 +206,75 @@ func run(ctx context.Context, stop <-chan struct{}, getenv func(string) string, 
 	default: // 402, 401/403, 409 (input changed), invalid parameters
 		return fail(exitFix, err)
 	}
+}
+
+// connect returns the client of the API and the database and table of the job's journal, as
+// the environment names them.
+func connect(getenv func(string) string) (*sms.Client, *sql.DB, string, error) {
+	client, err := sms.NewClient(getenv("SMS_API_KEY"), getenv("SMS_API_SECRET"), sms.WithBaseURL(getenv("SMS_BASE_URL")))
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if getenv("BULK_JOURNAL_DSN") == "" {
+		return nil, nil, "", errors.New("BULK_JOURNAL_DSN must name the PostgreSQL database of the job's journal")
+	}
+	db, err := sql.Open("pgx", getenv("BULK_JOURNAL_DSN"))
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("BULK_JOURNAL_DSN: %w", err)
+	}
+	return client, db, cmp.Or(getenv("BULK_JOURNAL_TABLE"), defaultJournalTable), nil
+}
+
+// settle records what became of one batch in doubt of the job, as a person found it on the
+// server: "bulk-k8s settle BATCH --sent CAMPAIGN_ID" or "--not-sent", run with the shards'
+// environment (the Job's image and secret, through kubectl run). It exits 0 once recorded, 2
+// when the batch is not in doubt, the server contradicts it or the input is wrong, and 1 when
+// it may succeed later (the database, the API, or a shard of the job still running).
+func settle(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fail := func(code int, err error) int {
+		fmt.Fprintln(stderr, "bulk-k8s settle:", err)
+		return code
+	}
+	flags := flag.NewFlagSet("settle", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	sent := flags.String("sent", "", "the campaign the batch created: it was sent")
+	notSent := flags.Bool("not-sent", false, "no campaign of the batch exists: it was not sent")
+	if len(args) == 0 {
+		return fail(exitFix, errors.New("usage: bulk-k8s settle BATCH (--sent CAMPAIGN_ID | --not-sent)"))
+	}
+	index, err := strconv.Atoi(args[0])
+	if err != nil || index < 0 {
+		return fail(exitFix, fmt.Errorf("BATCH %q: want the batch's index, as the report names it", args[0]))
+	}
+	if err := flags.Parse(args[1:]); err != nil || flags.NArg() > 0 {
+		return fail(exitFix, errors.New("usage: bulk-k8s settle BATCH (--sent CAMPAIGN_ID | --not-sent)"))
+	}
+	client, db, table, err := connect(getenv)
+	if err != nil {
+		return fail(exitFix, err)
+	}
+	defer db.Close()
+	// The whole job's lease: refused while a shard of the job runs.
+	journal, err := sms.NewSQLJournal(ctx, db, table)
+	if err != nil {
+		return fail(exitRetry, err)
+	}
+	defer journal.Close()
+	rec, err := client.Bulk.Settle(ctx, &sms.SettleParams{Journal: journal, JobID: getenv("BULK_JOB_ID"), Index: index, CampaignID: *sent, NotSent: *notSent})
+	switch {
+	case errors.Is(err, sms.ErrJournalLocked): // a shard of the job is running: settle once it is done
+		return fail(exitRetry, err)
+	case err != nil: // not in doubt, contradicted by the server, or refused: the message says what to do
+		return fail(exitFix, err)
+	}
+	out := map[string]any{"jobId": rec.JobID, "batch": rec.Index, "reference": rec.Reference, "sent": rec.State == sms.JournalStateAccepted}
+	if rec.CampaignID != "" {
+		out["campaignId"] = rec.CampaignID
+	}
+	if err := json.NewEncoder(stdout).Encode(out); err != nil {
+		return fail(exitRetry, err)
+	}
+	return exitOK
 }
 
 // errRead marks an error reading the recipients: the shard is then not complete, whatever

@@ -262,3 +262,42 @@ func posted(srv *mockserver.Server) bool {
 	}
 	return false
 }
+
+// A batch in doubt is settled by hand with "bulk-k8s settle": refused while the batch is not
+// in doubt or the input is wrong, recorded as sent with the campaign a person found, and the
+// retry of the index then completes without sending it again.
+func TestSettleByHand(t *testing.T) {
+	t.Parallel()
+	srv := mockserver.NewTest(t, mockserver.WithProfile(mockserver.ProfileDocumented))
+	file := recipientsFile(t, 50)
+	dsn := postgresDSN(t)
+	require.NoError(t, srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/campaigns", Drop: true, Times: 1}))
+	code, _ := runShard(t, srv, dsn, file, 0, 1)
+	require.Equal(t, exitInDoubt, code)
+
+	var campaign string
+	for _, m := range srv.Messages(mockserver.Filter{}) {
+		campaign = m.CampaignID // the mock took the batch: the person finds its campaign
+	}
+	require.NotEmpty(t, campaign)
+	env := shardEnv(srv, dsn, file, 0, 1)
+	settleWith := func(args ...string) (int, string, string) {
+		var out, errs bytes.Buffer
+		code := settle(context.Background(), args, env, &out, &errs)
+		return code, out.String(), errs.String()
+	}
+	for _, bad := range [][]string{{}, {"x", "--not-sent"}, {"0"}, {"0", "--sent", campaign, "--not-sent"}, {"1", "--not-sent"}} {
+		code, _, errs := settleWith(bad...)
+		assert.Equal(t, exitFix, code, "%q: %s", bad, errs)
+	}
+	code, out, errs := settleWith("0", "--sent", campaign)
+	require.Equal(t, exitOK, code, errs)
+	assert.JSONEq(t, `{"jobId": "k8s-test", "batch": 0, "reference": "k8s-test:0", "sent": true, "campaignId": "`+campaign+`"}`, out)
+
+	code, s := runShard(t, srv, dsn, file, 0, 1)
+	require.Equal(t, exitOK, code)
+	assert.True(t, s.Complete)
+	assert.Zero(t, s.Sent)
+	assert.Equal(t, 50, s.FromJournal)
+	assertCampaigns(t, srv, 1, 50) // each number once
+}
