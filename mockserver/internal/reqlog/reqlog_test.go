@@ -3,8 +3,8 @@ package reqlog
 import (
 	"bytes"
 	"encoding/base64"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
