@@ -118,8 +118,6 @@ func pieceRune(c rune) bool {
 		c == '_' || c == '-' || c == '.' || c == '+' || c == '~')
 }
 
-func notPieceRune(c rune) bool { return !pieceRune(c) }
-
 // Shapes of secrets found whatever the Config: an API secret (up to a character that cannot be
 // in one), a Bearer or Basic credential, and a JWT or any base64url run that starts like one
 // (a JWT's first two segments each start with eyJ, the encoding of `{"`).
@@ -858,7 +856,7 @@ var exponent = regexp.MustCompile(`[1-9]\.[0-9]+[eE]\+?[0-9]{1,2}`)
 // digits, not an epoch time ("2.348031234567E12", a phone number read as a float), and that
 // no letter, digit or point touches.
 func maskExponents(s string) string {
-	if strings.IndexAny(s, "eE") < 0 {
+	if !strings.ContainsAny(s, "eE") {
 		return s
 	}
 	return exponent.ReplaceAllStringFunc(s, func(m string) string {
