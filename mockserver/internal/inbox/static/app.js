@@ -131,13 +131,24 @@ async function fetchText(method, path, body) {
     init.headers['Content-Type'] = 'application/json';
     init.body = typeof body === 'string' ? body : JSON.stringify(body);
   }
+  // A read that gets no answer in READ_WAIT is given up, and the page says the mock cannot be
+  // reached, rather than wait for ever (as it would behind a browser's six connections).
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), READ_WAIT);
+  init.signal = ctl.signal;
   let res;
+  let text;
   try {
     res = await fetch(path, init);
+    text = await res.text();
   } catch (err) {
-    throw new ApiError('the mock server does not answer (' + err.message + ')', 0);
+    reachable(false);
+    throw new ApiError(ctl.signal.aborted ? 'the mock server does not answer within ' + READ_WAIT / 1000 + ' s'
+      : 'the mock server does not answer (' + err.message + ')', 0);
+  } finally {
+    clearTimeout(timer);
   }
-  const text = await res.text();
+  reachable(true);
   if (!res.ok) {
     let e = {};
     try {
@@ -148,6 +159,23 @@ async function fetchText(method, path, body) {
     throw new ApiError(e.message || res.status + ' ' + res.statusText, res.status, e.code, e.field);
   }
   return text;
+}
+
+// READ_WAIT is how long a call of the mock may take before the page gives up on it.
+const READ_WAIT = 15000;
+
+// reachable says, beside the stream's state, whether the last call of the mock was answered.
+function reachable(ok) {
+  if (ok === stream.reached) return;
+  stream.reached = ok;
+  if (ok) {
+    showStream(stream.text, stream.cls, stream.title);
+  } else {
+    const s = $('#stream');
+    s.textContent = 'cannot reach the mock';
+    s.className = 'stream retry';
+    s.title = 'A call of the mock server got no answer: is it running, and is this the address it serves?';
+  }
 }
 
 // api calls a /_mock/ route and returns its JSON, amounts as strings, or throws an ApiError.
@@ -1253,7 +1281,15 @@ $('#clock-form').addEventListener('submit', (ev) => {
 // second to thirty, with jitter so that many pages do not come back at once. It resumes after
 // the last event it got (lastEventId), so nothing is missed while the ring still holds it; a
 // resync event says when it did not.
-const stream = { source: null, last: '', attempt: 0, timer: 0 };
+//
+// A browser keeps about six connections to one host, and each stream holds one: so the tabs
+// of one browser share one stream. The tab holding the Web Lock STREAM_LOCK opens it and
+// passes every event, and its state, to the others over a BroadcastChannel; when that tab
+// goes, the lock passes to another, which opens the stream again after the last event id
+// every tab keeps. A page left (or kept in the back/forward cache) closes its stream.
+const stream = { source: null, last: '', attempt: 0, timer: 0, hello: 0, leader: false, text: 'not connected', cls: '', title: '', reached: true };
+const STREAM_LOCK = 'sms-mock-inbox-stream';
+const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(STREAM_LOCK) : null;
 const RETRY_FIRST = 1000;
 const RETRY_MAX = 30000;
 
@@ -1272,6 +1308,11 @@ const tabEvents = {
 };
 
 function showStream(text, cls, title) {
+  stream.text = text;
+  stream.cls = cls;
+  stream.title = title || '';
+  if (stream.leader && channel) channel.postMessage({ state: [text, cls, title || ''] });
+  if (!stream.reached) return; // 'cannot reach the mock' stays until a call is answered
   const s = $('#stream');
   s.textContent = text;
   s.className = 'stream ' + cls;
@@ -1299,10 +1340,55 @@ function connect() {
   for (const type of EVENT_TYPES) {
     source.addEventListener(type, (ev) => {
       if (ev.lastEventId) stream.last = ev.lastEventId;
+      if (channel) channel.postMessage({ type, data: ev.data, id: ev.lastEventId });
       handle(type, ev.data);
     });
   }
 }
+
+// follow shares the one stream of the browser's tabs (see stream): this tab waits for the
+// lock, and meanwhile shows what the tab holding it passes on.
+function follow() {
+  if (!channel || !navigator.locks) {
+    connect(); // a browser without them: a stream per tab
+    return;
+  }
+  channel.onmessage = (m) => {
+    const d = m.data || {};
+    if (stream.leader) {
+      if (d.hello) showStream(stream.text, stream.cls, stream.title); // tell the new tab
+      return;
+    }
+    if (d.state) {
+      clearInterval(stream.hello);
+      const [text, cls, title] = d.state;
+      showStream(text === 'connected' ? 'connected (shared)' : text, cls,
+        (title ? title + ' ' : '') + 'Another tab of this browser holds the stream and passes its events on.');
+    } else if (d.type) {
+      if (d.id) stream.last = d.id;
+      handle(d.type, d.data);
+    }
+  };
+  showStream('waiting for the shared stream…', 'wait');
+  channel.postMessage({ hello: true });
+  stream.hello = setInterval(() => channel.postMessage({ hello: true }), 1000); // until a state comes
+  navigator.locks.request(STREAM_LOCK, () => {
+    clearInterval(stream.hello);
+    stream.leader = true;
+    connect();
+    return new Promise(() => {}); // held while the page lives
+  });
+}
+
+// A page left closes its stream: one kept in the back/forward cache must not hold a
+// connection. Shown again, it opens it again.
+addEventListener('pagehide', () => {
+  clearTimeout(stream.timer);
+  if (stream.source) stream.source.close();
+});
+addEventListener('pageshow', (ev) => {
+  if (ev.persisted && (stream.leader || !channel || !navigator.locks)) connect();
+});
 
 function retry() {
   const cap = Math.min(RETRY_MAX, RETRY_FIRST * 2 ** Math.min(stream.attempt, 10));
@@ -1332,5 +1418,5 @@ function handle(type, data) {
 
 openLink().finally(() => {
   refresh();
-  connect();
+  follow();
 });
