@@ -697,7 +697,9 @@ async function openDetails(m) {
     ])));
   } else {
     parts.push(section('Request', 'request', unavailable(d
-      ? 'The request that made this message is no longer in the request log.'
+      ? (m.kind === 'otp'
+        ? 'The mock does not link an OTP message to the request that sent it: find its POST /v1/otp/send in the Requests tab.'
+        : 'The request that made this message is no longer in the request log.')
       : 'Not available: this mock server does not say which request made a message (GET /_mock/messages/{id}).')));
   }
 
@@ -1120,14 +1122,14 @@ async function openLink() {
   const useWorkspace = (id) => {
     if (!id) return;
     if (![...sel.options].some((o) => o.value === id)) {
-      notify('No workspace ' + id + ' in this mock (it was reset or deleted): showing the default one.');
+      notify('No workspace ' + shown(id) + ' in this mock (it was reset or deleted): showing the default one.');
       return;
     }
     state.workspace = id;
     sel.value = id;
   };
   if (link.linkToInvalid) {
-    notify('"' + link.linkToInvalid + '" is not a phone number the API accepts: the link opens no conversation.');
+    notify('“' + shown(link.linkToInvalid) + '” is not a phone number the API accepts: the link opens no conversation.');
   }
   if (link.linkMessage) {
     try {
@@ -1137,12 +1139,41 @@ async function openLink() {
       await select(m.to);
       await openDetails(m);
     } catch (err) {
-      notify('The linked message ' + link.linkMessage + ' cannot be shown: ' + errText(err));
+      notify('The linked message ' + shown(link.linkMessage) + ' cannot be shown: ' + errText(err));
     }
     return;
   }
   useWorkspace(link.linkWorkspace);
-  if (link.linkTo) await select(link.linkTo);
+  if (link.linkTo) {
+    await select(link.linkTo);
+    await elsewhere(link.linkTo);
+  }
+}
+
+// elsewhere says when the linked number has no message in the chosen workspace but has some
+// in others.
+async function elsewhere(to) {
+  if (!state.workspace || state.workspace === ALL) return;
+  try {
+    const here = await api('GET', '/_mock/messages?' + query({ to, limit: 1 }));
+    if (here.pagination && Number(here.pagination.total) > 0) return;
+    const all = await api('GET', '/_mock/messages?' + new URLSearchParams({ to, limit: '1' }));
+    const n = all.pagination ? Number(all.pagination.total) : 0;
+    if (n > 0) {
+      notify('No message to +' + to + ' in this workspace; other workspaces have ' + n +
+        (n === 1 ? ' message' : ' messages') + ' to it: choose “All workspaces” to see them.', { kind: 'info' });
+    }
+  } catch (err) {
+    // only a hint: the conversation shows what it can
+  }
+}
+
+// shown is text from a link, made fit to quote in a notice: control and format characters
+// (such as U+202E, which would show what follows it reversed) written as \u{...}, and at
+// most 80 characters.
+function shown(s) {
+  const t = String(s).replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (c) => '\\u{' + c.codePointAt(0).toString(16).toUpperCase() + '}');
+  return t.length > 80 ? t.slice(0, 79) + '…' : t;
 }
 
 // --- wiring ---------------------------------------------------------------------------------
