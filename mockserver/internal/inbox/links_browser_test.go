@@ -152,12 +152,11 @@ func TestPageLinksInBrowser(t *testing.T) {
 	t.Run("a link's text is quoted with its control characters written out", func(t *testing.T) {
 		ctx := tab(t)
 		require.NoError(t, within(ctx, 5*time.Second,
-			chromedp.Navigate(srv.URL()+"/?to="+url.QueryEscape("12‮ab")),
+			chromedp.Navigate(srv.URL()+"/?to="+url.QueryEscape("12\u202eab")),
 			textHas(`#notices`, "is not a phone number")))
 		notice := text(ctx, t, `#notices`)
 		assert.Contains(t, notice, `“12\u{202E}ab”`)
 		assert.NotContains(t, notice, "\u202e")
-		assert.NotContains(t, notice, "‮")
 	})
 
 	t.Run("a number with no message in the workspace linked, but some in others, says so", func(t *testing.T) {
