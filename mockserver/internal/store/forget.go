@@ -2,6 +2,7 @@ package store
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/seedsms/sms-go/mockserver/internal/fifo"
 )
@@ -170,8 +171,10 @@ func (x *msgIndex) forgetWorkspace(gone *workspace) {
 }
 
 // reinsert puts convs, out of the order (vacated) and each led by its newest message, back in
-// the order of their newest messages, closing the order's holes, and returns the slots it
-// filled.
+// the order of their newest messages, and returns the slots it filled. The order before the
+// block where the oldest of them goes is kept as it is; from that block on it is made anew
+// without holes, so a conversation led again by a recent message costs the recent blocks,
+// one led by an old one the whole order.
 func (sc *scope) reinsert(convs []*conv) int {
 	older := func(a, b *conv) bool {
 		return a.latest.id.Less(b.latest.id) || a.latest == b.latest && a.i < b.i
@@ -185,29 +188,44 @@ func (sc *scope) reinsert(convs []*conv) int {
 		}
 		return 0
 	})
-	order := make([]*conv, 0, 2*(len(sc.order)-sc.holes+len(convs)))
-	sc.live = sc.live[:0]
-	put := func(cv *conv) {
-		cv.slot = int32(len(order))
-		if len(order)%convBlock == 0 {
-			sc.live = append(sc.live, 0)
+	// The first slot whose conversation is newer than the oldest of convs, holes skipped.
+	p := sort.Search(len(sc.order), func(i int) bool {
+		for ; i < len(sc.order); i++ {
+			if cv := sc.order[i]; cv != nil {
+				return older(convs[0], cv)
+			}
 		}
-		order = append(order, cv)
-		sc.live[len(sc.live)-1]++
+		return true
+	})
+	b0 := p / convBlock * convBlock
+	kept := 0
+	for _, n := range sc.live[:b0/convBlock] {
+		kept += int(n)
 	}
+	tail := make([]*conv, 0, len(sc.order)-b0+len(convs))
 	j := 0
-	for _, cv := range sc.order {
+	for _, cv := range sc.order[b0:] {
 		if cv == nil {
 			continue
 		}
 		for ; j < len(convs) && older(convs[j], cv); j++ {
-			put(convs[j])
+			tail = append(tail, convs[j])
 		}
-		put(cv)
+		tail = append(tail, cv)
 	}
-	for ; j < len(convs); j++ {
-		put(convs[j])
+	tail = append(tail, convs[j:]...)
+	// In place: the vacated slots are at or after b0 (each was newer than its conversation's
+	// new place), so the tail fits where the old one was.
+	order := append(sc.order[:b0], tail...)
+	clear(sc.order[len(order):])
+	sc.live = sc.live[:b0/convBlock]
+	for k := b0; k < len(order); k++ {
+		order[k].slot = int32(k)
+		if k%convBlock == 0 {
+			sc.live = append(sc.live, 0)
+		}
+		sc.live[len(sc.live)-1]++
 	}
-	sc.order, sc.holes = order, 0
-	return len(order)
+	sc.order, sc.holes = order, b0-kept
+	return len(tail)
 }

@@ -140,3 +140,31 @@ func TestDeleteEmptyWorkspaceCostsNothingOfTheServer(t *testing.T) {
 	empty, full := allocs(0), allocs(20_000)
 	assert.LessOrEqual(t, full, empty+8, "allocations of a workspace made and deleted, with 0 and with 20,000 messages kept")
 }
+
+// TestDeleteWorkspaceRecentRelead: a deleted workspace's conversation that another
+// workspace's recent message leads again takes its place among the recent conversations:
+// the index's work is that workspace's entries and the last blocks of the order, not the
+// server's 5,000 conversations.
+func TestDeleteWorkspaceRecentRelead(t *testing.T) {
+	t.Parallel()
+	st, def := newTestStore(t, nil)
+	phones := make([]uint64, 0, 5000)
+	for i := range 5000 {
+		phones = append(phones, 2348000000000+uint64(i))
+	}
+	for k := 0; k < len(phones); k += 500 {
+		send(t, st, def, testNow, "old", phones[k:k+500]...)
+	}
+	send(t, st, def, testNow, "recent", 2349000000001)
+	creds, err := st.NewWorkspace(WorkspaceParams{}, testNow.UnixNano())
+	require.NoError(t, err)
+	c, err := st.Workspace(creds.WorkspaceID)
+	require.NoError(t, err)
+	send(t, st, c, testNow, "newest", 2349000000001)
+	before := st.idx.steps.Load()
+	_, err = st.DeleteWorkspace(creds.WorkspaceID)
+	require.NoError(t, err)
+	steps := st.idx.steps.Load() - before
+	assert.LessOrEqual(t, steps, int64(2*convBlock+10), "steps of the index for a delete that leads one conversation again")
+	checkIndex(t, st)
+}
