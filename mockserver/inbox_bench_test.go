@@ -100,7 +100,8 @@ func rss() int64 {
 //   - search: messages?contains=... (a text no message holds) and conversations?to=..., each
 //     a scan of the store; past the 2 that run at once they wait for a turn, in the order they
 //     came, 16 at most; past those, 429 (the client waits 10 ms);
-//   - longpoll: messages?contains=...&wait=1s, each first scan queued for a turn, then waiting.
+//   - longpoll: messages?contains=...&wait=1s, each first scan waiting for a turn in the
+//     same queue as search's (429 past 16 waiting), then waiting for a message.
 func BenchmarkInboxReaders(b *testing.B) {
 	if testing.Short() {
 		b.Skip("a million messages: not with -short")
