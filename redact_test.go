@@ -2,10 +2,12 @@ package sms_test
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -151,4 +153,57 @@ func TestDebugLogRedactsServerText(t *testing.T) {
 	_, _ = c.Balance.Get(context.Background(), nil)
 	require.Contains(t, buf.String(), "requestId=req-[REDACTED]")
 	assert.NotContains(t, buf.String(), strings.TrimPrefix(ownSecret, "sk_test_")[:8])
+}
+
+// Every form in which a server writes a number, a pin or the client's own secret is masked in
+// an *Error and in an *OutcomeError (its string and Body): dots, no-break spaces, tabs,
+// slashes, %20, a float, full-width digits; a pin grouped; the secret base64- or %-encoded.
+func TestServerTextWrittenFormsMasked(t *testing.T) {
+	t.Parallel()
+	b64 := base64.StdEncoding.EncodeToString([]byte(ownSecret))
+	pct := url.PathEscape(strings.ReplaceAll(ownSecret, "_", "%5F"))
+	forms := `0803.123.4567 | +234.803.123.4567 | 0803\u00a0123\u00a04567 | 0803\t123\t4567 | 0803/123/4567 | ` +
+		`/v1/x?to=0803%20123%204567 | 2348031234567.0 | 2.348031234567E12 | \uff10\uff18\uff10\uff13\uff11\uff12\uff13\uff14\uff15\uff16\uff17 | ` +
+		`pin 482-913 or 482 913 | key ` + b64 + ` | key ` + pct
+	leaks := []string{"123.4567", "123\u00a04567", "123\t4567", "123/4567", "123%204567", "2348031234567", "2.348031234567", "\uff14\uff15\uff16",
+		"482-913", "482 913", b64[:12], "Q9vX2mL7", "%5FQ9vX"}
+	verify := func(c *sms.Client) error {
+		_, err := c.OTP.Verify(context.Background(), &sms.VerifyOTPParams{PinID: "p-1", Pin: "482913"})
+		return err
+	}
+	for _, tt := range []struct {
+		name   string
+		status int
+		body   string
+		call   func(c *sms.Client) error
+	}{
+		{"an *Error", 400, `{"error":{"code":"bad_request","message":"` + forms + `"}}`, verify},
+		{"an *OutcomeError", 200, `{"status":"success","data":{"note":"` + forms + `"`, func(c *sms.Client) error {
+			_, err := c.SMS.Send(context.Background(), &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: "Hi"})
+			return err
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rt := &answer{status: tt.status, body: []byte(tt.body)}
+			c, err := sms.NewClient(ownKey, ownSecret, sms.WithBaseURL(inProcessBase), sms.WithHTTPClient(&http.Client{Transport: rt}), sms.WithMaxRetries(0))
+			require.NoError(t, err)
+			err = tt.call(c)
+			require.Error(t, err)
+			shown := fmt.Sprintf("%v|%+v", err, err)
+			var oe *sms.OutcomeError
+			if errors.As(err, &oe) {
+				shown += "|" + oe.Body
+				require.NotEmpty(t, oe.Body)
+			} else {
+				var apiErr *sms.Error
+				require.ErrorAs(t, err, &apiErr)
+				shown += "|" + apiErr.Message + "|" + apiErr.Snippet
+			}
+			for _, leak := range leaks {
+				assert.NotContains(t, shown, leak)
+			}
+			assert.Contains(t, shown, "0803****567")
+		})
+	}
 }

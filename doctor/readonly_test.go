@@ -2,6 +2,7 @@ package doctor_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -283,4 +284,37 @@ func TestSaveNeverFollowsALink(t *testing.T) {
 	assert.Equal(t, "ssh-ed25519 AAAA\n", string(b))
 	_, err = os.Stat(filepath.Join(dir, "02-get-v1-sender-ids.json"))
 	assert.NoError(t, err, "the other answers are saved")
+}
+
+// doctor --save masks a number, a pin and the run's own secret in every form a server writes
+// them: dots, no-break spaces, tabs, slashes, %20, a float, full-width digits; a pin in words
+// and grouped; the secret base64- or %-encoded.
+func TestSaveRedactsWrittenForms(t *testing.T) {
+	t.Parallel()
+	var f *fakeAPI
+	routes := map[string]http.HandlerFunc{
+		"GET /v1/balance": func(w http.ResponseWriter, r *http.Request) {
+			secret := r.Header.Get("X-API-Secret")
+			w.Header().Set("X-Echo", base64.StdEncoding.EncodeToString([]byte(secret)))
+			writeBody(w, 200, `{"data":{"balance":15000,"cashback":0,"currency":"NGN"},"requestId":"req-1",`+
+				`"debug":{"a":"0803.123.4567","b":"+234.803.123.4567","c":"0803\u00a0123\u00a04567","d":"0803\t123\t4567",`+
+				`"e":"0803/123/4567","f":"to=0803%20123%204567","g":2348031234567.0,"h":2.348031234567E12,`+
+				`"i":"\uff10\uff18\uff10\uff13\uff11\uff12\uff13\uff14\uff15\uff16\uff17","j":"Your code is 482 913",`+
+				`"k":"`+url.QueryEscape(url.QueryEscape(secret))+`","l":"`+base64.RawURLEncoding.EncodeToString([]byte(secret))+`"}}`)
+		},
+	}
+	f, srv := newFakeAPI(t, routes)
+	dir := filepath.Join(t.TempDir(), "answers")
+	cfg := f.config(srv.URL)
+	cfg.SaveDir = dir
+	_, err := doctor.Run(context.Background(), cfg)
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(dir, "01-get-v1-balance.json"))
+	require.NoError(t, err)
+	for _, leak := range []string{"123.4567", "123\\u00a04567", "123\u00a04567", "123\\t4567", "123/4567", "123%204567", "2348031234567",
+		"348031234567", "\uff14\uff15\uff16", "482 913", base64.StdEncoding.EncodeToString([]byte(f.secret))[:12],
+		base64.RawURLEncoding.EncodeToString([]byte(f.secret))[:12], "sk_live", strings.TrimPrefix(f.secret, "sk_live_")[:8]} {
+		assert.NotContains(t, string(b), leak)
+	}
+	assert.Contains(t, string(b), "0803****567")
 }

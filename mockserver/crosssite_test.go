@@ -101,6 +101,35 @@ func TestCrossSiteReadsRefused(t *testing.T) {
 		}
 	}
 
+	// A link to the page clicked on another site (a chat, a ticket) opens it: a top-level
+	// navigation, which the page's reads then follow from its own origin. Framed, fetched,
+	// or to another route, it is refused.
+	for _, tt := range []struct {
+		path, mode, dest string
+		want             int
+	}{
+		{"/?to=2348025671695", "navigate", "document", http.StatusOK},
+		{"/", "navigate", "document", http.StatusOK},
+		{"/", "navigate", "iframe", http.StatusForbidden},
+		{"/", "no-cors", "empty", http.StatusForbidden},
+		{"/", "cors", "document", http.StatusForbidden},
+		{"/_mock/messages?contains=482913", "navigate", "document", http.StatusForbidden},
+		{"/_mock/inbox/app.js", "navigate", "document", http.StatusForbidden},
+	} {
+		t.Run("a cross-site "+tt.mode+" to "+tt.path+" as "+tt.dest, func(t *testing.T) {
+			t.Parallel()
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, hs.URL+tt.path, nil)
+			require.NoError(t, err)
+			req.Header.Set("Sec-Fetch-Site", "cross-site")
+			req.Header.Set("Sec-Fetch-Mode", tt.mode)
+			req.Header.Set("Sec-Fetch-Dest", tt.dest)
+			res, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			res.Body.Close()
+			assert.Equal(t, tt.want, res.StatusCode)
+		})
+	}
+
 	t.Run("the /v1 API reads with credentials", func(t *testing.T) {
 		t.Parallel()
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, hs.URL+"/v1/balance", nil)

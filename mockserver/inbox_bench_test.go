@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/seedsms/sms-go/mockserver/internal/store"
 )
 
 // The inbox's reads over large stores: docs/benchmarks.md has the commands and the figures.
@@ -98,7 +100,8 @@ func rss() int64 {
 //   - search: messages?contains=... (a text no message holds) and conversations?to=..., each
 //     a scan of the store; past the 2 that run at once they wait for a turn, in the order they
 //     came, 16 at most; past those, 429 (the client waits 10 ms);
-//   - longpoll: messages?contains=...&wait=1s, each first scan queued for a turn, then waiting.
+//   - longpoll: messages?contains=...&wait=1s, each first scan waiting for a turn in the
+//     same queue as search's (429 past 16 waiting), then waiting for a message.
 func BenchmarkInboxReaders(b *testing.B) {
 	if testing.Short() {
 		b.Skip("a million messages: not with -short")
@@ -222,6 +225,94 @@ func BenchmarkInboxReaders(b *testing.B) {
 			b.ReportMetric(float64(inbox.peakLive-live)/(1<<20), "MB-live-growth")
 			b.ReportMetric(float64(inbox.reads), "reads")
 			b.ReportMetric(float64(inbox.refused), "429s")
+		})
+	}
+}
+
+// BenchmarkDeleteWorkspace is what forgetting a workspace costs over a store of 1,000 and of
+// 500,000 messages (one-recipient sends of the default workspace, each to its own number):
+//
+//   - empty: an op makes a workspace and deletes it (Server.NewWorkspace, DeleteWorkspace);
+//   - sends: an op is one send of the default workspace (one recipient, through the store)
+//     while two goroutines loop making a workspace, sending one message from it to a number
+//     the default workspace also has, and deleting it, as parallel test files sharing one
+//     mock do; it reports the sends' median (ms-send-p50) and the deletions a second.
+func BenchmarkDeleteWorkspace(b *testing.B) {
+	for _, n := range []int{1000, 500_000} {
+		b.Run("empty/stored="+strconv.Itoa(n), func(b *testing.B) {
+			if n > 1000 && testing.Short() {
+				b.Skip("half a million messages: not with -short")
+			}
+			s := inboxServer(b, n)
+			b.ReportAllocs()
+			for b.Loop() {
+				ws, err := s.NewWorkspace(WorkspaceParams{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.DeleteWorkspace(ws.WorkspaceID); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("sends/stored="+strconv.Itoa(n), func(b *testing.B) {
+			if n > 1000 && testing.Short() {
+				b.Skip("half a million messages: not with -short")
+			}
+			s := inboxServer(b, n)
+			st := s.api.Store()
+			def, err := st.Workspace(s.Default().WorkspaceID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			var deleted atomic.Int64
+			for range 2 {
+				wg.Go(func() {
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						ws, err := s.NewWorkspace(WorkspaceParams{})
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						c, err := st.Workspace(ws.WorkspaceID)
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						if _, err := st.Send(c, store.SendParams{From: DefaultSenderID, Message: benchTemplate, Targets: []store.Target{{Phone: 2348000000000}}}, time.Now()); err != nil {
+							b.Error(err)
+							return
+						}
+						if err := s.DeleteWorkspace(ws.WorkspaceID); err != nil {
+							b.Error(err)
+							return
+						}
+						deleted.Add(1)
+					}
+				})
+			}
+			targets := []store.Target{{Phone: 2349000000000}}
+			var took []time.Duration
+			start := time.Now()
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := st.Send(def, store.SendParams{From: DefaultSenderID, Message: benchTemplate, Targets: targets}, time.Now()); err != nil {
+					b.Fatal(err)
+				}
+				took = append(took, time.Since(t0))
+			}
+			close(stop)
+			wg.Wait()
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Nanoseconds())/1e6, "ms-send-p50")
+			b.ReportMetric(float64(deleted.Load())/time.Since(start).Seconds(), "deletes/s")
 		})
 	}
 }

@@ -2,10 +2,13 @@ package safetext
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Redacted replaces a secret or a pin.
@@ -33,21 +36,26 @@ type Config struct {
 	// People, when true, also masks phone numbers (see MaskPhones) and replaces what text
 	// says is a pin or a code ("your code is 482913", "PIN: 4829").
 	People bool
+	// RandomRuns, when true, also replaces every run of 32 or more ASCII letters and digits
+	// that mixes upper case, lower case and digits: a generated secret without its prefix,
+	// whoever's it is (the mock's request log, which may show another workspace's secret).
+	RandomRuns bool
 }
 
 // Redactor replaces secrets, pins and, for a Config with People, phone numbers in text and in
 // JSON. Its rule is the one rule of the module: the SDK's errors, the doctor's saved answers
 // and the mock's request log use it. A Redactor is safe for concurrent use.
 type Redactor struct {
-	secrets []string            // whole, longest first
-	pieces  map[string]struct{} // every MinPiece-long window of each secret's random part
-	pins    []string
-	people  bool
+	secrets    []string            // whole, longest first
+	pieces     map[string]struct{} // every MinPiece-long window of each secret's random part, letters and digits only
+	pins       []*regexp.Regexp    // each pin, its characters maybe separated, in normalized text
+	people     bool
+	randomRuns bool
 }
 
 // New returns a Redactor for c. Empty secrets and pins are ignored.
 func New(c Config) *Redactor {
-	r := &Redactor{pieces: make(map[string]struct{}), people: c.People}
+	r := &Redactor{pieces: make(map[string]struct{}), people: c.People, randomRuns: c.RandomRuns}
 	for _, s := range c.Secrets {
 		s = strings.TrimSpace(s)
 		if len(s) < minSecret {
@@ -58,10 +66,9 @@ func New(c Config) *Redactor {
 		for _, p := range [...]string{"sk_live_", "sk_test_", "Bearer ", "Basic "} {
 			body = strings.TrimPrefix(body, p)
 		}
+		body = squeeze(body)
 		for i := 0; i+MinPiece <= len(body); i++ {
-			if w := body[i : i+MinPiece]; !strings.ContainsFunc(w, notPieceRune) {
-				r.pieces[w] = struct{}{}
-			}
+			r.pieces[body[i:i+MinPiece]] = struct{}{}
 		}
 	}
 	// The longest first: a secret holding another is replaced whole.
@@ -72,10 +79,36 @@ func New(c Config) *Redactor {
 	}
 	for _, p := range c.Pins {
 		if p = strings.TrimSpace(p); p != "" {
-			r.pins = append(r.pins, p)
+			r.pins = append(r.pins, pinPattern(p))
 		}
 	}
 	return r
+}
+
+// pinPattern matches pin in normalized text (see normalize), each of its characters maybe
+// followed by one separator: "482913" written "482 913", "482-913" or "48.29.13".
+func pinPattern(pin string) *regexp.Regexp {
+	var b strings.Builder
+	n := normalize(pin)
+	for i := 0; i < len(n.b); i++ {
+		if i > 0 {
+			b.WriteString(`[ ./-]?`)
+		}
+		b.WriteString(regexp.QuoteMeta(string(n.b[i])))
+	}
+	return regexp.MustCompile(b.String())
+}
+
+// squeeze returns the ASCII letters and digits of s, in order: a secret cut in pieces, with
+// spaces, commas or lines between, is whole again.
+func squeeze(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if alnum(s[i]) {
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
 
 // pieceRune reports whether c may be part of a credential's run in text: letters, digits and
@@ -85,8 +118,6 @@ func pieceRune(c rune) bool {
 		c == '_' || c == '-' || c == '.' || c == '+' || c == '~')
 }
 
-func notPieceRune(c rune) bool { return !pieceRune(c) }
-
 // Shapes of secrets found whatever the Config: an API secret (up to a character that cannot be
 // in one), a Bearer or Basic credential, and a JWT or any base64url run that starts like one
 // (a JWT's first two segments each start with eyJ, the encoding of `{"`).
@@ -95,10 +126,10 @@ var secretShape = regexp.MustCompile(`(?i:sk_(?:live|test)_)[^\s"'<>&,;)}\]\\]*`
 	`|eyJ[A-Za-z0-9_-]{5,}(?:\.[A-Za-z0-9_-]*)*`)
 
 // pinText matches what text says is a pin or a code, such as "your code is 482913", "PIN:
-// 4829" or "482913 is your OTP" (group 1 or 2; it must hold a digit). The words between may be
-// quoted, as in JSON held in a string.
-var pinText = regexp.MustCompile(`(?i)\b(?:pin|otp|code|passcode|password)s?\b["'\\]*(?:\s*(?:is|was|:|=|-)\s*|\s+)["'\\]*([A-Za-z0-9]{4,8})\b` +
-	`|\b([0-9]{4,8})\s+is\s+(?:your|the)\s+(?:\w+\s+)?(?:pin|otp|code|passcode|password)\b`)
+// 4829", "code: 482 913" or "482913 is your OTP" (group 1 or 2; it must hold a digit), in
+// normalized text (see normalize). The words between may be quoted, as in JSON held in a string.
+var pinText = regexp.MustCompile(`(?i)\b(?:pin|otp|code|passcode|password)s?\b["'\\]*(?:\s*(?:is|was|:|=|-)\s*|\s+)["'\\]*([0-9]{2,4}(?:[ .-][0-9]{2,4}){1,2}\b|[A-Za-z0-9]{4,8})\b` +
+	`|\b([0-9]{4,8}|[0-9]{2,4}(?:[ .-][0-9]{2,4}){1,2})\s+is\s+(?:your|the)\s+(?:\w+\s+)?(?:pin|otp|code|passcode|password)\b`)
 
 // Text returns s with the caller's own secrets and pins, whatever is shaped like a secret and,
 // with People, pins in words and phone numbers replaced.
@@ -107,49 +138,74 @@ func (r *Redactor) Text(s string) string {
 	if !r.people {
 		return s
 	}
-	s = pinText.ReplaceAllStringFunc(s, func(m string) string {
-		sub := pinText.FindStringSubmatchIndex(m)
-		for g := 1; g <= 2; g++ {
-			if i, j := sub[2*g], sub[2*g+1]; i >= 0 && strings.ContainsFunc(m[i:j], isDigit) {
-				return m[:i] + Redacted + m[j:]
+	if strings.ContainsFunc(s, unicode.IsDigit) {
+		n := normalize(s)
+		s = n.replace(s, pinText.FindAllSubmatchIndex(n.b, -1), func(m []int) (int, int) {
+			for g := 1; g <= 2; g++ {
+				if i, j := m[2*g], m[2*g+1]; i >= 0 && bytes.ContainsFunc(n.b[i:j], isDigit) {
+					return i, j
+				}
 			}
-		}
-		return m
-	})
+			return -1, -1
+		})
+	}
 	return MaskPhones(s)
 }
 
 // Secrets returns s with the caller's own secrets and pins, and whatever is shaped like a
 // secret, replaced: Text without what People adds, for text such as a request ID, whose
-// digits are no phone number.
-func (r *Redactor) Secrets(s string) string {
+// digits are no phone number. A secret is found whole, in pieces of MinPiece letters and
+// digits or more (with anything but letters and digits between), base64-encoded (standard or
+// URL alphabet) or %-encoded (once or more), and a pin however its characters are grouped.
+func (r *Redactor) Secrets(s string) string { return r.secrets1(s, 0) }
+
+// maxDecode is how many encodings deep Secrets looks: base64 of a %-encoded secret, say.
+const maxDecode = 3
+
+func (r *Redactor) secrets1(s string, depth int) string {
 	for _, o := range r.secrets {
 		s = strings.ReplaceAll(s, o, Redacted)
 	}
-	if len(r.pieces) > 0 {
+	if depth < maxDecode {
+		s = r.replaceEncoded(s, depth)
+	}
+	if len(r.pieces) > 0 || r.randomRuns {
 		s = r.replacePieces(s)
 	}
 	s = secretShape.ReplaceAllString(s, Redacted)
-	for _, p := range r.pins {
-		s = replaceAlone(s, p)
+	if len(r.pins) > 0 {
+		n := normalize(s)
+		for _, p := range r.pins {
+			s = n.replace(s, p.FindAllIndex(n.b, -1), func(m []int) (int, int) {
+				if m[0] > 0 && alnum(n.b[m[0]-1]) || m[1] < len(n.b) && alnum(n.b[m[1]]) {
+					return -1, -1 // inside a longer run of letters and digits
+				}
+				return m[0], m[1]
+			})
+			n = normalize(s)
+		}
 	}
 	return s
 }
 
-// replacePieces replaces every run of pieceRune characters that holds a window of r.pieces.
-func (r *Redactor) replacePieces(s string) string {
+// replaceEncoded replaces every run of s that decodes, as base64 or by %-decoding, to text in
+// which the Redactor finds a secret.
+func (r *Redactor) replaceEncoded(s string, depth int) string {
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(s); {
-		if !pieceRune(rune(s[i])) {
+		if !encodedRune(s[i]) {
 			i++
 			continue
 		}
 		j := i
-		for j < len(s) && pieceRune(rune(s[j])) {
+		for j < len(s) && encodedRune(s[j]) {
 			j++
 		}
-		if j-i >= MinPiece && r.holdsPiece(s[i:j]) {
+		for k := 0; k < 2 && j < len(s) && s[j] == '='; k++ { // base64's padding
+			j++
+		}
+		if j-i >= minEncoded && r.hidesDecoded(s[i:j], depth) {
 			b.WriteString(s[last:i])
 			b.WriteString(Redacted)
 			last = j
@@ -163,43 +219,151 @@ func (r *Redactor) replacePieces(s string) string {
 	return b.String()
 }
 
-func (r *Redactor) holdsPiece(run string) bool {
-	for i := 0; i+MinPiece <= len(run); i++ {
-		if _, ok := r.pieces[run[i:i+MinPiece]]; ok {
+// minEncoded is the shortest run decoded: base64 of the shortest secret searched for.
+const minEncoded = 8
+
+// encodedRune reports whether c may be in a base64 or %-encoded run.
+func encodedRune(c byte) bool { return alnum(c) || strings.IndexByte("+/_-%.~", c) >= 0 }
+
+// hidesDecoded reports whether run, decoded as %-encoding or as base64, holds a secret.
+func (r *Redactor) hidesDecoded(run string, depth int) bool {
+	if strings.IndexByte(run, '%') >= 0 {
+		if d := percentDecode(run); d != run && r.secrets1(d, depth+1) != d {
 			return true
+		}
+	}
+	trimmed := strings.TrimRight(run, "=")
+	for _, enc := range [...]*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		if d, err := enc.DecodeString(trimmed); err == nil && len(d) >= minSecret {
+			if t := string(d); r.secrets1(t, depth+1) != t {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// replaceAlone replaces each occurrence of p in s that no letter or digit touches.
-func replaceAlone(s, p string) string {
+// percentDecode decodes every %XX of s; other bytes, and a % not followed by two hex digits,
+// are kept.
+func percentDecode(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && unhex(s[i+1]) >= 0 && unhex(s[i+2]) >= 0 {
+			b.WriteByte(byte(unhex(s[i+1])<<4 | unhex(s[i+2])))
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func unhex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// replacePieces replaces every run of pieceRune characters that holds a window of r.pieces,
+// found in the letters and digits of s with what is between them left out (a secret cut in
+// pieces), and, with randomRuns, every run that is a random secret by its shape.
+func (r *Redactor) replacePieces(s string) string {
+	type run struct{ start, end int }
+	var runs []run
+	var sq []byte  // the letters and digits of s
+	var of []int32 // of[k]: the run sq[k] is in
+	for i := 0; i < len(s); {
+		if !pieceRune(rune(s[i])) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && pieceRune(rune(s[j])) {
+			j++
+		}
+		for k := i; k < j; k++ {
+			if alnum(s[k]) {
+				sq = append(sq, s[k])
+				of = append(of, int32(len(runs)))
+			}
+		}
+		runs = append(runs, run{i, j})
+		i = j
+	}
+	hit := make([]bool, len(runs))
+	found := false
+	if len(r.pieces) > 0 {
+		for k := 0; k+MinPiece <= len(sq); k++ {
+			if _, ok := r.pieces[string(sq[k:k+MinPiece])]; ok {
+				for m := k; m < k+MinPiece; m++ {
+					hit[of[m]] = true
+				}
+				found = true
+			}
+		}
+	}
+	if r.randomRuns {
+		for n, ru := range runs {
+			if randomRun(s[ru.start:ru.end]) {
+				hit[n], found = true, true
+			}
+		}
+	}
+	if !found {
+		return s
+	}
 	var b strings.Builder
 	last := 0
-	for i := 0; ; {
-		k := strings.Index(s[i:], p)
-		if k < 0 {
-			break
-		}
-		k += i
-		end := k + len(p)
-		if (k == 0 || !alnum(s[k-1])) && (end == len(s) || !alnum(s[end])) {
-			b.WriteString(s[last:k])
+	for n, ru := range runs {
+		if hit[n] {
+			b.WriteString(s[last:ru.start])
 			b.WriteString(Redacted)
-			last = end
+			last = ru.end
 		}
-		i = k + 1
-	}
-	if last == 0 {
-		return s
 	}
 	b.WriteString(s[last:])
 	return b.String()
 }
 
+// minRandomRun is the shortest run of letters and digits that RandomRuns finds by its shape.
+const minRandomRun = 32
+
+// randomRun reports whether run holds minRandomRun or more ASCII letters and digits in a row
+// that mix upper case, lower case and digits.
+func randomRun(run string) bool {
+	n, kinds := 0, 0
+	for i := 0; i <= len(run); i++ {
+		if i < len(run) && alnum(run[i]) {
+			n++
+			switch c := run[i]; {
+			case c >= 'a' && c <= 'z':
+				kinds |= 1
+			case c >= 'A' && c <= 'Z':
+				kinds |= 2
+			default:
+				kinds |= 4
+			}
+			continue
+		}
+		if n >= minRandomRun && kinds == 7 {
+			return true
+		}
+		n, kinds = 0, 0
+	}
+	return false
+}
+
 func alnum(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 func isDigit(c rune) bool { return c >= '0' && c <= '9' }
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 
 // Hidden reports whether a JSON member's whole value is a secret or a pin by its name. The
 // name is read as words (split at anything but letters and digits, and where a lower-case
@@ -427,15 +591,20 @@ func (r *Redactor) phoneValue(b []byte, i int, out *bytes.Buffer) int {
 	return k
 }
 
-// maskNumber masks s as one phone number when it holds a digit and only digits and " -().+"
-// otherwise, keeping a leading "+".
+// maskNumber masks s as one phone number when it holds a digit and only digits and " -().+/"
+// otherwise (in any of the forms normalize reads), keeping a leading "+". A float's fraction
+// of zeros is left out.
 func maskNumber(s string) (string, bool) {
 	var digits strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
+	t := normalize(s).b
+	if i := bytes.LastIndexByte(t, '.'); i > 0 && isDigitByte(t[i-1]) && zeroFraction(t, i) == len(t)-i {
+		t = t[:i]
+	}
+	for _, c := range t {
+		switch {
 		case c >= '0' && c <= '9':
 			digits.WriteByte(c)
-		case c == ' ' || c == '-' || c == '(' || c == ')' || c == '.' || c == '+':
+		case c == ' ' || c == '-' || c == '(' || c == ')' || c == '.' || c == '+' || c == '/':
 		default:
 			return "", false
 		}
@@ -524,46 +693,51 @@ const (
 	maxPhoneDigits = 15
 )
 
-// MaskPhones masks every phone number in s as MaskPhone does, keeping a leading "+". A phone
-// number is 10 to 15 digits, in groups separated by a space, a dash or parentheses ("+234 803
-// 123 4567", "0803-123-4567", "(0803) 1234567"), that no letter or digit touches ("_" may:
-// "to_2348031234567"; so may a "+" escaped in a URL, "to=%2B2348031234567"). A group starting with "+", or with "0" once a number has 10 digits,
-// starts the next number. Not phone numbers: groups touching a letter (an ID), a time or a
-// decimal (a ':' or '.' with a digit beyond it on either side), and 10 or 13 digits starting with 1
-// written without separators, as epoch seconds and milliseconds are (no number plan has them).
+// MaskPhones masks every phone number in s as MaskPhone does. A phone number is 10 to 15
+// digits (ASCII, full-width or any other decimal digits), in groups separated by up to two of
+// a space (any horizontal space: a tab, a no-break space, "%20" in a URL), a dash (any Unicode
+// dash), parentheses, a slash or a dot ("+234 803 123 4567", "0803-123-4567", "(0803)
+// 1234567", "0803.123.4567", "0803%20123%204567"), that no letter or digit touches ("_" may:
+// "to_2348031234567"; so may a "+" escaped in a URL, "to=%2B2348031234567"). A group starting
+// with "+", or with "0" once a number has 10 digits, starts the next number. A number written
+// as a float is one too, its integer part masked and its fraction of zeros left out
+// ("2348031234567.0", "2.348031234567E12"). Not phone numbers: groups touching a letter (an
+// ID), a time or a decimal (a ':' or a single '.' with a digit beyond it on either side, a
+// fraction other than zeros), four groups of up to three digits joined by dots (an IP
+// address), and 10 or 13 digits starting with 1 written without separators, as epoch seconds
+// and milliseconds are (no number plan has them).
 func MaskPhones(s string) string {
-	if !strings.ContainsFunc(s, isDigit) {
+	if !strings.ContainsFunc(s, unicode.IsDigit) {
 		return s
 	}
+	s = maskExponents(s)
+	n := normalize(s)
+	t := n.b
 	var b strings.Builder
-	last := 0
-	for i := 0; i < len(s); {
-		if !isDigit(rune(s[i])) && !(s[i] == '+' || s[i] == '(') {
+	last := 0 // in s
+	for i := 0; i < len(t); {
+		if !isDigitByte(t[i]) && t[i] != '+' && t[i] != '(' {
 			i++
 			continue
 		}
-		groups, end := phoneGroups(s, i)
+		groups, end := phoneGroups(t, i)
 		for g := 0; g < len(groups); {
-			best := phoneAt(s, groups, g)
+			best := phoneAt(t, groups, g)
 			if best < 0 {
 				g++
 				continue
 			}
-			from := groups[g].start
-			if groups[g].plus {
-				from = strings.LastIndexByte(s[:from], '+')
-			}
 			var digits strings.Builder
 			for h := g; h <= best; h++ {
-				digits.WriteString(s[groups[h].start:groups[h].end])
+				digits.Write(t[groups[h].start:groups[h].end])
 			}
-			b.WriteString(s[last:from])
-			if groups[g].plus {
-				b.WriteByte('+')
-			}
+			b.WriteString(s[last:n.at[groups[g].start]])
 			b.WriteString(MaskPhone(digits.String()))
-			last = groups[best].end
-			g = best + 1
+			stop := groups[best].end + zeroFraction(t, groups[best].end)
+			last, end = n.at[stop], max(end, stop)
+			for g = best + 1; g < len(groups) && groups[g].start < stop; {
+				g++
+			}
 		}
 		i = max(end, i+1)
 	}
@@ -574,13 +748,155 @@ func MaskPhones(s string) string {
 	return b.String()
 }
 
+// normText is text as the phone and pin rules read it, one byte for each character of the
+// original: every decimal digit as its ASCII digit, a horizontal space (a tab, a no-break
+// space) and "%20" as ' ', any dash as '-', "%2B" and the full-width "+()" as ASCII, another
+// letter as 'a', any other character as '?'; ASCII as it is.
+type normText struct {
+	b  []byte
+	at []int // at[i]: where the character of b[i] starts in the original; at[len(b)] is its length
+}
+
+func normalize(s string) normText {
+	n := normText{b: make([]byte, 0, len(s)), at: make([]int, 0, len(s)+1)}
+	for i := 0; i < len(s); {
+		n.at = append(n.at, i)
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c == '%' && i+2 < len(s) && s[i+1] == '2' && (s[i+2] == '0' || s[i+2] == 'B' || s[i+2] == 'b') {
+				if s[i+2] == '0' {
+					n.b = append(n.b, ' ')
+				} else {
+					n.b = append(n.b, '+')
+				}
+				i += 3
+				continue
+			}
+			if c == '\t' {
+				c = ' '
+			}
+			n.b = append(n.b, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case unicode.IsDigit(r):
+			c = '0' + digitValue(r)
+		case unicode.Is(unicode.Zs, r):
+			c = ' '
+		case unicode.Is(unicode.Pd, r) || r == '\u2212':
+			c = '-'
+		case r == '\uff0b':
+			c = '+'
+		case r == '\uff08':
+			c = '('
+		case r == '\uff09':
+			c = ')'
+		case r == '\uff0e':
+			c = '.'
+		case r == '\uff0f':
+			c = '/'
+		case unicode.IsLetter(r):
+			c = 'a'
+		default:
+			c = '?'
+		}
+		n.b = append(n.b, c)
+		i += size
+	}
+	n.at = append(n.at, len(s))
+	return n
+}
+
+// digitValue is the value of r, a decimal digit: Unicode puts each set of ten in a row, from
+// zero.
+func digitValue(r rune) byte {
+	for _, rg := range unicode.Nd.R16 {
+		if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
+			return byte((r - rune(rg.Lo)) % 10)
+		}
+	}
+	for _, rg := range unicode.Nd.R32 {
+		if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
+			return byte((r - rune(rg.Lo)) % 10)
+		}
+	}
+	return 0
+}
+
+// replace returns s with the span of each match that pick chooses (as indexes into n.b;
+// -1 for none) replaced by Redacted.
+func (n normText) replace(s string, matches [][]int, pick func(m []int) (int, int)) string {
+	if len(matches) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range matches {
+		i, j := pick(m)
+		if i < 0 || n.at[i] < last {
+			continue
+		}
+		b.WriteString(s[last:n.at[i]])
+		b.WriteString(Redacted)
+		last = n.at[j]
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// exponent matches a number in scientific notation with one digit before its point.
+var exponent = regexp.MustCompile(`[1-9]\.[0-9]+[eE]\+?[0-9]{1,2}`)
+
+// maskExponents masks each number in scientific notation that is a whole number of 10 to 15
+// digits, not an epoch time ("2.348031234567E12", a phone number read as a float), and that
+// no letter, digit or point touches.
+func maskExponents(s string) string {
+	if !strings.ContainsAny(s, "eE") {
+		return s
+	}
+	return exponent.ReplaceAllStringFunc(s, func(m string) string {
+		mant, exp, _ := strings.Cut(strings.ToLower(m), "e")
+		e, _ := strconv.Atoi(strings.TrimPrefix(exp, "+"))
+		frac := mant[2:]
+		if len(frac) > e || e+1 < minPhoneDigits || e+1 > maxPhoneDigits {
+			return m
+		}
+		digits := mant[:1] + frac + strings.Repeat("0", e-len(frac))
+		if epochLike(digits) {
+			return m
+		}
+		return MaskPhone(digits)
+	})
+}
+
+// zeroFraction returns the length of a float's fraction of zeros at t[end:] (".0", ".00"),
+// or 0 when there is none there or more digits, a letter or a point follow it.
+func zeroFraction(t []byte, end int) int {
+	if end >= len(t) || t[end] != '.' {
+		return 0
+	}
+	k := end + 1
+	for k < len(t) && t[k] == '0' {
+		k++
+	}
+	if k == end+1 || k < len(t) && (alnum(t[k]) || t[k] == '.' && k+1 < len(t) && isDigitByte(t[k+1])) {
+		return 0
+	}
+	return k - end
+}
+
 // phoneAt returns the last group of the longest phone number that starts with groups[g], or
 // -1 when none does.
-func phoneAt(s string, groups []group, g int) int {
+func phoneAt(t []byte, groups []group, g int) int {
 	var ends []int
 	n := 0
 	for h := g; h < len(groups); h++ {
-		if h > g && (groups[h].plus || n >= minPhoneDigits && s[groups[h].start] == '0') {
+		if h > g && (groups[h].plus || n >= minPhoneDigits && t[groups[h].start] == '0') {
 			break
 		}
 		n += groups[h].end - groups[h].start
@@ -593,14 +909,31 @@ func phoneAt(s string, groups []group, g int) int {
 	}
 	for k := len(ends) - 1; k >= 0; k-- {
 		h := ends[k]
-		if h == g && !groups[g].plus && epochLike(s[groups[g].start:groups[g].end]) {
+		if h == g && !groups[g].plus && epochLike(string(t[groups[g].start:groups[g].end])) {
 			continue
 		}
-		if phoneBoundary(s, groups[g].start, groups[h].end) {
+		if !dotsOfPhone(t, groups[g:h+1]) {
+			continue
+		}
+		if phoneBoundary(t, groups[g].start, groups[h].end) {
 			return h
 		}
 	}
 	return -1
+}
+
+// dotsOfPhone reports whether the dots between groups can be those of a phone number: none,
+// or two or more that do not make an IP address (four groups of up to three digits). A
+// single dot is a decimal point.
+func dotsOfPhone(t []byte, groups []group) bool {
+	dots, short := 0, true
+	for h, gr := range groups {
+		if h > 0 {
+			dots += bytes.Count(t[groups[h-1].end:gr.start], []byte{'.'})
+		}
+		short = short && gr.end-gr.start <= 3
+	}
+	return dots == 0 || dots >= 2 && !(short && len(groups) == 4)
 }
 
 // group is a run of digits in a candidate phone number, and whether a "+" came before it.
@@ -609,31 +942,31 @@ type group struct {
 	plus       bool
 }
 
-// phoneGroups reads the groups of digits that start at or after s[i] (after a "+" or "("),
-// each separated from the next by at most two of " -()" (and a "+" that starts a number);
+// phoneGroups reads the groups of digits that start at or after t[i] (after a "+" or "("),
+// each separated from the next by at most two of " -()./" (and a "+" that starts a number);
 // end is where the last group ends, or past what was read when there is none.
-func phoneGroups(s string, i int) (groups []group, end int) {
+func phoneGroups(t []byte, i int) (groups []group, end int) {
 	j := i
 	for {
 		plus := false
 		k := j
-		for seps := 0; k < len(s) && seps < 3; seps++ { // separators, and a "+" or "(" before the digits
-			c := s[k]
+		for seps := 0; k < len(t) && seps < 3; seps++ { // separators, and a "+" or "(" before the digits
+			c := t[k]
 			if c == '+' {
 				plus = true
-			} else if c != ' ' && c != '-' && c != '(' && c != ')' {
+			} else if c != ' ' && c != '-' && c != '(' && c != ')' && (len(groups) == 0 || c != '.' && c != '/') {
 				break
 			}
 			k++
 		}
-		if k >= len(s) || !isDigit(rune(s[k])) || len(groups) == 0 && k-j > 2 {
+		if k >= len(t) || !isDigitByte(t[k]) || len(groups) == 0 && k-j > 2 {
 			if len(groups) == 0 {
 				return nil, k
 			}
 			return groups, end
 		}
 		d := k
-		for d < len(s) && isDigit(rune(s[d])) {
+		for d < len(t) && isDigitByte(t[d]) {
 			d++
 		}
 		groups = append(groups, group{start: k, end: d, plus: plus})
@@ -642,20 +975,19 @@ func phoneGroups(s string, i int) (groups []group, end int) {
 }
 
 // phoneBoundary reports whether the digits from start to end stand alone: no letter or digit
-// touches them, nor a ':' or '.' with a digit on its far side (a time, a decimal).
-func phoneBoundary(s string, start, end int) bool {
+// touches them, nor a ':' or '.' with a digit on its far side (a time, a decimal), unless
+// that is a float's fraction of zeros.
+func phoneBoundary(t []byte, start, end int) bool {
 	if start > 0 {
-		c := s[start-1]
-		if start >= 3 && strings.EqualFold(s[start-3:start], "%2B") { // a "+" escaped in a URL
-			c = '+'
-		}
-		if alnum(c) || (c == ':' || c == '.') && start > 1 && isDigit(rune(s[start-2])) {
+		c := t[start-1]
+		if alnum(c) || (c == ':' || c == '.') && start > 1 && isDigitByte(t[start-2]) {
 			return false
 		}
 	}
-	if end < len(s) {
-		c := s[end]
-		if alnum(c) || (c == ':' || c == '.') && end+1 < len(s) && isDigit(rune(s[end+1])) {
+	if end < len(t) {
+		c := t[end]
+		if alnum(c) || c == ':' && end+1 < len(t) && isDigitByte(t[end+1]) ||
+			c == '.' && end+1 < len(t) && isDigitByte(t[end+1]) && zeroFraction(t, end) == 0 {
 			return false
 		}
 	}

@@ -144,6 +144,9 @@ func FuzzRedactJSON(f *testing.F) {
 	f.Add([]byte(`{"a":{"pinCode":[1,{"b":"c"}],"text":"Q9vX2mL7pR4tY8wZ and 0803 123 4567"}}`))
 	f.Add([]byte(`["\u0070in", {"otp": "1\"2"}, -1.5e3, true, null]`))
 	f.Add([]byte(`{"secret":"sk_live_`))
+	f.Add([]byte(`{"to":["0803.123.4567","0803\u00a0123\u00a04567",2348031234567.0,2.348031234567E12],"n":"+234.803.123.4567"}`))
+	f.Add([]byte(`{"text":"0803/123/4567 0803%20123%204567 \uff10\uff18\uff10\uff13\uff11\uff12\uff13\uff14\uff15\uff16\uff17","m":"code is 482 913"}`))
+	f.Add([]byte(`{"k":"c2tfbGl2ZV9ROXZYMm1MN3BSNHRZOHdaMWFCNWNENmVGM2dIMGpLMg==","p":"%73%6B%5F%6C%69%76%65%5FQ9vX2mL7pR4tY8wZ1aB5cD6eF3gH0jK2"}`))
 	r := New(Config{Secrets: []string{ownSecret}, People: true})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		out := r.JSON(body)

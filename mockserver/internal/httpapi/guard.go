@@ -21,7 +21,9 @@ import (
 //     a message arrives, and its filters would leak message text and OTP pins one guess at a
 //     time). Sec-Fetch-Site decides when it is there: same-origin (the inbox page's fetches
 //     and event stream) and none (the address bar, a bookmark) pass; cross-site and same-site
-//     do not, since a same-site page (an app on localhost:3000) is another origin. Without it
+//     do not, since a same-site page (an app on localhost:3000) is another origin, but for a
+//     top-level navigation to the page itself (a link clicked on another site: see
+//     pageNavigation). Without it
 //     (older browsers), an Origin other than the request's own host is refused, "null"
 //     included. Clients that are not browsers send neither header and pass.
 //   - The /v1 API: a state-changing request (POST, PUT, PATCH, DELETE) that a browser marks as
@@ -48,7 +50,7 @@ func (a *API) guard(r *http.Request, control bool) *apiError {
 		return errForbidden("Host " + quoteHost(r.Host) + " is not allowed; the mock answers loopback names and hosts given with -allow-host.")
 	}
 	if control {
-		if fromAnotherOrigin(r) {
+		if fromAnotherOrigin(r) && !pageNavigation(r) {
 			return errForbidden("Requests from a page of another origin are refused on the mock's controls and page, reads included; open the inbox page from the mock itself.")
 		}
 		return nil
@@ -57,6 +59,16 @@ func (a *API) guard(r *http.Request, control bool) *apiError {
 		return errForbidden("Cross-site requests that change state are refused.")
 	}
 	return nil
+}
+
+// pageNavigation reports whether r is a browser's top-level navigation to the inbox page, as
+// when a link to a conversation is clicked in a chat or a ticket of another site: the page is
+// the same whoever opens it (it reads no message to render), it cannot be framed
+// (frame-ancestors 'none'), and what it reads it reads with fetches of its own origin, which
+// the guard lets through as any. Anything else of another origin on the page is refused.
+func pageNavigation(r *http.Request) bool {
+	return r.Method == http.MethodGet && r.URL.Path == "/" &&
+		r.Header.Get("Sec-Fetch-Mode") == "navigate" && r.Header.Get("Sec-Fetch-Dest") == "document"
 }
 
 // fromAnotherOrigin reports whether a browser marks r as sent by a page of another origin

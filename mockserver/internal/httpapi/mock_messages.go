@@ -110,9 +110,9 @@ func ctlMessages(a *API, w http.ResponseWriter, rq *request) {
 		watch = a.Watch(m, offset, limit)
 		defer watch.Stop()
 	}
-	// A search takes a turn: a plain read is refused (429) when none is free, a long poll
-	// (already bounded by maxWaiting) queues for one.
-	list, total, err := a.state.Load().store.ReadMessages(rq.r.Context(), m, offset, limit, wait > 0)
+	// A search takes a turn: a read, long poll or not, waits for one in the one bounded queue
+	// of searches, and is refused (429) past it.
+	list, total, err := a.state.Load().store.ReadMessages(rq.r.Context(), m, offset, limit, false)
 	if err != nil {
 		if rq.r.Context().Err() == nil {
 			writeError(w, rq.id, apiErrorOf(err))

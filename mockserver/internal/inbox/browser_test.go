@@ -412,6 +412,12 @@ func TestPageInBrowser(t *testing.T) {
 		require.NoError(t, within(ctx, 2*time.Second, textIs(msg(newerID)+` .pin-state`, "verified")))
 		assert.Equal(t, "replaced", text(ctx, t, msg(olderID)+` .pin-state`))
 
+		// Its details say that the mock does not link an OTP to its request, not that the
+		// request left the log.
+		require.NoError(t, within(ctx, 2*time.Second, click(msg(newerID)+` button.details-button`), chromedp.WaitVisible(`#details .request`)))
+		assert.Contains(t, text(ctx, t, `#details .request`), "does not link an OTP message to the request that sent it")
+		require.NoError(t, chromedp.Run(ctx, click(`#details-close`), chromedp.WaitNotVisible(`#details`)))
+
 		require.NoError(t, chromedp.Run(ctx, setValue(`#kind`, ""),
 			chromedp.Evaluate(`document.querySelector('#kind').dispatchEvent(new Event('change'))`, nil)))
 		require.NoError(t, within(ctx, 2*time.Second, countIs(`#conversations li`, 100)))

@@ -148,4 +148,24 @@ func TestPageLinksInBrowser(t *testing.T) {
 			chromedp.Navigate(srv.URL()+"/?message=65a1b2c3d4e5f60718293a4b-0"),
 			textHas(`#notices`, "cannot be shown")))
 	})
+
+	t.Run("a link's text is quoted with its control characters written out", func(t *testing.T) {
+		ctx := tab(t)
+		require.NoError(t, within(ctx, 5*time.Second,
+			chromedp.Navigate(srv.URL()+"/?to="+url.QueryEscape("12\u202eab")),
+			textHas(`#notices`, "is not a phone number")))
+		notice := text(ctx, t, `#notices`)
+		assert.Contains(t, notice, `“12\u{202E}ab”`)
+		assert.NotContains(t, notice, "\u202e")
+	})
+
+	t.Run("a number with no message in the workspace linked, but some in others, says so", func(t *testing.T) {
+		client, err := sms.NewClient(other.LiveKey, other.LiveSecret, sms.WithBaseURL(srv.URL()))
+		require.NoError(t, err)
+		_, err = client.SMS.Send(t.Context(), &sms.SendParams{To: []string{"08077777777"}, From: other.SenderID, Message: "only here"})
+		require.NoError(t, err)
+		require.NoError(t, within(tab(t), 5*time.Second,
+			chromedp.Navigate(srv.URL()+"/?workspace="+srv.Default().WorkspaceID+"&to=08077777777"),
+			textHas(`#notices`, "other workspaces have 1 message to it")))
+	})
 }

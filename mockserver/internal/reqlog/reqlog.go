@@ -137,10 +137,13 @@ func (l *Log) All() []Record {
 // token, pin, otp, otp_code, ...: its whole value), and the request's own credentials (its
 // X-API-Secret, the credential of its Authorization) whatever their shape: whole, without
 // their sk_ prefix, or any piece of 8 characters or more (a secret split over two query
-// values or two header values), also inside a body's text.
+// values or two header values, or cut in shorter pieces with spaces between), base64- or
+// %-encoded (once or more), also inside a body's text; and any run of 32 or more letters and
+// digits mixing upper case, lower case and digits (a secret the mock made, anyone's, without
+// its prefix).
 func (rec Record) Redacted() Record {
 	own := credentials(rec.Headers)
-	r := safetext.New(safetext.Config{Secrets: own})
+	r := safetext.New(safetext.Config{Secrets: own, RandomRuns: true})
 	rec.Path = redactPath(rec.Path, own, r)
 	rec.Query = redactQuery(rec.Query, r)
 	rec.Headers = redactHeaders(rec.Headers, r)
@@ -182,7 +185,7 @@ func isSecret(v string, r *safetext.Redactor) bool { return r.Secrets(v) != v }
 func looksSecret(v string) bool { return isSecret(v, shapes) }
 
 // shapes is the rule without credentials of a request: the shapes of secrets alone.
-var shapes = safetext.New(safetext.Config{})
+var shapes = safetext.New(safetext.Config{RandomRuns: true})
 
 // redactPath replaces each segment of path that holds a secret. One of own that spans
 // segments is replaced first, as it is.

@@ -2,7 +2,9 @@ package reqlog
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -178,6 +180,38 @@ func TestRedactedRecord(t *testing.T) {
 			want: Record{Headers: map[string][]string{"X-Api-Secret": {Redacted}, "X-Echo": {Redacted, Redacted}, "X-Client-Secret": {Redacted}}},
 		},
 		{
+			name: "the request's own secret base64- and %-encoded in a message text",
+			rec: Record{Headers: map[string][]string{"X-Api-Secret": {secret}},
+				Body: json.RawMessage(`{"to":"x","message":"a ` + base64.StdEncoding.EncodeToString([]byte(secret)) +
+					` b ` + percentAll(secret) + `"}`)},
+			want: Record{Headers: map[string][]string{"X-Api-Secret": {Redacted}},
+				Body: json.RawMessage(`{"to":"x","message":"a [REDACTED] b [REDACTED]"}`)},
+		},
+		{
+			name: "the request's own secret cut into 7-character pieces in a message text",
+			rec: Record{Headers: map[string][]string{"X-Api-Secret": {secret}},
+				Body: json.RawMessage(`{"message":"` + strings.Join(cut(secret[len("sk_live_"):], 7), " ") + `"}`)},
+			want: Record{Headers: map[string][]string{"X-Api-Secret": {Redacted}},
+				Body: json.RawMessage(`{"message":"` + strings.TrimSpace(strings.Repeat("[REDACTED] ", len(cut(secret[len("sk_live_"):], 7)))) + `"}`)},
+		},
+		{
+			name: "the request's own secret double %-encoded in a query value",
+			rec:  Record{Query: "q=" + url.QueryEscape(percentAll(secret)) + "&page=2", Headers: map[string][]string{"X-Api-Secret": {secret}}},
+			want: Record{Query: "page=2&q=%5BREDACTED%5D", Headers: map[string][]string{"X-Api-Secret": {Redacted}}},
+		},
+		{
+			name: "the request's own secret base64 in a custom header",
+			rec: Record{Headers: map[string][]string{"X-Api-Secret": {secret},
+				"X-Echo": {base64.RawURLEncoding.EncodeToString([]byte(secret))}}},
+			want: Record{Headers: map[string][]string{"X-Api-Secret": {Redacted}, "X-Echo": {Redacted}}},
+		},
+		{
+			name: "another workspace's secret without its prefix",
+			rec: Record{Query: "k=Xk3mP9qL2vR7tY4wZ8aB1cD5eF6gH0jK2nM4pQ7s&page=2",
+				Body: json.RawMessage(`{"message":"key Xk3mP9qL2vR7tY4wZ8aB1cD5eF6gH0jK2nM4pQ7s"}`)},
+			want: Record{Query: "k=%5BREDACTED%5D&page=2", Body: json.RawMessage(`{"message":"key [REDACTED]"}`)},
+		},
+		{
 			name: "nothing secret is kept as it is",
 			rec:  Record{Path: "/v1/sms/campaigns/667000000000000000000001/status", Query: "page=2&limit=5", Headers: map[string][]string{"X-Api-Key": {"pk_live_abc"}}},
 			want: Record{Path: "/v1/sms/campaigns/667000000000000000000001/status", Query: "page=2&limit=5", Headers: map[string][]string{"X-Api-Key": {"pk_live_abc"}}},
@@ -199,6 +233,24 @@ func TestRedactedRecord(t *testing.T) {
 			}
 		})
 	}
+}
+
+// percentAll %-encodes every byte of s.
+func percentAll(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		fmt.Fprintf(&b, "%%%02X", s[i])
+	}
+	return b.String()
+}
+
+// cut returns s in pieces of n bytes.
+func cut(s string, n int) []string {
+	var out []string
+	for i := 0; i < len(s); i += n {
+		out = append(out, s[i:min(i+n, len(s))])
+	}
+	return out
 }
 
 // FuzzRedactRequest: a secret (an API secret's prefix and anything after it, or a request's

@@ -431,10 +431,11 @@ func (x *msgIndex) turnFor(ctx context.Context, q *Query, queue bool) (func(), e
 }
 
 // turn waits for one of MaxSearches turns to scan, in the order the turns were asked for,
-// until ctx is done (ctx.Err()). Without queue, a read past MaxQueuedSearches others waiting
-// without queue is refused at once (a *RateLimitError); with queue (a long poll, bounded
-// apart, or the Go controls) it waits whatever the queue holds. The release it returns gives
-// the turn back, to the first waiting if any.
+// until ctx is done (ctx.Err()). Without queue (every HTTP read, long polls included), a read
+// past MaxQueuedSearches others waiting without queue is refused at once (a
+// *RateLimitError); with queue (the Go controls, in-process calls that cannot be answered
+// 429) it waits whatever the queue holds. The release it returns gives the turn back, to the
+// first waiting if any.
 func (x *msgIndex) turn(ctx context.Context, queue bool) (func(), error) {
 	if err := x.turns.take(ctx, queue); err != nil {
 		return nil, err
@@ -442,10 +443,23 @@ func (x *msgIndex) turn(ctx context.Context, queue bool) (func(), error) {
 	return x.turns.give, nil
 }
 
-// MaxQueuedSearches is how many reads that scan wait for a turn at once, long polls aside;
-// past them a read is refused (429 with Retry-After: 1). A waiting read holds its request
-// and about 120 bytes of the queue.
+// MaxQueuedSearches is how many HTTP reads that scan wait for a turn at once, long polls
+// included (their first look is a read like any); past them a read is refused (429 with
+// Retry-After: 1). A waiting read holds its request and about 120 bytes of the queue.
 const MaxQueuedSearches = 16
+
+// SearchTurn waits for a scan turn as an HTTP read that scans does (see msgIndex.turn): in
+// the order asked, counted against MaxQueuedSearches (a *RateLimitError past them), until ctx
+// is done; it returns what gives the turn back. For work that must take its turn with the
+// store's searches, such as a test holding every turn.
+func (st *Store) SearchTurn(ctx context.Context) (func(), error) { return st.idx.turn(ctx, false) }
+
+// SearchesWaiting is how many reads wait for a scan turn.
+func (st *Store) SearchesWaiting() int {
+	st.idx.turns.mu.Lock()
+	defer st.idx.turns.mu.Unlock()
+	return len(st.idx.turns.queue)
+}
 
 // turns hands out MaxSearches turns first come, first served: a turn given back goes to the
 // oldest waiter, so that a reader who comes back after a refusal is served in its place in

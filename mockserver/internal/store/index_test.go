@@ -393,7 +393,8 @@ func TestSearchTurns(t *testing.T) {
 
 // TestSearchTurnsInArrivalOrder: reads that wait for a turn are served in the order they came,
 // so one that came back after a refusal is not passed by others asking again and again; past
-// MaxQueuedSearches waiting, a read is refused with Retry-After 1, a long poll still queues.
+// MaxQueuedSearches waiting, a read is refused with Retry-After 1, an in-process read (the Go
+// controls) still queues.
 func TestSearchTurnsInArrivalOrder(t *testing.T) {
 	t.Parallel()
 	st, c := newTestStore(t, nil)
@@ -443,7 +444,7 @@ func TestSearchTurnsInArrivalOrder(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	_, _, err = st.ReadMessages(ctx, search, 0, 10, true)
 	cancel()
-	require.ErrorIs(t, err, context.DeadlineExceeded, "a long poll queues past the bound")
+	require.ErrorIs(t, err, context.DeadlineExceeded, "an in-process read queues past the bound")
 
 	// One turn goes round: each waiter has it in its place.
 	held[0]()

@@ -131,13 +131,24 @@ async function fetchText(method, path, body) {
     init.headers['Content-Type'] = 'application/json';
     init.body = typeof body === 'string' ? body : JSON.stringify(body);
   }
+  // A read that gets no answer in READ_WAIT is given up, and the page says the mock cannot be
+  // reached, rather than wait for ever (as it would behind a browser's six connections).
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), READ_WAIT);
+  init.signal = ctl.signal;
   let res;
+  let text;
   try {
     res = await fetch(path, init);
+    text = await res.text();
   } catch (err) {
-    throw new ApiError('the mock server does not answer (' + err.message + ')', 0);
+    reachable(false);
+    throw new ApiError(ctl.signal.aborted ? 'the mock server does not answer within ' + READ_WAIT / 1000 + ' s'
+      : 'the mock server does not answer (' + err.message + ')', 0);
+  } finally {
+    clearTimeout(timer);
   }
-  const text = await res.text();
+  reachable(true);
   if (!res.ok) {
     let e = {};
     try {
@@ -148,6 +159,23 @@ async function fetchText(method, path, body) {
     throw new ApiError(e.message || res.status + ' ' + res.statusText, res.status, e.code, e.field);
   }
   return text;
+}
+
+// READ_WAIT is how long a call of the mock may take before the page gives up on it.
+const READ_WAIT = 15000;
+
+// reachable says, beside the stream's state, whether the last call of the mock was answered.
+function reachable(ok) {
+  if (ok === stream.reached) return;
+  stream.reached = ok;
+  if (ok) {
+    showStream(stream.text, stream.cls, stream.title);
+  } else {
+    const s = $('#stream');
+    s.textContent = 'cannot reach the mock';
+    s.className = 'stream retry';
+    s.title = 'A call of the mock server got no answer: is it running, and is this the address it serves?';
+  }
 }
 
 // api calls a /_mock/ route and returns its JSON, amounts as strings, or throws an ApiError.
@@ -669,7 +697,9 @@ async function openDetails(m) {
     ])));
   } else {
     parts.push(section('Request', 'request', unavailable(d
-      ? 'The request that made this message is no longer in the request log.'
+      ? (m.kind === 'otp'
+        ? 'The mock does not link an OTP message to the request that sent it: find its POST /v1/otp/send in the Requests tab.'
+        : 'The request that made this message is no longer in the request log.')
       : 'Not available: this mock server does not say which request made a message (GET /_mock/messages/{id}).')));
   }
 
@@ -1092,14 +1122,14 @@ async function openLink() {
   const useWorkspace = (id) => {
     if (!id) return;
     if (![...sel.options].some((o) => o.value === id)) {
-      notify('No workspace ' + id + ' in this mock (it was reset or deleted): showing the default one.');
+      notify('No workspace ' + shown(id) + ' in this mock (it was reset or deleted): showing the default one.');
       return;
     }
     state.workspace = id;
     sel.value = id;
   };
   if (link.linkToInvalid) {
-    notify('"' + link.linkToInvalid + '" is not a phone number the API accepts: the link opens no conversation.');
+    notify('“' + shown(link.linkToInvalid) + '” is not a phone number the API accepts: the link opens no conversation.');
   }
   if (link.linkMessage) {
     try {
@@ -1109,12 +1139,41 @@ async function openLink() {
       await select(m.to);
       await openDetails(m);
     } catch (err) {
-      notify('The linked message ' + link.linkMessage + ' cannot be shown: ' + errText(err));
+      notify('The linked message ' + shown(link.linkMessage) + ' cannot be shown: ' + errText(err));
     }
     return;
   }
   useWorkspace(link.linkWorkspace);
-  if (link.linkTo) await select(link.linkTo);
+  if (link.linkTo) {
+    await select(link.linkTo);
+    await elsewhere(link.linkTo);
+  }
+}
+
+// elsewhere says when the linked number has no message in the chosen workspace but has some
+// in others.
+async function elsewhere(to) {
+  if (!state.workspace || state.workspace === ALL) return;
+  try {
+    const here = await api('GET', '/_mock/messages?' + query({ to, limit: 1 }));
+    if (here.pagination && Number(here.pagination.total) > 0) return;
+    const all = await api('GET', '/_mock/messages?' + new URLSearchParams({ to, limit: '1' }));
+    const n = all.pagination ? Number(all.pagination.total) : 0;
+    if (n > 0) {
+      notify('No message to +' + to + ' in this workspace; other workspaces have ' + n +
+        (n === 1 ? ' message' : ' messages') + ' to it: choose “All workspaces” to see them.', { kind: 'info' });
+    }
+  } catch (err) {
+    // only a hint: the conversation shows what it can
+  }
+}
+
+// shown is text from a link, made fit to quote in a notice: control and format characters
+// (such as U+202E, which would show what follows it reversed) written as \u{...}, and at
+// most 80 characters.
+function shown(s) {
+  const t = String(s).replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (c) => '\\u{' + c.codePointAt(0).toString(16).toUpperCase() + '}');
+  return t.length > 80 ? t.slice(0, 79) + '…' : t;
 }
 
 // --- wiring ---------------------------------------------------------------------------------
@@ -1253,7 +1312,15 @@ $('#clock-form').addEventListener('submit', (ev) => {
 // second to thirty, with jitter so that many pages do not come back at once. It resumes after
 // the last event it got (lastEventId), so nothing is missed while the ring still holds it; a
 // resync event says when it did not.
-const stream = { source: null, last: '', attempt: 0, timer: 0 };
+//
+// A browser keeps about six connections to one host, and each stream holds one: so the tabs
+// of one browser share one stream. The tab holding the Web Lock STREAM_LOCK opens it and
+// passes every event, and its state, to the others over a BroadcastChannel; when that tab
+// goes, the lock passes to another, which opens the stream again after the last event id
+// every tab keeps. A page left (or kept in the back/forward cache) closes its stream.
+const stream = { source: null, last: '', attempt: 0, timer: 0, hello: 0, leader: false, text: 'not connected', cls: '', title: '', reached: true };
+const STREAM_LOCK = 'sms-mock-inbox-stream';
+const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(STREAM_LOCK) : null;
 const RETRY_FIRST = 1000;
 const RETRY_MAX = 30000;
 
@@ -1272,6 +1339,11 @@ const tabEvents = {
 };
 
 function showStream(text, cls, title) {
+  stream.text = text;
+  stream.cls = cls;
+  stream.title = title || '';
+  if (stream.leader && channel) channel.postMessage({ state: [text, cls, title || ''] });
+  if (!stream.reached) return; // 'cannot reach the mock' stays until a call is answered
   const s = $('#stream');
   s.textContent = text;
   s.className = 'stream ' + cls;
@@ -1299,10 +1371,55 @@ function connect() {
   for (const type of EVENT_TYPES) {
     source.addEventListener(type, (ev) => {
       if (ev.lastEventId) stream.last = ev.lastEventId;
+      if (channel) channel.postMessage({ type, data: ev.data, id: ev.lastEventId });
       handle(type, ev.data);
     });
   }
 }
+
+// follow shares the one stream of the browser's tabs (see stream): this tab waits for the
+// lock, and meanwhile shows what the tab holding it passes on.
+function follow() {
+  if (!channel || !navigator.locks) {
+    connect(); // a browser without them: a stream per tab
+    return;
+  }
+  channel.onmessage = (m) => {
+    const d = m.data || {};
+    if (stream.leader) {
+      if (d.hello) showStream(stream.text, stream.cls, stream.title); // tell the new tab
+      return;
+    }
+    if (d.state) {
+      clearInterval(stream.hello);
+      const [text, cls, title] = d.state;
+      showStream(text === 'connected' ? 'connected (shared)' : text, cls,
+        (title ? title + ' ' : '') + 'Another tab of this browser holds the stream and passes its events on.');
+    } else if (d.type) {
+      if (d.id) stream.last = d.id;
+      handle(d.type, d.data);
+    }
+  };
+  showStream('waiting for the shared stream…', 'wait');
+  channel.postMessage({ hello: true });
+  stream.hello = setInterval(() => channel.postMessage({ hello: true }), 1000); // until a state comes
+  navigator.locks.request(STREAM_LOCK, () => {
+    clearInterval(stream.hello);
+    stream.leader = true;
+    connect();
+    return new Promise(() => {}); // held while the page lives
+  });
+}
+
+// A page left closes its stream: one kept in the back/forward cache must not hold a
+// connection. Shown again, it opens it again.
+addEventListener('pagehide', () => {
+  clearTimeout(stream.timer);
+  if (stream.source) stream.source.close();
+});
+addEventListener('pageshow', (ev) => {
+  if (ev.persisted && (stream.leader || !channel || !navigator.locks)) connect();
+});
 
 function retry() {
   const cap = Math.min(RETRY_MAX, RETRY_FIRST * 2 ** Math.min(stream.attempt, 10));
@@ -1332,5 +1449,5 @@ function handle(type, data) {
 
 openLink().finally(() => {
   refresh();
-  connect();
+  follow();
 });
