@@ -48,13 +48,11 @@ type FileJournal struct {
 	path     string
 	readOnly bool
 
-	mu      sync.Mutex
-	size    int64 // of the whole records: where the next group is written
-	closed  bool
-	broken  error             // a failed sync or a write that could not be undone: every later Append fails
-	queue   []*journalPending // lines waiting for the next group
-	writing bool              // a goroutine is writing a group
-	idle    sync.Cond         // signalled when writing ends, for Close
+	mu     sync.Mutex
+	size   int64 // of the whole records: where the next group is written
+	closed bool
+	broken error // a failed sync or a write that could not be undone: every later Append fails
+	group  groupCommit[[]byte]
 }
 
 // journalWriter is what a FileJournal's group commit does to its file.
@@ -62,14 +60,6 @@ type journalWriter interface {
 	WriteAt(b []byte, off int64) (int, error)
 	Sync() error
 	Truncate(size int64) error
-}
-
-// journalPending is one Append waiting for its group.
-type journalPending struct {
-	line []byte
-	done chan struct{} // closed when its group is written, or when it is to write the next one
-	lead bool          // it is to write the next group
-	err  error
 }
 
 // OpenFileJournal opens the journal file at path for appending, creating it (and not its
@@ -147,7 +137,7 @@ func openedJournal(f *os.File, path string, readOnly bool) (j *FileJournal, err 
 		}
 	}
 	j = &FileJournal{f: f, w: f, path: path, readOnly: readOnly, size: size}
-	j.idle.L = &j.mu
+	j.group.init(&j.mu)
 	return j, nil
 }
 
@@ -201,47 +191,23 @@ func (j *FileJournal) Append(ctx context.Context, rec JournalRecord) error {
 	if err != nil {
 		return err
 	}
-	return j.commit(&journalPending{line: line, done: make(chan struct{})})
+	return j.commit(line)
 }
 
-// commit queues p for the next group and waits for it to be written. The goroutine that
-// finds no group being written writes one: every line queued by then, in one WriteAt and one
-// Sync; the others wait, and the first of those queued meanwhile writes the next group.
-func (j *FileJournal) commit(p *journalPending) error {
+// commit commits line in the next group (see groupCommit): every line queued by then, in one
+// WriteAt and one Sync.
+func (j *FileJournal) commit(line []byte) error {
 	j.mu.Lock()
 	if j.closed {
 		j.mu.Unlock()
 		return errJournalClosed
 	}
-	j.queue = append(j.queue, p)
-	if j.writing {
-		j.mu.Unlock()
-		<-p.done
-		if !p.lead {
-			return p.err
+	return j.group.do(newPending(line), func(group []*pending[[]byte]) {
+		err := j.writeGroup(group) // releases j.mu while it writes
+		for _, q := range group {
+			q.err = err
 		}
-		j.mu.Lock()
-	}
-	j.writing = true
-	group := j.queue
-	j.queue = nil
-	err := j.writeGroup(group) // releases j.mu while it writes
-	for _, q := range group {
-		q.err = err
-		if q != p {
-			close(q.done)
-		}
-	}
-	if len(j.queue) > 0 { // queued while this group was written: the first writes the next
-		next := j.queue[0]
-		next.lead = true
-		close(next.done)
-	} else {
-		j.writing = false
-		j.idle.Broadcast()
-	}
-	j.mu.Unlock()
-	return err
+	})
 }
 
 // writeGroup writes the lines of group at the end of the whole records and syncs the file.
@@ -249,7 +215,7 @@ func (j *FileJournal) commit(p *journalPending) error {
 // error nothing of the group is kept: the file is cut back to the whole records, or, when it
 // cannot be (or when a sync failed, after which what the file holds is not known), the
 // journal refuses every later Append.
-func (j *FileJournal) writeGroup(group []*journalPending) error {
+func (j *FileJournal) writeGroup(group []*pending[[]byte]) error {
 	switch {
 	case j.closed:
 		return errJournalClosed
@@ -259,15 +225,15 @@ func (j *FileJournal) writeGroup(group []*journalPending) error {
 	off := j.size
 	var buf []byte
 	if len(group) == 1 {
-		buf = group[0].line
+		buf = group[0].v
 	} else {
 		n := 0
 		for _, q := range group {
-			n += len(q.line)
+			n += len(q.v)
 		}
 		buf = make([]byte, 0, n)
 		for _, q := range group {
-			buf = append(buf, q.line...)
+			buf = append(buf, q.v...)
 		}
 	}
 	j.mu.Unlock()
@@ -303,9 +269,7 @@ func (j *FileJournal) Close() error {
 		return nil
 	}
 	j.closed = true
-	for j.writing {
-		j.idle.Wait()
-	}
+	j.group.wait()
 	return j.f.Close() // closing the file releases its lock
 }
 

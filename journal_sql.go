@@ -52,9 +52,7 @@ type SQLJournal struct {
 	mu      sync.Mutex
 	leases  map[string]*sqlLease // by job
 	closed  bool
-	queue   []*sqlPending
-	writing bool
-	idle    sync.Cond
+	group   groupCommit[sqlRecord]
 	stop    chan struct{} // closed by Close: the renewals end
 	renewed chan struct{} // closed when they have
 }
@@ -65,15 +63,15 @@ type sqlLease struct {
 	lost error // set when another journal took it over
 }
 
-// sqlPending is one Append waiting for its group.
-type sqlPending struct {
+// sqlRecord is the record of one Append waiting for its group (see groupCommit).
+type sqlRecord struct {
 	ctx  context.Context
 	rec  *JournalRecord
 	body string
-	done chan struct{}
-	lead bool
-	err  error
 }
+
+// sqlPending is one Append waiting for its group.
+type sqlPending = pending[sqlRecord]
 
 // SQLJournalOption configures NewSQLJournal.
 type SQLJournalOption func(*SQLJournal)
@@ -154,7 +152,7 @@ func NewSQLJournal(ctx context.Context, db *sql.DB, table string, opts ...SQLJou
 	if j.leaseKey[0] >= 0 || j.leaseKey[0] < -j.leaseKey[1] {
 		return nil, invalid("Shard", "the shard index is 0 to Count-1")
 	}
-	j.idle.L = &j.mu
+	j.group.init(&j.mu)
 	return j, nil
 }
 
@@ -385,44 +383,16 @@ func (j *SQLJournal) Append(ctx context.Context, rec JournalRecord) error {
 	if _, err := j.lease(ctx, rec.JobID); err != nil {
 		return err
 	}
-	p := &sqlPending{ctx: ctx, rec: &rec, body: string(body), done: make(chan struct{})}
 	j.mu.Lock()
 	if j.closed {
 		j.mu.Unlock()
 		return errJournalClosed
 	}
-	j.queue = append(j.queue, p)
-	if j.writing {
+	return j.group.do(newPending(sqlRecord{ctx: ctx, rec: &rec, body: string(body)}), func(group []*sqlPending) {
 		j.mu.Unlock()
-		<-p.done
-		if !p.lead {
-			return p.err
-		}
+		j.commitGroup(group)
 		j.mu.Lock()
-	}
-	j.writing = true
-	group := j.queue
-	j.queue = nil
-	j.mu.Unlock()
-
-	j.commitGroup(group)
-
-	j.mu.Lock()
-	for _, q := range group {
-		if q != p {
-			close(q.done)
-		}
-	}
-	if len(j.queue) > 0 {
-		next := j.queue[0]
-		next.lead = true
-		close(next.done)
-	} else {
-		j.writing = false
-		j.idle.Broadcast()
-	}
-	j.mu.Unlock()
-	return p.err
+	})
 }
 
 // commitGroup records the group's records in one transaction, setting the error of each.
@@ -430,7 +400,7 @@ func (j *SQLJournal) Append(ctx context.Context, rec JournalRecord) error {
 // own, so that one record refused (a second intent of an attempt) fails only its Append.
 func (j *SQLJournal) commitGroup(group []*sqlPending) {
 	// The group is written whatever becomes of the context of the Append that writes it.
-	ctx := context.WithoutCancel(group[0].ctx)
+	ctx := context.WithoutCancel(group[0].v.ctx)
 	err := j.commitTx(ctx, group)
 	if err == nil || len(group) == 1 {
 		for _, q := range group {
@@ -473,7 +443,7 @@ func (j *SQLJournal) commitTx(ctx context.Context, group []*sqlPending) (err err
 		recorded []*sqlPending
 	)
 	for _, q := range group {
-		job := q.rec.JobID
+		job := q.v.rec.JobID
 		if _, ok := held[job]; !ok {
 			ok, err := j.renewLease(ctx, tx, job)
 			if err != nil {
@@ -500,9 +470,9 @@ func (j *SQLJournal) commitTx(ctx context.Context, group []*sqlPending) (err err
 		seq := l.next
 		l.next++
 		j.mu.Unlock()
-		r := q.rec
+		r := q.v.rec
 		values = append(values, fmt.Sprintf("($%d, $%d, $%d, $%d, $%d, $%d, $%d)", len(args)+1, len(args)+2, len(args)+3, len(args)+4, len(args)+5, len(args)+6, len(args)+7))
-		args = append(args, r.JobID, r.Index, r.Attempt, string(r.Kind), string(r.State), seq, q.body)
+		args = append(args, r.JobID, r.Index, r.Attempt, string(r.Kind), string(r.State), seq, q.v.body)
 		recorded = append(recorded, q)
 	}
 	if len(recorded) == 0 {
@@ -511,7 +481,7 @@ func (j *SQLJournal) commitTx(ctx context.Context, group []*sqlPending) (err err
 	// One statement of every record: one round trip to the database.
 	if _, err := tx.ExecContext(ctx, `INSERT INTO `+j.table+` (job_id, batch, attempt, kind, state, seq, record) VALUES `+strings.Join(values, ", "), args...); err != nil {
 		if len(recorded) == 1 {
-			r := recorded[0].rec
+			r := recorded[0].v.rec
 			return fmt.Errorf("sms: journal table %s: recording %s of batch %d (attempt %d): %w", j.table, r.Kind, r.Index, r.Attempt, err)
 		}
 		return fmt.Errorf("sms: journal table %s: recording %d records: %w", j.table, len(recorded), err)
@@ -532,9 +502,7 @@ func (j *SQLJournal) Close() error {
 		return nil
 	}
 	j.closed = true
-	for j.writing {
-		j.idle.Wait()
-	}
+	j.group.wait()
 	j.mu.Unlock()
 	j.acquire.Lock() // a lease being taken is in j.leases, or given back, once this is free
 	j.mu.Lock()
