@@ -36,27 +36,35 @@ func saysSomething(raw json.RawMessage) bool {
 }
 
 // referenceFailed is envelope.failed written again from a generic decode: the body is an
-// object whose members, matched ignoring case, say it is an error. ok is false for a body the
-// reference cannot judge the same way (two members whose names differ only in case, which
-// encoding/json reads in an order a map does not keep).
+// object whose members, matched ignoring case, say it is an error (see envelope.failed's
+// list). ok is false for a body the reference cannot judge the same way (two members whose
+// names differ only in case, which encoding/json reads in an order a map does not keep).
 func referenceFailed(body []byte) (failed, ok bool) {
 	body = bytes.TrimPrefix(body, []byte("\ufeff"))
 	var m map[string]json.RawMessage
 	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &m) != nil {
 		return false, true
 	}
+	names := []string{"status", "statuscode", "success", "error", "errors", "requestid", "code", "responsecode", "response_code",
+		"msg", "message", "smsstatus", "timezone"}
 	seen := map[string]bool{}
-	for k := range m {
-		for _, name := range []string{"status", "statuscode", "success", "error", "errors", "requestid"} {
+	member := map[string]json.RawMessage{}
+	for k, raw := range m {
+		for _, name := range names {
 			if strings.EqualFold(k, name) {
 				if seen[name] {
 					return false, false
 				}
 				seen[name] = true
+				member[name] = raw
 			}
 		}
 	}
-	asText := func(raw json.RawMessage) string {
+	asText := func(name string) string {
+		raw, ok := member[name]
+		if !ok {
+			return ""
+		}
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
 			return s
@@ -66,22 +74,47 @@ func referenceFailed(body []byte) (failed, ok bool) {
 		}
 		return ""
 	}
-	for k, raw := range m {
-		switch {
-		case strings.EqualFold(k, "status"):
-			switch strings.ToLower(strings.TrimSpace(asText(raw))) {
-			case "error", "fail", "failed", "failure":
-				failed = true
-			}
-		case strings.EqualFold(k, "statusCode"):
-			n, err := strconv.Atoi(strings.TrimSpace(asText(raw)))
-			failed = failed || err == nil && n >= 400 && n <= 599
-		case strings.EqualFold(k, "success"):
-			failed = failed || strings.EqualFold(asText(raw), "false")
-		case strings.EqualFold(k, "error"), strings.EqualFold(k, "errors"):
-			failed = failed || saysSomething(raw)
-		}
+	says := func(name string) bool {
+		raw, ok := member[name]
+		return ok && saysSomething(raw)
 	}
+	errorNumber := func(s string) bool { // three digits, 400 to 599
+		s = strings.TrimSpace(s)
+		n, err := strconv.Atoi(s)
+		return len(s) == 3 && err == nil && s[0] != '+' && s[0] != '-' && n >= 400 && n <= 599
+	}
+	failedCode := func(code string, words bool) bool {
+		code = strings.TrimSpace(code)
+		if code == "" {
+			return false
+		}
+		if n, err := strconv.Atoi(code); err == nil {
+			return n != 0 && (n < 200 || n > 299)
+		}
+		if !words || code == "true" || code == "false" {
+			return false
+		}
+		switch strings.ToLower(code) {
+		case "ok", "success", "successful", "succeeded", "done", "accepted", "sent":
+			return false
+		}
+		return true
+	}
+	status := asText("status")
+	switch strings.ToLower(strings.TrimSpace(status)) {
+	case "error", "fail", "failed", "failure":
+		failed = true
+	}
+	responseCode := asText("responsecode")
+	if responseCode == "" {
+		responseCode = asText("response_code")
+	}
+	failed = failed || strings.EqualFold(status, "false") ||
+		!says("smsstatus") && errorNumber(status) ||
+		strings.EqualFold(asText("success"), "false") || says("error") || says("errors") ||
+		errorNumber(asText("statuscode")) ||
+		failedCode(responseCode, false) ||
+		failedCode(asText("code"), says("msg") || says("message"))
 	return failed, true
 }
 
@@ -97,6 +130,8 @@ func FuzzBodyClassifier(f *testing.F) {
 		`{"error":"\u0020"}`, `{"error":-0}`, `{"error":1e-400}`, `{"Error":"x"}`, `{"statusCode":503}`, `{"statusCode":"404 "}`,
 		`{"errors":{"to":["required"]}}`, `{"errors":[{"detail":"x"}]}`, `{"success":"False"}`, "\ufeff{\"error\":true}",
 		`{"data":[{"_id":"c1","status":"failed"}]}`, `[{"error":"x"}]`, `<html>`, ``,
+		`{"status":false,"message":"Invalid API key","data":[]}`, `{"status":"401"}`, `{"status":"400","smsStatus":"Message Failed"}`,
+		`{"responseCode":"99"}`, `{"response_code":"00"}`, `{"code":"E01","msg":"x"}`, `{"Code":"1"}`, `{"code":"True","message":"m"}`,
 	} {
 		f.Add([]byte(seed))
 	}
