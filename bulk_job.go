@@ -410,10 +410,9 @@ func (j *bulkJob) send(ctx context.Context, b *bulkBatch) {
 		j.recordSent(ctx, b, res, cl)
 		return
 	}
-	// A replay after an attempt of this call that may have been processed (a dropped
-	// connection) is that attempt's answer: it was charged by this run.
-	replayed := sent.Replayed && !cl.maybeDone
-	res.CampaignID, res.Status, res.Amount, res.Replayed = sent.Campaign.ID, sent.Campaign.Status, val(sent.Campaign.Amount), replayed
+	// sent.Replayed is false for the answer to a retry after an attempt of this call that may
+	// have been processed: that attempt was charged by this run.
+	res.CampaignID, res.Status, res.Amount, res.Replayed = sent.Campaign.ID, sent.Campaign.Status, val(sent.Campaign.Amount), sent.Replayed
 	res.AmountUnknown = sent.Campaign.Amount == nil
 	res.Parts = cmp.Or(val(sent.Campaign.Parts), b.parts)
 	j.recordSent(ctx, b, res, cl)

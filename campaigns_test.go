@@ -144,6 +144,7 @@ func TestCampaignsCreateDroppedAfterCommitIsReplayed(t *testing.T) {
 	assert.Equal(t, 3, requestsTo(srv, "POST", "/v1/sms/campaigns"))
 	assert.Equal(t, 1, campaignTotal(t, c))
 	assert.Equal(t, before-res.Campaign.Amount.Kobo(), balance(t, srv))
+	assert.False(t, res.Replayed, "the answer is this call's own dropped attempt's: it sent and charged")
 }
 
 // Without WithReferenceDeduplication, a 5xx to a send is not retried and may have been

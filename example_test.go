@@ -240,8 +240,10 @@ func ExampleWithReferenceDeduplication() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// The retry is answered from the dropped attempt, which this call sent and charged once:
+	// not Replayed.
 	fmt.Println(res.Campaign.Reference, res.Replayed, bal.Balance)
-	// Output: order-77 true 9996.80
+	// Output: order-77 false 9996.80
 }
 
 func ExampleScopeError() {

@@ -58,7 +58,8 @@ type SendResult struct {
 	Campaign Campaign
 	// Replayed is true when the answer is that of an earlier request with the same Reference
 	// (the Idempotent-Replayed header, which the mock server sends): nothing was sent or
-	// charged this time.
+	// charged by this call. A replay that answers a retry of this call, after an attempt that
+	// may have been processed (a dropped connection), is that attempt's answer: not Replayed.
 	Replayed bool
 	// Response is the HTTP answer, with its request ID.
 	Response *Response

@@ -129,7 +129,9 @@ func TestSMSSendRetriedWithSameReference(t *testing.T) {
 		{"502", mockserver.FaultRule{Status: 502, Times: 1}, false},
 		{"504", mockserver.FaultRule{Status: 504, Times: 1}, false},
 		{"429", mockserver.FaultRule{Status: 429, Times: 1}, false},
-		{"dropped after processing", mockserver.FaultRule{Drop: true, Times: 1}, true},
+		// The retry is answered from the dropped attempt, which this call sent and charged:
+		// not a replay of an earlier request.
+		{"dropped after processing", mockserver.FaultRule{Drop: true, Times: 1}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -295,6 +297,7 @@ func TestSMSSendDroppedAfterCommitIsReplayed(t *testing.T) {
 			assert.Equal(t, page.Items[0].ID, res.Campaign.ID, "the caller sees the committed campaign")
 			assert.Equal(t, before-res.Campaign.Amount.Kobo(), balance(t, srv), "exactly one debit")
 			assert.Equal(t, int64(2*320), res.Campaign.Amount.Kobo())
+			assert.False(t, res.Replayed, "the answer is this call's own dropped attempt's: it sent and charged")
 		})
 	}
 }

@@ -543,7 +543,9 @@ func (w *wireSent) result(cl *call, from string, ch Channel, ref string) (*SendR
 			Amount: wc.Amount.ptr(), Currency: wc.Currency.s, Parts: wc.SMSParts.ptr(),
 			SenderID: from, Channel: ch, Reference: ref,
 		},
-		Replayed: strings.EqualFold(header(cl.header, "Idempotent-Replayed"), "true"),
+		// A replay after an attempt of this call that may have been processed (a dropped
+		// connection) is that attempt's answer: this call sent and charged it.
+		Replayed: strings.EqualFold(header(cl.header, "Idempotent-Replayed"), "true") && !cl.maybeDone,
 		Response: cl.responseOf(w.envelope, unreadable(bad, "", flaw{"message", w.Message.bad})),
 	}, nil
 }

@@ -688,8 +688,9 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 }
 
 // --reference-dedup lets a send whose answer was lost be retried: without it the command
-// stops, says the outcome is unknown and names the flag; with it the retry is replayed by
-// reference. Either way the wallet moves once.
+// stops, says the outcome is unknown and names the flag; with it the retry is answered by
+// reference from the attempt that was lost, which this send charged (not "replayed"). Either
+// way the wallet moves once.
 func TestReferenceDedupFlag(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -700,7 +701,8 @@ func TestReferenceDedupFlag(t *testing.T) {
 		stderr   string
 	}{
 		{"default", nil, 1, 1, "--reference-dedup"},
-		{"reference-dedup", []string{"--reference-dedup"}, 0, 2, "replayed"},
+		// The retry is answered from the dropped attempt, which this send charged: no "replayed".
+		{"reference-dedup", []string{"--reference-dedup"}, 0, 2, "retry 1 of 3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -712,12 +714,14 @@ func TestReferenceDedupFlag(t *testing.T) {
 			r := runCLI(t, f.env, "", args...)
 			require.Equal(t, tt.code, r.code, r.stderr)
 			assert.Contains(t, r.stderr, tt.stderr)
+			assert.NotContains(t, r.stderr, "replayed", "this send charged the attempt whose answer was lost")
 			assert.NotContains(t, r.stderr, "WithReferenceDeduplication", "the error speaks of the flag")
 			assert.Equal(t, tt.requests, f.requests("/v1/sms/send"))
 			assert.Less(t, f.balance(t), before, "the first request was charged")
 			charged := before - f.balance(t)
 			r = runCLI(t, f.env, "", "send", "--to", "2348025671695", "--from", f.ws.SenderID, "--message", "Hello", "--reference", "order-7")
 			require.Equal(t, 0, r.code, r.stderr)
+			assert.Contains(t, r.stderr, "replayed", "a send of a reference sent before is a replay")
 			assert.Equal(t, charged, before-f.balance(t), "repeating the reference charges nothing more")
 		})
 	}
