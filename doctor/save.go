@@ -15,7 +15,7 @@ import (
 )
 
 // Redacted replaces every secret and pin in the saved answers (phone numbers are masked).
-const Redacted = safetext.Redacted
+const Redacted = "[REDACTED]"
 
 // saved is one file of SaveDir (see the package's "Saved answers").
 type saved struct {
