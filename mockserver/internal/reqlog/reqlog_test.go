@@ -275,6 +275,9 @@ func FuzzRedactRequest(f *testing.F) {
 				return
 			}
 		}
+		if !strings.Contains(query, secret) && strings.Contains(url.QueryEscape(query), secret) {
+			return // the query's own escapes spell it ("\xb00000000" is written %B00000000): not the secret
+		}
 		if !looksSecret(path) {
 			plain := Record{Path: path, Query: query, Headers: map[string][]string{"X-Api-Secret": {"short"}}}
 			if got := plain.Redacted(); got.Path != path {
