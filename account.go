@@ -7,7 +7,7 @@ import (
 )
 
 // Account names what a Client sends to, without a secret: the server, the key's mode and the
-// key itself. A bulk job's journal records it (see JournalKindJob), so that a job journaled
+// key itself. A bulk job's journal records it (see package bulk), so that a job journaled
 // against one account is never taken as sent by a run against another: the sandbox and the
 // live service, a test key and a live key, two workspaces.
 type Account struct {
@@ -37,15 +37,21 @@ func keyFingerprint(key string) string {
 	return key[:len("pk_test_")] + "..." + key[max(len("pk_test_"), len(key)-4):] + " sha256:" + hex.EncodeToString(sum[:8])
 }
 
-// settleTime is how long after its intent a batch's request may still be processed by the
-// server: every attempt the client may make (its timeout each, 10 minutes when the HTTP
-// client has none) and the waits between them, with a minute's margin. Past it, a batch whose
-// campaign the server does not list was never processed (see BulkParams.SettleAfter).
-func (c *core) settleTime() time.Duration {
-	per := c.http.HTTPClient.Timeout
+// ReferenceDeduplication reports whether the client was told that the server deduplicates
+// the Reference of a send (see WithReferenceDeduplication): the client then retries a send
+// whose outcome is unknown, and a tool over the client may repeat a send by its reference.
+func (c *Client) ReferenceDeduplication() bool { return c.c.dedup }
+
+// MaxCallDuration is the longest a call of the client may take: every attempt it may make,
+// at the HTTP client's timeout each (10 minutes when the HTTP client has none), and the
+// longest waits between them. A send whose intent is older than that, with a margin for
+// clocks, is no longer being processed because of this client: package bulk takes a batch
+// that the server does not list after that time as never processed.
+func (c *Client) MaxCallDuration() time.Duration {
+	per := c.c.http.HTTPClient.Timeout
 	if per <= 0 {
 		per = 10 * time.Minute
 	}
-	n := time.Duration(c.http.RetryMax)
-	return (n+1)*per + n*c.http.RetryWaitMax + time.Minute
+	n := time.Duration(c.c.http.RetryMax)
+	return (n+1)*per + n*c.c.http.RetryWaitMax
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/bulk"
 )
 
 // The answers of this file are those a production service of this kind may give and the
@@ -64,8 +65,8 @@ var sdkCalls = map[string]sdkCall{
 	"Campaigns.Delivery": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
 		return c.Campaigns.Delivery(ctx, "c1", nil)
 	},
-	"Bulk.WaitCampaign": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
-		return c.Bulk.WaitCampaign(ctx, "c1", &sms.WaitParams{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	"bulk.WaitCampaign": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
+		return bulk.WaitCampaign(ctx, c, "c1", &bulk.WaitParams{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
 	},
 	"OTP.Send": func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) (any, error) {
 		return c.OTP.Send(ctx, &sms.SendOTPParams{To: "08025671695", From: "ACME"})
@@ -217,7 +218,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				assert.Contains(t, err.Error(), "DB timeout")
 				assert.NotErrorIs(t, err, sms.ErrOutcomeUnknown, "a read")
 			}},
-		{"200 status error Invalid API key", []string{"Balance.Get", "Campaigns.Delivery", "Bulk.WaitCampaign", "Keys.List", "Campaigns.List"}, 200, nil,
+		{"200 status error Invalid API key", []string{"Balance.Get", "Campaigns.Delivery", "bulk.WaitCampaign", "Keys.List", "Campaigns.List"}, 200, nil,
 			`{"status":"error","message":"Invalid API key"}`,
 			func(t *testing.T, v any, err error) {
 				assert.ErrorIs(t, err, sms.ErrUnauthorized, "the words name it")
@@ -337,7 +338,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err))
 				assert.Contains(t, err.Error(), `"p2"`)
 			}},
-		{"status answer about another campaign", []string{"Campaigns.Delivery", "Bulk.WaitCampaign"}, 200, nil, `{"data":{"campaignId":"c2","status":"delivered","counts":{"sent":0,"delivered":1,"failed":0,"dnd":0}}}`,
+		{"status answer about another campaign", []string{"Campaigns.Delivery", "bulk.WaitCampaign"}, 200, nil, `{"data":{"campaignId":"c2","status":"delivered","counts":{"sent":0,"delivered":1,"failed":0,"dnd":0}}}`,
 			func(t *testing.T, v any, err error) {
 				require.Error(t, err, "never a final wait")
 				assert.Contains(t, err.Error(), `"c2"`)
@@ -350,7 +351,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				assert.Equal(t, sms.PinStateUnknown, sms.PinStateOf(nil, err))
 				assert.Contains(t, err.Error(), `"p2"`)
 			}},
-		{"status answer about another campaign, as campaign_id or id", []string{"Campaigns.Delivery", "Bulk.WaitCampaign"}, 200, nil, `{"data":{"campaign_id":"c2","id":"c2","status":"delivered"}}`,
+		{"status answer about another campaign, as campaign_id or id", []string{"Campaigns.Delivery", "bulk.WaitCampaign"}, 200, nil, `{"data":{"campaign_id":"c2","id":"c2","status":"delivered"}}`,
 			func(t *testing.T, v any, err error) {
 				require.Error(t, err, "never a final wait")
 				assert.Contains(t, err.Error(), `"c2"`)
@@ -395,7 +396,7 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				require.ErrorContains(t, err, `"data.balance" is present but unreadable`)
 				assert.NotContains(t, err.Error(), "missing")
 			}},
-		{"negative delivery counts", []string{"Campaigns.Delivery", "Bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"sent","counts":{"sent":-1,"delivered":2,"failed":0,"dnd":0}`),
+		{"negative delivery counts", []string{"Campaigns.Delivery", "bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"sent","counts":{"sent":-1,"delivered":2,"failed":0,"dnd":0}`),
 			func(t *testing.T, v any, err error) {
 				require.ErrorContains(t, err, "counts.sent is -1")
 			}},
@@ -575,17 +576,17 @@ func TestAnswersThePagesDontShow(t *testing.T) {
 				assert.Equal(t, sms.RecipientStatusFailed, st.Recipients.Items[1].Status)
 				assert.Equal(t, []string{"data.recipients[1].updatedAt"}, st.Response.Unreadable)
 			}},
-		{"Wait ends on a word it does not know", []string{"Bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"completed"`),
+		{"Wait ends on a word it does not know", []string{"bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"completed"`),
 			func(t *testing.T, v any, err error) {
 				require.ErrorContains(t, err, `"completed"`)
 				require.NotNil(t, v.(*sms.Delivery), "with the status that carried it")
 			}},
-		{"Wait ends on the provider's Delivered", []string{"Bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"Delivered"`),
+		{"Wait ends on the provider's Delivered", []string{"bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"Delivered"`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
 				assert.Equal(t, sms.DeliveryStatusDelivered, v.(*sms.Delivery).Status)
 			}},
-		{"Wait ends on DND", []string{"Bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"DND Active on Phone Number"`),
+		{"Wait ends on DND", []string{"bulk.WaitCampaign"}, 200, nil, fmt.Sprintf(statusBody, `"status":"DND Active on Phone Number"`),
 			func(t *testing.T, v any, err error) {
 				require.NoError(t, err)
 				assert.Equal(t, sms.DeliveryStatusDND, v.(*sms.Delivery).Status)
@@ -968,7 +969,7 @@ func TestBulkCampaignNamedTwice(t *testing.T) {
 	people := []sms.Recipient{{Phone: "08025671691"}, {Phone: "08025671692"}, {Phone: "08025671693"}, {Phone: "08025671694"}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	r, err := c.Bulk.Send(ctx, &sms.BulkParams{JobID: "twice", From: "ACME", Message: "Hi", Recipients: sms.RecipientsFrom(people), BatchSize: 2, Concurrency: 1})
+	r, err := bulk.Send(ctx, c, &bulk.Params{JobID: "twice", From: "ACME", Message: "Hi", Recipients: bulk.RecipientsFrom(people), BatchSize: 2, Concurrency: 1})
 	require.ErrorIs(t, err, sms.ErrOutcomeUnknown)
 	require.Len(t, r.Batches, 2)
 	assert.Equal(t, "same", r.Batches[0].CampaignID)
@@ -976,8 +977,8 @@ func TestBulkCampaignNamedTwice(t *testing.T) {
 	assert.True(t, r.Batches[1].Unconfirmed, "its answer names another batch's campaign")
 	assert.Contains(t, r.Batches[1].Err.Error(), "already answered for batch 0")
 
-	twice := &sms.BulkReport{JobID: "twice", Batches: []sms.BulkBatch{{Index: 0, CampaignID: "same"}, {Index: 1, CampaignID: "same"}}}
-	d, err := c.Bulk.Wait(ctx, twice, &sms.WaitParams{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	twice := &bulk.Report{JobID: "twice", Batches: []bulk.Batch{{Index: 0, CampaignID: "same"}, {Index: 1, CampaignID: "same"}}}
+	d, err := bulk.Wait(ctx, c, twice, &bulk.WaitParams{MinDelay: time.Millisecond, MaxDelay: time.Millisecond})
 	require.NoError(t, err)
 	assert.Equal(t, 1, d.Campaigns)
 	assert.Equal(t, sms.DeliveryCounts{Delivered: 2}, d.Counts, "counted once")
@@ -989,12 +990,12 @@ func TestBulkCampaignNamedTwice(t *testing.T) {
 func TestWaitDeadlineKeepsTheLastPollsError(t *testing.T) {
 	t.Parallel()
 	c, _ := serveOnce(t, http.StatusBadGateway, nil, `{"error":{"code":"server_error","message":"Upstream timed out."}}`)
-	fast := &sms.WaitParams{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}
+	fast := &bulk.WaitParams{MinDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}
 	for name, wait := range map[string]func(ctx context.Context) error{
-		"Wait": func(ctx context.Context) error { _, err := c.Bulk.WaitCampaign(ctx, "c1", fast); return err },
+		"Wait": func(ctx context.Context) error { _, err := bulk.WaitCampaign(ctx, c, "c1", fast); return err },
 		"WaitBulk": func(ctx context.Context) error {
-			r := &sms.BulkReport{JobID: "j", Batches: []sms.BulkBatch{{CampaignID: "c1"}, {Index: 1, CampaignID: "c2"}}}
-			_, err := c.Bulk.Wait(ctx, r, fast)
+			r := &bulk.Report{JobID: "j", Batches: []bulk.Batch{{CampaignID: "c1"}, {Index: 1, CampaignID: "c2"}}}
+			_, err := bulk.Wait(ctx, c, r, fast)
 			return err
 		},
 	} {

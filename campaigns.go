@@ -322,11 +322,6 @@ type DeliveryCounts struct {
 	DND       int // blocked by the Do-Not-Disturb register
 }
 
-// add returns the sum of d and o, status by status: the counts of two campaigns together.
-func (d DeliveryCounts) add(o DeliveryCounts) DeliveryCounts {
-	return DeliveryCounts{Sent: d.Sent + o.Sent, Delivered: d.Delivered + o.Delivered, Failed: d.Failed + o.Failed, DND: d.DND + o.DND}
-}
-
 // Total returns the number of recipients counted, whatever their status.
 func (d DeliveryCounts) Total() int { return d.Sent + d.Delivered + d.Failed + d.DND }
 
@@ -341,7 +336,7 @@ type RecipientDelivery struct {
 // Delivery returns the delivery status of campaign id with one page of its recipients (p may
 // be nil). A campaign that is still processing is DeliveryStatusProcessing, with no counts and
 // no recipients; one the provider refused is DeliveryStatusFailed, every recipient failed.
-// Bulk.WaitCampaign polls it until it is final.
+// bulk.WaitCampaign polls it until it is final.
 //
 // Endpoint: GET /v1/sms/campaigns/{id}/status (scope campaigns), this project's contract
 // (docs/api.md): no live page shows it.

@@ -34,15 +34,14 @@ func Version() string { return version }
 
 // Client calls the developer endpoints with an API key pair. Its fields group the endpoints by
 // resource, one method per endpoint, each making one request (the iterators, All and
-// AllRecipients, one per page); Bulk holds the calls that make many. Create it with
-// NewClient; it is safe for concurrent use, so create one and reuse it.
+// AllRecipients, one per page); package bulk holds the jobs that make many over it. Create
+// it with NewClient; it is safe for concurrent use, so create one and reuse it.
 type Client struct {
 	SMS       *SMSService       // POST /v1/sms/send
 	Campaigns *CampaignsService // /v1/sms/campaigns
 	OTP       *OTPService       // /v1/otp
 	Balance   *BalanceService   // /v1/balance
 	SenderIDs *SenderIDsService // /v1/sender-ids
-	Bulk      *BulkService      // bulk jobs and waiting for delivery, over /v1/sms/campaigns
 
 	c *core
 }
@@ -64,14 +63,12 @@ func NewClient(apiKey, apiSecret string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c.key = keyFingerprint(apiKey)
-	campaigns := &CampaignsService{c: c}
 	return &Client{
 		SMS:       &SMSService{c: c},
-		Campaigns: campaigns,
+		Campaigns: &CampaignsService{c: c},
 		OTP:       &OTPService{c: c},
 		Balance:   &BalanceService{c: c},
 		SenderIDs: &SenderIDsService{c: c},
-		Bulk:      &BulkService{campaigns: campaigns},
 		c:         c,
 	}, nil
 }
@@ -303,9 +300,6 @@ type call struct {
 	ref    string         // the reference a send carries, named in an ErrOutcomeUnknown error
 	dedup  bool           // the server deduplicates references: see WithReferenceDeduplication
 	attrs  []slog.Attr    // extra debug-log attributes; never secrets, phone numbers masked
-	// observe, when set, sees every attempt's outcome as soon as it is recorded (Bulk.Send
-	// pauses all its workers on a 429).
-	observe func(*call)
 	// What was sent that the server's text must not repeat (see redactor): the request's
 	// headers (its credentials) and body.
 	sentHeader http.Header
@@ -320,6 +314,7 @@ type call struct {
 	err       error         // transport or read error of the latest attempt
 	trace     *attemptTrace // what the transport reported about the latest attempt
 	maybeDone bool          // some attempt may have been processed without our knowing
+	lastMaybe bool          // the latest attempt may have been
 }
 
 func (cl *call) op() string { return cl.method + " " + cl.path }

@@ -10,7 +10,7 @@
 // safe for concurrent use. The fields of [Client] group the endpoints by resource:
 // [Client.SMS], [Client.Campaigns], [Client.OTP], [Client.Balance], [Client.SenderIDs], one
 // method per endpoint, each making one request (the iterators All and AllRecipients make one
-// per page). [Client.Bulk] holds the calls that make many: bulk jobs and waiting for delivery.
+// per page). Package bulk holds the jobs that make many requests over it.
 //
 //	client, err := sms.NewClient(key, secret, sms.WithBaseURL("https://api.example.com"))
 //	res, err := client.SMS.Send(ctx, &sms.SendParams{To: []string{"08025671695"}, From: "ACME", Message: "Hi"})
@@ -20,18 +20,14 @@
 //
 // # Bulk sending and waiting
 //
-// [BulkService.Send] sends one message to any number of [Recipient] values read
-// from an iterator, in batches of up to [MaxBulkBatchSize], with numbers normalized and
-// de-duplicated over the whole job. Batch k carries the reference JobID:k, so that running
-// the same job again sends only what an earlier run did not, given a server that
-// deduplicates references (see Retries), within the 24 hours it keeps them, or a [Journal]
-// ([OpenFileJournal], [NewSQLJournal]) in which the client records each batch before and
-// after its request, whatever the server does; [BulkParams].SkipSentBy finishes a job whose
-// input changed. [CSVReader] reads the recipients
-// from a spreadsheet export, reporting bad rows by line. The [BulkReport] counts what was
-// sent, replayed, skipped and charged; [ErrBulkIncomplete] says that some batches failed.
-// [BulkService.WaitCampaign] polls one campaign's delivery status until it is final, and
-// [BulkService.Wait] does so for every campaign of a report.
+// Package [github.com/seedsms/sms-go/bulk] is built on this client, through its exported API
+// alone: bulk jobs that send one message to any number of recipients in campaigns of up to
+// 10,000, resumed by running them again, with a journal that keeps a batch from being sent
+// twice whatever the server does, and waits for a job's delivery. What it reads of the client
+// is exported for any tool built the same way: [ContextWithTrace] reports every attempt of a
+// call ([Attempt], with [Attempt.MaybeProcessed]), and [Client.Account],
+// [Client.ReferenceDeduplication] and [Client.MaxCallDuration] say what the client sends to
+// and how it retries.
 //
 // # Errors
 //
@@ -59,7 +55,7 @@
 // response, and a cancelled context ends a wait at once, with an error that matches both the
 // context's error and the last response's.
 //
-// Sends (SMS.Send, Campaigns.Create, the batches of Bulk.Send) carry a reference, which this
+// Sends (SMS.Send, Campaigns.Create, the batches of bulk.Send) carry a reference, which this
 // project's mock server deduplicates: a send repeated with the same reference is answered
 // from the first, without sending or charging again. The service's own pages call reference
 // "your idempotency or business reference" but never show that it deduplicates, so by

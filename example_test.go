@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -336,31 +335,6 @@ func ExampleSMSService_Send_idempotent() {
 	b, _ := c.Balance.Get(context.Background(), nil)
 	fmt.Println(first.Campaign.ID == again.Campaign.ID, first.Campaign.Amount, b.Balance)
 	// Output: true 3.20 9996.80
-}
-
-func ExampleBulkService_WaitCampaign() {
-	srv := startMock()
-	defer srv.Close()
-	ws := srv.Default()
-	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()))
-	if err != nil {
-		log.Fatal(err)
-	}
-	ctx := context.Background()
-	res, err := client.Campaigns.Create(ctx, &sms.CreateCampaignParams{
-		To: []sms.Recipient{{Phone: "08025671695"}, {Phone: "08025671696"}}, From: ws.SenderID, Message: "Doors open at 9",
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	// Delivery reports come in while Wait polls; here the mock's control delivers them.
-	go func() { _ = srv.Deliver(res.Campaign.ID, nil) }()
-	st, err := client.Bulk.WaitCampaign(ctx, res.Campaign.ID, &sms.WaitParams{MinDelay: 50 * time.Millisecond, MaxDelay: time.Second})
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println(st.Status, st.Counts.Delivered, "of", st.Counts.Total())
-	// Output: delivered 2 of 2
 }
 
 func ExampleSendFailedError() {

@@ -33,10 +33,9 @@ import (
 
 // TestMain checks that no test leaves a goroutine behind. net/http lingers for 500 ms on a
 // connection it refused before the handler (a 431 in TestHeadersTooLargeIsATypedError), so
-// that the client reads the answer rather than a reset; that goroutine ends by itself. The
-// PostgreSQL server of the SQL journal's tests, if one started, is stopped at the end.
+// that the client reads the answer rather than a reset; that goroutine ends by itself.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("net/http.(*conn).closeWriteAndWait"), goleak.Cleanup(func(int) { postgres.Stop() }))
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("net/http.(*conn).closeWriteAndWait"))
 }
 
 // Test clients. Every test makes its clients with these; only the tests about making a client

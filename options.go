@@ -123,7 +123,7 @@ func WithInsecureHTTP() Option { return func(c *config) { c.insecure = true } }
 // The service's own pages call reference "your idempotency or business reference" but never
 // show deduplication, so the SDK does not assume it: money and messages are at stake, and a
 // retry on an unconfirmed assumption could send and charge twice. By default SMS.Send,
-// Campaigns.Create and the batches of Bulk.Send are retried only when the request cannot have
+// Campaigns.Create and the batches of bulk.Send are retried only when the request cannot have
 // been processed (no byte of it was written, or a 429), like OTPService's calls; after an
 // ambiguous failure (a connection dropped after sending, a timeout, a 5xx) they return an
 // error matching ErrOutcomeUnknown that names the Reference, to be repeated only once you

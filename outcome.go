@@ -42,7 +42,7 @@ type OutcomeError struct {
 	// requestId; empty when the server sent neither.
 	RequestID string
 	// Reference is the reference of a send (SMS.Send, Campaigns.Create, a batch of
-	// Bulk.Send), to repeat it with or to find its campaign by; empty for other calls.
+	// bulk.Send), to repeat it with or to find its campaign by; empty for other calls.
 	Reference string
 	// Body is the start of the answer's body, made printable and bounded as the server's
 	// text is in Error.Error, with secrets and pins redacted and phone numbers masked; empty
@@ -205,7 +205,7 @@ func snippet(body []byte, r *safetext.Redactor) string {
 }
 
 // sent builds the result of a send's 2xx answer (SMS.Send, Campaigns.Create and each batch
-// of Bulk.Send): any error, a required member missing or a negative amount, is an
+// of bulk.Send): any error, a required member missing or a negative amount, is an
 // *OutcomeError, as the send was accepted.
 func (cl *call) sent(w *wireSent, from string, ch Channel, ref string) (*SendResult, error) {
 	r, err := w.result(cl, from, ch, ref)

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/bulk"
 )
 
 // shape is an answer the service's pages do not show, served by an httptest server.
@@ -95,10 +96,10 @@ var writeCalls = []writeCall{
 			_, err := c.Campaigns.Create(ctx, &sms.CreateCampaignParams{To: []sms.Recipient{{Phone: "08025671695"}}, From: "ACME", Message: "hi", Reference: "ref-campaign"})
 			return err
 		}},
-	{"Bulk.Send", `{"message":"SMS request accepted.","campaign":{"id":"c1","status":"sent","message_id":"m1","recipients":1,"amount":3.20,"currency":"NGN","sms_parts":1}}`,
+	{"bulk.Send", `{"message":"SMS request accepted.","campaign":{"id":"c1","status":"sent","message_id":"m1","recipients":1,"amount":3.20,"currency":"NGN","sms_parts":1}}`,
 		"job:0", true, func(ctx context.Context, c *sms.Client, _ *sms.DashboardClient) error {
-			r, err := c.Bulk.Send(ctx, &sms.BulkParams{JobID: "job", From: "ACME", Message: "hi",
-				Recipients: sms.RecipientsFrom([]sms.Recipient{{Phone: "08025671695"}})})
+			r, err := bulk.Send(ctx, c, &bulk.Params{JobID: "job", From: "ACME", Message: "hi",
+				Recipients: bulk.RecipientsFrom([]sms.Recipient{{Phone: "08025671695"}})})
 			if err == nil {
 				return nil
 			}

@@ -8,10 +8,10 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	jitter "github.com/seedsms/sms-go/internal/backoff"
 	"io"
 	"log/slog"
 	"math"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -35,7 +35,7 @@ const (
 	// request cannot have been processed (no byte of it was written; see unsent) or on a 429.
 	retryUnsent
 	// retrySend is the policy of every send that carries a reference (SMS.Send,
-	// Campaigns.Create, Bulk.Send's batches). The core resolves it, in one place (see
+	// Campaigns.Create, bulk.Send's batches). The core resolves it, in one place (see
 	// core.policy): retryIdempotent when the client was told that the server deduplicates
 	// references (WithReferenceDeduplication), retryUnsent otherwise.
 	retrySend
@@ -129,9 +129,7 @@ func (c *core) checkRetry(ctx context.Context, resp *http.Response, err error) (
 		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
 	}
 	cl.record(resp, err)
-	if cl.observe != nil {
-		cl.observe(cl)
-	}
+	traceAttempt(ctx, cl)
 	retry := ctx.Err() == nil && cl.retryable(ctx, c.http.RetryWaitMax)
 	c.logAttempt(ctx, cl, retry)
 	if err := ctx.Err(); err != nil {
@@ -145,19 +143,20 @@ var utf8BOM = []byte("\ufeff")
 
 // record keeps the outcome of one attempt: status, headers and body, or the error.
 func (cl *call) record(resp *http.Response, err error) {
-	cl.status, cl.header, cl.data, cl.err = 0, nil, nil, err
+	cl.status, cl.header, cl.data, cl.err, cl.lastMaybe = 0, nil, nil, err, false
+	defer func() { cl.maybeDone = cl.maybeDone || cl.lastMaybe }()
 	if err != nil || resp == nil {
 		if err == nil {
 			cl.err = errors.New("no response")
 		}
 		if !unsent(cl.err, cl.trace) {
-			cl.maybeDone = true
+			cl.lastMaybe = true
 		}
 		return
 	}
 	ok := resp.StatusCode >= 200 && resp.StatusCode <= 299
 	if cl.method != http.MethodGet && ambiguousStatus(resp.StatusCode) {
-		cl.maybeDone = true
+		cl.lastMaybe = true
 	}
 	limit := int64(maxErrorBody)
 	if ok {
@@ -172,9 +171,9 @@ func (cl *call) record(resp *http.Response, err error) {
 	case !ok: // an error is typed by its status even when its body is cut short
 		cl.data = data[:min(int64(len(data)), limit)]
 	case rerr != nil: // what was read is kept for the error's snippet
-		cl.data, cl.err, cl.maybeDone = data, fmt.Errorf("reading the %d response: %w", resp.StatusCode, rerr), true
+		cl.data, cl.err, cl.lastMaybe = data, fmt.Errorf("reading the %d response: %w", resp.StatusCode, rerr), true
 	case int64(len(data)) > limit:
-		cl.err, cl.maybeDone = fmt.Errorf("the %d response is larger than %d bytes", resp.StatusCode, limit), true
+		cl.err, cl.lastMaybe = fmt.Errorf("the %d response is larger than %d bytes", resp.StatusCode, limit), true
 	default:
 		cl.data = data
 	}
@@ -253,15 +252,7 @@ func backoff(lo, hi time.Duration, attempt int, resp *http.Response) time.Durati
 			return clamp(d, 0, hi)
 		}
 	}
-	ceil := lo
-	for i := 0; i < attempt && ceil > 0 && ceil < hi; i++ {
-		ceil *= 2
-	}
-	ceil = clamp(ceil, lo, hi)
-	if ceil <= lo {
-		return lo
-	}
-	return lo + rand.N(ceil-lo+1)
+	return jitter.Jitter(lo, hi, attempt)
 }
 
 func clamp(d, lo, hi time.Duration) time.Duration { return max(lo, min(d, hi)) }

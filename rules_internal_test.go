@@ -17,8 +17,6 @@ import (
 func TestExportedLimitsAreTheRules(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, rules.MaxParts, MaxParts)
-	assert.Equal(t, rules.MaxCampaignRecipients, MaxBulkBatchSize)
-	assert.Equal(t, rules.MaxReferenceLen-10, maxJobIDLen, "room for \":\" and a batch index of up to 9 digits")
 	for _, e := range []rules.Encoding{rules.GSM7, rules.UCS2} {
 		assert.Equal(t, e.String(), Encoding(e).String(), "Encoding(rules.%v) is the encoding of the same name", e)
 	}
@@ -27,7 +25,7 @@ func TestExportedLimitsAreTheRules(t *testing.T) {
 	assert.Equal(t, rules.ScopeNames[:], []string{string(ScopeSMS), string(ScopeOTP), string(ScopeCampaigns), string(ScopeSenderIDs), string(ScopeBalance)})
 
 	fset := token.NewFileSet()
-	for file, names := range map[string][]string{"rules.go": {"MaxParts", "EncodingGSM7", "EncodingUCS2"}, "bulk.go": {"MaxBulkBatchSize"}} {
+	for file, names := range map[string][]string{"rules.go": {"MaxParts", "EncodingGSM7", "EncodingUCS2"}} {
 		f, err := parser.ParseFile(fset, file, nil, 0)
 		require.NoError(t, err)
 		literal := map[string]bool{}

@@ -135,10 +135,10 @@ func (w *wireStatus) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// knownDelivery reports whether s is a status a campaign's delivery as a whole can have
-// (pending too, as some providers write it for sent); BulkService.WaitCampaign and Wait end
-// with an error on any other.
-func knownDelivery(s DeliveryStatus) bool {
+// Known reports whether s is a status a campaign's delivery as a whole can have (pending too,
+// as some providers write it for sent). A status the SDK does not know cannot be told final
+// or not: package bulk's waits end with an error on one.
+func (s DeliveryStatus) Known() bool {
 	switch s {
 	case DeliveryStatusProcessing, DeliveryStatusSent, "pending", DeliveryStatusDelivered, DeliveryStatusPartiallyDelivered, DeliveryStatusFailed, DeliveryStatusDND:
 		return true

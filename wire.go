@@ -482,15 +482,6 @@ func (d *verdict) UnmarshalJSON(b []byte) error {
 	return fmt.Errorf(`want a boolean, or "true", "false" or "expired", not %.40s`, b)
 }
 
-// val returns *p, or the zero T when p is nil.
-func val[T any](p *T) T {
-	if p == nil {
-		var zero T
-		return zero
-	}
-	return *p
-}
-
 // sendBody is the body of POST /v1/sms/send (To of numbers) and /v1/sms/campaigns (To of
 // numbers and {phone, name} objects).
 type sendBody[T any] struct {
@@ -558,7 +549,7 @@ type wireRecipient struct {
 }
 
 // campaignTo is the "to" of a campaign request (Campaigns.Create and every batch of
-// Bulk.Send): each recipient a number, or {phone, name} when named. Its items point into to,
+// bulk.Send): each recipient a number, or {phone, name} when named. Its items point into to,
 // so that building it allocates the slice alone; encoding/json writes it.
 func campaignTo(to []wireRecipient) []any {
 	out := make([]any, len(to))

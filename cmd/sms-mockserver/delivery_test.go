@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/bulk"
 )
 
 // TestRunDeliversByItself: against the binary, a campaign becomes final with no control
@@ -43,7 +44,7 @@ func TestRunDeliversByItself(t *testing.T) {
 			timeout = 1500 * time.Millisecond // past the default delay
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), timeout)
-		st, err := client.Bulk.WaitCampaign(ctx, sent.Campaign.ID, &sms.WaitParams{MinDelay: 50 * time.Millisecond, MaxDelay: 200 * time.Millisecond})
+		st, err := bulk.WaitCampaign(ctx, client, sent.Campaign.ID, &bulk.WaitParams{MinDelay: 50 * time.Millisecond, MaxDelay: 200 * time.Millisecond})
 		cancel()
 		if tt.final {
 			require.NoError(t, err, "-delivery-delay %q", tt.delay)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/bulk"
 	"github.com/seedsms/sms-go/mockserver"
 )
 
@@ -32,13 +33,13 @@ func newJobID(kind string) string {
 }
 
 // BenchmarkBulk sends a CSV file of 10,000 named recipients to the mock (over loopback HTTP,
-// in 10 batches of 1,000, 4 at a time), through the command and through Bulk.Send alone:
+// in 10 batches of 1,000, 4 at a time), through the command and through bulk.Send alone:
 //
 //   - command: sms bulk run in-process, with its three passes over the file (check every row,
 //     count the job with a dry run, send), a new client and transport, and plain progress
 //     lines;
 //   - sdk: the baseline doing the same sends: the file parsed with encoding/csv straight into
-//     Bulk.Send, with the same batch size and concurrency, on one client.
+//     bulk.Send, with the same batch size and concurrency, on one client.
 //
 // Each iteration runs both, in alternating order, so that they share the machine's load; the
 // benchmark reports the time of each (cmd-ns/op, sdk-ns/op) and their ratio (cmd/sdk). Its
@@ -62,7 +63,7 @@ func BenchmarkBulk(b *testing.B) {
 		}
 	}
 	baseline := func() {
-		rep, err := c.Bulk.Send(ctx, &sms.BulkParams{
+		rep, err := bulk.Send(ctx, c, &bulk.Params{
 			JobID: newJobID("sdk"), From: ws.SenderID, Message: "Hi {{name}}",
 			Recipients: csvRecipients(file), BatchSize: 1000, Concurrency: 4,
 		})
@@ -95,7 +96,7 @@ func BenchmarkBulk(b *testing.B) {
 
 // BenchmarkBulkPasses measures the passes sms bulk makes over the file before it sends, over
 // the same 10,000 rows as BenchmarkBulk: check checks every row (numbers, names, the message's
-// parts with each name), dryrun counts the job with Bulk.Send's dry run, reading the file again.
+// parts with each name), dryrun counts the job with bulk.Send's dry run, reading the file again.
 func BenchmarkBulkPasses(b *testing.B) {
 	file := peopleCSV(b, benchRecipients, 0, 0)
 	f := &recipientsFile{path: file, message: "Hi {{name}}"}
@@ -114,7 +115,7 @@ func BenchmarkBulkPasses(b *testing.B) {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			rep, err := c.Bulk.Send(context.Background(), &sms.BulkParams{
+			rep, err := bulk.Send(context.Background(), c, &bulk.Params{
 				JobID: "dry", From: "ACME", Message: "Hi {{name}}", Recipients: f.recipients(),
 				BatchSize: 1000, DryRun: true,
 			})

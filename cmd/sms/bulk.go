@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/bulk"
 	"github.com/seedsms/sms-go/internal/rules"
 )
 
@@ -50,14 +51,14 @@ const minRate = 0.01
 
 // check checks the flags that need no request, before the file is read or anything is sent,
 // and returns the shard and the price of one part.
-func (o *bulkOptions) check() (sms.Shard, sms.Amount, error) {
+func (o *bulkOptions) check() (bulk.Shard, sms.Amount, error) {
 	var none sms.Amount
 	shard, err := parseShard(o.shard)
 	if err != nil {
-		return sms.Shard{}, none, err
+		return bulk.Shard{}, none, err
 	}
-	if o.batchSize < 0 || o.batchSize > sms.MaxBulkBatchSize {
-		return shard, none, usagef("--batch-size %d: want 1 to %d", o.batchSize, sms.MaxBulkBatchSize)
+	if o.batchSize < 0 || o.batchSize > bulk.MaxBatchSize {
+		return shard, none, usagef("--batch-size %d: want 1 to %d", o.batchSize, bulk.MaxBatchSize)
 	}
 	if o.concurrency < 0 || o.concurrency > maxConcurrency {
 		return shard, none, usagef("--concurrency %d: want 1 to %d", o.concurrency, maxConcurrency)
@@ -189,7 +190,7 @@ file.`,
 	f.StringVar(&o.price, "price", "", "with --dry-run, the price of one SMS part in NGN (default "+rules.FormatNaira(rules.DefaultGenericPrice)+" generic, "+rules.FormatNaira(rules.DefaultDNDPrice)+" dnd)")
 	f.StringVar(&o.report, "report", "", "write the job's report to this file, as JSON")
 	f.BoolVar(&o.wait, "wait", false, "after sending, wait for delivery, showing progress, and print the counts")
-	f.DurationVar(&o.poll, "poll-interval", sms.DefaultWaitMinDelay, "with --wait, the first wait between polls (backing off up to 30s)")
+	f.DurationVar(&o.poll, "poll-interval", bulk.DefaultWaitMinDelay, "with --wait, the first wait between polls (backing off up to 30s)")
 	f.DurationVar(&o.timeout, "timeout", 0, "with --wait, stop waiting after this long (default never)")
 	completeValues(cmd, "channel", "generic", "dnd")
 	_ = cmd.MarkFlagFilename("csv", "csv")
@@ -206,20 +207,20 @@ file.`,
 var shardPattern = regexp.MustCompile(`^([0-9]+)/([0-9]+)$`)
 
 // parseShard reads "i/n".
-func parseShard(s string) (sms.Shard, error) {
+func parseShard(s string) (bulk.Shard, error) {
 	if s == "" {
-		return sms.Shard{}, nil
+		return bulk.Shard{}, nil
 	}
 	m := shardPattern.FindStringSubmatch(s)
 	if m == nil {
-		return sms.Shard{}, usagef("--shard %q: want i/n, such as 0/4", s)
+		return bulk.Shard{}, usagef("--shard %q: want i/n, such as 0/4", s)
 	}
 	i, err1 := strconv.Atoi(m[1])
 	n, err2 := strconv.Atoi(m[2])
 	if err1 != nil || err2 != nil || n < 1 || i >= n {
-		return sms.Shard{}, usagef("--shard %q: want i/n with 0 <= i < n", s)
+		return bulk.Shard{}, usagef("--shard %q: want i/n with 0 <= i < n", s)
 	}
-	return sms.Shard{Index: i, Count: n}, nil
+	return bulk.Shard{Index: i, Count: n}, nil
 }
 
 func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
@@ -269,7 +270,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 		a.note("journal: %s", jpath)
 	}
 
-	params := sms.BulkParams{
+	params := bulk.Params{
 		JobID: o.jobID, From: o.from, Message: o.file.message, Channel: sms.Channel(o.channel),
 		BatchSize: o.batchSize, Concurrency: o.concurrency, Rate: o.rate, Shard: shard, SkipSentBy: o.skipSentBy,
 		SkipSentByPartial: o.partialSkip, ResendInDoubt: o.resendDoubt, SettleAfter: o.settleAfter, NameFallback: o.noName,
@@ -282,7 +283,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	// A dry run first: it checks the parameters and counts this shard's batches, which
 	// sizes the progress bar.
 	params.DryRun = true
-	plan, err := c.Bulk.Send(jobCtx, &params)
+	plan, err := bulk.Send(jobCtx, c, &params)
 	if err != nil {
 		return a.journalErr(o.jobID, apiErr(ctx, err))
 	}
@@ -314,7 +315,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	params.Stop = stop
 	prog := newProgress(a.console(), plan.Recipients, len(plan.Batches))
 	params.Progress = prog.update
-	rep, sendErr := c.Bulk.Send(jobCtx, &params)
+	rep, sendErr := bulk.Send(jobCtx, c, &params)
 	prog.done()
 	if rep == nil { // the journal refused the job, or the jobs of --skip-sent-by could not be read
 		return a.journalErr(o.jobID, apiErr(ctx, sendErr))
@@ -322,7 +323,7 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 	out = bulkOut(rep, sum)
 	out.Journal = jpath
 	if sendErr == nil && rep.InDoubtBatches > 0 { // never: SendBulk returns ErrBatchesInDoubt
-		sendErr = fmt.Errorf("%w: %d", sms.ErrBatchesInDoubt, rep.InDoubtBatches)
+		sendErr = fmt.Errorf("%w: %d", bulk.ErrBatchesInDoubt, rep.InDoubtBatches)
 	}
 	if sendErr != nil {
 		return a.finishBulk(out, o, a.bulkStopped(ctx, c, rep, sendErr, jobCost{plan: plan, price: price, journal: jpath, jobID: o.jobID}))
@@ -332,8 +333,8 @@ func (a *app) runBulk(ctx context.Context, o *bulkOptions) error {
 		line := a.deliveryLine()
 		wctx, cancel := waitContext(ctx, o.timeout)
 		defer cancel()
-		d, err := c.Bulk.Wait(wctx, rep, &sms.WaitParams{
-			MinDelay: o.poll, MaxDelay: max(o.poll, sms.DefaultWaitMaxDelay), Progress: line.show,
+		d, err := bulk.Wait(wctx, c, rep, &bulk.WaitParams{
+			MinDelay: o.poll, MaxDelay: max(o.poll, bulk.DefaultWaitMaxDelay), Progress: line.show,
 		})
 		line.end()
 		if d == nil { // invalid parameters: the flags are checked before any request
@@ -405,7 +406,7 @@ func (a *app) priceDryRun(ctx context.Context, c *sms.Client, out *bulkJSON, pri
 
 // jobCost is what the dry run counted, and the price of one part it assumed.
 type jobCost struct {
-	plan    *sms.BulkReport
+	plan    *bulk.Report
 	price   sms.Amount
 	journal string // the job's journal file
 	jobID   string
@@ -414,7 +415,7 @@ type jobCost struct {
 // left says what the rest of the job would cost against the wallet's balance, as the dry run
 // does: the job's cost at the price of a part, less what its batches done cost. It is ""
 // when the balance cannot be read.
-func (a *app) left(ctx context.Context, c *sms.Client, rep *sms.BulkReport, jc jobCost) string {
+func (a *app) left(ctx context.Context, c *sms.Client, rep *bulk.Report, jc jobCost) string {
 	b, err := c.Balance.Get(ctx, nil)
 	if err != nil {
 		return ""
@@ -431,7 +432,7 @@ func (a *app) left(ctx context.Context, c *sms.Client, rep *sms.BulkReport, jc j
 
 // maybeSent reports whether a failed batch of rep ended with an unknown outcome (a dropped
 // connection or a 5xx after its request was written): the server may have sent it.
-func maybeSent(rep *sms.BulkReport) bool {
+func maybeSent(rep *bulk.Report) bool {
 	for _, b := range rep.Failed() {
 		if errors.Is(b.Err, sms.ErrOutcomeUnknown) {
 			return true
@@ -557,7 +558,7 @@ type deliverySumJSON struct {
 	Pending   []string   `json:"pendingCampaigns,omitempty"` // not final when the wait ended
 }
 
-func bulkOut(r *sms.BulkReport, sum *csvSummary) bulkJSON {
+func bulkOut(r *bulk.Report, sum *csvSummary) bulkJSON {
 	out := bulkJSON{
 		JobID: r.JobID, Complete: r.Complete, Rows: sum.Rows, BadRows: sum.BadCount, Duplicates: r.Duplicates,
 		Skipped: r.Skipped, Nameless: r.Nameless, Batches: len(r.Batches), Recipients: r.Recipients, Parts: r.Parts, Sent: r.Sent, Replayed: r.Replayed,
@@ -658,7 +659,7 @@ func ngn(a *sms.Amount) string {
 // says how to finish it. The journal makes running the same command again safe
 // on any server: a batch it records as accepted is not sent again, nor one in doubt unless
 // --resend-in-doubt says so.
-func (a *app) bulkStopped(ctx context.Context, c *sms.Client, rep *sms.BulkReport, err error, jc jobCost) error {
+func (a *app) bulkStopped(ctx context.Context, c *sms.Client, rep *bulk.Report, err error, jc jobCost) error {
 	if rep.UnconfirmedBatches > 0 {
 		were := "were"
 		if rep.UnconfirmedBatches == 1 {
@@ -677,7 +678,7 @@ func (a *app) bulkStopped(ctx context.Context, c *sms.Client, rep *sms.BulkRepor
 	batches := plural(done, "batch", "batches")
 	safe := "the journal " + jc.journal + " keeps it from sending a batch twice"
 	switch {
-	case errors.Is(err, sms.ErrBulkStopped) || ctx.Err() != nil:
+	case errors.Is(err, bulk.ErrStopped) || ctx.Err() != nil:
 		doubt := "not those in doubt"
 		if a.dedup {
 			doubt = "and those in doubt again, which the server deduplicates within 24 hours"
@@ -696,7 +697,7 @@ func (a *app) bulkStopped(ctx context.Context, c *sms.Client, rep *sms.BulkRepor
 		a.noteResume()
 	case errors.Is(err, sms.ErrConflict):
 		a.note("this job ID was used before with other recipients or another message: use a new --job-id for a new job")
-	case errors.Is(err, sms.ErrJournalMismatch):
+	case errors.Is(err, bulk.ErrJournalMismatch):
 		a.journalErr(jc.jobID, err)
 	case len(rep.Failed()) > 0 && maybeSent(rep) && !a.dedup:
 		a.note("%s failed, and the outcome of some is unknown: the server may have sent them, and is not known to deduplicate references; "+
@@ -719,7 +720,7 @@ func (a *app) bulkStopped(ctx context.Context, c *sms.Client, rep *sms.BulkRepor
 const inDoubtShown = 5
 
 // noteInDoubt names the batches that the journal leaves in doubt, and says how to settle them.
-func (a *app) noteInDoubt(rep *sms.BulkReport) {
+func (a *app) noteInDoubt(rep *bulk.Report) {
 	if rep.InDoubtBatches == 0 {
 		return
 	}
@@ -752,12 +753,12 @@ func (a *app) noteInDoubt(rep *sms.BulkReport) {
 // sent. Other errors are returned as they are.
 func (a *app) journalErr(jobID string, err error) error {
 	switch {
-	case errors.Is(err, sms.ErrJournalMismatch):
+	case errors.Is(err, bulk.ErrJournalMismatch):
 		a.note("the recipients, message, sender, channel or batch size differ from what the journal recorded for job %s: nothing was sent. "+
 			"To send a corrected file, use a new --job-id and add --skip-sent-by %s: the numbers that job sent to are skipped", jobID, jobID)
-	case errors.Is(err, sms.ErrJournalLocked):
+	case errors.Is(err, bulk.ErrJournalLocked):
 		a.note("another sms bulk of this job (or of this shard) is running with the same journal: wait for it to end")
-	case errors.Is(err, sms.ErrJournalCorrupt):
+	case errors.Is(err, bulk.ErrJournalCorrupt):
 		a.note("the journal cannot be read: keep the file (it records what was sent), and do not run the job without it")
 	}
 	return err

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/bulk"
 	"github.com/seedsms/sms-go/mockserver"
 )
 
@@ -307,7 +308,7 @@ func TestResumeCommand(t *testing.T) {
 
 func TestParseShard(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]sms.Shard{"": {}, "0/1": {Index: 0, Count: 1}, "3/4": {Index: 3, Count: 4}} {
+	for in, want := range map[string]bulk.Shard{"": {}, "0/1": {Index: 0, Count: 1}, "3/4": {Index: 3, Count: 4}} {
 		got, err := parseShard(in)
 		require.NoError(t, err, in)
 		assert.Equal(t, want, got)
@@ -326,7 +327,7 @@ func TestProgressLine(t *testing.T) {
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	type step struct {
 		after time.Duration
-		bp    sms.BulkProgress
+		bp    bulk.Progress
 		want  string
 	}
 	kobo := sms.AmountFromKobo
@@ -335,41 +336,41 @@ func TestProgressLine(t *testing.T) {
 		steps []step
 	}{
 		{"no rate after the first batch, however fast", []step{
-			{130 * time.Millisecond, sms.BulkProgress{Batches: 1, Recipients: 1000, Sent: 1000, Amount: kobo(320_000)},
+			{130 * time.Millisecond, bulk.Progress{Batches: 1, Recipients: 1000, Sent: 1000, Amount: kobo(320_000)},
 				"batch 1/4: 1000/4000 recipients (25%), charged 3200.00 NGN"},
-			{2 * time.Second, sms.BulkProgress{Batches: 2, Recipients: 2000, Sent: 2000, Amount: kobo(640_000)},
+			{2 * time.Second, bulk.Progress{Batches: 2, Recipients: 2000, Sent: 2000, Amount: kobo(640_000)},
 				"batch 2/4: 2000/4000 recipients (50%), charged 6400.00 NGN; 1000/s, ETA 2s"},
-			{4 * time.Second, sms.BulkProgress{Batches: 4, Recipients: 4000, Sent: 4000, Amount: kobo(1_280_000)},
+			{4 * time.Second, bulk.Progress{Batches: 4, Recipients: 4000, Sent: 4000, Amount: kobo(1_280_000)},
 				"batch 4/4: 4000/4000 recipients (100%), charged 12800.00 NGN"},
 		}},
 		{"nor after 2 batches in less than 2 s", []step{
-			{100 * time.Millisecond, sms.BulkProgress{Batches: 1, Recipients: 1000, Sent: 1000}, "batch 1/4: 1000/4000 recipients (25%), charged 0.00 NGN"},
-			{200 * time.Millisecond, sms.BulkProgress{Batches: 2, Recipients: 2000, Sent: 2000}, "batch 2/4: 2000/4000 recipients (50%), charged 0.00 NGN"},
+			{100 * time.Millisecond, bulk.Progress{Batches: 1, Recipients: 1000, Sent: 1000}, "batch 1/4: 1000/4000 recipients (25%), charged 0.00 NGN"},
+			{200 * time.Millisecond, bulk.Progress{Batches: 2, Recipients: 2000, Sent: 2000}, "batch 2/4: 2000/4000 recipients (50%), charged 0.00 NGN"},
 		}},
 		{"replays are said, and do not count in the rate", []step{
-			{50 * time.Millisecond, sms.BulkProgress{Batch: sms.BulkBatch{Replayed: true}, Batches: 1, Recipients: 1000, Replayed: 1000},
+			{50 * time.Millisecond, bulk.Progress{Batch: bulk.Batch{Replayed: true}, Batches: 1, Recipients: 1000, Replayed: 1000},
 				"batch 1/4: 1000/4000 recipients (25%), charged 0.00 NGN, 1000 replayed from an earlier run"},
-			{100 * time.Millisecond, sms.BulkProgress{Batch: sms.BulkBatch{Replayed: true}, Batches: 2, Recipients: 2000, Replayed: 2000},
+			{100 * time.Millisecond, bulk.Progress{Batch: bulk.Batch{Replayed: true}, Batches: 2, Recipients: 2000, Replayed: 2000},
 				"batch 2/4: 2000/4000 recipients (50%), charged 0.00 NGN, 2000 replayed from an earlier run"},
-			{3 * time.Second, sms.BulkProgress{Batches: 3, Recipients: 3000, Sent: 1000, Replayed: 2000, Amount: kobo(320_000)},
+			{3 * time.Second, bulk.Progress{Batches: 3, Recipients: 3000, Sent: 1000, Replayed: 2000, Amount: kobo(320_000)},
 				"batch 3/4: 3000/4000 recipients (75%), charged 3200.00 NGN, 2000 replayed from an earlier run"},
 		}},
 		{"failed batches, one then two", []step{
-			{time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: sms.ErrServer}, Batches: 1, Failed: 1, Recipients: 1000},
+			{time.Second, bulk.Progress{Batch: bulk.Batch{Err: sms.ErrServer}, Batches: 1, Failed: 1, Recipients: 1000},
 				"batch 1/4: 0/4000 recipients (0%), charged 0.00 NGN, 1 batch failed"},
-			{2 * time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: sms.ErrServer}, Batches: 2, Failed: 2, Recipients: 2000},
+			{2 * time.Second, bulk.Progress{Batch: bulk.Batch{Err: sms.ErrServer}, Batches: 2, Failed: 2, Recipients: 2000},
 				"batch 2/4: 0/4000 recipients (0%), charged 0.00 NGN, 2 batches failed"},
 		}},
 		{"a batch held back by an interrupt did not fail", []step{
-			{3 * time.Second, sms.BulkProgress{Batch: sms.BulkBatch{Err: fmt.Errorf("held: %w", context.Canceled)}, Batches: 1, Failed: 1, Recipients: 1000},
+			{3 * time.Second, bulk.Progress{Batch: bulk.Batch{Err: fmt.Errorf("held: %w", context.Canceled)}, Batches: 1, Failed: 1, Recipients: 1000},
 				"batch 1/4: 0/4000 recipients (0%), charged 0.00 NGN"},
 		}},
 		{"the rate is over the last 30 s", []step{
-			{10 * time.Second, sms.BulkProgress{Batches: 1, Recipients: 1000, Sent: 1000}, "batch 1/4: 1000/4000 recipients (25%), charged 0.00 NGN"},
-			{60 * time.Second, sms.BulkProgress{Batches: 2, Recipients: 2000, Sent: 2000}, "batch 2/4: 2000/4000 recipients (50%), charged 0.00 NGN; 20/s, ETA 1m40s"},
-			{62 * time.Second, sms.BulkProgress{Batches: 3, Recipients: 3000, Sent: 3000}, "batch 3/4: 3000/4000 recipients (75%), charged 0.00 NGN; 38/s, ETA 26s"},
+			{10 * time.Second, bulk.Progress{Batches: 1, Recipients: 1000, Sent: 1000}, "batch 1/4: 1000/4000 recipients (25%), charged 0.00 NGN"},
+			{60 * time.Second, bulk.Progress{Batches: 2, Recipients: 2000, Sent: 2000}, "batch 2/4: 2000/4000 recipients (50%), charged 0.00 NGN; 20/s, ETA 1m40s"},
+			{62 * time.Second, bulk.Progress{Batches: 3, Recipients: 3000, Sent: 3000}, "batch 3/4: 3000/4000 recipients (75%), charged 0.00 NGN; 38/s, ETA 26s"},
 			// From 62 s to 95 s: 900 in 33 s (the run's average would be 41/s).
-			{95 * time.Second, sms.BulkProgress{Batches: 3, Recipients: 3900, Sent: 3900}, "batch 3/4: 3900/4000 recipients (97%), charged 0.00 NGN; 27/s, ETA 4s"},
+			{95 * time.Second, bulk.Progress{Batches: 3, Recipients: 3900, Sent: 3900}, "batch 3/4: 3900/4000 recipients (97%), charged 0.00 NGN; 27/s, ETA 4s"},
 		}},
 	}
 	for _, tt := range tests {

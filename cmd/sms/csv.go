@@ -9,9 +9,10 @@ import (
 	"strings"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/bulk"
 )
 
-// recipientsFile reads recipients from a CSV file with sms.CSVReader, which finds the
+// recipientsFile reads recipients from a CSV file with bulk.CSVReader, which finds the
 // columns and reports the rows that cannot be sent. The file is read again for each pass (to
 // validate it, to count the job, to send it) rather than held in memory.
 type recipientsFile struct {
@@ -20,7 +21,7 @@ type recipientsFile struct {
 	nameCol  string // likewise; "" finds it, or column 2 without a header
 	message  string // the message, to check each recipient's parts after {{name}}
 
-	cols sms.CSVColumns // the columns read, once the file was read
+	cols bulk.CSVColumns // the columns read, once the file was read
 }
 
 // badRow is a row that cannot be sent, by its line number in the file.
@@ -52,11 +53,11 @@ func (f *recipientsFile) each(fn func(csvRow) bool) error {
 
 // read is each on the file's content.
 func (f *recipientsFile) read(in io.Reader, fn func(csvRow) bool) error {
-	r := sms.NewCSVReader(in)
+	r := bulk.NewCSVReader(in)
 	r.PhoneColumn, r.NameColumn, r.Message = f.phoneCol, f.nameCol, f.message
 	defer func() { f.cols = r.Columns() }()
 	for rcpt, err := range r.All() {
-		var row *sms.CSVRowError
+		var row *bulk.CSVRowError
 		var ve *sms.ValidationError
 		switch {
 		case errors.As(err, &row):
@@ -79,7 +80,7 @@ func (f *recipientsFile) read(in io.Reader, fn func(csvRow) bool) error {
 }
 
 // csvSummary is what validating the file found. Duplicate numbers are not its concern:
-// Bulk.Send removes them, and its dry run counts them.
+// bulk.Send removes them, and its dry run counts them.
 type csvSummary struct {
 	Rows     int      // data rows
 	Valid    int      // rows that can be sent, duplicates included

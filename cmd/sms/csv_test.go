@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/bulk"
 )
 
 func writeFile(t *testing.T, name, content string) string {
@@ -148,7 +149,7 @@ func TestRecipientsFileReadError(t *testing.T) {
 // csvRows is what sms.ReadCSV yields for data, with the columns and message of rf: each
 // recipient or row error as a line, then the error that ended the file.
 func csvRows(data []byte, phoneCol, nameCol, message string) []string {
-	r := sms.NewCSVReader(bytes.NewReader(data))
+	r := bulk.NewCSVReader(bytes.NewReader(data))
 	r.PhoneColumn, r.NameColumn, r.Message = phoneCol, nameCol, message
 	var out []string
 	for rcpt, err := range r.All() {

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/bulk"
 )
 
 // envJournalDir names the directory of the bulk jobs' journals; --journal-dir overrides it.
@@ -77,7 +77,7 @@ func escapeJobID(id string) string {
 
 // journalName is the file name of the journal of a job, or of one shard of it: each shard
 // keeps its own, since two processes cannot share one file.
-func journalName(jobID string, shard sms.Shard) string {
+func journalName(jobID string, shard bulk.Shard) string {
 	name := escapeJobID(jobID)
 	if shard.Count > 1 {
 		name += ".shard-" + strconv.Itoa(shard.Index) + "-of-" + strconv.Itoa(shard.Count)
@@ -88,7 +88,7 @@ func journalName(jobID string, shard sms.Shard) string {
 // journalFile is a journal file of a job in the journal directory.
 type journalFile struct {
 	path  string
-	shard sms.Shard // its layout: Count 0 for the whole job
+	shard bulk.Shard // its layout: Count 0 for the whole job
 }
 
 // journalFiles returns the journal files of job jobID in dir, of every shard layout: the
@@ -119,7 +119,7 @@ func journalFiles(dir, jobID string) ([]journalFile, error) {
 		if !ok || !found {
 			continue
 		}
-		shard := sms.Shard{}
+		shard := bulk.Shard{}
 		if shard.Index, err = strconv.Atoi(i); err != nil {
 			continue
 		}
@@ -138,11 +138,11 @@ func journalFiles(dir, jobID string) ([]journalFile, error) {
 // shard recorded); and, for the jobs of --skip-sent-by, their journals in the journal
 // directory.
 type jobJournal struct {
-	sms.Journal                  // the job's records: own first, then the others
-	own         *sms.FileJournal // nil in a dry run without a file of its own
-	path        string           // own's path
-	jobID       string
-	dir         string // where the journals of other jobs are looked for; "" for none
+	bulk.Journal                   // the job's records: own first, then the others
+	own          *bulk.FileJournal // nil in a dry run without a file of its own
+	path         string            // own's path
+	jobID        string
+	dir          string // where the journals of other jobs are looked for; "" for none
 }
 
 // Path returns the job's own journal file.
@@ -151,13 +151,13 @@ func (j *jobJournal) Path() string { return j.path }
 // Load returns the records of jobID: for the job itself, from every file of it; for another
 // job, from the job's own file when it holds the job's records (one file may hold several
 // jobs, with --journal), else from the journals of that job (and of each of its shards) in
-// the journal directory. A job with no journal has no records, and Bulk.Send asks the server
+// the journal directory. A job with no journal has no records, and bulk.Send asks the server
 // about it.
-func (j *jobJournal) Load(ctx context.Context, jobID string) ([]sms.JournalRecord, error) {
+func (j *jobJournal) Load(ctx context.Context, jobID string) ([]bulk.JournalRecord, error) {
 	if jobID == j.jobID {
 		return j.Journal.Load(ctx, jobID)
 	}
-	var recs []sms.JournalRecord
+	var recs []bulk.JournalRecord
 	if j.own != nil {
 		var err error
 		if recs, err = j.own.Load(ctx, jobID); err != nil || len(recs) > 0 {
@@ -189,16 +189,16 @@ func (j *jobJournal) Load(ctx context.Context, jobID string) ([]sms.JournalRecor
 // openReadOnly opens a journal file to read it: it writes nothing, not even a torn last
 // line's cut, and shares the file with other readers (a writer holding it is waited for by
 // no one: ErrJournalLocked).
-func openReadOnly(path string) (*sms.FileJournal, error) {
-	return sms.OpenFileJournalReadOnly(path)
+func openReadOnly(path string) (*bulk.FileJournal, error) {
+	return bulk.OpenFileJournalReadOnly(path)
 }
 
 // noJournal is the journal of a dry run of a job that has no file of its own yet: it holds
 // nothing, and is never appended to (a dry run writes nothing).
 type noJournal struct{}
 
-func (noJournal) Load(context.Context, string) ([]sms.JournalRecord, error) { return nil, nil }
-func (noJournal) Append(context.Context, sms.JournalRecord) error {
+func (noJournal) Load(context.Context, string) ([]bulk.JournalRecord, error) { return nil, nil }
+func (noJournal) Append(context.Context, bulk.JournalRecord) error {
 	return errors.New("a dry run writes no journal")
 }
 func (noJournal) Close() error { return nil }
@@ -207,7 +207,7 @@ func (noJournal) Close() error { return nil }
 // own, the others read), or the job's file in the journal directory, creating the directory,
 // with the job's files of other shard layouts there. A dry run creates nothing and writes
 // nothing: it reads the journals there are, and returns nil when there is none.
-func (a *app) openJournal(o *bulkOptions, shard sms.Shard) (*jobJournal, error) {
+func (a *app) openJournal(o *bulkOptions, shard bulk.Shard) (*jobJournal, error) {
 	paths := slices.Clone(o.journal)
 	dir, err := a.journalDir(o.journalDir)
 	switch {
@@ -236,7 +236,7 @@ func (a *app) openJournal(o *bulkOptions, shard sms.Shard) (*jobJournal, error) 
 		}
 	}
 	jj := &jobJournal{path: paths[0], jobID: o.jobID, dir: dir}
-	var all []sms.Journal
+	var all []bulk.Journal
 	fail := func(err error) (*jobJournal, error) {
 		for _, j := range all {
 			j.Close()
@@ -250,9 +250,9 @@ func (a *app) openJournal(o *bulkOptions, shard sms.Shard) (*jobJournal, error) 
 				continue
 			}
 		}
-		var fj *sms.FileJournal
+		var fj *bulk.FileJournal
 		if i == 0 && !o.dryRun {
-			fj, err = sms.OpenFileJournal(p)
+			fj, err = bulk.OpenFileJournal(p)
 		} else {
 			fj, err = openReadOnly(p)
 		}
@@ -267,6 +267,6 @@ func (a *app) openJournal(o *bulkOptions, shard sms.Shard) (*jobJournal, error) 
 	if o.dryRun && jj.own == nil && len(all) == 1 {
 		return nil, nil
 	}
-	jj.Journal = sms.MultiJournal(all[0], all[1:]...)
+	jj.Journal = bulk.MultiJournal(all[0], all[1:]...)
 	return jj, nil
 }

@@ -13,13 +13,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/bulk"
 	"github.com/seedsms/sms-go/mockserver"
 )
 
 func TestEscapeJobID(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("A", 90) // the longest JobID (BulkParams.JobID); 3 bytes each once escaped
+	long := strings.Repeat("A", 90) // the longest JobID (bulk.Params.JobID); 3 bytes each once escaped
 	tests := []struct {
 		id, want string
 	}{
@@ -38,8 +38,8 @@ func TestEscapeJobID(t *testing.T) {
 	assert.NotEqual(t, got, escapeJobID(long[1:]), "IDs cut to the same prefix get different names")
 	assert.NotEqual(t, escapeJobID("a"), escapeJobID("A"), "case-insensitive file systems keep them apart")
 
-	assert.Equal(t, "j%2Ek.journal", journalName("j.k", sms.Shard{}))
-	assert.Equal(t, "j.shard-1-of-4.journal", journalName("j", sms.Shard{Index: 1, Count: 4}))
+	assert.Equal(t, "j%2Ek.journal", journalName("j.k", bulk.Shard{}))
+	assert.Equal(t, "j.shard-1-of-4.journal", journalName("j", bulk.Shard{Index: 1, Count: 4}))
 }
 
 func TestJournalDir(t *testing.T) {
@@ -79,24 +79,24 @@ func TestJobJournalLoadsOtherJobs(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	rec := func(job string, index int) sms.JournalRecord {
-		return sms.JournalRecord{Kind: sms.JournalKindIntent, JobID: job, Index: index, Reference: job + ":" + itoa(index), Attempt: 1,
+	rec := func(job string, index int) bulk.JournalRecord {
+		return bulk.JournalRecord{Kind: bulk.JournalKindIntent, JobID: job, Index: index, Reference: job + ":" + itoa(index), Attempt: 1,
 			Digest: strings.Repeat("ab", 32), Recipients: 1, Numbers: []string{"2348025671695"}, Time: time.Unix(0, 0).UTC()}
 	}
-	write := func(name string, recs ...sms.JournalRecord) {
-		j, err := sms.OpenFileJournal(filepath.Join(dir, name))
+	write := func(name string, recs ...bulk.JournalRecord) {
+		j, err := bulk.OpenFileJournal(filepath.Join(dir, name))
 		require.NoError(t, err)
 		for _, r := range recs {
 			require.NoError(t, j.Append(ctx, r))
 		}
 		require.NoError(t, j.Close())
 	}
-	write(journalName("Old.1", sms.Shard{}), rec("Old.1", 0))
-	write(journalName("Old.1", sms.Shard{Index: 1, Count: 2}), rec("Old.1", 1))
-	write(journalName("Old.10", sms.Shard{}), rec("Old.10", 0)) // a job whose ID only starts alike
+	write(journalName("Old.1", bulk.Shard{}), rec("Old.1", 0))
+	write(journalName("Old.1", bulk.Shard{Index: 1, Count: 2}), rec("Old.1", 1))
+	write(journalName("Old.10", bulk.Shard{}), rec("Old.10", 0)) // a job whose ID only starts alike
 
 	a := &app{getenv: func(k string) string { return map[string]string{envJournalDir: dir}[k] }}
-	j, err := a.openJournal(&bulkOptions{jobID: "new"}, sms.Shard{})
+	j, err := a.openJournal(&bulkOptions{jobID: "new"}, bulk.Shard{})
 	require.NoError(t, err)
 	defer j.Close()
 	assert.Equal(t, filepath.Join(dir, "new.journal"), j.Path())
@@ -120,13 +120,13 @@ func TestJobJournalLoadsOtherJobs(t *testing.T) {
 	assert.Len(t, got, 1)
 
 	// A dry run creates no journal; a second journal of the same job is refused.
-	dry, err := a.openJournal(&bulkOptions{jobID: "other", dryRun: true}, sms.Shard{})
+	dry, err := a.openJournal(&bulkOptions{jobID: "other", dryRun: true}, bulk.Shard{})
 	require.NoError(t, err)
 	assert.Nil(t, dry)
 	_, err = os.Stat(filepath.Join(dir, "other.journal"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
-	_, err = a.openJournal(&bulkOptions{jobID: "new"}, sms.Shard{})
-	assert.ErrorIs(t, err, sms.ErrJournalLocked)
+	_, err = a.openJournal(&bulkOptions{jobID: "new"}, bulk.Shard{})
+	assert.ErrorIs(t, err, bulk.ErrJournalLocked)
 }
 
 // The shard layout is held whatever the flags: a job sent in two shards, then run whole,
@@ -157,7 +157,7 @@ func TestBulkShardLayoutHeld(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, 0.0, decodeJSON(t, r.stdout)["sent"])
 
-	s0, s1 := filepath.Join(dir, journalName("promo", sms.Shard{Index: 0, Count: 2})), filepath.Join(dir, journalName("promo", sms.Shard{Index: 1, Count: 2}))
+	s0, s1 := filepath.Join(dir, journalName("promo", bulk.Shard{Index: 0, Count: 2})), filepath.Join(dir, journalName("promo", bulk.Shard{Index: 1, Count: 2}))
 	r = send("--journal", s0)
 	assert.Equal(t, exitFailure, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "not those of shard 1")

@@ -64,7 +64,7 @@ func TestBinaryKilledJournal(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, seed))
 			t.Logf("seed %d", seed)
 			// The mock's clock is an hour behind, so that its campaign list shows campaigns older
-			// than every batch's intent: it covers their time (see BulkParams.SettleAfter).
+			// than every batch's intent: it covers their time (see bulk.Params.SettleAfter).
 			srv := mockserver.NewTest(t, mockserver.WithProfile(profile), mockserver.WithReferenceDeduplication(false),
 				mockserver.WithBalances(wallet, wallet), mockserver.WithClock(func() time.Time { return time.Now().Add(-time.Hour) }))
 			ws := srv.Default()

@@ -9,7 +9,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/bulk"
 )
 
 // The rate and ETA of the plain progress lines are measured on the recipients this run sent
@@ -23,7 +23,7 @@ const (
 )
 
 // progress shows a bulk job's progress on stderr: a bar when stderr is a terminal, one plain
-// line per finished batch otherwise. Bulk.Send calls update one call at a time.
+// line per finished batch otherwise. bulk.Send calls update one call at a time.
 type progress struct {
 	con     *console
 	bar     *progressbar.ProgressBar // nil: plain lines
@@ -65,8 +65,8 @@ func newProgress(con *console, total, batches int) *progress {
 	return p
 }
 
-// update is BulkParams.Progress.
-func (p *progress) update(bp sms.BulkProgress) {
+// update is bulk.Params.Progress.
+func (p *progress) update(bp bulk.Progress) {
 	// A batch held back by an interrupt was not sent: it did not fail; nor did one the server
 	// accepted (Unconfirmed), nor one in doubt (it may have been sent).
 	err := bp.Batch.Err
@@ -88,7 +88,7 @@ func (p *progress) update(bp sms.BulkProgress) {
 }
 
 // describe is the bar's description: the amount charged, and the recipients replayed.
-func (p *progress) describe(bp sms.BulkProgress) string {
+func (p *progress) describe(bp bulk.Progress) string {
 	s := "charged " + bp.Amount.String() + " NGN"
 	if bp.Replayed > 0 {
 		s += ", " + itoa(bp.Replayed) + " replayed"
@@ -129,7 +129,7 @@ func (p *progress) rate() (float64, bool) {
 }
 
 // line is the plain progress line after a batch.
-func (p *progress) line(bp sms.BulkProgress) string {
+func (p *progress) line(bp bulk.Progress) string {
 	done := doneRecipients(bp)
 	pct := 100
 	if p.total > 0 {
@@ -176,6 +176,6 @@ func (p *progress) done() {
 
 // doneRecipients counts the recipients of the batches done: sent, replayed, recorded as sent
 // in the journal, accepted at an unknown cost, or in doubt (not to be sent by this run).
-func doneRecipients(bp sms.BulkProgress) int {
+func doneRecipients(bp bulk.Progress) int {
 	return bp.Sent + bp.Replayed + bp.FromJournal + bp.Unconfirmed + bp.InDoubt
 }

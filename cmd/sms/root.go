@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/bulk"
 )
 
 // Environment variables read for credentials; the flags of the same names override them.
@@ -99,7 +100,7 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.Is(err, sms.ErrBatchesInDoubt):
+	case errors.Is(err, bulk.ErrBatchesInDoubt):
 		return exitInDoubt
 	case errors.As(err, &in):
 		return exitInterrupted
@@ -309,8 +310,8 @@ func (a *app) secret(flagName, flagValue, file, env string) (string, error) {
 // Bounds of numeric flags, checked before anything is read or sent. A value past them is a
 // mistake, and some would exhaust the machine (a concurrency of 1<<40 is that many workers).
 const (
-	maxRetries     = 10                     // --max-retries: with waits of up to 30 s, minutes of retrying
-	maxConcurrency = sms.MaxBulkConcurrency // bulk --concurrency: each worker holds a batch of up to 10,000
+	maxRetries     = 10                  // --max-retries: with waits of up to 30 s, minutes of retrying
+	maxConcurrency = bulk.MaxConcurrency // bulk --concurrency: each worker holds a batch of up to 10,000
 )
 
 // checkInt refuses a value of flag outside lo to hi.

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/bulk"
 )
 
 // settleOptions are the flags of sms bulk settle.
@@ -98,7 +99,7 @@ func (a *app) runSettle(ctx context.Context, o *settleOptions, jobID, batch stri
 			return usagef("no journal of job %s in %s: give --journal FILE or --journal-dir", jobID, dir)
 		}
 	}
-	var journals []*sms.FileJournal
+	var journals []*bulk.FileJournal
 	defer func() {
 		for _, j := range journals {
 			j.Close()
@@ -106,7 +107,7 @@ func (a *app) runSettle(ctx context.Context, o *settleOptions, jobID, batch stri
 	}()
 	primary, best := -1, 0 // the file holding the batch's latest intent
 	for i, p := range paths {
-		j, err := sms.OpenFileJournal(p)
+		j, err := bulk.OpenFileJournal(p)
 		if err != nil {
 			return a.journalErr(jobID, &failure{err})
 		}
@@ -116,7 +117,7 @@ func (a *app) runSettle(ctx context.Context, o *settleOptions, jobID, batch stri
 			return a.journalErr(jobID, &failure{err})
 		}
 		for _, r := range recs {
-			if r.Kind == sms.JournalKindIntent && r.Index == index && r.Attempt > best {
+			if r.Kind == bulk.JournalKindIntent && r.Index == index && r.Attempt > best {
 				primary, best = i, r.Attempt
 			}
 		}
@@ -124,7 +125,7 @@ func (a *app) runSettle(ctx context.Context, o *settleOptions, jobID, batch stri
 	if primary < 0 {
 		return usagef("the journal of job %s has no record of batch %d: it was never started, and is not in doubt", jobID, index)
 	}
-	others := make([]sms.Journal, 0, len(journals)-1)
+	others := make([]bulk.Journal, 0, len(journals)-1)
 	for i, j := range journals {
 		if i != primary {
 			others = append(others, j)
@@ -134,15 +135,15 @@ func (a *app) runSettle(ctx context.Context, o *settleOptions, jobID, batch stri
 	if err != nil {
 		return err
 	}
-	rec, err := c.Bulk.Settle(ctx, &sms.SettleParams{Journal: sms.MultiJournal(journals[primary], others...),
+	rec, err := bulk.Settle(ctx, c, &bulk.SettleParams{Journal: bulk.MultiJournal(journals[primary], others...),
 		JobID: jobID, Index: index, CampaignID: o.sent, NotSent: o.notSent})
-	if errors.Is(err, sms.ErrNotInDoubt) {
+	if errors.Is(err, bulk.ErrNotInDoubt) {
 		return &usageError{err}
 	}
 	if err != nil {
 		return a.journalErr(jobID, apiErr(ctx, err))
 	}
-	out := settleJSON{JobID: jobID, Batch: index, Reference: rec.Reference, Sent: rec.State == sms.JournalStateAccepted,
+	out := settleJSON{JobID: jobID, Batch: index, Reference: rec.Reference, Sent: rec.State == bulk.JournalStateAccepted,
 		CampaignID: rec.CampaignID, Journal: journals[primary].Path()}
 	if out.Sent && !rec.AmountUnknown {
 		out.Amount = &rec.Amount

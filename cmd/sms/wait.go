@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/bulk"
 )
 
 func (a *app) campaignsWaitCmd() *cobra.Command {
@@ -42,7 +42,7 @@ printed) or on an API error.`,
 			line := a.deliveryLine()
 			wctx, cancel := waitContext(ctx, timeout)
 			defer cancel()
-			st, err := c.Bulk.WaitCampaign(wctx, args[0], &sms.WaitParams{MinDelay: minDelay, MaxDelay: maxDelay, Progress: line.show})
+			st, err := bulk.WaitCampaign(wctx, c, args[0], &bulk.WaitParams{MinDelay: minDelay, MaxDelay: maxDelay, Progress: line.show})
 			line.end()
 			if st != nil {
 				var perr error
@@ -56,15 +56,15 @@ printed) or on an API error.`,
 				}
 			}
 			if timedOut(ctx, wctx) {
-				return &failure{notFinal(sms.BulkDelivery{Campaigns: 1, Pending: args[0:1]}, timeout)}
+				return &failure{notFinal(bulk.Delivery{Campaigns: 1, Pending: args[0:1]}, timeout)}
 			}
 			return apiErr(ctx, err)
 		},
 	}
 	f := cmd.Flags()
 	f.DurationVar(&timeout, "timeout", 0, "give up after this long (default never)")
-	f.DurationVar(&minDelay, "min-delay", sms.DefaultWaitMinDelay, "the first wait between polls, "+minPoll.String()+" to "+maxPoll.String())
-	f.DurationVar(&maxDelay, "max-delay", sms.DefaultWaitMaxDelay, "the longest wait between polls, up to "+maxPoll.String())
+	f.DurationVar(&minDelay, "min-delay", bulk.DefaultWaitMinDelay, "the first wait between polls, "+minPoll.String()+" to "+maxPoll.String())
+	f.DurationVar(&maxDelay, "max-delay", bulk.DefaultWaitMaxDelay, "the longest wait between polls, up to "+maxPoll.String())
 	return cmd
 }
 
@@ -111,7 +111,7 @@ const pendingShown = 5
 
 // notFinal is the error of a wait whose --timeout passed: it names the campaigns not final
 // and the command that goes on waiting.
-func notFinal(d sms.BulkDelivery, timeout time.Duration) error {
+func notFinal(d bulk.Delivery, timeout time.Duration) error {
 	var b strings.Builder
 	if d.Campaigns == 1 && len(d.Pending) == 1 {
 		fmt.Fprintf(&b, "the delivery of campaign %s was not final after %v", d.Pending[0], timeout)
@@ -132,7 +132,7 @@ func notFinal(d sms.BulkDelivery, timeout time.Duration) error {
 }
 
 // deliveryText says where the delivery stands, for people.
-func deliveryText(d sms.BulkDelivery) string {
+func deliveryText(d bulk.Delivery) string {
 	var b strings.Builder
 	b.WriteString("delivery: ")
 	if d.Campaigns > 1 {
@@ -161,7 +161,7 @@ func (a *app) deliveryLine() *deliveryLine {
 }
 
 // show shows d: it is a WaitParams.Progress.
-func (l *deliveryLine) show(d sms.BulkDelivery) {
+func (l *deliveryLine) show(d bulk.Delivery) {
 	if !l.tty {
 		fmt.Fprintln(l.con, deliveryText(d))
 		return

@@ -1,7 +1,7 @@
 // Command bulk-k8s sends one shard of a bulk SMS job: it is the program the Kubernetes
 // Indexed Job in job.yaml runs, one pod per shard. Every pod reads the whole recipient file
 // (so that all agree on the batches) and sends only the batches of its shard. It keeps the
-// job's journal (sms.NewSQLJournal) in a PostgreSQL table, outside the pod: a pod that fails
+// job's journal (bulk.NewSQLJournal) in a PostgreSQL table, outside the pod: a pod that fails
 // is simply run again, and the batches the journal records as accepted are not sent again,
 // whatever the server, so that a replaced pod or a lost node sends nothing twice. A batch
 // whose answer never came (the pod killed mid-request) is in doubt: settled by the server's
@@ -30,7 +30,7 @@
 // job.yaml gives a pod enough time for that (terminationGracePeriodSeconds).
 //
 // "bulk-k8s settle BATCH --sent CAMPAIGN_ID" (or --not-sent), with the same environment,
-// records what a person found of a batch in doubt (Bulk.Settle), so that the retry of the
+// records what a person found of a batch in doubt (bulk.Settle), so that the retry of the
 // index sends it or not.
 //
 // It prints the shard's report as one JSON line on stdout and exits with 0 when its shard is
@@ -39,7 +39,7 @@
 // empty: top up, then retry the index; the key is refused; the recipient file changed since
 // an earlier run of the job, which the journal refuses; the journal is of another account or
 // shard layout; the configuration is wrong), and 3, as sms bulk does, when batches are in
-// doubt: settle each one (sms bulk settle, or Bulk.Settle; see the README), then retry.
+// doubt: settle each one (sms bulk settle, or bulk.Settle; see the README), then retry.
 package main
 
 import (
@@ -61,6 +61,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/bulk"
 )
 
 // defaultJournalTable is the journal's table when BULK_JOURNAL_TABLE is not set.
@@ -115,7 +116,7 @@ type summary struct {
 	InDoubtBatches int `json:"inDoubtBatches"` // batches that may or may not have been sent
 }
 
-// run runs the shard; closing stop stops it gracefully (see BulkParams.Stop).
+// run runs the shard; closing stop stops it gracefully (see bulk.Params.Stop).
 func run(ctx context.Context, stop <-chan struct{}, getenv func(string) string, stdout, stderr io.Writer) int {
 	fail := func(code int, err error) int {
 		fmt.Fprintln(stderr, "bulk-k8s:", err)
@@ -142,7 +143,7 @@ func run(ctx context.Context, stop <-chan struct{}, getenv func(string) string, 
 	defer db.Close()
 	// The journal's lease is this shard's: the other shards run at the same time, and a
 	// second pod of this shard is refused (ErrJournalLocked) until this one ends.
-	journal, err := sms.NewSQLJournal(ctx, db, table, sms.WithSQLJournalShard(sms.Shard{Index: index, Count: shards}))
+	journal, err := bulk.NewSQLJournal(ctx, db, table, bulk.WithSQLJournalShard(bulk.Shard{Index: index, Count: shards}))
 	var ve *sms.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -156,19 +157,19 @@ func run(ctx context.Context, stop <-chan struct{}, getenv func(string) string, 
 		return fail(exitFix, err)
 	}
 	defer f.Close()
-	report, err := client.Bulk.Send(ctx, &sms.BulkParams{
+	report, err := bulk.Send(ctx, client, &bulk.Params{
 		JobID:      getenv("BULK_JOB_ID"),
 		From:       getenv("BULK_FROM"),
 		Message:    getenv("BULK_MESSAGE"),
 		Recipients: readCSV(f),
 		Rate:       rate,
-		Shard:      sms.Shard{Index: index, Count: shards},
+		Shard:      bulk.Shard{Index: index, Count: shards},
 		Journal:    journal,
 		// A batch in doubt is sent again only when someone has checked that its campaign
 		// does not exist.
 		ResendInDoubt: getenv("BULK_RESEND_IN_DOUBT") == "1",
 		Stop:          stop,
-		Progress: func(p sms.BulkProgress) {
+		Progress: func(p bulk.Progress) {
 			fmt.Fprintf(stderr, "batch %d: %d recipients, replayed %t, err %v (%d done, %s charged)\n",
 				p.Batch.Index, p.Batch.Recipients, p.Batch.Replayed, p.Batch.Err, p.Batches, p.Amount)
 		},
@@ -191,17 +192,17 @@ func run(ctx context.Context, stop <-chan struct{}, getenv func(string) string, 
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.Is(err, sms.ErrBatchesInDoubt):
+	case errors.Is(err, bulk.ErrBatchesInDoubt):
 		// A person looks for their campaigns and settles each batch (sms bulk settle).
 		return fail(exitInDoubt, err)
-	case errors.Is(err, sms.ErrJournalMismatch), errors.Is(err, sms.ErrJournalCorrupt), errors.Is(err, sms.ErrJournalAccount),
-		errors.Is(err, sms.ErrJournalShards):
+	case errors.Is(err, bulk.ErrJournalMismatch), errors.Is(err, bulk.ErrJournalCorrupt), errors.Is(err, bulk.ErrJournalAccount),
+		errors.Is(err, bulk.ErrJournalShards):
 		// A person decides: a changed file is sent as a new job with SkipSentBy; a corrupt
 		// journal is kept and looked at; a journal of another account or layout is the
 		// wrong one, or the job needs a new ID.
 		return fail(exitFix, err)
-	case errors.Is(err, sms.ErrBulkIncomplete), errors.Is(err, sms.ErrOutcomeUnknown), errors.Is(err, sms.ErrServer),
-		errors.Is(err, sms.ErrBulkStopped), errors.Is(err, context.Canceled), errors.Is(err, errRead), errors.Is(err, sms.ErrJournalLocked):
+	case errors.Is(err, bulk.ErrIncomplete), errors.Is(err, sms.ErrOutcomeUnknown), errors.Is(err, sms.ErrServer),
+		errors.Is(err, bulk.ErrStopped), errors.Is(err, context.Canceled), errors.Is(err, errRead), errors.Is(err, bulk.ErrJournalLocked):
 		return fail(exitRetry, err)
 	default: // 402, 401/403, 409 (input changed), invalid parameters
 		return fail(exitFix, err)
@@ -255,19 +256,19 @@ func settle(ctx context.Context, args []string, getenv func(string) string, stdo
 	}
 	defer db.Close()
 	// The whole job's lease: refused while a shard of the job runs.
-	journal, err := sms.NewSQLJournal(ctx, db, table)
+	journal, err := bulk.NewSQLJournal(ctx, db, table)
 	if err != nil {
 		return fail(exitRetry, err)
 	}
 	defer journal.Close()
-	rec, err := client.Bulk.Settle(ctx, &sms.SettleParams{Journal: journal, JobID: getenv("BULK_JOB_ID"), Index: index, CampaignID: *sent, NotSent: *notSent})
+	rec, err := bulk.Settle(ctx, client, &bulk.SettleParams{Journal: journal, JobID: getenv("BULK_JOB_ID"), Index: index, CampaignID: *sent, NotSent: *notSent})
 	switch {
-	case errors.Is(err, sms.ErrJournalLocked): // a shard of the job is running: settle once it is done
+	case errors.Is(err, bulk.ErrJournalLocked): // a shard of the job is running: settle once it is done
 		return fail(exitRetry, err)
 	case err != nil: // not in doubt, contradicted by the server, or refused: the message says what to do
 		return fail(exitFix, err)
 	}
-	out := map[string]any{"jobId": rec.JobID, "batch": rec.Index, "reference": rec.Reference, "sent": rec.State == sms.JournalStateAccepted}
+	out := map[string]any{"jobId": rec.JobID, "batch": rec.Index, "reference": rec.Reference, "sent": rec.State == bulk.JournalStateAccepted}
 	if rec.CampaignID != "" {
 		out["campaignId"] = rec.CampaignID
 	}
@@ -278,7 +279,7 @@ func settle(ctx context.Context, args []string, getenv func(string) string, stdo
 }
 
 // errRead marks an error reading the recipients: the shard is then not complete, whatever
-// Bulk.Send says of the rows it saw.
+// bulk.Send says of the rows it saw.
 var errRead = errors.New("reading the recipients")
 
 // readCSV streams phone,name rows. A read error is yielded, which stops the job.

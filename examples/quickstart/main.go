@@ -21,6 +21,7 @@ import (
 	"time"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/bulk"
 	"github.com/seedsms/sms-go/mockserver"
 )
 
@@ -211,16 +212,16 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	journal, err := sms.OpenFileJournal(filepath.Join(dir, "spring-sale-2026.journal"))
+	journal, err := bulk.OpenFileJournal(filepath.Join(dir, "spring-sale-2026.journal"))
 	if err != nil {
 		return err
 	}
 	defer journal.Close()
-	job := &sms.BulkParams{
+	job := &bulk.Params{
 		JobID: "spring-sale-2026", From: "ACME", Message: "Hi {{name}}, the spring sale starts today!",
 		Recipients: customers(1000), BatchSize: 250, Journal: journal,
 	}
-	report, err := client.Bulk.Send(ctx, job)
+	report, err := bulk.Send(ctx, client, job)
 	if err != nil {
 		return err
 	}
@@ -228,7 +229,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 		report.Complete, len(report.Batches), report.Sent, report.Duplicates, report.Invalid,
 		report.InvalidRecipients[0].Position, report.Amount)
 	job.Recipients = customers(1000) // the same job again, as after a crash: the journal records every batch as sent
-	rerun, err := client.Bulk.Send(ctx, job)
+	rerun, err := bulk.Send(ctx, client, job)
 	if err != nil {
 		return err
 	}
@@ -246,7 +247,7 @@ func run(ctx context.Context, opts ...mockserver.Option) error {
 			return err
 		}
 	}
-	delivery, err := client.Bulk.Wait(ctx, report, &sms.WaitParams{MinDelay: 10 * time.Millisecond})
+	delivery, err := bulk.Wait(ctx, client, report, &bulk.WaitParams{MinDelay: 10 * time.Millisecond})
 	if err != nil {
 		return err
 	}

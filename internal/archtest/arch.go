@@ -12,8 +12,9 @@ type arrow struct {
 // arrows are the allowed imports between the module's packages: every package of the module
 // has an entry, and an import that no entry allows fails TestArchitectureImports.
 var arrows = []arrow{
-	{from: ".", to: []string{"internal/rules", "internal/safefile", "internal/safetext"}},
-	{from: "cmd/sms", to: []string{".", "doctor", "internal/rules"}},
+	{from: ".", to: []string{"internal/backoff", "internal/rules", "internal/safetext"}},
+	{from: "bulk", to: []string{".", "internal/backoff", "internal/rules", "internal/safefile", "internal/safetext"}},
+	{from: "cmd/sms", to: []string{".", "bulk", "doctor", "internal/rules"}},
 	{from: "cmd/sms-mockserver", to: []string{"internal/rules", "mockserver"}},
 	{from: "doctor", to: []string{".", "internal/safefile", "internal/safetext"}},
 	{from: "mockserver", to: []string{"mockserver/internal/faults", "mockserver/internal/httpapi", "mockserver/internal/reqlog", "mockserver/internal/store"}},
@@ -29,14 +30,15 @@ var arrows = []arrow{
 	{from: "mockserver/internal/inbox", leaf: true},
 	{from: "mockserver/internal/reqlog", to: []string{"internal/safetext"}, leaf: true},
 	{from: "internal/rules", leaf: true},
+	{from: "internal/backoff", leaf: true},
 	{from: "internal/safetext", leaf: true},
 	{from: "internal/safefile", leaf: true},
 	{from: "internal/oapiclient", leaf: true},
 	{from: "internal/apitest", leaf: true},
 	{from: "internal/pgtest", leaf: true},
 	{from: "internal/archtest", leaf: true},
-	{from: "examples/quickstart", to: []string{".", "mockserver"}},
-	{from: "examples/bulk-k8s", to: []string{"."}},
+	{from: "examples/quickstart", to: []string{".", "bulk", "mockserver"}},
+	{from: "examples/bulk-k8s", to: []string{".", "bulk"}},
 	{from: "benchmark/internal/mockproc", leaf: true},
 	{from: "benchmark/loadbench", to: []string{"benchmark/internal/mockproc"}},
 	{from: "benchmark/mockload", to: []string{"benchmark/internal/mockproc"}},
@@ -53,6 +55,8 @@ type rule struct {
 var forbidden = []rule{
 	{".", "mockserver/...", "the SDK never depends on the mock: what both must agree on is in internal/rules"},
 	{"mockserver/...", ".", "the mock never depends on the SDK: what both must agree on is in internal/rules"},
+	{".", "bulk", "the client never depends on the engine built over it: package sms is the endpoint client alone"},
+	{"mockserver/...", "bulk", "the mock never depends on the SDK"},
 	{"mockserver/internal/store", "net/http", "the store holds state and never writes HTTP"},
 	{"mockserver/internal/store", "mockserver/internal/httpapi", "the store is below the HTTP layer"},
 	{"mockserver/internal/store", "mockserver/internal/wire", "the store is below the JSON layer"},
@@ -68,8 +72,7 @@ var sdkDeps = []string{
 	"github.com/hashicorp/go-cleanhttp",
 	"github.com/hashicorp/go-retryablehttp",
 	"github.com/seedsms/sms-go",
+	"github.com/seedsms/sms-go/internal/backoff",
 	"github.com/seedsms/sms-go/internal/rules",
-	"github.com/seedsms/sms-go/internal/safefile",
 	"github.com/seedsms/sms-go/internal/safetext",
-	"golang.org/x/time/rate",
 }
