@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -129,30 +130,42 @@ func validateCampaign(p *CreateCampaignParams) ([]wireRecipient, error) {
 		}
 	}
 	to := make([]wireRecipient, len(p.To))
-	first := make(map[string]struct{}, len(p.To))   // numbers seen: the server keeps the first
-	checked := make(map[string]struct{}, len(p.To)) // names whose message fits
+	var first, checked map[string]struct{} // numbers seen (the server keeps the first), and names whose message fits
+	if personal {
+		first, checked = seenSets.Get().(map[string]struct{}), seenSets.Get().(map[string]struct{})
+		defer func() {
+			clear(first)
+			clear(checked)
+			seenSets.Put(first)
+			seenSets.Put(checked)
+		}()
+	}
 	for i, r := range p.To {
-		field := "To[" + strconv.Itoa(i) + "]"
+		// The field's name is built only for an error: the loop runs for up to 10,000
+		// recipients a call.
 		phone, err := rules.NormalizePhone(r.Phone)
 		if err != nil {
-			return nil, invalid(field+".Phone", err.Error())
+			return nil, invalid(recipientField(i, "Phone"), err.Error())
 		}
-		if err := validateUTF8(field+".Name", r.Name); err != nil {
-			return nil, err
+		if !utf8.ValidString(r.Name) {
+			return nil, validateUTF8(recipientField(i, "Name"), r.Name)
 		}
 		if utf8.RuneCountInString(r.Name) > rules.MaxNameLen {
-			return nil, invalid(field+".Name", "a name is at most "+strconv.Itoa(rules.MaxNameLen)+" characters")
+			return nil, invalid(recipientField(i, "Name"), "a name is at most "+strconv.Itoa(rules.MaxNameLen)+" characters")
 		}
 		to[i] = wireRecipient{Phone: phone, Name: r.Name}
-		if _, dup := first[phone]; dup || !personal {
+		if !personal {
+			continue
+		}
+		if _, dup := first[phone]; dup {
 			continue
 		}
 		first[phone] = struct{}{}
 		if _, ok := checked[r.Name]; ok {
 			continue
 		}
-		if err := validateParts(field+".Name", strings.ReplaceAll(p.Message, nameTag, r.Name)); err != nil {
-			return nil, err
+		if parts, _ := rules.CountPartsWith(p.Message, nameTag, r.Name); parts > rules.MaxParts {
+			return nil, validateParts(recipientField(i, "Name"), strings.ReplaceAll(p.Message, nameTag, r.Name))
 		}
 		checked[r.Name] = struct{}{}
 	}
@@ -160,6 +173,15 @@ func validateCampaign(p *CreateCampaignParams) ([]wireRecipient, error) {
 		return nil, err
 	}
 	return to, validateReference(p.Reference)
+}
+
+// seenSets holds the sets validateCampaign fills for a personalized campaign, emptied, so that
+// a program sending campaigns of thousands (a bulk job) does not build two sets a campaign.
+var seenSets = sync.Pool{New: func() any { return map[string]struct{}{} }}
+
+// recipientField names member of recipient i of CreateCampaignParams.To, such as "To[3].Phone".
+func recipientField(i int, member string) string {
+	return "To[" + strconv.Itoa(i) + "]." + member
 }
 
 // ListCampaignsParams pages the campaign list.

@@ -41,15 +41,15 @@ const (
 // the earlier run without sending or charging again. Batches accepted at an unknown cost
 // (Batch.Unconfirmed) do not fail the job; a rerun sends them again unless the server
 // deduplicates references or the job has a Journal, and the error then says so. When a failed
-// batch may have been sent (its error matches ErrOutcomeUnknown), the job's error matches
-// ErrOutcomeUnknown too: test for it, and for ErrBatchesInDoubt, before this one.
-var ErrIncomplete = errors.New("sms: bulk job incomplete")
+// batch may have been sent (its error matches sms.ErrOutcomeUnknown), the job's error matches
+// sms.ErrOutcomeUnknown too: test for it, and for ErrBatchesInDoubt, before this one.
+var ErrIncomplete = errors.New("bulk: job incomplete")
 
 // Params is the input of Send.
 type Params struct {
 	// JobID names the job: 1 to 90 printable ASCII characters. Batch k is sent with
 	// the reference JobID + ":" + k. When the server deduplicates references (see
-	// WithReferenceDeduplication; the mock does), running the same job again within 24 hours
+	// sms.WithReferenceDeduplication; the mock does), running the same job again within 24 hours
 	// of the earlier run, with the same input, Message and BatchSize, replays what was sent
 	// instead of sending it again. After 24 hours the server has forgotten the references,
 	// and a server that does not deduplicate never knew them: a rerun then sends every batch
@@ -93,7 +93,7 @@ type Params struct {
 	// of BatchSize distinct valid recipients, so every run of a job must use the same
 	// BatchSize. With a Journal, a run with another one is refused before anything is sent
 	// (ErrJournalMismatch). Without one, a server that deduplicates references refuses it
-	// at its first batch whose recipients differ from the earlier run's (ErrConflict); a
+	// at its first batch whose recipients differ from the earlier run's (sms.ErrConflict); a
 	// server that does not deduplicate cannot tell, and sends every batch again.
 	BatchSize int
 	// Concurrency is the number of batches sent at once: 1 to MaxConcurrency (0: 4).
@@ -121,7 +121,7 @@ type Params struct {
 	DryRun bool
 	// SkipSentBy names earlier jobs, by their JobIDs, whose numbers this job skips: it
 	// finishes a job whose input changed (a row fixed, rows added), which cannot be run
-	// again under its own JobID (its batches would differ: ErrConflict), by sending the new
+	// again under its own JobID (its batches would differ: sms.ErrConflict), by sending the new
 	// input under a new JobID to the numbers the earlier jobs have not reached.
 	//
 	// Before reading the input, Send walks every campaign of the key's mode (one
@@ -166,7 +166,7 @@ type Params struct {
 	//     Batch.FromJournal and its amount from the journal (Report.FromJournal);
 	//   - sends the batches never started, and those the server refused;
 	//   - settles a batch in doubt (an intent without an outcome, or an unknown outcome) by
-	//     sending it again when the client has WithReferenceDeduplication; otherwise by
+	//     sending it again when the client has sms.WithReferenceDeduplication; otherwise by
 	//     looking for its reference in the server's campaign list, when the server lists
 	//     references; otherwise it stays in doubt: reported (Batch.InDoubt,
 	//     Report.InDoubt), the error matching ErrBatchesInDoubt, and not sent unless
@@ -208,7 +208,7 @@ type Params struct {
 // ErrStopped matches the error of a bulk job stopped by Params.Stop before its end:
 // the batches started were finished and recorded, and no other was started. Run the job
 // again to send the rest.
-var ErrStopped = errors.New("sms: bulk job stopped")
+var ErrStopped = errors.New("bulk: job stopped")
 
 // RecipientsFrom returns the input of a bulk job held in a slice: the recipients of rs, in
 // order, none with an error.
@@ -259,10 +259,10 @@ type Batch struct {
 	// its answer cannot be read: empty, not JSON, without the campaign's id or status, with a
 	// negative amount or another number of recipients, or cut short (also by ctx ending). The
 	// batch was sent and charged at a cost the report does not know: it is not among Failed,
-	// its Amount is not counted, and Err, which matches ErrOutcomeUnknown, says why and names
+	// its Amount is not counted, and Err, which matches sms.ErrOutcomeUnknown, says why and names
 	// the HTTP status, the request ID and the reference to find its campaign by. A rerun of
 	// the job sends it again unless the server deduplicates references (see
-	// WithReferenceDeduplication).
+	// sms.WithReferenceDeduplication).
 	Unconfirmed bool
 	// FromJournal is true when Params.Journal records the batch as accepted by an
 	// earlier run: nothing was sent this time, and CampaignID, Status and Amount are the
@@ -270,7 +270,7 @@ type Batch struct {
 	FromJournal bool
 	// InDoubt is true, with a Journal, when the batch's request may have been processed and
 	// nothing tells whether it was: in this run (a dropped connection, a timeout, a 5xx:
-	// Err matches ErrOutcomeUnknown) or an earlier one that the server's campaign list
+	// Err matches sms.ErrOutcomeUnknown) or an earlier one that the server's campaign list
 	// could not settle (Err matches ErrBatchesInDoubt). It is not among Failed, and a
 	// rerun does not send it again unless Params.ResendInDoubt is set.
 	InDoubt bool
@@ -424,22 +424,22 @@ type Progress struct {
 //
 // Send stops early, sending nothing more and returning the report with the error, when
 // what follows cannot succeed: the input yields an error, the wallet cannot pay
-// (ErrInsufficientBalance: top up and run the job again), the credentials or their scope are
-// refused (ErrUnauthorized, ErrInsufficientScope), a batch's reference was used before with
-// other recipients (ErrConflict: the input, the message or the batch size changed since an
+// (sms.ErrInsufficientBalance: top up and run the job again), the credentials or their scope are
+// refused (sms.ErrUnauthorized, sms.ErrInsufficientScope), a batch's reference was used before with
+// other recipients (sms.ErrConflict: the input, the message or the batch size changed since an
 // earlier run of the job), a 429 asks for a longer wait than p.MaxRetryAfter
-// (ErrRateLimited), or ctx ends. Batches already under way are finished first, except when
+// (sms.ErrRateLimited), or ctx ends. Batches already under way are finished first, except when
 // ctx ends: the requests in flight then end with it, and running the job again replays any
 // of them the server committed. To stop without cutting requests short, stop the input
 // instead. Any other failure is recorded in its batch and the job goes on; the error then
 // matches ErrIncomplete and the batch's error. A batch the server accepted whose answer
 // cannot be read is recorded as Unconfirmed, not failed, and the job goes on; the error then
-// matches ErrOutcomeUnknown.
+// matches sms.ErrOutcomeUnknown.
 //
 // Should the input panic, the job stops and the batches under way are finished before the
 // panic goes on up the caller's goroutine: no goroutine of the job outlives Send.
 //
-// Parameters are checked before anything is read or sent; a *ValidationError is returned
+// Parameters are checked before anything is read or sent; a *sms.ValidationError is returned
 // with a nil report, as are the error of reading the numbers of p.SkipSentBy and that of
 // loading p.Journal or settling its batches in doubt.
 //

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	sms "github.com/seedsms/sms-go"
@@ -137,10 +138,12 @@ func BenchmarkSendBulk(b *testing.B) {
 type acceptAll struct {
 	mu sync.Mutex
 	h  *heapPeak // nil: no sampling
+	n  atomic.Int64
 }
 
-// accepted is the answer acceptAll gives every request.
-const accepted = `{"message":"SMS request accepted.","campaign":{"id":"0123456789abcdef01234567","status":"processing","message_id":null,"recipients":10000,"amount":32000.00,"currency":"NGN","sms_parts":1},"requestId":"req_1"}`
+// accepted is the answer acceptAll gives every request, with a campaign ID of its own (a
+// bulk job refuses an answer naming the campaign of another batch).
+const accepted = `{"message":"SMS request accepted.","campaign":{"id":"%024d","status":"processing","message_id":null,"recipients":10000,"amount":32000.00,"currency":"NGN","sms_parts":1},"requestId":"req_1"}`
 
 func (a *acceptAll) RoundTrip(req *http.Request) (*http.Response, error) {
 	_, _ = io.Copy(io.Discard, req.Body)
@@ -152,7 +155,7 @@ func (a *acceptAll) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return &http.Response{
 		StatusCode: http.StatusAccepted, Header: http.Header{"Content-Type": {"application/json"}},
-		Body: io.NopCloser(strings.NewReader(accepted)), Request: req,
+		Body: io.NopCloser(strings.NewReader(fmt.Sprintf(accepted, a.n.Add(1)))), Request: req,
 	}, nil
 }
 

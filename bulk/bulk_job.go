@@ -96,12 +96,12 @@ func (j *bulkJob) halted() bool {
 
 // stopCtx stops the job with ctx's error, or err that wraps it.
 func (j *bulkJob) stopCtx(err error) {
-	j.stop(fmt.Errorf("sms: bulk job %q: %w", j.p.JobID, err))
+	j.stop(fmt.Errorf("bulk: job %q: %w", j.p.JobID, err))
 }
 
 // errInputPanicked stops the job when its input panics; the panic, not this error, reaches
 // the caller.
-var errInputPanicked = errors.New("sms: the input of the bulk job panicked")
+var errInputPanicked = errors.New("bulk: the input of the job panicked")
 
 func (j *bulkJob) run(ctx context.Context) (*Report, error) {
 	if j.p.Stop != nil && !j.p.DryRun {
@@ -110,7 +110,7 @@ func (j *bulkJob) run(ctx context.Context) (*Report, error) {
 		go func() {
 			select {
 			case <-j.p.Stop:
-				j.stop(fmt.Errorf("sms: bulk job %q stopped before its end (Params.Stop): the batches under way were finished and recorded, "+
+				j.stop(fmt.Errorf("bulk: job %q stopped before its end (Params.Stop): the batches under way were finished and recorded, "+
 					"and no other was started; run the job again to send the rest: %w", j.p.JobID, ErrStopped))
 			case <-done:
 			}
@@ -146,7 +146,7 @@ func (j *bulkJob) run(ctx context.Context) (*Report, error) {
 		err := fmt.Errorf("%w: %d of %d batches of job %q failed; %s: batch %d: %w",
 			ErrIncomplete, len(failed), len(r.Batches), j.p.JobID, j.rerun("retry them"), failed[0].Index, failed[0].Err)
 		if u := j.firstMaybeSent(); u != nil && !errors.Is(failed[0].Err, sms.ErrOutcomeUnknown) {
-			// the error matches ErrOutcomeUnknown whenever a failed batch may have been sent
+			// the error matches sms.ErrOutcomeUnknown whenever a failed batch may have been sent
 			err = fmt.Errorf("%w; batch %d may have been sent: %w", err, u.Index, u.Err)
 		}
 		return r, j.unconfirmedError(j.inDoubtError(err))
@@ -172,7 +172,7 @@ func (j *bulkJob) inDoubtError(err error) error {
 		errs: []error{ErrBatchesInDoubt, first.Err},
 	}
 	if err == nil {
-		return fmt.Errorf("sms: bulk job %q: %w", j.p.JobID, out)
+		return fmt.Errorf("bulk: job %q: %w", j.p.JobID, out)
 	}
 	return fmt.Errorf("%w; and %w", err, out)
 }
@@ -238,7 +238,7 @@ func (r *Report) first(is func(*Batch) bool) *Batch {
 }
 
 // unconfirmedError returns err, followed, when batches were accepted at an unknown cost
-// (Unconfirmed), by what to do about them; it then matches ErrOutcomeUnknown too, through
+// (Unconfirmed), by what to do about them; it then matches sms.ErrOutcomeUnknown too, through
 // the first such batch's error.
 func (j *bulkJob) unconfirmedError(err error) error {
 	r := &j.report
@@ -256,7 +256,7 @@ func (j *bulkJob) unconfirmedError(err error) error {
 	note := fmt.Sprintf("the server accepted %d of %d batches (%d recipients) whose answers cannot be read, so their cost is unknown; %s: batch %d (reference %q)",
 		r.UnconfirmedBatches, len(r.Batches), r.Unconfirmed, what, first.Index, first.Reference)
 	if err == nil {
-		return fmt.Errorf("sms: bulk job %q: %s: %w", j.p.JobID, note, first.Err)
+		return fmt.Errorf("bulk: job %q: %s: %w", j.p.JobID, note, first.Err)
 	}
 	return fmt.Errorf("%w; and %s: %w", err, note, first.Err)
 }
@@ -288,7 +288,7 @@ func (j *bulkJob) read(ctx context.Context, rd *bulkReader, work chan<- *bulkBat
 			continue
 		}
 		if err != nil {
-			j.stop(fmt.Errorf("sms: bulk job %q: reading the input at position %d: %w", j.p.JobID, rd.pos, err))
+			j.stop(fmt.Errorf("bulk: job %q: reading the input at position %d: %w", j.p.JobID, rd.pos, err))
 			return false
 		}
 		if rd.pos%1024 == 0 {
@@ -305,7 +305,7 @@ func (j *bulkJob) read(ctx context.Context, rd *bulkReader, work chan<- *bulkBat
 			return false
 		}
 		if err != nil {
-			j.stop(fmt.Errorf("sms: bulk job %q: %w", j.p.JobID, err))
+			j.stop(fmt.Errorf("bulk: job %q: %w", j.p.JobID, err))
 			return false
 		}
 	}
@@ -425,11 +425,11 @@ func (j *bulkJob) recordSent(ctx context.Context, b *bulkBatch, res Batch) {
 func (j *bulkJob) stopOn(ctx context.Context, index int, ref string, err error) {
 	switch {
 	case errors.Is(err, sms.ErrConflict):
-		j.stop(fmt.Errorf("sms: bulk job %q: batch %d (reference %q) was sent before with other recipients or another message: "+
+		j.stop(fmt.Errorf("bulk: job %q: batch %d (reference %q) was sent before with other recipients or another message: "+
 			"the input, the message or the batch size changed since an earlier run of this job; run it with the same ones, or use a new JobID: %w",
 			j.p.JobID, index, ref, err))
 	case errors.Is(err, sms.ErrInsufficientBalance), errors.Is(err, sms.ErrUnauthorized), errors.Is(err, sms.ErrInsufficientScope):
-		j.stop(fmt.Errorf("sms: bulk job %q stopped at batch %d: %w", j.p.JobID, index, err))
+		j.stop(fmt.Errorf("bulk: job %q stopped at batch %d: %w", j.p.JobID, index, err))
 	case ctx.Err() != nil:
 		j.stopCtx(err)
 	}
@@ -456,7 +456,7 @@ func (j *bulkJob) haltError() error {
 	if refused == nil {
 		return j.haltErr
 	}
-	return fmt.Errorf("sms: bulk job %q stopped at batch %d, the first in input order not sent, as the wallet could not pay; "+
+	return fmt.Errorf("bulk: job %q stopped at batch %d, the first in input order not sent, as the wallet could not pay; "+
 		"this run sent %d recipients, for %s: top up, then run the job again: %w", j.p.JobID, first, r.Sent, r.Amount, refused)
 }
 
@@ -529,7 +529,7 @@ func (j *bulkJob) wait(ctx context.Context) error {
 	}
 }
 
-var errHalted = errors.New("sms: bulk job stopped")
+var errHalted = errors.New("bulk: job stopped")
 
 // maxRateLimitedTries bounds how often one batch is sent again after a 429 that outlasted the
 // client's own retries.
@@ -561,7 +561,7 @@ func (j *bulkJob) observe(a sms.Attempt) {
 	if d <= 0 {
 		d = time.Second // the server did not say: a short pause, whatever maxPause
 	} else if d > j.maxPause {
-		j.stop(fmt.Errorf("sms: bulk job %q stopped: the server asked to wait %v, more than MaxRetryAfter (%v); run the job again after that: %w",
+		j.stop(fmt.Errorf("bulk: job %q stopped: the server asked to wait %v, more than MaxRetryAfter (%v); run the job again after that: %w",
 			j.p.JobID, d, j.maxPause, a.Err))
 		return
 	}

@@ -359,7 +359,7 @@ func TestSendBulkStopsOnRefusedCredentials(t *testing.T) {
 			p.Concurrency = 1
 			r, err := bulk.Send(context.Background(), c, p)
 			require.ErrorIs(t, err, tt.want)
-			assert.Contains(t, err.Error(), `bulk job "refused" stopped at batch 0`)
+			assert.Contains(t, err.Error(), `bulk: job "refused" stopped at batch 0`)
 			assert.Equal(t, 1, requestsTo(srv, "POST", "/v1/sms/campaigns"), "not retried, and nothing more sent")
 			require.Len(t, r.Batches, 1)
 			assert.ErrorIs(t, r.Batches[0].Err, tt.want)
@@ -401,7 +401,7 @@ func TestSendBulkInputError(t *testing.T) {
 		p.Recipients = failing
 		r, err := bulk.Send(ctx, c, p)
 		require.ErrorIs(t, err, errDisk)
-		assert.Contains(t, err.Error(), `bulk job "flaky-file": reading the input at position 250: disk on fire`)
+		assert.Contains(t, err.Error(), `bulk: job "flaky-file": reading the input at position 250: disk on fire`)
 		assert.False(t, r.Complete)
 		assert.Equal(t, 200, r.Sent, "the batches handed over before the error are sent, the one being filled is not")
 		assert.Equal(t, 2, campaignTotal(t, c))
@@ -678,7 +678,7 @@ func TestSendBulkOutOfMoneyNamesTheFirstBatch(t *testing.T) {
 				}
 			}
 			require.Error(t, refused)
-			assert.Equal(t, `sms: bulk job "broke" stopped at batch 0, the first in input order not sent, as the wallet could not pay; `+
+			assert.Equal(t, `bulk: job "broke" stopped at batch 0, the first in input order not sent, as the wallet could not pay; `+
 				`this run sent 0 recipients, for 0.00: top up, then run the job again: `+refused.Error(), err.Error())
 		})
 	}

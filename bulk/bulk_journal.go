@@ -69,7 +69,7 @@ type journalState struct {
 func loadJournal(ctx context.Context, jr Journal, job string, keep func(int) bool) (*journalState, error) {
 	recs, err := jr.Load(ctx, job)
 	if err != nil {
-		return nil, fmt.Errorf("sms: bulk job %q: loading the journal: %w", job, err)
+		return nil, fmt.Errorf("bulk: job %q: loading the journal: %w", job, err)
 	}
 	st := &journalState{batches: make(map[int]*journaled), numbers: make(map[int][]string)}
 	order := make([]*JournalRecord, 0, len(recs))
@@ -132,13 +132,13 @@ func loadJournal(ctx context.Context, jr Journal, job string, keep func(int) boo
 // nothing is sent. A journal belongs to one account: what it records as sent was sent there,
 // and says nothing of this one. To send the same input to this account (a rehearsal in the
 // sandbox, then the live service), give the job a new JobID.
-var ErrJournalAccount = errors.New("sms: bulk job journaled against another account")
+var ErrJournalAccount = errors.New("bulk: job journaled against another account")
 
 // ErrJournalShards matches the error of a bulk job whose Journal records that the job was
 // run in another number of shards and lacks the records of some of them: their batches would
 // be sent again. Nothing is sent. Run it in the shards it had, or give it a journal that
 // holds every shard's records (one SQL table, or MultiJournal over every shard's file).
-var ErrJournalShards = errors.New("sms: bulk job journal lacks shards of the job")
+var ErrJournalShards = errors.New("bulk: job journal lacks shards of the job")
 
 // checkJobRecords refuses the job records of job when they name another account than acct,
 // or a shard layout of which some shards' records are missing, except the layout of count
@@ -148,7 +148,7 @@ func checkJobRecords(job string, acct sms.Account, jobs []JournalRecord, count i
 	for _, r := range jobs {
 		if r.Server != acct.Server || r.Mode != acct.Mode || r.Key != acct.Key {
 			was := sms.Account{Server: r.Server, Mode: r.Mode, Key: r.Key}
-			return fmt.Errorf("sms: bulk job %q: its journal records that it was sent with %s, but this client sends with %s; nothing was sent. "+
+			return fmt.Errorf("bulk: job %q: its journal records that it was sent with %s, but this client sends with %s; nothing was sent. "+
 				"What the journal records as sent was sent there: to send this input here, give it a new JobID: %w", job, was, acct, ErrJournalAccount)
 		}
 		if layouts[r.Shards] == nil {
@@ -166,7 +166,7 @@ func checkJobRecords(job string, acct sms.Account, jobs []JournalRecord, count i
 				missing = append(missing, strconv.Itoa(k))
 			}
 		}
-		return fmt.Errorf("sms: bulk job %q: its journal holds the records of the job run in %d shards, but not those of shard %s: "+
+		return fmt.Errorf("bulk: job %q: its journal holds the records of the job run in %d shards, but not those of shard %s: "+
 			"their batches would be taken as never sent; nothing was sent. Use a journal that holds every shard's records "+
 			"(one SQL table, or MultiJournal over every shard's file), or run the job in %d shards: %w",
 			job, n, strings.Join(missing, ", "), n, ErrJournalShards)
@@ -201,7 +201,7 @@ func (j *bulkJob) openJournal(ctx context.Context) error {
 		rec := JournalRecord{Kind: JournalKindJob, JobID: p.JobID, Index: p.Shard.Index, Shards: count,
 			Server: acct.Server, Mode: acct.Mode, Key: acct.Key, Time: time.Now()}
 		if err := p.Journal.Append(ctx, rec); err != nil {
-			return fmt.Errorf("sms: bulk job %q: recording the job in the journal: %w", p.JobID, err)
+			return fmt.Errorf("bulk: job %q: recording the job in the journal: %w", p.JobID, err)
 		}
 	}
 	return j.resolveInDoubt(ctx)
@@ -240,7 +240,7 @@ func (j *bulkJob) resolveInDoubt(ctx context.Context) error {
 	found := make(map[int]sms.Campaign)
 	for c, err := range j.s.All(ctx, nil) {
 		if err != nil {
-			return fmt.Errorf("sms: bulk job %q: looking for the batches in doubt in the campaign list: %w", j.p.JobID, err)
+			return fmt.Errorf("bulk: job %q: looking for the batches in doubt in the campaign list: %w", j.p.JobID, err)
 		}
 		if c.CreatedAt != nil && (oldest.IsZero() || c.CreatedAt.Before(oldest)) {
 			oldest = *c.CreatedAt
@@ -251,7 +251,7 @@ func (j *bulkJob) resolveInDoubt(ctx context.Context) error {
 		lists = true
 		if k, ok := doubt[c.Reference]; ok {
 			if prev, dup := found[k]; dup && prev.ID != c.ID {
-				return fmt.Errorf("sms: bulk job %q: the campaign list holds two campaigns of batch %d (reference %q): %s and %s",
+				return fmt.Errorf("bulk: job %q: the campaign list holds two campaigns of batch %d (reference %q): %s and %s",
 					j.p.JobID, k, c.Reference, prev.ID, c.ID)
 			}
 			found[k] = c
@@ -284,7 +284,7 @@ func (j *bulkJob) resolveInDoubt(ctx context.Context) error {
 			continue
 		}
 		if c.Recipients != 0 && c.Recipients != b.recipients {
-			return fmt.Errorf("sms: bulk job %q: campaign %s of batch %d (reference %q) counts %d recipients, but the journal recorded %d",
+			return fmt.Errorf("bulk: job %q: campaign %s of batch %d (reference %q) counts %d recipients, but the journal recorded %d",
 				j.p.JobID, c.ID, k, c.Reference, c.Recipients, b.recipients)
 		}
 		rec := JournalRecord{
@@ -293,7 +293,7 @@ func (j *bulkJob) resolveInDoubt(ctx context.Context) error {
 			Resolved: "campaign list", Time: time.Now(),
 		}
 		if err := j.jr.j.Append(ctx, rec); err != nil {
-			return fmt.Errorf("sms: bulk job %q: recording batch %d, found in the campaign list: %w", j.p.JobID, k, err)
+			return fmt.Errorf("bulk: job %q: recording batch %d, found in the campaign list: %w", j.p.JobID, k, err)
 		}
 		b.accepted, b.state = &rec, JournalStateAccepted
 	}
@@ -357,7 +357,7 @@ func batchDigest(p *Params, to []sms.Recipient) string {
 
 // mismatch is the error of a batch that differs from the journal's record.
 func (j *bulkJob) mismatch(index int, what string) error {
-	return fmt.Errorf("sms: bulk job %q: batch %d (reference %q): %s: the input, the message, the sender, the channel or the batch size "+
+	return fmt.Errorf("bulk: job %q: batch %d (reference %q): %s: the input, the message, the sender, the channel or the batch size "+
 		"changed since an earlier run of the job; nothing was sent. Run it with the same ones, or send the new input under a new JobID "+
 		"with SkipSentBy: []string{%q} and the same Journal: %w", j.p.JobID, index, j.reference(index), what, j.p.JobID, ErrJournalMismatch)
 }
@@ -462,7 +462,7 @@ func journalReason(err error) string {
 
 // journalStop stops the job on a journal that cannot record a batch.
 func (j *bulkJob) journalStop(index int, what string, err error) {
-	j.stop(fmt.Errorf("sms: bulk job %q stopped at batch %d: the journal cannot record its %s: %w", j.p.JobID, index, what, err))
+	j.stop(fmt.Errorf("bulk: job %q stopped at batch %d: the journal cannot record its %s: %w", j.p.JobID, index, what, err))
 }
 
 // sentByJournal adds to sent the numbers that job, an earlier job of which the journal holds
@@ -480,7 +480,7 @@ func (s *client) sentByJournal(ctx context.Context, p *Params, job string, sent 
 		return false, nil
 	}
 	fail := func(format string, a ...any) error {
-		return fmt.Errorf("sms: bulk job %q: SkipSentBy %q, from the journal: "+format, append([]any{p.JobID, job}, a...)...)
+		return fmt.Errorf("bulk: job %q: SkipSentBy %q, from the journal: "+format, append([]any{p.JobID, job}, a...)...)
 	}
 	if err := checkJobRecords(job, s.c.Account(), st.jobs, 0); err != nil {
 		return false, fail("%w", err)

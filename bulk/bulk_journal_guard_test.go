@@ -235,7 +235,7 @@ func TestBulkSettle(t *testing.T) {
 		campaign string
 		want     string
 	}{
-		{0, camp0, "sms: the batch is not in doubt"},
+		{0, camp0, "bulk: the batch is not in doubt"},
 		{3, "", "never started"},
 		{1, "", "it was sent"},
 		{1, camp0, "journal records campaign"},

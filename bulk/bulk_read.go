@@ -130,7 +130,7 @@ func (rd *bulkReader) checkName(name string) (parts int, reason string) {
 	}
 	parts, ok := rd.partsOf[name]
 	if !ok {
-		parts, _ = rules.CountParts(strings.ReplaceAll(rd.message, nameTag, name))
+		parts, _ = rules.CountPartsWith(rd.message, nameTag, name)
 		rd.partsOf[name] = parts
 	}
 	if reason := partsReason(parts, name); reason != "" {

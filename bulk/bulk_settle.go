@@ -28,7 +28,7 @@ type SettleParams struct {
 
 // ErrNotInDoubt matches the error of Settle for a batch that is not in doubt: the
 // journal records it as accepted or refused, or has no record of it (never started).
-var ErrNotInDoubt = errors.New("sms: the batch is not in doubt")
+var ErrNotInDoubt = errors.New("bulk: the batch is not in doubt")
 
 // Settle records the outcome of one batch that a journaled bulk job left in doubt (see
 // ErrBatchesInDoubt), as a person found it on the server, and returns the record appended
@@ -68,7 +68,7 @@ func Settle(ctx context.Context, c *sms.Client, p *SettleParams) (*JournalRecord
 	s := over(c)
 	ref := p.JobID + ":" + strconv.Itoa(p.Index)
 	fail := func(format string, a ...any) error {
-		return fmt.Errorf("sms: settling batch %d of bulk job %q (reference %q): "+format, append([]any{p.Index, p.JobID, ref}, a...)...)
+		return fmt.Errorf("bulk: settling batch %d of bulk job %q (reference %q): "+format, append([]any{p.Index, p.JobID, ref}, a...)...)
 	}
 	st, err := loadJournal(ctx, p.Journal, p.JobID, nil)
 	if err != nil {

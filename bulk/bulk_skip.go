@@ -32,7 +32,7 @@ func jobOf(ref string) (string, bool) {
 // indices is an error unless p.SkipSentByPartial.
 func (s *client) readSentBy(ctx context.Context, p *Params) (*numberSet, error) {
 	fail := func(format string, a ...any) error {
-		return fmt.Errorf("sms: bulk job %q: SkipSentBy: "+format, append([]any{p.JobID}, a...)...)
+		return fmt.Errorf("bulk: job %q: SkipSentBy: "+format, append([]any{p.JobID}, a...)...)
 	}
 	sent := &numberSet{}
 	var jobs []string // those the server is asked about

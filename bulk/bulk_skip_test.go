@@ -133,7 +133,7 @@ func TestSendBulkSkipSentByRefused(t *testing.T) {
 			field string // of a *ValidationError
 			want  string
 		}{
-			{name: "an unknown job", skip: []string{"nope"}, want: `sms: bulk job "new": SkipSentBy: no campaign with the reference "nope:k" found`},
+			{name: "an unknown job", skip: []string{"nope"}, want: `bulk: job "new": SkipSentBy: no campaign with the reference "nope:k" found`},
 			{name: "one known, one unknown", skip: []string{"big", "nope"}, want: `"nope:k"`},
 			{name: "a campaign still processing", skip: []string{"big"}, want: "is still processing"},
 			{name: "the job itself", skip: []string{"new"}, field: "SkipSentBy[0]"},

@@ -127,12 +127,12 @@ func (e *CSVRowError) Error() string { return "line " + strconv.Itoa(e.Line) + "
 // ErrCSV matches the errors of a CSV input that cannot be read as a whole: not CSV, no
 // rows, a first line longer than 64 KiB, or a column given by name that the header
 // lacks.
-var ErrCSV = errors.New("sms: CSV")
+var ErrCSV = errors.New("bulk: CSV")
 
 // csvError is an error of the input as a whole, matching ErrCSV.
 type csvError struct{ msg string }
 
-func (e *csvError) Error() string        { return "sms: CSV: " + e.msg }
+func (e *csvError) Error() string        { return "bulk: CSV: " + e.msg }
 func (e *csvError) Is(target error) bool { return target == ErrCSV }
 
 // Columns returns the columns read; it is the zero CSVColumns until All has read the first
@@ -145,7 +145,7 @@ func (cr *CSVReader) Columns() CSVColumns { return cr.cols }
 //
 // An input that cannot be read as a whole ends the sequence with an error matching ErrCSV (or
 // the reader's error); PhoneColumn and NameColumn are checked first, their error a
-// *ValidationError. The file is read once, row by row, as the loop asks: a second loop yields
+// *sms.ValidationError. The file is read once, row by row, as the loop asks: a second loop yields
 // only an error.
 func (cr *CSVReader) All() iter.Seq2[sms.Recipient, error] {
 	return func(yield func(sms.Recipient, error) bool) {
@@ -269,7 +269,7 @@ func (cr *CSVReader) check(rec []string, cols *CSVColumns, names map[string]bool
 		return sms.Recipient{Phone: phone, Name: name}, nil
 	}
 	if !names[name] {
-		parts, _ := rules.CountParts(strings.ReplaceAll(cr.Message, nameTag, name))
+		parts, _ := rules.CountPartsWith(cr.Message, nameTag, name)
 		if reason := partsReason(parts, name); reason != "" {
 			return bad(reason)
 		}

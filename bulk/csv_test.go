@@ -223,8 +223,8 @@ func TestReadCSVRefused(t *testing.T) {
 		{name: "an unknown column name", csv: "phone,name\n", phoneCol: "cell", field: "PhoneColumn", want: "sms: invalid PhoneColumn: no such column in the header row"},
 		{name: "column numbers start at 1", csv: "08025671695\n", phoneCol: "0", field: "PhoneColumn", want: "sms: invalid PhoneColumn: column numbers start at 1"},
 		{name: "the same column twice", csv: "08025671695\n", phoneCol: "1", nameCol: "1", field: "NameColumn", want: "sms: invalid NameColumn: the phone and name columns must differ"},
-		{name: "not CSV", csv: "08025671695,\"Ada\n", want: "sms: CSV: parse error on line 1, column 18: extraneous or missing \" in quoted-field"},
-		{name: "an empty file", csv: "", want: "sms: CSV: the file has no rows"},
+		{name: "not CSV", csv: "08025671695,\"Ada\n", want: "bulk: CSV: parse error on line 1, column 18: extraneous or missing \" in quoted-field"},
+		{name: "an empty file", csv: "", want: "bulk: CSV: the file has no rows"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -386,7 +386,7 @@ func TestCSVRowLimitFirstRow(t *testing.T) {
 	t.Parallel()
 	_, _, _, err := csvRead(t, io.MultiReader(&repeatReader{b: 'x', n: 1 << 20}, strings.NewReader("\n08051234567\n")), "", "", "")
 	require.ErrorIs(t, err, bulk.ErrCSV)
-	assert.EqualError(t, err, "sms: CSV: line 1 is longer than 64 KiB: is it a CSV file?")
+	assert.EqualError(t, err, "bulk: CSV: line 1 is longer than 64 KiB: is it a CSV file?")
 }
 
 // Reading a 64 MiB line allocates about what a 64 KiB one does: memory stays flat. (Not

@@ -142,20 +142,20 @@ type JournalRecord struct {
 // deduplication, nor its campaign list can tell. They are flagged Batch.InDoubt and
 // counted in Report.InDoubt and InDoubtBatches, and are not sent again by a rerun unless
 // Params.ResendInDoubt is set. Check their campaigns by reference before deciding.
-var ErrBatchesInDoubt = errors.New("sms: bulk batches in doubt")
+var ErrBatchesInDoubt = errors.New("bulk: batches in doubt")
 
 // ErrJournalMismatch matches the error of a bulk job whose input, Message, From, Channel or
 // BatchSize differ from what its Journal recorded for a batch of an earlier run: nothing is
 // sent. To finish a job whose input changed, send the new input under a new JobID with the
 // earlier job in Params.SkipSentBy.
-var ErrJournalMismatch = errors.New("sms: bulk job differs from its journal")
+var ErrJournalMismatch = errors.New("bulk: job differs from its journal")
 
 // ErrJournalCorrupt matches a *JournalCorruptError.
-var ErrJournalCorrupt = errors.New("sms: journal corrupt")
+var ErrJournalCorrupt = errors.New("bulk: journal corrupt")
 
 // ErrJournalLocked matches the error of opening a journal file, or of loading or appending a
 // job of a SQLJournal, that another journal (of this process or another one) holds.
-var ErrJournalLocked = errors.New("sms: journal in use")
+var ErrJournalLocked = errors.New("bulk: journal in use")
 
 // JournalCorruptError reports a journal record that cannot be read: a checksum that does not
 // match, or a record that makes no sense, anywhere but in the last record of a file (which a
@@ -177,7 +177,7 @@ func (e *JournalCorruptError) Error() string {
 	if e.Line > 0 {
 		where += ":" + strconv.Itoa(e.Line) + " (byte " + strconv.FormatInt(e.Offset, 10) + ")"
 	}
-	return "sms: journal " + where + ": corrupt record: " + e.Reason
+	return "bulk: journal " + where + ": corrupt record: " + e.Reason
 }
 
 // Is reports whether target is ErrJournalCorrupt.

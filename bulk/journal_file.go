@@ -77,7 +77,7 @@ type journalWriter interface {
 func OpenFileJournal(path string) (*FileJournal, error) {
 	f, created, err := safefile.OpenWrite(path)
 	if err != nil {
-		return nil, fmt.Errorf("sms: opening the journal: %w", err)
+		return nil, fmt.Errorf("bulk: opening the journal: %w", err)
 	}
 	j, err := openedJournal(f, path, false)
 	if err != nil {
@@ -85,7 +85,7 @@ func OpenFileJournal(path string) (*FileJournal, error) {
 	}
 	if err := safefile.MakePrivate(f, path); err != nil { // a journal: its numbers are the owner's only
 		j.Close()
-		return nil, fmt.Errorf("sms: opening the journal: %w", err)
+		return nil, fmt.Errorf("bulk: opening the journal: %w", err)
 	}
 	if created {
 		syncDir(filepath.Dir(path)) // the new file's name survives a crash too
@@ -102,7 +102,7 @@ func OpenFileJournal(path string) (*FileJournal, error) {
 func OpenFileJournalReadOnly(path string) (*FileJournal, error) {
 	f, err := safefile.OpenRead(path)
 	if err != nil {
-		return nil, fmt.Errorf("sms: opening the journal: %w", err)
+		return nil, fmt.Errorf("bulk: opening the journal: %w", err)
 	}
 	return openedJournal(f, path, true)
 }
@@ -117,9 +117,9 @@ func openedJournal(f *os.File, path string, readOnly bool) (j *FileJournal, err 
 	}()
 	if err := lockFile(f, readOnly); err != nil {
 		if errors.Is(err, ErrJournalLocked) {
-			return nil, fmt.Errorf("sms: journal %s: %w: another process (or another journal of this one) has it open", path, err)
+			return nil, fmt.Errorf("bulk: journal %s: %w: another process (or another journal of this one) has it open", path, err)
 		}
-		return nil, fmt.Errorf("sms: locking the journal %s: %w", path, err)
+		return nil, fmt.Errorf("bulk: locking the journal %s: %w", path, err)
 	}
 	size, err := scanJournal(f, path, "", nil)
 	if err != nil {
@@ -127,14 +127,14 @@ func openedJournal(f *os.File, path string, readOnly bool) (j *FileJournal, err 
 	}
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("sms: journal %s: %w", path, err)
+		return nil, fmt.Errorf("bulk: journal %s: %w", path, err)
 	}
 	if st.Size() != size && !readOnly { // a torn last record: cut it off, durably
 		if err := f.Truncate(size); err != nil {
-			return nil, fmt.Errorf("sms: journal %s: cutting off a torn last record: %w", path, err)
+			return nil, fmt.Errorf("bulk: journal %s: cutting off a torn last record: %w", path, err)
 		}
 		if err := f.Sync(); err != nil {
-			return nil, fmt.Errorf("sms: journal %s: %w", path, err)
+			return nil, fmt.Errorf("bulk: journal %s: %w", path, err)
 		}
 	}
 	j = &FileJournal{f: f, w: f, path: path, readOnly: readOnly, size: size}
@@ -174,7 +174,7 @@ func (j *FileJournal) Load(ctx context.Context, jobID string) ([]JournalRecord, 
 	return out, nil
 }
 
-var errJournalClosed = errors.New("sms: journal closed")
+var errJournalClosed = errors.New("bulk: journal closed")
 
 // Append writes rec as one line and syncs the file, with the records of the Appends running
 // at the same time: when it returns nil, rec is durable.
@@ -183,10 +183,10 @@ func (j *FileJournal) Append(ctx context.Context, rec JournalRecord) error {
 		return err
 	}
 	if j.readOnly {
-		return fmt.Errorf("sms: journal %s: opened read-only", j.path)
+		return fmt.Errorf("bulk: journal %s: opened read-only", j.path)
 	}
 	if err := checkRecord(&rec); err != nil {
-		return fmt.Errorf("sms: journal %s: refusing a record: %w", j.path, err)
+		return fmt.Errorf("bulk: journal %s: refusing a record: %w", j.path, err)
 	}
 	line, err := encodeJournalLine(&rec)
 	if err != nil {
@@ -221,7 +221,7 @@ func (j *FileJournal) writeGroup(group []*pending[[]byte]) error {
 	case j.closed:
 		return errJournalClosed
 	case j.broken != nil:
-		return fmt.Errorf("sms: journal %s: an earlier write failed: %w", j.path, j.broken)
+		return fmt.Errorf("bulk: journal %s: an earlier write failed: %w", j.path, j.broken)
 	}
 	off := j.size
 	var buf []byte
@@ -240,7 +240,7 @@ func (j *FileJournal) writeGroup(group []*pending[[]byte]) error {
 	j.mu.Unlock()
 	_, err := j.w.WriteAt(buf, off)
 	if err != nil {
-		err = fmt.Errorf("sms: journal %s: writing: %w", j.path, err)
+		err = fmt.Errorf("bulk: journal %s: writing: %w", j.path, err)
 		if terr := j.w.Truncate(off); terr != nil {
 			err = errors.Join(err, fmt.Errorf("cutting off the part written: %w", terr))
 			j.mu.Lock()
@@ -248,7 +248,7 @@ func (j *FileJournal) writeGroup(group []*pending[[]byte]) error {
 			return err
 		}
 	} else if serr := j.w.Sync(); serr != nil {
-		err = fmt.Errorf("sms: journal %s: syncing: %w", j.path, serr)
+		err = fmt.Errorf("bulk: journal %s: syncing: %w", j.path, serr)
 		_ = j.w.Truncate(off)
 		j.mu.Lock()
 		j.broken = err
@@ -319,7 +319,7 @@ func encodeJournalLine(rec *JournalRecord) ([]byte, error) {
 	l := lineOf(rec)
 	body, err := json.Marshal(&l)
 	if err != nil {
-		return nil, fmt.Errorf("sms: journal: encoding a record: %w", err)
+		return nil, fmt.Errorf("bulk: journal: encoding a record: %w", err)
 	}
 	out := make([]byte, 0, 9+len(body)+1)
 	out = hex.AppendEncode(out, binary.BigEndian.AppendUint32(nil, crc32.Checksum(body, castagnoli)))
@@ -393,7 +393,7 @@ func scanJournal(r io.Reader, path, jobID string, fn func(JournalRecord)) (int64
 			return off, nil
 		}
 		if err != nil && !errors.Is(err, errLineTooLong) {
-			return 0, fmt.Errorf("sms: reading the journal %s: %w", path, err)
+			return 0, fmt.Errorf("bulk: reading the journal %s: %w", path, err)
 		}
 		complete := len(b) > 0 && b[len(b)-1] == '\n'
 		if err == nil && !complete && (line > 1 || mayBeTornRecord(b)) {

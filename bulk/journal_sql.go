@@ -136,11 +136,11 @@ func NewSQLJournal(ctx context.Context, db *sql.DB, table string, opts ...SQLJou
 		_, err = db.ExecContext(ctx, create)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("sms: creating the journal table %s: %w", table, err)
+		return nil, fmt.Errorf("bulk: creating the journal table %s: %w", table, err)
 	}
 	var id [16]byte
 	if _, err := rand.Read(id[:]); err != nil {
-		return nil, fmt.Errorf("sms: journal table %s: %w", table, err)
+		return nil, fmt.Errorf("bulk: journal table %s: %w", table, err)
 	}
 	j := &SQLJournal{db: db, table: table, ttl: DefaultSQLJournalLeaseTTL, leaseKey: [2]int{-1, 1}, owner: hex.EncodeToString(id[:]),
 		leases: map[string]*sqlLease{}, stop: make(chan struct{}), renewed: make(chan struct{})}
@@ -188,7 +188,7 @@ func (j *SQLJournal) lease(ctx context.Context, job string) (*sqlLease, error) {
 	var last int64
 	err := j.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM `+j.table+` WHERE job_id = $1 AND kind <> $2`, job, sqlLeaseKind).Scan(&last)
 	if err != nil {
-		return nil, fmt.Errorf("sms: journal table %s: reading job %q: %w", j.table, job, err)
+		return nil, fmt.Errorf("bulk: journal table %s: reading job %q: %w", j.table, job, err)
 	}
 	l = &sqlLease{next: last + 1}
 	j.mu.Lock()
@@ -221,14 +221,14 @@ func (j *SQLJournal) take(ctx context.Context, job string) error {
 		return nil
 	case err != nil:
 		_ = j.release(ctx, job)
-		return fmt.Errorf("sms: journal table %s: taking the lease of job %q: %w", j.table, job, err)
+		return fmt.Errorf("bulk: journal table %s: taking the lease of job %q: %w", j.table, job, err)
 	}
 	_ = j.release(ctx, job)
 	in := "as a whole"
 	if shards > 1 {
 		in = fmt.Sprintf("in %d shards", shards)
 	}
-	return fmt.Errorf("sms: journal table %s: job %q%s: %w: a run of the job %s holds it until %s, unless it is released",
+	return fmt.Errorf("bulk: journal table %s: job %q%s: %w: a run of the job %s holds it until %s, unless it is released",
 		j.table, job, j.shardName(), ErrJournalLocked, in, time.Unix(0, until).UTC().Format(time.RFC3339))
 }
 
@@ -257,10 +257,10 @@ func (j *SQLJournal) takeRow(ctx context.Context, job string) error {
 	var until int64
 	if e := j.db.QueryRowContext(ctx, `SELECT record, seq FROM `+j.table+` WHERE job_id = $1 AND batch = $2 AND attempt = $3 AND kind = $4 AND state = ''`,
 		job, j.leaseKey[0], j.leaseKey[1], sqlLeaseKind).Scan(&holder, &until); e == nil && holder != j.owner {
-		return fmt.Errorf("sms: journal table %s: job %q%s: %w: another journal (another process, or another journal of this one) holds it until %s, unless it is released",
+		return fmt.Errorf("bulk: journal table %s: job %q%s: %w: another journal (another process, or another journal of this one) holds it until %s, unless it is released",
 			j.table, job, j.shardName(), ErrJournalLocked, time.Unix(0, until).UTC().Format(time.RFC3339))
 	}
-	return fmt.Errorf("sms: journal table %s: taking the lease of job %q: %w", j.table, job, err)
+	return fmt.Errorf("bulk: journal table %s: taking the lease of job %q: %w", j.table, job, err)
 }
 
 // release deletes the journal's lease of job, if it still holds it.
@@ -331,7 +331,7 @@ func (j *SQLJournal) lose(job string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if l := j.leases[job]; l != nil && l.lost == nil {
-		l.lost = fmt.Errorf("sms: journal table %s: job %q%s: %w: its lease was taken over by another journal (this one did not renew it in time); nothing more is recorded or sent",
+		l.lost = fmt.Errorf("bulk: journal table %s: job %q%s: %w: its lease was taken over by another journal (this one did not renew it in time); nothing more is recorded or sent",
 			j.table, job, j.shardName(), ErrJournalLocked)
 	}
 }
@@ -344,14 +344,14 @@ func (j *SQLJournal) Load(ctx context.Context, jobID string) ([]JournalRecord, e
 	}
 	rows, err := j.db.QueryContext(ctx, `SELECT record FROM `+j.table+` WHERE job_id = $1 AND kind <> $2 ORDER BY batch, seq`, jobID, sqlLeaseKind)
 	if err != nil {
-		return nil, fmt.Errorf("sms: reading the journal table %s: %w", j.table, err)
+		return nil, fmt.Errorf("bulk: reading the journal table %s: %w", j.table, err)
 	}
 	defer rows.Close()
 	var out []JournalRecord
 	for rows.Next() {
 		var body string
 		if err := rows.Scan(&body); err != nil {
-			return nil, fmt.Errorf("sms: reading the journal table %s: %w", j.table, err)
+			return nil, fmt.Errorf("bulk: reading the journal table %s: %w", j.table, err)
 		}
 		rec, err := decodeJournalRecord([]byte(body))
 		if err != nil {
@@ -363,7 +363,7 @@ func (j *SQLJournal) Load(ctx context.Context, jobID string) ([]JournalRecord, e
 		out = append(out, rec)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sms: reading the journal table %s: %w", j.table, err)
+		return nil, fmt.Errorf("bulk: reading the journal table %s: %w", j.table, err)
 	}
 	return out, nil
 }
@@ -373,12 +373,12 @@ func (j *SQLJournal) Load(ctx context.Context, jobID string) ([]JournalRecord, e
 // journal does not hold it yet). It is durable as the database's commit is.
 func (j *SQLJournal) Append(ctx context.Context, rec JournalRecord) error {
 	if err := checkRecord(&rec); err != nil {
-		return fmt.Errorf("sms: journal table %s: refusing a record: %w", j.table, err)
+		return fmt.Errorf("bulk: journal table %s: refusing a record: %w", j.table, err)
 	}
 	l := lineOf(&rec)
 	body, err := json.Marshal(&l)
 	if err != nil {
-		return fmt.Errorf("sms: journal: encoding a record: %w", err)
+		return fmt.Errorf("bulk: journal: encoding a record: %w", err)
 	}
 	if _, err := j.lease(ctx, rec.JobID); err != nil {
 		return err
@@ -429,7 +429,7 @@ func (j *SQLJournal) commitTx(ctx context.Context, group []*sqlPending) (err err
 	}
 	tx, err := j.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("sms: journal table %s: %w", j.table, err)
+		return fmt.Errorf("bulk: journal table %s: %w", j.table, err)
 	}
 	defer func() {
 		if err != nil {
@@ -447,7 +447,7 @@ func (j *SQLJournal) commitTx(ctx context.Context, group []*sqlPending) (err err
 		if _, ok := held[job]; !ok {
 			ok, err := j.renewLease(ctx, tx, job)
 			if err != nil {
-				return fmt.Errorf("sms: journal table %s: checking the lease of job %q: %w", j.table, job, err)
+				return fmt.Errorf("bulk: journal table %s: checking the lease of job %q: %w", j.table, job, err)
 			}
 			if !ok {
 				j.lose(job)
@@ -455,7 +455,7 @@ func (j *SQLJournal) commitTx(ctx context.Context, group []*sqlPending) (err err
 			j.mu.Lock()
 			l := j.leases[job]
 			if l == nil {
-				held[job] = fmt.Errorf("sms: journal table %s: job %q: %w: its lease was released", j.table, job, ErrJournalLocked)
+				held[job] = fmt.Errorf("bulk: journal table %s: job %q: %w: its lease was released", j.table, job, ErrJournalLocked)
 			} else {
 				held[job] = l.lost
 			}
@@ -482,12 +482,12 @@ func (j *SQLJournal) commitTx(ctx context.Context, group []*sqlPending) (err err
 	if _, err := tx.ExecContext(ctx, `INSERT INTO `+j.table+` (job_id, batch, attempt, kind, state, seq, record) VALUES `+strings.Join(values, ", "), args...); err != nil {
 		if len(recorded) == 1 {
 			r := recorded[0].v.rec
-			return fmt.Errorf("sms: journal table %s: recording %s of batch %d (attempt %d): %w", j.table, r.Kind, r.Index, r.Attempt, err)
+			return fmt.Errorf("bulk: journal table %s: recording %s of batch %d (attempt %d): %w", j.table, r.Kind, r.Index, r.Attempt, err)
 		}
-		return fmt.Errorf("sms: journal table %s: recording %d records: %w", j.table, len(recorded), err)
+		return fmt.Errorf("bulk: journal table %s: recording %d records: %w", j.table, len(recorded), err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sms: journal table %s: committing: %w", j.table, err)
+		return fmt.Errorf("bulk: journal table %s: committing: %w", j.table, err)
 	}
 	return nil
 }
@@ -531,7 +531,7 @@ func (j *SQLJournal) Close() error {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("sms: journal table %s: releasing the leases (they expire within %s): %w", j.table, j.ttl, err)
+		return fmt.Errorf("bulk: journal table %s: releasing the leases (they expire within %s): %w", j.table, j.ttl, err)
 	}
 	return nil
 }

@@ -83,7 +83,7 @@ func (p *WaitParams) config() (waitConfig, error) {
 // The final status is returned with the counts of every recipient and the first page of
 // them. When ctx ends first, WaitCampaign returns the last status it read (nil if none) and an
 // error that matches ctx's, and the last poll's error when that poll was answered with a
-// 429 or a 5xx (so that errors.Is(err, ErrServer) holds after polling through 502s). Any
+// 429 or a 5xx (so that errors.Is(err, sms.ErrServer) holds after polling through 502s). Any
 // other error ends the wait and is returned with the last
 // status: among them a Retry-After longer than MaxRetryAfter (the answer's *Error, its
 // RetryAfter set), a status that no campaign can have (a negative count), which would
@@ -109,7 +109,7 @@ func WaitCampaign(ctx context.Context, c *sms.Client, id string, p *WaitParams) 
 	}
 	last, err := s.wait(ctx, []string{id}, nil, cfg)
 	if err != nil && ctx.Err() != nil {
-		err = fmt.Errorf("sms: waiting for campaign %s: %w", id, endedWith(ctx, err))
+		err = fmt.Errorf("bulk: waiting for campaign %s: %w", id, endedWith(ctx, err))
 	}
 	return last[0], err
 }
@@ -218,7 +218,7 @@ func (s *client) poll(ctx context.Context, id string, sp *sms.DeliveryParams, cf
 			return nil, 0, nil, err
 		}
 		if !st.Status.Known() {
-			return st, 0, nil, fmt.Errorf("sms: waiting for campaign %s: the status %q is none the SDK knows, so it cannot tell whether it is final", id, printable(string(st.Status)))
+			return st, 0, nil, fmt.Errorf("bulk: waiting for campaign %s: the status %q is none the SDK knows, so it cannot tell whether it is final", id, printable(string(st.Status)))
 		}
 		return st, 0, nil, nil
 	case ctx.Err() != nil:
@@ -229,7 +229,7 @@ func (s *client) poll(ctx context.Context, id string, sp *sms.DeliveryParams, cf
 			wait = e.RetryAfter
 		}
 		if wait > cfg.maxRetryAfter {
-			return nil, 0, nil, fmt.Errorf("sms: waiting for campaign %s: the server asked to wait %v, more than MaxRetryAfter (%v): %w",
+			return nil, 0, nil, fmt.Errorf("bulk: waiting for campaign %s: the server asked to wait %v, more than MaxRetryAfter (%v): %w",
 				id, wait, cfg.maxRetryAfter, err)
 		}
 		return nil, wait, err, nil
@@ -239,7 +239,7 @@ func (s *client) poll(ctx context.Context, id string, sp *sms.DeliveryParams, cf
 }
 
 // endedWith is the error of a wait that ctx ended, whose last error was err: it matches both
-// ctx's error and err's sentinels (ErrServer after polling through 502s).
+// ctx's error and err's sentinels (sms.ErrServer after polling through 502s).
 func endedWith(ctx context.Context, err error) error {
 	if errors.Is(err, ctx.Err()) {
 		return err
@@ -255,7 +255,7 @@ func checkCounts(id string, c sms.DeliveryCounts) error {
 		count int
 	}{{"sent", c.Sent}, {"delivered", c.Delivered}, {"failed", c.Failed}, {"dnd", c.DND}} {
 		if n.count < 0 {
-			return fmt.Errorf("sms: waiting for campaign %s: the status answer is malformed: counts.%s is %d", id, n.name, n.count)
+			return fmt.Errorf("bulk: waiting for campaign %s: the status answer is malformed: counts.%s is %d", id, n.name, n.count)
 		}
 	}
 	return nil
@@ -301,7 +301,7 @@ func deliveryOf(ids []string, last []*sms.Delivery) (delivery, error) {
 		d.Read++
 		sum, ok := addCounts(d.Counts, deref(st.Counts))
 		if !ok {
-			return d, fmt.Errorf("sms: waiting for %d campaigns: the counts of campaign %s take the sum past what an int holds", len(ids), ids[i])
+			return d, fmt.Errorf("bulk: waiting for %d campaigns: the counts of campaign %s take the sum past what an int holds", len(ids), ids[i])
 		}
 		d.Counts = sum
 		if !st.Final() {
@@ -343,7 +343,7 @@ func Wait(ctx context.Context, c *sms.Client, r *Report, p *WaitParams) (*Delive
 		err = sumErr
 	}
 	if err != nil && ctx.Err() != nil {
-		err = fmt.Errorf("sms: waiting for bulk job %q: %w", r.JobID, endedWith(ctx, err))
+		err = fmt.Errorf("bulk: waiting for bulk job %q: %w", r.JobID, endedWith(ctx, err))
 	}
 	return &d.Delivery, err
 }
@@ -382,7 +382,17 @@ type waitError struct {
 }
 
 func (e *waitError) Error() string {
-	return e.ctx.Error() + " while waiting to retry after: " + strings.TrimPrefix(e.last.Error(), "sms: ")
+	return e.ctx.Error() + " while waiting to retry after: " + trimPrefix(e.last.Error())
 }
 
 func (e *waitError) Unwrap() []error { return []error{e.ctx, e.last} }
+
+// trimPrefix is the text of an error without the package's prefix it starts with, if any.
+func trimPrefix(s string) string {
+	for _, p := range []string{"sms: ", "bulk: "} {
+		if t, ok := strings.CutPrefix(s, p); ok {
+			return t
+		}
+	}
+	return s
+}

@@ -69,7 +69,7 @@ func (f *recipientsFile) read(in io.Reader, fn func(csvRow) bool) error {
 		case errors.As(err, &ve) && ve.Field == "NameColumn":
 			return usagef("--name-column %q: %s", f.nameCol, ve.Reason)
 		case err != nil:
-			return usagef("--csv %s: %s", f.path, strings.TrimPrefix(err.Error(), "sms: CSV: "))
+			return usagef("--csv %s: %s", f.path, strings.TrimPrefix(err.Error(), "bulk: CSV: "))
 		default:
 			if !fn(csvRow{rcpt: rcpt}) {
 				return nil

@@ -235,7 +235,7 @@ type errorJSON struct {
 func errorOut(cmd *cobra.Command, err error, code int) errorJSON {
 	var out errorJSON
 	e := &out.Error
-	e.Message, e.ExitCode = strings.TrimPrefix(errorLine(cmd, err), "sms: "), code
+	e.Message, e.ExitCode = strings.TrimPrefix(strings.TrimPrefix(errorLine(cmd, err), "sms: "), "sms "), code
 	var apiErr *sms.Error
 	if errors.As(err, &apiErr) {
 		e.Status, e.Code, e.Field, e.RequestID = apiErr.StatusCode, apiErr.Code, apiErr.Field, apiErr.RequestID

@@ -142,7 +142,10 @@ func (a *app) execute(ctx context.Context) int {
 // message and request ID, and never a credential.
 func errorLine(cmd *cobra.Command, err error) string {
 	msg := printableText(inCommandWords(cmd, err))
-	if !strings.HasPrefix(msg, "sms: ") {
+	switch {
+	case strings.HasPrefix(msg, "bulk: "): // package bulk's, as the sms bulk command says it
+		msg = "sms " + msg
+	case !strings.HasPrefix(msg, "sms: "):
 		msg = "sms: " + msg
 	}
 	return msg

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // The fuzz targets check the package against independent, deliberately simple models written
@@ -299,3 +300,26 @@ func FuzzParseNaira(f *testing.F) {
 }
 
 var refFormatted = regexp.MustCompile(`^-?(0|[1-9][0-9]*)\.[0-9]{2}$`)
+
+// CountPartsWith is CountParts of the message with the tag replaced, for valid UTF-8.
+func FuzzCountPartsWith(f *testing.F) {
+	f.Add("Hi {{name}}, your order shipped.", "{{name}}", "Ada")
+	f.Add("{{name}}", "{{name}}", "")
+	f.Add("{{name}}{{name}}{{name}}", "{{name}}", "€€€")
+	f.Add(strings.Repeat("a", 150)+"{{name}}", "{{name}}", "漢字")
+	f.Add(strings.Repeat("[", 80)+"{{name}}", "{{name}}", "]")
+	f.Add("{{na{{name}}me}}", "{{name}}", "{{name}}")
+	f.Fuzz(func(t *testing.T, message, tag, value string) {
+		if !utf8.ValidString(message) || !utf8.ValidString(value) {
+			t.Skip()
+		}
+		wantParts, wantEnc := CountParts(strings.ReplaceAll(message, tag, value))
+		if tag == "" {
+			wantParts, wantEnc = CountParts(message)
+		}
+		parts, enc := CountPartsWith(message, tag, value)
+		if parts != wantParts || enc != wantEnc {
+			t.Fatalf("CountPartsWith(%q, %q, %q) = %d %v, want %d %v", message, tag, value, parts, enc, wantParts, wantEnc)
+		}
+	})
+}

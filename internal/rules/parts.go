@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"iter"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -110,6 +112,83 @@ func split(total, single, multi int, width func(rune) int, s string) int {
 	}
 	parts, used := 1, 0
 	for _, r := range s {
+		w := width(r)
+		if used+w > multi {
+			parts++
+			used = 0
+		}
+		used += w
+	}
+	return parts
+}
+
+// CountPartsWith returns CountParts(strings.ReplaceAll(message, tag, value)), the parts of a
+// template's message for one recipient, without building that message: a bulk job checks it
+// for every distinct name. message and value are valid UTF-8; an empty tag replaces nothing.
+func CountPartsWith(message, tag, value string) (parts int, enc Encoding) {
+	if tag == "" || !strings.Contains(message, tag) {
+		return CountParts(message)
+	}
+	runes := func(yield func(rune) bool) {
+		for rest := message; ; {
+			i := strings.Index(rest, tag)
+			head := rest
+			if i >= 0 {
+				head = rest[:i]
+			}
+			for _, r := range head {
+				if !yield(r) {
+					return
+				}
+			}
+			if i < 0 {
+				return
+			}
+			for _, r := range value {
+				if !yield(r) {
+					return
+				}
+			}
+			rest = rest[i+len(tag):]
+		}
+	}
+	gsm, units := true, 0
+	for r := range runes {
+		w := gsmRune(r)
+		if w == 0 {
+			gsm = false
+			break
+		}
+		units += w
+	}
+	if gsm {
+		if units == 0 {
+			return 0, GSM7
+		}
+		return splitRunes(units, 160, 153, gsmRune, runes), GSM7
+	}
+	units = 0
+	for r := range runes {
+		units += utf16Len(r)
+	}
+	return splitRunes(units, 70, 67, utf16Len, runes), UCS2
+}
+
+// gsmRune is the septets of r in GSM-7, or 0 when r is not in it.
+func gsmRune(r rune) int {
+	if r < 128 {
+		return int(gsmASCII[r])
+	}
+	return int(gsmWidth[r])
+}
+
+// splitRunes is split over a sequence of runes.
+func splitRunes(total, single, multi int, width func(rune) int, runes iter.Seq[rune]) int {
+	if total <= single {
+		return 1
+	}
+	parts, used := 1, 0
+	for r := range runes {
 		w := width(r)
 		if used+w > multi {
 			parts++
