@@ -501,3 +501,16 @@ func TestCampaignsScope(t *testing.T) {
 		assert.ErrorIs(t, err, sms.ErrInsufficientScope, name)
 	}
 }
+
+// Known tells the statuses a campaign's delivery can have from a word no constant names,
+// which no wait can take as final or not.
+func TestDeliveryStatusKnown(t *testing.T) {
+	t.Parallel()
+	for _, s := range []sms.DeliveryStatus{sms.DeliveryStatusProcessing, sms.DeliveryStatusSent, "pending", sms.DeliveryStatusDelivered,
+		sms.DeliveryStatusPartiallyDelivered, sms.DeliveryStatusFailed, sms.DeliveryStatusDND} {
+		assert.True(t, s.Known(), "%q", s)
+	}
+	for _, s := range []sms.DeliveryStatus{"", "completed", "Delivered", "unknown"} {
+		assert.False(t, s.Known(), "%q", s)
+	}
+}

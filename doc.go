@@ -1,6 +1,7 @@
 // Package sms is a client for a bulk-SMS developer API (/v1): send SMS and personalized
-// campaigns, send bulk jobs and wait for their delivery, send and verify one-time passwords,
-// request sender IDs, read the NGN wallet balance, and manage API keys.
+// campaigns and read their delivery, send and verify one-time passwords, request sender IDs,
+// read the NGN wallet balance, and manage API keys. Package
+// [github.com/seedsms/sms-go/bulk] sends jobs of any size over it.
 //
 // # Clients
 //

@@ -129,8 +129,15 @@ func (s *client) wait(ctx context.Context, ids []string, sp *sms.DeliveryParams,
 	for attempt := 0; ; attempt++ {
 		wait, again, err := s.pollRound(ctx, ids, pending, last, sp, cfg)
 		if err != nil {
-			if ctx.Err() != nil && retry != nil && again == nil { // ended in the middle of a poll
-				err = &waitError{ctx: err, last: retry}
+			// Ended in the middle of a round: the error also matches the latest 429 or 5xx
+			// answer, of this round (another campaign's poll) or of the one before.
+			if ctx.Err() != nil {
+				if again != nil {
+					retry = again
+				}
+				if retry != nil && !errors.Is(err, retry) {
+					err = &waitError{ctx: err, last: retry}
+				}
 			}
 			return last, err
 		}
@@ -343,7 +350,7 @@ func Wait(ctx context.Context, c *sms.Client, r *Report, p *WaitParams) (*Delive
 		err = sumErr
 	}
 	if err != nil && ctx.Err() != nil {
-		err = fmt.Errorf("bulk: waiting for bulk job %q: %w", r.JobID, endedWith(ctx, err))
+		err = fmt.Errorf("bulk: waiting for job %q: %w", r.JobID, endedWith(ctx, err))
 	}
 	return &d.Delivery, err
 }
