@@ -163,3 +163,20 @@ func TestSendBulkValidation(t *testing.T) {
 	_, err := bulk.Send(context.Background(), c, nil)
 	assert.ErrorIs(t, err, sms.ErrInvalidParams)
 }
+
+// Every call of the package refuses a nil client as it refuses bad parameters, before
+// anything else: no panic.
+func TestNilClient(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := &bulk.Params{JobID: "job", From: "MOCKSMS", Message: "hi", Recipients: bulk.RecipientsFrom(nil)}
+	_, sendErr := bulk.Send(ctx, nil, p)
+	_, settleErr := bulk.Settle(ctx, nil, &bulk.SettleParams{})
+	_, waitErr := bulk.Wait(ctx, nil, &bulk.Report{}, nil)
+	_, waitCampaignErr := bulk.WaitCampaign(ctx, nil, "c1", nil)
+	for _, err := range []error{sendErr, settleErr, waitErr, waitCampaignErr} {
+		var ve *sms.ValidationError
+		require.ErrorAs(t, err, &ve)
+		assert.Equal(t, "Client", ve.Field)
+	}
+}
