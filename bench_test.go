@@ -16,6 +16,7 @@ import (
 	"time"
 
 	sms "github.com/seedsms/sms-go"
+	"github.com/seedsms/sms-go/internal/sdktest"
 	"github.com/seedsms/sms-go/mockserver"
 )
 
@@ -103,17 +104,6 @@ func warmRequestLog(b *testing.B, c *sms.Client, limit int) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// benchClient returns an SDK client of the default workspace's test key.
-func benchClient(b *testing.B, srv *mockserver.Server, base string, hc *http.Client) *sms.Client {
-	b.Helper()
-	ws := srv.Default()
-	c, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(base), sms.WithHTTPClient(hc))
-	if err != nil {
-		b.Fatal(err)
-	}
-	return c
 }
 
 // rawCampaign and rawPage are what a hand-written client decodes GET /v1/sms/campaigns into:
@@ -297,7 +287,7 @@ func BenchmarkCampaignsList(b *testing.B) {
 	}
 
 	inProcess := &http.Client{Transport: srv.Transport()}
-	client := benchClient(b, srv, inProcessBase, inProcess)
+	client := sdktest.BenchClient(b, srv, inProcessBase, inProcess)
 	rawClient := newRawLister(srv, inProcessBase, inProcess)
 	warmRequestLog(b, client, 20)
 	checkSameList(b, ctx, client, rawClient)
@@ -306,7 +296,7 @@ func BenchmarkCampaignsList(b *testing.B) {
 	b.Run("paired", paired(client, rawClient))
 
 	recorded := &http.Client{Transport: canned{recordPage(b, srv, rawClient)}}
-	client = benchClient(b, srv, inProcessBase, recorded)
+	client = sdktest.BenchClient(b, srv, inProcessBase, recorded)
 	rawClient = newRawLister(srv, inProcessBase, recorded)
 	b.Run("sdk-canned", sdk(client))
 	b.Run("raw-canned", raw(rawClient))
@@ -322,7 +312,7 @@ func BenchmarkCampaignsList(b *testing.B) {
 		b.Cleanup(tr.CloseIdleConnections)
 		return &http.Client{Transport: tr}
 	}
-	client = benchClient(b, srv, srv.URL(), loopback())
+	client = sdktest.BenchClient(b, srv, srv.URL(), loopback())
 	rawClient = newRawLister(srv, srv.URL(), loopback())
 	b.Run("sdk-loopback", sdk(client))
 	b.Run("raw-loopback", raw(rawClient))
@@ -367,35 +357,19 @@ var allMocks = func() map[int]func() (*mockserver.Server, error) {
 // maxHeapSamples bounds the forced collections of one peak measurement.
 const maxHeapSamples = 100
 
-// liveHeap returns the live heap. It collects twice: objects parked in sync.Pools (such as
-// the buffers encoding/json keeps between calls) survive one collection, and they belong to
-// whoever used the pool last (here, mostly the mock's handler), not to what holds them now.
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
-// heapPeak is the high-water mark of the live heap, over a baseline.
-type heapPeak struct{ base, peak uint64 }
-
-func (h *heapPeak) sample() { h.peak = max(h.peak, liveHeap()) }
-
 // sampling samples the live heap right after every every-th response, while the SDK holds
 // that response's body and the previous page's keys.
 type sampling struct {
 	rt    http.RoundTripper
 	every int
 	n     int
-	h     *heapPeak
+	h     *sdktest.HeapPeak
 }
 
 func (s *sampling) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := s.rt.RoundTrip(req)
 	if s.n++; s.n%s.every == 0 {
-		s.h.sample()
+		s.h.Sample()
 	}
 	return resp, err
 }
@@ -409,26 +383,26 @@ func peakPass(b *testing.B, srv *mockserver.Server, total, limit int) uint64 {
 	threads := pprof.Lookup("threadcreate")
 	every := max(1, total/limit/maxHeapSamples)
 	for attempt := 1; ; attempt++ {
-		h := &heapPeak{}
-		client := benchClient(b, srv, inProcessBase,
+		h := &sdktest.HeapPeak{}
+		client := sdktest.BenchClient(b, srv, inProcessBase,
 			&http.Client{Transport: &sampling{rt: srv.Transport(), every: every, h: h}})
 		started := threads.Count()
-		h.base = liveHeap()
-		h.peak = h.base
+		h.Base = sdktest.LiveHeap()
+		h.Peak = h.Base
 		n := 0
 		for _, err := range client.Campaigns.All(context.Background(), nil) {
 			if err != nil {
 				b.Fatal(err)
 			}
 			if n++; n%(limit*every) == 0 {
-				h.sample()
+				h.Sample()
 			}
 		}
 		if n != total {
 			b.Fatalf("iterated %d campaigns, want %d", n, total)
 		}
 		if threads.Count() == started || attempt == 3 {
-			return h.peak - h.base
+			return h.Peak - h.Base
 		}
 	}
 }
@@ -451,7 +425,7 @@ func BenchmarkCampaignsAll(b *testing.B) {
 			}
 			ctx := context.Background()
 			inProcess := &http.Client{Transport: srv.Transport()}
-			client := benchClient(b, srv, inProcessBase, inProcess)
+			client := sdktest.BenchClient(b, srv, inProcessBase, inProcess)
 			const limit = 100 // All's default
 			warmRequestLog(b, client, limit)
 			b.ReportAllocs()

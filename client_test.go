@@ -233,7 +233,7 @@ func TestCancelledContext(t *testing.T) {
 	_, err := c.Balance.Get(ctx, nil)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.False(t, errors.Is(err, sms.ErrOutcomeUnknown))
-	assert.Equal(t, int32(0), ct.n.Load(), "nothing sent with a cancelled context")
+	assert.Equal(t, int32(0), ct.N.Load(), "nothing sent with a cancelled context")
 }
 
 // The error of a send whose outcome is unknown says how it may be repeated, according to

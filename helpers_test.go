@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -13,11 +12,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -27,7 +24,7 @@ import (
 	"go.uber.org/goleak"
 
 	sms "github.com/seedsms/sms-go"
-	"github.com/seedsms/sms-go/internal/apitest"
+	"github.com/seedsms/sms-go/internal/sdktest"
 	"github.com/seedsms/sms-go/mockserver"
 )
 
@@ -37,6 +34,36 @@ import (
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("net/http.(*conn).closeWriteAndWait"))
 }
+
+// The helpers package sms's tests share with package bulk's, from internal/sdktest: the
+// clients below ("Test clients"), the fake transports they use, and the mock's test wallet.
+var (
+	mockOpts       = sdktest.MockOptions
+	newClient      = sdktest.Client
+	newClientOf    = sdktest.ClientOf
+	newClientFor   = sdktest.ClientFor
+	newClientsFor  = sdktest.ClientsFor
+	offlineClients = sdktest.OfflineClients
+	newServer      = sdktest.Server
+	requestsTo     = sdktest.RequestsTo
+	balance        = sdktest.Balance
+	fund           = sdktest.Fund
+	campaignTotal  = sdktest.CampaignTotal
+	numbers        = sdktest.Numbers
+	asAPIError     = sdktest.AsAPIError
+)
+
+const (
+	inProcessBase = sdktest.InProcessBase
+	fakeKey       = sdktest.FakeKey
+	fakeSecret    = sdktest.FakeSecret
+	fakeJWT       = sdktest.FakeJWT
+)
+
+type (
+	roundTripFunc = sdktest.RoundTripFunc
+	recorder      = sdktest.Recorder
+)
 
 // Test clients. Every test makes its clients with these; only the tests about making a client
 // (credentials, base URLs, options, the SDK's own transport) call sms.NewClient themselves,
@@ -54,48 +81,6 @@ func TestMain(m *testing.M) {
 // Against a fake transport (a RoundTripper of the test's own): newClientFor, and
 // newClientsFor for a Client and a DashboardClient sharing it; offlineClients is the pair
 // over a transport that refuses every request and counts them.
-
-// mockOpts are the options of a client of srv. An unstarted srv (mockserver.New) is reached
-// through its in-process transport: no socket, so the test may run in a synctest bubble, where
-// the SDK's default retry waits (1 s to 30 s) take no wall time. A started one
-// (mockserver.NewTest) is reached over loopback with retry waits of a few milliseconds, as a
-// socket cannot be in a bubble. Either way every request and response is checked against
-// api/openapi.yaml. opts come last, and so win: WithHTTPClient replaces the route, the base
-// URL staying.
-func mockOpts(t *testing.T, srv *mockserver.Server, opts ...sms.Option) []sms.Option {
-	t.Helper()
-	var route []sms.Option
-	if url := srv.URL(); url != "" {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		t.Cleanup(tr.CloseIdleConnections)
-		route = []sms.Option{
-			sms.WithBaseURL(url),
-			sms.WithHTTPClient(&http.Client{Transport: apitest.Transport(t, tr, true)}),
-			sms.WithRetryWait(time.Millisecond, 5*time.Millisecond),
-		}
-	} else {
-		route = []sms.Option{
-			sms.WithBaseURL(inProcessBase),
-			sms.WithHTTPClient(&http.Client{Transport: apitest.Transport(t, srv.Transport(), true)}),
-		}
-	}
-	return append(route, opts...)
-}
-
-// newClient returns a client of srv's default workspace's test key (see mockOpts).
-func newClient(t *testing.T, srv *mockserver.Server, opts ...sms.Option) *sms.Client {
-	t.Helper()
-	ws := srv.Default()
-	return newClientOf(t, srv, ws.TestKey, ws.TestSecret, opts...)
-}
-
-// newClientOf returns a client of srv with the given key pair (see mockOpts).
-func newClientOf(t *testing.T, srv *mockserver.Server, key, secret string, opts ...sms.Option) *sms.Client {
-	t.Helper()
-	c, err := sms.NewClient(key, secret, mockOpts(t, srv, opts...)...)
-	require.NoError(t, err)
-	return c
-}
 
 // newDashboardClient returns a dashboard client of srv's default workspace (see mockOpts).
 func newDashboardClient(t *testing.T, srv *mockserver.Server, opts ...sms.Option) *sms.DashboardClient {
@@ -131,56 +116,7 @@ func mockOver(t *testing.T, transport string, opts ...sms.Option) (*mockserver.S
 	return srv, newClient(t, srv, append([]sms.Option{sms.WithRetryWait(time.Millisecond, 5*time.Millisecond)}, opts...)...)
 }
 
-// inProcessBase is the base URL of requests that go through an in-process transport.
-const inProcessBase = "http://127.0.0.1"
-
-// Credentials of the clients over a fake transport.
-const (
-	fakeKey    = "pk_test_abc"
-	fakeSecret = "sk_test_def"
-	fakeJWT    = "aGVhZA.Ym9keQ.c2ln"
-)
-
-// newClientFor returns a client whose every request goes to rt, at the base URL
-// http://127.0.0.1, with the SDK's default retries (a test that retries runs in a synctest
-// bubble, or passes sms.WithRetryWait or sms.WithMaxRetries). opts come last and win.
-func newClientFor(t *testing.T, rt http.RoundTripper, opts ...sms.Option) *sms.Client {
-	t.Helper()
-	c, _ := newClientsFor(t, rt, opts...)
-	return c
-}
-
-// newClientsFor returns a Client and a DashboardClient whose requests all go to rt (see
-// newClientFor).
-func newClientsFor(t *testing.T, rt http.RoundTripper, opts ...sms.Option) (*sms.Client, *sms.DashboardClient) {
-	t.Helper()
-	opts = append([]sms.Option{sms.WithBaseURL(inProcessBase), sms.WithHTTPClient(&http.Client{Transport: rt})}, opts...)
-	c, err := sms.NewClient(fakeKey, fakeSecret, opts...)
-	require.NoError(t, err)
-	d, err := sms.NewDashboardClient(fakeJWT, opts...)
-	require.NoError(t, err)
-	return c, d
-}
-
-// offlineClients returns a Client and a DashboardClient whose requests all go to one
-// countingTransport, without retries.
-func offlineClients(t *testing.T) (*sms.Client, *sms.DashboardClient, *countingTransport) {
-	t.Helper()
-	ct := &countingTransport{}
-	c, d := newClientsFor(t, ct, sms.WithMaxRetries(0))
-	return c, d, ct
-}
-
 // Fake transports.
-
-// countingTransport counts the requests it is given and refuses them all as if nothing
-// listened: a test that expects no request asserts its count is 0.
-type countingTransport struct{ n atomic.Int32 }
-
-func (c *countingTransport) RoundTrip(*http.Request) (*http.Response, error) {
-	c.n.Add(1)
-	return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
-}
 
 // answer answers every request with one status, header and body (Content-Type:
 // application/json when no header is given; no X-Request-Id, no rate-limit headers, as the
@@ -218,11 +154,6 @@ func (a *answer) request() (method, path, body string) {
 	defer a.mu.Unlock()
 	return a.method, a.path, a.sent
 }
-
-// roundTripFunc is a RoundTripper of one function.
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // step is what a scripted attempt answers: a response, or a transport error.
 type step struct {
@@ -331,35 +262,6 @@ func (timeoutErr) Timeout() bool { return true }
 
 func (timeoutErr) Temporary() bool { return true }
 
-// recorder wraps a transport and keeps the body of every request it sends.
-type recorder struct {
-	base   http.RoundTripper
-	mu     sync.Mutex
-	bodies []string
-}
-
-func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
-		_ = req.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		r.mu.Lock()
-		r.bodies = append(r.bodies, string(b))
-		r.mu.Unlock()
-		req = req.Clone(req.Context())
-		req.Body = io.NopCloser(bytes.NewReader(b))
-	}
-	return r.base.RoundTrip(req)
-}
-
-func (r *recorder) sent() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.bodies)
-}
-
 // Calls, for tables of calls.
 
 func getBalance(c *sms.Client) error {
@@ -380,39 +282,6 @@ func sendOTPOffline(c *sms.Client) error {
 
 // The mock.
 
-// requestsTo counts the requests the mock received for method and path.
-func requestsTo(srv *mockserver.Server, method, path string) int {
-	n := 0
-	for _, r := range srv.Requests() {
-		if r.Method == method && r.Path == path {
-			n++
-		}
-	}
-	return n
-}
-
-// balance returns a test wallet of the default workspace, in kobo.
-func balance(t *testing.T, srv *mockserver.Server) int64 {
-	t.Helper()
-	k, err := srv.Balance(srv.Default().WorkspaceID, mockserver.ModeTest)
-	require.NoError(t, err)
-	return k
-}
-
-// fund sets the test wallet of the default workspace, in kobo.
-func fund(t *testing.T, srv *mockserver.Server, kobo int64) {
-	t.Helper()
-	require.NoError(t, srv.SetBalance(srv.Default().WorkspaceID, mockserver.ModeTest, kobo))
-}
-
-// campaignTotal returns the number of campaigns c's key sees.
-func campaignTotal(t *testing.T, c *sms.Client) int {
-	t.Helper()
-	page, err := c.Campaigns.List(context.Background(), &sms.ListCampaignsParams{Limit: 1})
-	require.NoError(t, err)
-	return page.Total
-}
-
 // sendOTP sends an OTP to to and returns it.
 func sendOTP(t *testing.T, srv *mockserver.Server, client *sms.Client, to string) *sms.OTP {
 	t.Helper()
@@ -421,15 +290,6 @@ func sendOTP(t *testing.T, srv *mockserver.Server, client *sms.Client, to string
 	})
 	require.NoError(t, err)
 	return otp
-}
-
-// numbers returns n distinct Nigerian numbers.
-func numbers(n int) []sms.Recipient {
-	out := make([]sms.Recipient, n)
-	for i := range out {
-		out[i] = sms.Recipient{Phone: fmt.Sprintf("0803%07d", i)}
-	}
-	return out
 }
 
 // fixture reads a sample of testdata/live.
@@ -441,14 +301,6 @@ func fixture(t *testing.T, name string) []byte {
 }
 
 // Errors and logs.
-
-// asAPIError returns err's *sms.Error, failing the test when there is none.
-func asAPIError(t *testing.T, err error) *sms.Error {
-	t.Helper()
-	var e *sms.Error
-	require.True(t, errors.As(err, &e), "want an *sms.Error, got %T: %v", err, err)
-	return e
-}
 
 // maxErrorString bounds the length of an *Error's string: four members of at most 200 bytes
 // and an ellipsis each, and the fixed text around them.
@@ -498,14 +350,6 @@ func ptr[T any](v T) *T { return &v }
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
-}
-
-// newServer returns a mock with opts, failing the test if New refuses them.
-func newServer(t testing.TB, opts ...mockserver.Option) *mockserver.Server {
-	t.Helper()
-	srv, err := mockserver.New(opts...)
-	require.NoError(t, err)
-	return srv
 }
 
 // drain runs seq to its end and returns how many items it yielded and its last error.

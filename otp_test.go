@@ -121,7 +121,7 @@ func TestOTPSendWithoutMessageText(t *testing.T) {
 func TestVerifyOTPParamsKeepsThePinOutOfJSON(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
-	rec := &recorder{base: srv.Transport()}
+	rec := &recorder{Base: srv.Transport()}
 	ws := srv.Default()
 	c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: rec}))
 	otp, err := c.OTP.Send(context.Background(), &sms.SendOTPParams{To: "08025671695", From: ws.SenderID, Message: "< 1234 >"})
@@ -150,7 +150,7 @@ func TestVerifyOTPParamsKeepsThePinOutOfJSON(t *testing.T) {
 	v, err := c.OTP.Verify(context.Background(), &p)
 	require.NoError(t, err)
 	assert.True(t, v.Verified, "the real pin went on the wire")
-	sent := rec.sent()
+	sent := rec.Sent()
 	require.NotEmpty(t, sent)
 	assert.JSONEq(t, `{"pin_id":"`+otp.PinID+`","pin":"`+pin+`"}`, sent[len(sent)-1])
 }

@@ -142,7 +142,7 @@ func TestSMSSendRetriedWithSameReference(t *testing.T) {
 				before := balance(t, srv)
 				tt.fault.Method, tt.fault.Path = "POST", "/v1/sms/send"
 				srv.AddFaults(tt.fault)
-				rec := &recorder{base: apitest.Transport(t, srv.Transport(), true)}
+				rec := &recorder{Base: apitest.Transport(t, srv.Transport(), true)}
 				c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: rec}),
 					sms.WithReferenceDeduplication()) // the mock deduplicates references
 				start := time.Now()
@@ -156,7 +156,7 @@ func TestSMSSendRetriedWithSameReference(t *testing.T) {
 				assert.Equal(t, before-320, balance(t, srv), "sent and charged once")
 
 				var refs []string
-				for _, body := range rec.sent() {
+				for _, body := range rec.Sent() {
 					var b struct{ Reference string }
 					require.NoError(t, json.Unmarshal([]byte(body), &b))
 					refs = append(refs, b.Reference)

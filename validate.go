@@ -13,11 +13,8 @@ import (
 )
 
 func validateFrom(field, from string) error {
-	if from == "" {
-		return invalid(field, "a sender ID is required")
-	}
-	if !rules.ValidSenderID(from) {
-		return invalid(field, "a sender ID is 3 to 11 ASCII letters and digits")
+	if reason := rules.SenderIDReason(from); reason != "" {
+		return invalid(field, reason)
 	}
 	return nil
 }
@@ -42,8 +39,8 @@ func validateUTF8(field, text string) error {
 }
 
 func validateParts(field, message string) error {
-	if parts, _ := rules.CountParts(message); parts > rules.MaxParts {
-		return invalid(field, "the message takes "+strconv.Itoa(parts)+" SMS parts; at most "+strconv.Itoa(rules.MaxParts)+" are allowed")
+	if reason := rules.PartsReason(message); reason != "" {
+		return invalid(field, reason)
 	}
 	return nil
 }

@@ -271,7 +271,7 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 			assert.ErrorIs(t, err, sms.ErrInvalidParams)
 			assert.NotErrorIs(t, err, sms.ErrBadRequest, "only a server's 400 is a bad request")
 			assert.Equal(t, "sms: invalid "+tt.field+": "+ve.Reason, err.Error())
-			assert.Equal(t, int32(0), ct.n.Load(), "no request was sent")
+			assert.Equal(t, int32(0), ct.N.Load(), "no request was sent")
 		})
 	}
 }
@@ -314,7 +314,7 @@ func TestValidParamsAreSent(t *testing.T) {
 			err := run(c)
 			var ve *sms.ValidationError
 			assert.False(t, errors.As(err, &ve), "%v", err)
-			assert.Equal(t, int32(1), ct.n.Load())
+			assert.Equal(t, int32(1), ct.N.Load())
 		})
 	}
 }
@@ -390,7 +390,7 @@ func TestInvalidUTF8IsValidationError(t *testing.T) {
 			assert.Equal(t, tt.field, ve.Field)
 			assert.Equal(t, "the text is not valid UTF-8", ve.Reason)
 			assert.ErrorIs(t, err, sms.ErrInvalidParams)
-			assert.Zero(t, ct.n.Load(), "no request")
+			assert.Zero(t, ct.N.Load(), "no request")
 			checkErrorString(t, err.Error())
 		})
 	}
@@ -439,7 +439,7 @@ func TestNigerianNumberLength(t *testing.T) {
 				assert.Equal(t, call.field, ve.Field)
 				assert.Contains(t, ve.Reason, "a Nigerian number has 10")
 				assert.Contains(t, ve.Reason, tt.digits)
-				assert.Equal(t, int32(0), ct.n.Load(), "no request was sent")
+				assert.Equal(t, int32(0), ct.N.Load(), "no request was sent")
 			})
 		}
 		t.Run("NormalizePhone/"+tt.number, func(t *testing.T) {

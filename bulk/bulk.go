@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/seedsms/sms-go/internal/rules"
 )
@@ -480,8 +481,8 @@ func checkBulk(p *Params) error {
 	if len(p.JobID) > maxJobIDLen || !rules.ValidReference(p.JobID) {
 		return invalid("JobID", "a job ID is 1 to "+strconv.Itoa(maxJobIDLen)+" printable ASCII characters")
 	}
-	if err := validateFrom("From", p.From); err != nil {
-		return err
+	if reason := rules.SenderIDReason(p.From); reason != "" {
+		return invalid("From", reason)
 	}
 	if err := validateBulkMessage(p.Message); err != nil {
 		return err
@@ -525,10 +526,13 @@ func validateBulkMessage(message string) error {
 	if message == "" {
 		return invalid("Message", "a message is required")
 	}
-	if err := validateUTF8("Message", message); err != nil {
-		return err
+	if !utf8.ValidString(message) {
+		return invalid("Message", "the text is not valid UTF-8")
 	}
-	return validateParts("Message", strings.ReplaceAll(message, nameTag, ""))
+	if reason := rules.PartsReason(strings.ReplaceAll(message, nameTag, "")); reason != "" {
+		return invalid("Message", reason)
+	}
+	return nil
 }
 
 func validateConcurrency(n int) error {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"iter"
 	"net/http"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	sms "github.com/seedsms/sms-go"
 	"github.com/seedsms/sms-go/bulk"
+	"github.com/seedsms/sms-go/internal/sdktest"
 	"github.com/seedsms/sms-go/mockserver"
 )
 
@@ -104,7 +104,7 @@ func BenchmarkSendBulk(b *testing.B) {
 		for _, kind := range []string{"bulk", "loop"} {
 			b.Run(fmt.Sprintf("recipients=%d/%s", total, kind), func(b *testing.B) {
 				srv := newServer(b, mockserver.WithBalances(1<<50, 1<<50))
-				client := benchClient(b, srv, inProcessBase, &http.Client{Transport: srv.Transport()})
+				client := sdktest.BenchClient(b, srv, inProcessBase, &http.Client{Transport: srv.Transport()})
 				ctx := context.Background()
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
@@ -137,7 +137,7 @@ func BenchmarkSendBulk(b *testing.B) {
 // encoded body and every batch in flight.
 type acceptAll struct {
 	mu sync.Mutex
-	h  *heapPeak // nil: no sampling
+	h  *sdktest.HeapPeak // nil: no sampling
 	n  atomic.Int64
 }
 
@@ -150,7 +150,7 @@ func (a *acceptAll) RoundTrip(req *http.Request) (*http.Response, error) {
 	_ = req.Body.Close()
 	if a.h != nil {
 		a.mu.Lock()
-		a.h.sample()
+		a.h.Sample()
 		a.mu.Unlock()
 	}
 	return &http.Response{
@@ -208,14 +208,14 @@ func BenchmarkSendBulkHeap(b *testing.B) {
 			set := setBytes(total)
 			var peak uint64
 			for i := 0; i < b.N; i++ {
-				h := &heapPeak{}
+				h := &sdktest.HeapPeak{}
 				rt := &acceptAll{h: h}
 				c, err := sms.NewClient("pk_test_bench", "sk_test_bench", sms.WithBaseURL(inProcessBase), sms.WithHTTPClient(&http.Client{Transport: rt}))
 				if err != nil {
 					b.Fatal(err)
 				}
-				h.base = liveHeap()
-				h.peak = h.base
+				h.Base = sdktest.LiveHeap()
+				h.Peak = h.Base
 				r, err := bulk.Send(context.Background(), c, &bulk.Params{
 					JobID: "heap", From: "MOCKSMS", Message: bulkMessage, Recipients: benchPeople(total),
 					BatchSize: bulkBenchBatch, Concurrency: bulkBenchConcurrency,
@@ -223,7 +223,7 @@ func BenchmarkSendBulkHeap(b *testing.B) {
 				if err != nil || r.Sent != total {
 					b.Fatalf("sent %d of %d: %v", r.Sent, total, err)
 				}
-				peak = max(peak, h.peak-h.base)
+				peak = max(peak, h.Peak-h.Base)
 			}
 			b.ReportMetric(float64(peak)/1e6, "peak-MB")
 			b.ReportMetric(float64(set)/1e6, "set-MB")
@@ -234,26 +234,3 @@ func BenchmarkSendBulkHeap(b *testing.B) {
 
 // setBytes is the memory of bulk.Send's de-duplication set of n numbers.
 func setBytes(n int) uint64 { return bulk.NumberSetBytes(n) }
-
-func benchClient(b *testing.B, srv *mockserver.Server, base string, hc *http.Client) *sms.Client {
-	b.Helper()
-	ws := srv.Default()
-	c, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(base), sms.WithHTTPClient(hc))
-	if err != nil {
-		b.Fatal(err)
-	}
-	return c
-}
-
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
-// heapPeak is the high-water mark of the live heap, over a baseline.
-type heapPeak struct{ base, peak uint64 }
-
-func (h *heapPeak) sample() { h.peak = max(h.peak, liveHeap()) }

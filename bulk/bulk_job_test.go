@@ -307,7 +307,7 @@ func TestSendBulkDryRun(t *testing.T) {
 	p.Message = "{{name}}: " + strings.Repeat("x", 150) // 2 parts for every name here
 	r, err := bulk.Send(context.Background(), c, p)
 	require.NoError(t, err)
-	assert.Zero(t, ct.n.Load(), "nothing sent")
+	assert.Zero(t, ct.N.Load(), "nothing sent")
 	assert.False(t, r.Complete, "nothing was sent")
 	assert.Equal(t, 250, r.Recipients)
 	assert.Equal(t, 500, r.Parts)

@@ -164,7 +164,7 @@ func TestSendBulkCutsBatchesUnderOneMiB(t *testing.T) {
 		t.Run(jobID[:min(len(jobID), 10)], func(t *testing.T) {
 			t.Parallel()
 			srv := newServer(t)
-			rec := &recorder{base: srv.Transport()}
+			rec := &recorder{Base: srv.Transport()}
 			c := newClient(t, srv, sms.WithHTTPClient(&http.Client{Transport: rec}))
 			fund(t, srv, 100_000_000)
 			names := []string{strings.Repeat("<&>", 33), strings.Repeat("é\"", 50), strings.Repeat("\u2028", 100)}
@@ -180,7 +180,7 @@ func TestSendBulkCutsBatchesUnderOneMiB(t *testing.T) {
 			})
 			require.NoError(t, err)
 			require.True(t, r.Complete)
-			bodies := rec.sent()
+			bodies := rec.Sent()
 			require.Greater(t, len(bodies), 2, "cut before 10,000")
 			total, sizes := 0, map[string]int{}
 			for _, b := range bodies {

@@ -156,7 +156,7 @@ func TestSendBulkValidation(t *testing.T) {
 			assert.Equal(t, tt.field, ve.Field)
 			assert.ErrorIs(t, err, sms.ErrInvalidParams)
 			assert.Nil(t, r)
-			assert.Zero(t, ct.n.Load())
+			assert.Zero(t, ct.N.Load())
 		})
 	}
 	c, _, _ := offlineClients(t)

@@ -1,12 +1,9 @@
 package bulk
 
 import (
-	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/seedsms/sms-go"
-	"github.com/seedsms/sms-go/internal/rules"
 	"github.com/seedsms/sms-go/internal/safetext"
 )
 
@@ -52,33 +49,7 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// The checks of a job's sender, message and channel are Campaigns.Create's, made once for
-// the job before any batch is read.
-
-func validateFrom(field, from string) error {
-	if from == "" {
-		return invalid(field, "a sender ID is required")
-	}
-	if !rules.ValidSenderID(from) {
-		return invalid(field, "a sender ID is 3 to 11 ASCII letters and digits")
-	}
-	return nil
-}
-
-func validateUTF8(field, text string) error {
-	if !utf8.ValidString(text) {
-		return invalid(field, "the text is not valid UTF-8")
-	}
-	return nil
-}
-
-func validateParts(field, message string) error {
-	if parts, _ := rules.CountParts(message); parts > rules.MaxParts {
-		return invalid(field, "the message takes "+strconv.Itoa(parts)+" SMS parts; at most "+strconv.Itoa(rules.MaxParts)+" are allowed")
-	}
-	return nil
-}
-
+// validateChannel refuses a channel Campaigns.Create refuses, before the job reads anything.
 func validateChannel(ch sms.Channel) error {
 	switch ch {
 	case "", sms.ChannelGeneric, sms.ChannelDND:

@@ -2,57 +2,27 @@ package bulk_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log"
-	"os"
-	"os/exec"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	sms "github.com/seedsms/sms-go"
 	"github.com/seedsms/sms-go/bulk"
+	"github.com/seedsms/sms-go/internal/sdktest"
 	"github.com/seedsms/sms-go/mockserver"
 )
 
-// exampleProfile is the profile of the examples' mock server. TestExamplesUnderTheDocumentedProfile
-// runs the examples again with -mock-profile=documented, so that they hold against answers
-// shaped like the live service's.
-var exampleProfile = flag.String("mock-profile", "full", "the profile of the examples' mock server: full or documented")
-
-// TestExamplesUnderTheDocumentedProfile runs every Example of this package again, in a child
-// process of this test binary, against a mock that answers only what the live service's pages
-// show: an example leaning on a member the service may not send fails here.
+// TestExamplesUnderTheDocumentedProfile runs every Example of this package again against a
+// mock that answers only what the live service's pages show (see internal/sdktest).
 func TestExamplesUnderTheDocumentedProfile(t *testing.T) {
 	t.Parallel()
-	if *exampleProfile != "full" {
-		t.Skip("already under the", *exampleProfile, "profile")
-	}
-	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^Example", "-test.count=1", "-test.v", "-mock-profile=documented")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "the examples under the documented profile:\n%s", out)
-	require.Equal(t, 6, strings.Count(string(out), "--- PASS: Example"), "every example ran:\n%s", out)
+	sdktest.RunExamplesUnderTheDocumentedProfile(t, 6)
 }
 
-// startMock starts the examples' mock server, with the profile asked for and opts, on a free
-// loopback port.
-func startMock(opts ...mockserver.Option) *mockserver.Server {
-	p, err := mockserver.ParseProfile(*exampleProfile)
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv, err := mockserver.New(append([]mockserver.Option{mockserver.WithProfile(p)}, opts...)...)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		log.Fatal(err)
-	}
-	return srv
-}
+// startMock starts the examples' mock server, with the profile -mock-profile asks for, on a
+// free loopback port.
+var startMock = sdktest.StartExampleMock
 
 func ExampleSend() {
 	srv := startMock(mockserver.WithReferenceDeduplication(true)) // a server that deduplicates references

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Defaults of WaitParams.
@@ -104,8 +105,8 @@ func WaitCampaign(ctx context.Context, c *sms.Client, id string, p *WaitParams) 
 	if id == "" || id == "." || id == ".." {
 		return nil, invalid("id", "an id is required")
 	}
-	if err := validateUTF8("id", id); err != nil {
-		return nil, err
+	if !utf8.ValidString(id) {
+		return nil, invalid("id", "the text is not valid UTF-8")
 	}
 	last, err := s.wait(ctx, []string{id}, nil, cfg)
 	if err != nil && ctx.Err() != nil {

@@ -39,6 +39,7 @@ var arrows = []arrow{
 	{from: "internal/archtest", leaf: true},
 	{from: "examples/quickstart", to: []string{".", "bulk", "mockserver"}},
 	{from: "examples/bulk-k8s", to: []string{".", "bulk"}},
+	{from: "internal/sdktest", to: []string{".", "internal/apitest", "mockserver"}},
 	{from: "benchmark/internal/mockproc", leaf: true},
 	{from: "benchmark/loadbench", to: []string{"benchmark/internal/mockproc"}},
 	{from: "benchmark/mockload", to: []string{"benchmark/internal/mockproc"}},

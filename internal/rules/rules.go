@@ -3,6 +3,8 @@
 // limits of every field. Both sides import it, so they count the same way.
 package rules
 
+import "strconv"
+
 // Field limits of the /v1 contract.
 const (
 	MaxSendRecipients     = 100    // POST /v1/sms/send: to
@@ -29,6 +31,27 @@ const (
 	MaxLimit              = 100
 	MaxBodyBytes          = 1 << 20 // larger request bodies are 413
 )
+
+// SenderIDReason says why from cannot be the sender ID of a send, in the words the SDK's
+// errors use, or returns "" when it can.
+func SenderIDReason(from string) string {
+	switch {
+	case from == "":
+		return "a sender ID is required"
+	case !ValidSenderID(from):
+		return "a sender ID is 3 to 11 ASCII letters and digits"
+	}
+	return ""
+}
+
+// PartsReason says why message is too long to send, in the words the SDK's errors use, or
+// returns "" when it fits MaxParts.
+func PartsReason(message string) string {
+	if parts, _ := CountParts(message); parts > MaxParts {
+		return "the message takes " + strconv.Itoa(parts) + " SMS parts; at most " + strconv.Itoa(MaxParts) + " are allowed"
+	}
+	return ""
+}
 
 // ValidSenderID reports whether s is 3 to 11 ASCII letters and digits.
 func ValidSenderID(s string) bool {
