@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"iter"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -123,78 +122,61 @@ func split(total, single, multi int, width func(rune) int, s string) int {
 }
 
 // CountPartsWith returns CountParts(strings.ReplaceAll(message, tag, value)), the parts of a
-// template's message for one recipient, without building that message: a bulk job checks it
-// for every distinct name. message and value are valid UTF-8; an empty tag replaces nothing.
+// template's message for one recipient, without building that message when it fits one part:
+// a bulk job checks it for every distinct name. message and value are valid UTF-8; an empty tag
+// replaces nothing.
 func CountPartsWith(message, tag, value string) (parts int, enc Encoding) {
 	if tag == "" || !strings.Contains(message, tag) {
 		return CountParts(message)
 	}
-	runes := func(yield func(rune) bool) {
+	// The units of the message are those of its pieces between tags and of value once per
+	// tag. Only a message longer than one part needs its characters in order, to split it.
+	if vu, ok := gsmUnits(value); ok {
+		units := 0
 		for rest := message; ; {
-			i := strings.Index(rest, tag)
-			head := rest
-			if i >= 0 {
-				head = rest[:i]
+			head, tail, found := strings.Cut(rest, tag)
+			u, ok := gsmUnits(head)
+			if !ok {
+				units = -1
+				break
 			}
-			for _, r := range head {
-				if !yield(r) {
-					return
-				}
+			units += u
+			if !found {
+				break
 			}
-			if i < 0 {
-				return
-			}
-			for _, r := range value {
-				if !yield(r) {
-					return
-				}
-			}
-			rest = rest[i+len(tag):]
+			units += vu
+			rest = tail
+		}
+		switch {
+		case units == 0:
+			return 0, GSM7
+		case units > 0 && units <= 160:
+			return 1, GSM7
+		case units > 0:
+			return CountParts(strings.ReplaceAll(message, tag, value))
 		}
 	}
-	gsm, units := true, 0
-	for r := range runes {
-		w := gsmRune(r)
-		if w == 0 {
-			gsm = false
+	units, vu := 0, ucs2Units(value)
+	for rest := message; ; {
+		head, tail, found := strings.Cut(rest, tag)
+		units += ucs2Units(head)
+		if !found {
 			break
 		}
-		units += w
+		units += vu
+		rest = tail
 	}
-	if gsm {
-		if units == 0 {
-			return 0, GSM7
-		}
-		return splitRunes(units, 160, 153, gsmRune, runes), GSM7
+	if units <= 70 {
+		return 1, UCS2
 	}
-	units = 0
-	for r := range runes {
-		units += utf16Len(r)
-	}
-	return splitRunes(units, 70, 67, utf16Len, runes), UCS2
+	return CountParts(strings.ReplaceAll(message, tag, value))
 }
 
-// gsmRune is the septets of r in GSM-7, or 0 when r is not in it.
-func gsmRune(r rune) int {
-	if r < 128 {
-		return int(gsmASCII[r])
+// ucs2Units is the UTF-16 code units of s.
+func ucs2Units(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16Len(r)
 	}
-	return int(gsmWidth[r])
-}
-
-// splitRunes is split over a sequence of runes.
-func splitRunes(total, single, multi int, width func(rune) int, runes iter.Seq[rune]) int {
-	if total <= single {
-		return 1
-	}
-	parts, used := 1, 0
-	for r := range runes {
-		w := width(r)
-		if used+w > multi {
-			parts++
-			used = 0
-		}
-		used += w
-	}
-	return parts
+	return n
 }
