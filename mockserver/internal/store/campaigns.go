@@ -248,21 +248,21 @@ func (st *Store) Send(c Caller, p SendParams, now time.Time) (Accepted, error) {
 		}
 		parts, seen := partsByName[name]
 		if !seen {
-			text := msg
 			if personal {
-				text = strings.ReplaceAll(msg, "{{name}}", name)
+				parts, _ = rules.CountPartsWith(msg, "{{name}}", name)
+			} else {
+				parts, _ = rules.CountParts(msg) // a send's {{name}} is text like any other
 			}
-			parts, _ = rules.CountParts(text)
 			partsByName[name] = parts
 		}
-		field := "message"
-		if name != "" {
-			field = "to[" + strconv.Itoa(t.Index) + "].name"
-		}
-		switch {
-		case parts == 0:
-			return Accepted{}, fieldError(field, "The message is empty once {{name}} is filled for to[%d].", t.Index)
-		case parts > rules.MaxParts:
+		if parts == 0 || parts > rules.MaxParts {
+			field := "message"
+			if name != "" {
+				field = "to[" + strconv.Itoa(t.Index) + "].name"
+			}
+			if parts == 0 {
+				return Accepted{}, fieldError(field, "The message is empty once {{name}} is filled for to[%d].", t.Index)
+			}
 			return Accepted{}, fieldError(field, "The message is %d parts long; at most %d are allowed.", parts, rules.MaxParts)
 		}
 		maxParts = max(maxParts, parts)
