@@ -314,7 +314,7 @@ type call struct {
 	err       error         // transport or read error of the latest attempt
 	trace     *attemptTrace // what the transport reported about the latest attempt
 	maybeDone bool          // some attempt may have been processed without our knowing
-	lastMaybe bool          // the latest attempt may have been
+	lastMaybe bool          // the latest attempt may have been processed without our knowing
 }
 
 func (cl *call) op() string { return cl.method + " " + cl.path }
