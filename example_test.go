@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	sms "github.com/seedsms/sms-go"
 	"github.com/seedsms/sms-go/internal/sdktest"
@@ -182,6 +183,30 @@ func ExamplePinStateOf() {
 	// wrong code, try again: malformed
 	// welcome
 	// send a new code: already_verified
+}
+
+func ExampleContextWithTrace() {
+	srv := startMock()
+	defer srv.Close()
+	ws := srv.Default()
+	client, err := sms.NewClient(ws.TestKey, ws.TestSecret, sms.WithBaseURL(srv.URL()),
+		sms.WithReferenceDeduplication(), sms.WithRetryWait(10*time.Millisecond, 50*time.Millisecond))
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Each attempt of a call reports to the trace of its context: for metrics, logs, or a tool
+	// that pauses its other requests on a 429.
+	trace := &sms.Trace{Attempt: func(a sms.Attempt) {
+		fmt.Println(a.Op, "attempt", a.Number, a.StatusCode, "may have been processed:", a.MaybeProcessed)
+	}}
+	ctx := sms.ContextWithTrace(context.Background(), trace)
+	srv.AddFaults(mockserver.FaultRule{Method: "POST", Path: "/v1/sms/send", Status: 503, Times: 1})
+	if _, err := client.SMS.Send(ctx, &sms.SendParams{To: []string{"08025671695"}, From: ws.SenderID, Message: "Doors open at 9"}); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// POST /v1/sms/send attempt 1 503 may have been processed: true
+	// POST /v1/sms/send attempt 2 202 may have been processed: false
 }
 
 func ExampleWithReferenceDeduplication() {
