@@ -69,7 +69,7 @@ type Params struct {
 	// dry run counts them too). It is a name like any other (at most 100 characters), and
 	// part of the job's identity: every run of a job must use the same one.
 	NameFallback string
-	// Channel is ChannelGeneric (when empty) or ChannelDND.
+	// Channel is sms.ChannelGeneric (when empty) or sms.ChannelDND.
 	Channel sms.Channel
 	// Recipients is the input, read once, in order, and never held whole: memory stays flat
 	// whatever its length, apart from the set of distinct numbers (8 bytes of key each, plus
@@ -104,7 +104,7 @@ type Params struct {
 	Rate float64
 	// MaxRetryAfter bounds the pause a 429's Retry-After imposes on the job (0: 5 minutes).
 	// A 429 that asks for a longer wait stops the job: Send returns an error that wraps
-	// the 429's *Error, its RetryAfter set, so that the job can be run again once that time
+	// the 429's *sms.Error, its RetryAfter set, so that the job can be run again once that time
 	// has passed.
 	MaxRetryAfter time.Duration
 	// Shard, when Count > 1, sends only the batches k with k % Count == Index, so that Count

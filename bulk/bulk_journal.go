@@ -128,7 +128,7 @@ func loadJournal(ctx context.Context, jr Journal, job string, keep func(int) boo
 }
 
 // ErrJournalAccount matches the error of a bulk job whose Journal records that the job was
-// sent to another account (another server, key mode or key: see Account) than the client's:
+// sent to another account (another server, key mode or key: see sms.Account) than the client's:
 // nothing is sent. A journal belongs to one account: what it records as sent was sent there,
 // and says nothing of this one. To send the same input to this account (a rehearsal in the
 // sandbox, then the live service), give the job a new JobID.

@@ -130,7 +130,7 @@ type JournalRecord struct {
 	// Shards is the number of shards the job was run in (JournalKindJob only): Index of Shards.
 	Shards int
 	// Server is the base URL the job sends to, Mode the key's mode ("live" or "test"), and
-	// Key the API key's fingerprint (see Client.Account): what names the account without
+	// Key the API key's fingerprint (see sms.Client.Account): what names the account without
 	// keeping a secret (JournalKindJob only).
 	Server string
 	Mode   string

@@ -86,9 +86,9 @@ func (p *WaitParams) config() (waitConfig, error) {
 // error that matches ctx's, and the last poll's error when that poll was answered with a
 // 429 or a 5xx (so that errors.Is(err, sms.ErrServer) holds after polling through 502s). Any
 // other error ends the wait and is returned with the last
-// status: among them a Retry-After longer than MaxRetryAfter (the answer's *Error, its
+// status: among them a Retry-After longer than MaxRetryAfter (the answer's *sms.Error, its
 // RetryAfter set), a status that no campaign can have (a negative count), which would
-// never become final, and a status word the SDK does not know (see DeliveryStatus), returned with
+// never become final, and a status word the SDK does not know (see sms.DeliveryStatus.Known), returned with
 // the status that carried it.
 //
 // Endpoints: GET /v1/sms/campaigns/{id}/status (scope campaigns), once per poll: see
@@ -383,7 +383,7 @@ func addCounts(a, b sms.DeliveryCounts) (sms.DeliveryCounts, bool) {
 }
 
 // waitError is the error of a wait whose context ended while it waited to poll again: it
-// matches both the context's error and the last poll's (such as an *Error of a 429 or a 503).
+// matches both the context's error and the last poll's (such as an *sms.Error of a 429 or a 503).
 type waitError struct {
 	ctx  error // context.Canceled or context.DeadlineExceeded
 	last error
