@@ -260,7 +260,8 @@ func redactHeaders(h map[string][]string, r *safetext.Redactor) map[string][]str
 }
 
 // redactQuery replaces the query's names and values that hold a secret (the values of all
-// such names under the one name Redacted), and the values of a name that says it is a secret.
+// such names under the one name Redacted), and the values of a name that says it is a secret;
+// a query in which a secret spans names, values and their separators is Redacted whole.
 func redactQuery(raw string, r *safetext.Redactor) string {
 	if raw == "" {
 		return raw
@@ -282,10 +283,16 @@ func redactQuery(raw string, r *safetext.Redactor) string {
 			q[Redacted], found = append(q[Redacted], vs...), true
 		}
 	}
-	if !found {
-		return raw
+	out := raw
+	if found {
+		out = q.Encode()
 	}
-	return q.Encode()
+	// A secret may span what the query's parts hold, in the query as written or in the form
+	// it is written again in (a name without a value gains "="): then nothing of it is shown.
+	if dec, err := url.QueryUnescape(out); isSecret(out, r) || err == nil && isSecret(dec, r) {
+		return Redacted
+	}
+	return out
 }
 
 // WriteJSON streams records from Snapshot as {"data": [...], "requestId"}: one item encoded at

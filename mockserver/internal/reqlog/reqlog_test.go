@@ -200,6 +200,12 @@ func TestRedactedRecord(t *testing.T) {
 			want: Record{Query: "page=2&q=%5BREDACTED%5D", Headers: map[string][]string{"X-Api-Secret": {Redacted}}},
 		},
 		{
+			name: "the request's own secret spelled by a name written again with its \"=\"",
+			rec: Record{Query: "0000000&" + url.QueryEscape("0000000=") + "=1",
+				Headers: map[string][]string{"X-Api-Secret": {"0000000="}}},
+			want: Record{Query: Redacted, Headers: map[string][]string{"X-Api-Secret": {Redacted}}},
+		},
+		{
 			name: "the request's own secret base64 in a custom header",
 			rec: Record{Headers: map[string][]string{"X-Api-Secret": {secret},
 				"X-Echo": {base64.RawURLEncoding.EncodeToString([]byte(secret))}}},
